@@ -41,14 +41,19 @@ def colocate(no_report: bool, **params: Any) -> None:
     instances) and every model meets its targets. Every combination is measured
     with one perf_analyzer per model started together; the pick is measured alone and together in
     the same rounds (what its neighbours cost each model). Writes RESULTS_DIR/RUN_ID/colocation.json
-    and report.md. Exit codes: 0 an answer: a pick, or "not achieved" (no combination measured meets
+    and report.md. Before measuring it says what one pass of the search needs and what --time-budget
+    covers of it. Exit codes: 0 an answer: a pick, or "not achieved" (no combination measured meets
     every target; report.md names the closest and what it misses), as a sweep whose variants all miss
-    the budget exits 0; 1 an error (no combination measured with numbers for every model).
+    the budget exits 0, or no pick yet (the time budget cut the search before it decided: what led is
+    named, and the --resume command that finishes it); 1 an error (no combination measured with numbers
+    for every model).
     """
     from rich.markup import escape
 
+    from perf.colocate import plan
     from perf.colocate.judge import budget_words, required_words
     from perf.colocate.run import Colocate
+    from perf.colocate.verdict import resume_command
     from perf.sweep.preflight import interrupted_text
 
     opts = build(ColocateOptions, params, omit=OMIT)
@@ -85,11 +90,15 @@ def colocate(no_report: bool, **params: Any) -> None:
             f"objective {rec.objective}; time budget {budget}"
         )
     )
+    # what one pass needs and what the time budget covers of it, before anything is measured (trial 15, T15-10)
+    steps = plan.planned_steps(rec, opts.starts, opts.brute)
+    prices = plan.prices(rec)
+    console.print(escape(plan.plan_words(plan.estimate(steps, prices, opts.time_budget_s), prices, opts.time_budget_s)))
     try:
         rec = run.run()
     except KeyboardInterrupt:
         again = f"the same command with --run-id {run.run_id}"
-        said = interrupted_text(run.run_dir, again, f"{again} and --resume")
+        said = interrupted_text(run.run_dir, again, resume_command(rec, opts.results_dir, None))
         console.print(f"[yellow]{escape(said)}[/yellow]")
         raise SystemExit(130) from None
     _finish(run, console, no_report)
@@ -133,6 +142,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from perf.colocate import verdict
     from perf.colocate.builds import combination_words
     from perf.colocate.closest import closest, closest_title, closest_words, reason
     from perf.colocate.judge import NEIGHBOUR_COLUMNS, neighbour_cost
@@ -146,6 +156,16 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
         f"combinations measured: {rec.combinations_measured} of {rec.combinations_total}; {len(rec.visits)} visits in {rec.spent_s:.0f} s"
         + (f" ({over:.0f} s over its {rec.time_budget_s:.0f} s time budget)" if over >= 1 else "")
     )
+    if verdict.undecided(rec):  # no pick: what led, and the command that finishes it (trial 15, T15-10)
+        click.echo(f"combination: {verdict.headline(rec)}")
+        click.echo(verdict.lead_words(rec))
+        click.echo(f"to finish it: {verdict.finish_words(rec, run.opts.results_dir)}")
+        click.echo(f"results: {run.run_dir}")
+        if not no_report:
+            from perf.cli.report import print_report
+
+            print_report(run.run_dir, None)
+        return
     if rec.pick is not None:
         count = f" ({rec.instances(rec.pick)} instances in all)" if rec.objective == "fewest-instances" else ""
         click.echo(f"combination: {combination_words(rec, rec.pick)}{count}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 
-from perf.colocate import judge
+from perf.colocate import judge, verdict
 from perf.colocate.search import CoordinateSearch, CutForTime
 
 
@@ -56,5 +56,6 @@ def run_brute(search: CoordinateSearch) -> dict[str, str] | None:
     else:
         rec.pick = dict(best)
         rec.pick_reason += judge.describe(best)
+    verdict.settle(rec)  # cut in its one step: no pick, the leader named (perf.colocate.verdict)
     search.save()
     return rec.pick

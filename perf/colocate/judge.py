@@ -309,25 +309,26 @@ def measured_combinations(record: ColocationRecord) -> list[Measured]:
         for t in step.targets:
             if len(t) == len(record.models) and step.rounds:
                 last[key(t)] = (t, step.index, step.rounds)
-    out = []
-    for combo, at, rounds in last.values():
-        judged = {m: judged_p99(record.visits, at, combo, rounds, m) for m in combo}
-        out.append(
-            Measured(
-                dict(combo),
-                at,
-                median(series(record.visits, at, combo, rounds, record.models)),
-                {m: median(model_series(record.visits, at, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
-                {m: None if j is None else j.ms for m, j in judged.items()},
-                misses(record.visits, at, combo, rounds, record.models),
-                record.instances(combo),
-                worst_ratio(record.visits, at, combo, rounds, record.models),
-                median(visit_series(record.visits, at, combo, rounds, "gpu_utilization_pct")),
-                median(visit_series(record.visits, at, combo, rounds, "gpu_memory_used_bytes")),
-                any(j is not None and j.quieter for j in judged.values()),
-            )
-        )
+    out = [measured_in(record, at, rounds, combo) for combo, at, rounds in last.values()]
     return sorted(out, key=lambda r: -(r.weighted or 0.0))
+
+
+def measured_in(record: ColocationRecord, at: int, rounds: int, combo: Combination) -> Measured:
+    """``combo``'s numbers over the first ``rounds`` rounds of step ``at``."""
+    judged = {m: judged_p99(record.visits, at, combo, rounds, m) for m in combo}
+    return Measured(
+        dict(combo),
+        at,
+        median(series(record.visits, at, combo, rounds, record.models)),
+        {m: median(model_series(record.visits, at, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
+        {m: None if j is None else j.ms for m, j in judged.items()},
+        misses(record.visits, at, combo, rounds, record.models),
+        record.instances(dict(combo)),
+        worst_ratio(record.visits, at, combo, rounds, record.models),
+        median(visit_series(record.visits, at, combo, rounds, "gpu_utilization_pct")),
+        median(visit_series(record.visits, at, combo, rounds, "gpu_memory_used_bytes")),
+        any(j is not None and j.quieter for j in judged.values()),
+    )
 
 
 def nearness(

@@ -95,7 +95,7 @@ class ReplaySource:
 
 
 def restart(record: ColocationRecord) -> dict[str, str]:
-    """Clear what the resumed search recomputes (steps, visits, decisions, pick, cuts, the
+    """Clear what the resumed search recomputes (steps, visits, decisions, pick and leader, cuts, the
     starts it found) and return the starts the first session was given (``--start``). The visits
     of a round the interruption cut, which the resumed search measures again whole, are kept in
     ``replaced_visits`` (trial 14, T14-8's kind: a command never drops a measurement unsaid)."""
@@ -103,7 +103,7 @@ def restart(record: ColocationRecord) -> dict[str, str]:
     replayed = complete_rounds(record)
     record.replaced_visits += [v for v in record.visits if (v.step, v.round, judge.key(v.combination)) not in replayed]
     record.steps, record.visits, record.decisions, record.cuts = [], [], [], []
-    record.pick, record.pick_reason, record.finished = None, "", None
+    record.pick, record.leader, record.pick_reason, record.finished = None, None, "", None
     return {k: v for k, v in given.items() if v is not None}
 
 

@@ -250,13 +250,14 @@ def pick_reason(record: ColocationRecord, current: dict[str, str], missed: list[
             None,
             f"{word}no combination found within {targets} (the last held: {judge.describe(current)}: {'; '.join(missed)})",
         )
-    if record.cuts:
-        return dict(current), "the combination held when the search stopped"
+    # a cut before the moves ended leaves no pick (perf.colocate.verdict.settle); one in the final step, the moves' own
+    # reason, after the cut's (perf.colocate.search.CoordinateSearch.run)
     if record.objective == "fewest-instances":
         per = ", ".join(f"{m} {record.model(m).instances_of(v)}" for m, v in current.items())
         return dict(current), (
             f"the fewest instances found that meet {targets} ({record.instances(current)}: {per}): no move of one model to "
-            "fewer instances kept every model at its targets, and none with as many raised the weighted throughput by the paired rule"
+            "fewer instances kept every model at its targets, and none with as many raised the weighted throughput by the "
+            "paired rule"
         )
     return dict(current), f"no move of any model raised the weighted throughput by the paired rule with {targets} met"
 

@@ -38,12 +38,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from perf.analysis.stats.paired import ALPHA, sign_test_p
-from perf.analysis.stats.paired import min_rounds as fewest_rounds
-from perf.colocate import judge, rules
+from perf.colocate import judge, plan, rules, verdict
 from perf.colocate.judge import Combination
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind
-from perf.search.budget import LOAD_S
-from perf.sweep import load_cuts
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +72,8 @@ class CoordinateSearch:
         save: Called after every round (writes the record).
         events: Called with progress events (``{"event": "visit"|"decision"|"step", ...}``).
         clock: Monotonic clock (s); the test's is simulated.
-        estimate_visit_s: A visit's assumed wall time before any was measured (s).
+        estimate_visit_s: A visit's assumed wall time before any was measured (s) [default: the sweep's
+            estimate from the window, :func:`perf.colocate.plan.prices`].
     """
 
     def __init__(
@@ -87,7 +85,7 @@ class CoordinateSearch:
         save: Callable[[], None] = lambda: None,
         events: Events = lambda _e: None,
         clock: Callable[[], float] = time.monotonic,
-        estimate_visit_s: float = 2.0,
+        estimate_visit_s: float | None = None,
     ):
         self.record, self.source, self.budget_s = record, source, time_budget_s
         self.starts = dict(starts or {})
@@ -95,7 +93,7 @@ class CoordinateSearch:
         self.estimate_visit_s = estimate_visit_s
         self.started = clock()
         #: Each variant's load and warm-up (s: a step's preparation over the variants it loaded), what a step's
-        #: loads are priced from (:func:`perf.sweep.load_cuts.load_s`, the sweep's one rule; before any, ``LOAD_S``).
+        #: loads are priced from (:func:`perf.colocate.plan.prices`).
         self.load_times: list[float] = []
         self.loaded: set[str] = set()  # the variants the source holds after the last step's preparation
         self.measured: set[tuple[tuple[str, str], ...]] = set()
@@ -116,6 +114,7 @@ class CoordinateSearch:
             current = self._current_after_cut()
             self.record.pick_reason = f"the time budget ended the search: {cut}; "
         self._settle_pick(current)
+        verdict.settle(self.record)  # cut before its moves ended: no pick, the leader named (trial 15, T15-10)
         self.record.spent_s = round(self.clock() - self.started, 2)
         self.save()
         return self.record.pick
@@ -208,7 +207,8 @@ class CoordinateSearch:
         self.record.steps.append(step)
         needed = {v for t in targets for v in t.values()}
         loads = len(needed - self.loaded)  # what the source loads for it (the others it holds already)
-        self._fit(step, len(targets), loads)  # no loads for a step whose first round cannot fit (trial 12, F7)
+        unloads = len(self.loaded - needed)  # and unloads (trial 15, T15-10: 2.9 s for one, not priced)
+        self._fit(step, len(targets), loads, unloads)  # no loads for a step whose first round cannot fit (trial 12, F7)
         before = self.clock()
         self.source.prepare(step)
         self.load_times += [(self.clock() - before) / loads] * loads if loads else []
@@ -224,9 +224,7 @@ class CoordinateSearch:
         return step
 
     def _min_rounds(self, kind: StepKind) -> int:
-        """``min_rounds`` for the search's own steps (alone, move); the final and brute-force
-        steps, whose numbers the report states as verdicts, at least the sign test's 6."""
-        return self.record.min_rounds if kind in ("alone", "move") else max(self.record.min_rounds, fewest_rounds())
+        return plan.min_rounds_of(self.record, kind)
 
     def _round(self, step: SearchStep) -> None:
         order = list(range(len(step.targets)))
@@ -241,26 +239,27 @@ class CoordinateSearch:
         step.rounds += 1
         self.save()
 
-    def _fit(self, step: SearchStep, visits: int, loads: int | None = None) -> None:
+    def _fit(self, step: SearchStep, visits: int, loads: int | None = None, unloads: int = 0) -> None:
         """Raise :class:`CutForTime` when a round of ``visits`` visits does not fit in the budget; before a
-        step's ``loads`` (how many variants it loads; ``None``: after them), those loads and the round after
-        them, each load priced by the sweep's one rule (:func:`perf.sweep.load_cuts.load_s`: the mean of the
-        loads so far, the first at :data:`perf.search.budget.LOAD_S`). Trial 12, F7: a step's loads were not
+        step's ``loads`` and ``unloads`` (how many variants it loads and unloads; ``None``: after them), those
+        and the round after them; always keeping the server's stop at the end. Each priced by
+        :func:`perf.colocate.plan.prices` (a load by the sweep's one rule). Trial 12, F7: a step's loads were not
         counted, and a run of a 2m budget went 21 s over it, loading a step it then cut; issue 26: the first
-        step's loads were counted as 0 s."""
+        step's loads were counted as 0 s; trial 15, T15-10: the search spent its whole budget and the server's
+        stop (4 s) took the run over it; a step's unloads were not priced."""
         if self.budget_s is None:
             return
-        walls = [v.wall_s for v in self.record.visits if v.wall_s is not None]
-        per_visit = sum(walls) / len(walls) if walls else self.estimate_visit_s
-        load_s = (loads or 0) * load_cuts.load_s(self.load_times, LOAD_S)
-        need = load_s + per_visit * visits
+        p = plan.prices(self.record, self.load_times, self.estimate_visit_s)
+        load_s = (loads or 0) * p.load_s + unloads * p.unload_s
+        need = load_s + p.visit_s * visits
         spent = self.clock() - self.started
-        if spent + need > self.budget_s:
+        if spent + need + p.stop_s > self.budget_s:
             raise CutForTime(
                 f"step {step.index + 1} ({step.kind}{' ' + step.model if step.model else ''}): "
                 + ("not started" if loads is not None else f"round {step.rounds + 1} and later not measured")
                 + f" (≈{need:.0f} s needed{', its loads included' if load_s else ''}, "
-                f"{max(0.0, self.budget_s - spent):.0f} s left of {self.budget_s:.0f} s)"
+                f"{max(0.0, self.budget_s - spent):.0f} s left of {self.budget_s:.0f} s, {p.stop_s:g} s of it kept for "
+                "the server's stop)"
             )
 
     def _over(self, doing: str, step: SearchStep) -> None:

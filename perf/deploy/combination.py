@@ -35,7 +35,7 @@ from builders.config.pbtxt import read_config
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core.errors import PerfError
 from core.wording import count, sentence
-from perf.colocate import judge
+from perf.colocate import judge, verdict
 from perf.deploy import k8s
 from perf.deploy.bundle import README_FILE, copy_variant, move_in, renamed_tensors, source_variant
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, files_lines
@@ -122,6 +122,11 @@ def export_combination(
         RepositoryError: a variant is not in the repository.
     """
     rec = colocation.load(run_dir)
+    if verdict.undecided(rec):  # a record saved before such a run had no pick kept its held one (trial 15, T15-10)
+        raise PerfError(
+            f"co-location run {rec.run_id}: {verdict.headline(rec)}; {verdict.lead_words(rec)}",
+            hint=f"to finish it: {verdict.finish_words(rec, Path(run_dir).parent)}",
+        )
     if rec.pick is None:
         raise PerfError(
             f"co-location run {rec.run_id} picked no combination: {rec.pick_reason}",

@@ -2,13 +2,17 @@
 against its slowest model's p99 (medians over the rounds of the last step that measured it; a p99 as
 the budget judges it, :func:`perf.colocate.judge.budget_p99`, the x axis saying which), the
 pick marked, the p99 budget drawn, each point labelled with its variants. When the models have
-different budgets, the x axis is the largest p99 / its own model's budget (1: at the budget)."""
+different budgets, the x axis is the largest p99 / its own model's budget (1: at the budget). A search the
+time budget cut before it decided has no pick: the combination that led in the rounds measured is
+marked "leading after N rounds (not decided)", never as the pick (:mod:`perf.colocate.verdict`; trial 15,
+T15-10: the starting point was starred as the pick below and left of a combination ahead on both axes)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from perf.colocate import judge
+from core.wording import count
+from perf.colocate import judge, verdict
 from perf.markdown import fmt_given
 from perf.plots.canvas import Drawn, finish, panels, place_labels
 from perf.plots.palette import ALERT, CONTEXT, REFERENCE, SERIES
@@ -63,9 +67,16 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
         ax.plot([x for x, _ in within], [y for _, y in within], "o", color=SERIES[0], label="within every model's budget")
     if over:
         ax.plot([x for x, _ in over], [y for _, y in over], "x", color=CONTEXT, label="a model over its budget")
-    pick = next(((x, y) for x, y, c in rows if record.pick and judge.key(c.combination) == judge.key(record.pick)), None)
+    chosen = verdict.decided_pick(record)
+    pick = next(((x, y) for x, y, c in rows if chosen and judge.key(c.combination) == judge.key(chosen)), None)
     if pick is not None:
         ax.plot([pick[0]], [pick[1]], "*", markersize=16, color=ALERT, label="the pick")
+    lead = verdict.lead(record) if chosen is None and verdict.undecided(record) else None
+    if lead is not None and lead.leader is not None:
+        at = next(((x, y) for x, y, c in rows if judge.key(c.combination) == judge.key(lead.leader.combination)), None)
+        if at is not None:
+            label = f"leading after {count(lead.rounds, 'round')} (not decided: cut for time)"
+            ax.plot([at[0]], [at[1]], "*", markersize=16, markerfacecolor="none", color=ALERT, label=label)
     if one_budget is not None:
         ax.axvline(one_budget, color=REFERENCE, linestyle="--", linewidth=1, label=f"p99 budget {fmt_given(one_budget, 0)} ms")
     elif relative:

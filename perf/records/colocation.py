@@ -269,7 +269,10 @@ class ColocationRecord:
         replaced_visits: Visits of a round an interruption cut, which the resumed session (``--resume``)
             measured again whole (:mod:`perf.colocate.resume`): kept, never lost (issue 26), not judged.
         decisions: Every candidate judged, in order.
-        pick: The chosen combination (model -> variant); ``None`` when none could be chosen.
+        pick: The chosen combination (model -> variant); ``None`` when none could be chosen, or the time budget
+            cut the search before it decided (:func:`perf.colocate.verdict.undecided`).
+        leader: Where the time budget cut the search before it decided: the combination that led in the rounds
+            measured (:func:`perf.colocate.verdict.lead`), not a verdict; ``None`` otherwise.
         pick_reason: Why (or why none).
         cuts: What was not measured for time, in words.
         combinations_measured: Distinct combinations measured (of :attr:`combinations_total`).
@@ -301,6 +304,7 @@ class ColocationRecord:
     replaced_visits: list[ColocationVisit] = dataclasses.field(default_factory=list)
     decisions: list[MoveDecision] = dataclasses.field(default_factory=list)
     pick: dict[str, str] | None = None
+    leader: dict[str, str] | None = None
     pick_reason: str = ""
     cuts: list[str] = dataclasses.field(default_factory=list)
     combinations_measured: int = 0

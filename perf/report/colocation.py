@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.wording import sentence
 from perf.analysis.stats.paired import RULE, p_words
-from perf.colocate import judge
+from perf.colocate import judge, verdict
 from perf.colocate.builds import combination_words, with_build_checks
 from perf.colocate.closest import closest, closest_lines, reason
 from perf.colocate.rules import uncalled
@@ -41,20 +41,21 @@ def write_report(run_dir: Path) -> Path:
     path = Path(run_dir) / REPORT_FILE
     drawn = plot_tradeoff(record, Path(run_dir) / TRADEOFF_FILE)
     plot = ["## The trade-off", "", f"![{tradeoff_title(record)}]({TRADEOFF_FILE})", ""] if drawn else []
-    lines = report_lines(record)
+    lines = report_lines(record, Path(run_dir).parent)
     at = next((i for i, ln in enumerate(lines) if ln == "## Every combination measured"), len(lines))
     path.write_text("\n".join([*lines[:at], *plot, *lines[at:]]) + "\n")
     return path
 
 
-def report_lines(record: ColocationRecord) -> list[str]:
-    """The whole report; a run saved before its build checks were recorded reads them from its repository, once."""
+def report_lines(record: ColocationRecord, results_dir: Path = Path("results")) -> list[str]:
+    """The whole report (``results_dir``: the run folder's parent, for the command that resumes it); a run saved
+    before its build checks were recorded reads them from its repository, once."""
     record = with_build_checks(record)
     return [
         f"# Several models on one server: run {record.run_id}",
         "",
         *what_was_run(record),
-        *pick_section(record),
+        *(undecided_section(record, results_dir) if verdict.undecided(record) else pick_section(record)),
         *gpu_section(record),
         *search_section(record),
         *combinations_section(record),
@@ -117,6 +118,22 @@ def objective_words(record: ColocationRecord) -> str:
             "instances, the higher weighted throughput by the paired rule"
         )
     return f"the highest weighted throughput that meets {targets}"
+
+
+def undecided_section(record: ColocationRecord, results_dir: Path) -> list[str]:
+    """A search the time budget cut before it decided (:mod:`perf.colocate.verdict`): no pick, what led in the rounds
+    measured (not a verdict), and the command that finishes it (trial 15, T15-10: "## The pick" named the starting
+    point, which the one round measured put behind another combination)."""
+    return [
+        "## No pick: the search was cut for time",
+        "",
+        f"**What**: {sentence(verdict.headline(record))} The combination the search held is where it stood, not a verdict.",
+        "",
+        sentence(verdict.lead_words(record), capital=True),
+        "",
+        f"**To finish it**: {sentence(verdict.finish_words(record, results_dir))}",
+        "",
+    ]
 
 
 def pick_section(record: ColocationRecord) -> list[str]:
@@ -295,8 +312,12 @@ def combinations_section(record: ColocationRecord) -> list[str]:
     rows = []
     names = [m.name for m in record.models]
     measured = judge.measured_combinations(record)
+    pick = verdict.decided_pick(record)
+    lead = verdict.lead(record) if pick is None and verdict.undecided(record) else None
+    leader = lead.leader.combination if lead is not None and lead.leader is not None else None
     for c in measured:
-        mark = " (the pick)" if record.pick is not None and judge.key(c.combination) == judge.key(record.pick) else ""
+        mark = " (the pick)" if pick is not None and judge.key(c.combination) == judge.key(pick) else ""
+        mark = " (leading, not decided)" if leader is not None and judge.key(c.combination) == judge.key(leader) else mark
         per_model = [f"{fmt(c.throughput[n], 0)} / {fmt(c.p99_ms[n], 2)}" for n in names]
         gpu = [fmt(c.gpu_utilization_pct, 0)] if record.kind == "KIND_GPU" else []
         rows.append(

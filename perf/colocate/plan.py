@@ -1,0 +1,191 @@
+"""What a co-location search costs, before and while it runs: one price per thing it spends time on,
+and the steps one pass of the search measures, so that the run says up front what its time budget
+covers (trial 15, T15-10: ``--time-budget 1m`` started a search that needed about 100 s without a
+word, and ended after one round of its second step), and the search prices each step and round by
+the same numbers (:meth:`perf.colocate.search.CoordinateSearch._fit`).
+
+Prices (:func:`prices`), each the sweep's where the sweep has one:
+
+* a **visit**: the mean wall time of the visits measured so far; before any, the sweep's estimate of
+  one visit from the window (:func:`perf.search.budget.visit_s`; the perf_analyzers of a
+  combination run together, in the same windows);
+* a **load** (and warm-up): the mean of the loads timed so far, the first at
+  :data:`perf.search.budget.LOAD_S` (:func:`perf.sweep.load_cuts.load_s`, the sweep's one rule);
+* an **unload** between steps: :data:`perf.search.budget.UNLOAD_S`;
+* the **server's stop** at the end: :data:`STOP_S`, kept from the budget by every step and round
+  (trial 15, T15-10: the search used its whole budget and the stop took the run 4 s over it).
+
+One **pass** (:func:`planned_steps`): the alone step (unless every model's start is given), one move
+step per model with more than one variant, the final step; each at its fewest rounds. The search
+measures more when a model moves (the others are tried again beside it) or a close call extends a
+step, so the estimate is what the search needs at least. On a record that holds steps (a resumed
+run), the pass goes on from them: their complete rounds are not measured again, and the step it
+resumes in loads its variants on the new server.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+
+from core.wording import count
+from perf.analysis.stats.paired import min_rounds as fewest_rounds
+from perf.records.colocation import ColocationRecord, StepKind
+from perf.search.budget import LOAD_S, UNLOAD_S, visit_s
+from perf.sweep import load_cuts
+
+#: tritonserver's graceful stop at the end of a run: every loaded variant unloaded together and its
+#: python-backend stubs gone (s; trial 15, T15-10: 4.1 s from the last visit to the saved record for
+#: 6 variants on a 2-core host with another job on it).
+STOP_S = 4.5
+
+
+@dataclasses.dataclass(frozen=True)
+class Prices:
+    """What one visit, load, unload and the server's stop cost (s; module docstring)."""
+
+    visit_s: float
+    load_s: float
+    unload_s: float = UNLOAD_S
+    stop_s: float = STOP_S
+
+
+def prices(record: ColocationRecord, load_times: Sequence[float] = (), estimate_visit_s: float | None = None) -> Prices:
+    """The prices from what ``record`` measured (its visits' walls) and the loads timed (``load_times``, s each);
+    ``estimate_visit_s``: a visit's price before any was measured [default: :func:`perf.search.budget.visit_s`]."""
+    walls = [v.wall_s for v in record.visits if v.wall_s is not None]
+    first = estimate_visit_s if estimate_visit_s is not None else visit_s(record.window_ms)
+    return Prices(sum(walls) / len(walls) if walls else first, load_cuts.load_s(load_times, LOAD_S))
+
+
+def min_rounds_of(record: ColocationRecord, kind: StepKind) -> int:
+    """``min_rounds`` for the search's own steps (alone, move); the final and brute-force steps, whose
+    numbers the report states as verdicts, at least the sign test's 6."""
+    return record.min_rounds if kind in ("alone", "move") else max(record.min_rounds, fewest_rounds())
+
+
+@dataclasses.dataclass(frozen=True)
+class PlannedStep:
+    """One step of the pass: what it still measures and loads.
+
+    Attributes:
+        index: Its step number (0-based, as :attr:`perf.records.colocation.SearchStep.index`).
+        label: ``"alone"``, ``"move a"``, ``"final"``, ``"brute"``.
+        visits: Visits it still measures (targets x rounds left).
+        loads, unloads: Variants it loads and unloads before its rounds.
+    """
+
+    index: int
+    label: str
+    visits: int
+    loads: int
+    unloads: int
+
+    def cost(self, p: Prices) -> float:
+        """Its time (s) at prices ``p``."""
+        return self.loads * p.load_s + self.unloads * p.unload_s + self.visits * p.visit_s
+
+    def name(self) -> str:
+        """``"step 2 (move a)"``."""
+        return f"step {self.index + 1} ({self.label})"
+
+
+def planned_steps(record: ColocationRecord, starts: Mapping[str, str] | None = None, brute: bool = False) -> list[PlannedStep]:
+    """One pass of the search (module docstring), from the steps ``record`` holds on; ``starts``: the variants given
+    (``--start``); ``brute``: brute force (every combination in one step, then the final step)."""
+    starts = dict(starts or {})
+    models = record.models
+    held = {m.name: starts.get(m.name) or m.start or m.variants[0] for m in models}
+    for s in reversed(record.steps):  # where the search stood
+        if s.held:
+            held = dict(s.held)
+            break
+    todo: list[tuple[str, list[set[str]], int]] = []  # (label, each target's variants, rounds left)
+    for s in record.steps:
+        label = f"{s.kind} {s.model}" if s.model else s.kind
+        left = max(0, min_rounds_of(record, s.kind) - s.rounds) if s is record.steps[-1] else 0
+        todo.append((label, [set(t.values()) for t in s.targets], left))
+    last = record.steps[-1] if record.steps else None
+    movers = [m for m in models if len(m.variants) > 1]
+    final = ("final", [set(held.values()), *({v} for v in held.values())], min_rounds_of(record, "final"))
+    if brute:
+        if last is None:
+            every = [set(c) for c in itertools.product(*(m.variants for m in models))]
+            todo.append(("brute", every, min_rounds_of(record, "brute")))
+        if last is None or last.kind == "brute":
+            todo.append(final)
+    elif last is None or last.kind != "final":
+        if last is None and not all(m.name in starts for m in models):
+            todo.append(("alone", [{v} for m in models for v in m.variants], min_rounds_of(record, "alone")))
+        names = [m.name for m in movers]
+        after = names.index(last.model) + 1 if last is not None and last.model in names else 0
+        for m in movers[after:]:
+            todo.append((f"move {m.name}", [set(held.values()) - {held[m.name]} | {v} for v in m.variants], record.min_rounds))
+        todo.append(final)
+    out: list[PlannedStep] = []
+    loaded: set[str] = set()  # a new server (a resumed run's too) holds nothing
+    for i, (label, targets, rounds) in enumerate(todo):
+        if not rounds:
+            continue
+        needed = set().union(*targets)
+        out.append(PlannedStep(i, label, len(targets) * rounds, len(needed - loaded), len(loaded - needed)))
+        loaded = needed
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """One pass's cost and what a time budget covers of it.
+
+    Attributes:
+        steps: The pass (:func:`planned_steps`) with each step's cost (s) at the prices.
+        total_s: All of it, the server's stop included (s).
+        covered: How many of ``steps`` fit in the budget, one after another (all: no budget).
+    """
+
+    steps: list[tuple[PlannedStep, float]]
+    total_s: float
+    covered: int
+
+    def budget_s(self) -> int:
+        """The whole seconds that cover the pass."""
+        return math.ceil(self.total_s)
+
+
+def estimate(steps: Sequence[PlannedStep], p: Prices, budget_s: float | None) -> Estimate:
+    """``steps`` priced at ``p``, and how many fit in ``budget_s`` (``None``: no budget) with the stop kept."""
+    priced = [(s, s.cost(p)) for s in steps]
+    total = sum(c for _s, c in priced) + p.stop_s
+    covered, spent = 0, p.stop_s
+    for _s, c in priced:
+        if budget_s is not None and spent + c > budget_s:
+            break
+        spent += c
+        covered += 1
+    return Estimate(priced, total, covered)
+
+
+def plan_words(est: Estimate, p: Prices, budget_s: float | None) -> str:
+    """The plan line's estimate: ``"one pass needs about 98 s (...)"``, and, where the time budget does not cover it,
+    what will be cut and the ``--time-budget`` that covers it (module docstring; the sweep's plan line says its own)."""
+    visits = sum(s.visits for s, _c in est.steps)
+    loads = sum(s.loads for s, _c in est.steps)
+    said = (
+        f"one pass of the search needs about {math.ceil(est.total_s)} s ({count(visits, 'visit')} at about {p.visit_s:.2g} s, "
+        f"{count(loads, 'load')} at about {p.load_s:.2g} s, the server's stop {p.stop_s:g} s); more when a model moves or a "
+        "close call needs more rounds"
+    )
+    if budget_s is None or est.covered == len(est.steps):
+        return said
+    fits = [s.name() for s, _c in est.steps[: est.covered]]
+    cut = est.steps[est.covered][0]
+    decided = all(s.label == "final" for s, _c in est.steps[est.covered :])  # the moves fit: only the final is cut
+    after = (
+        "its final rounds (the pick alone and together) will be cut: the pick without its numbers"
+        if decided
+        else f"{cut.name()} and later will be cut, leaving no pick decided"
+    )
+    covers = f"the time budget of {budget_s:g} s covers " + (", ".join(fits) if fits else "no step")
+    return f"{said}; {covers}; {after}: --time-budget {est.budget_s()}s covers one pass"

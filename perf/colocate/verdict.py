@@ -1,0 +1,192 @@
+"""A co-location run whose search the time budget cut before it decided: no pick, the leader named,
+and the one command that finishes it.
+
+The search decides its pick by its moves: each model's variants tried beside the others', a move kept
+by the paired rule over a step's rounds; brute force by its one step over every combination. A cut
+before those ended (:func:`undecided`: a cut, and no final step begun) leaves the combination the search
+held, its starting point or the last move's, which no round decided against the others (trial 15,
+T15-10: after one round of step 2, the console, report.md's "The pick" and the plot's star named the
+starting point, 1,302 weighted infer/s, beside a combination ahead on both axes at 2,237). Such a run
+has no pick (:func:`settle`: ``record.pick`` is ``None``); what led in the rounds measured is named as
+the leader (:func:`lead`: the step's best that meets every target, by its medians, the rounds and the
+host-busy ones said), and :func:`finish_words` gives the resume command with the ``--time-budget`` the
+rest of the search needs (:mod:`perf.colocate.plan`). A cut in the final step (or before it) leaves a
+decided pick without its final numbers: the moves had ended.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from pathlib import Path
+
+from core.wording import count
+from perf.analysis.stats.paired import Paired
+from perf.colocate import judge, plan
+from perf.colocate.judge import Measured
+from perf.records.colocation import ColocationRecord, SearchStep
+
+#: What the search's own steps are: a step measuring combinations of every model.
+_TOGETHER = ("move", "brute")
+
+
+def undecided(record: ColocationRecord) -> bool:
+    """The time budget cut the search before its moves (brute force: its one step) ended: a cut, and no
+    final step begun (the search begins it only once its moves have ended)."""
+    return bool(record.cuts) and not any(s.kind == "final" for s in record.steps)
+
+
+def decided_pick(record: ColocationRecord) -> dict[str, str] | None:
+    """``record.pick`` where the search decided it; ``None`` when :func:`undecided` (a record saved before such a
+    run had no pick kept the combination held as its pick)."""
+    return None if undecided(record) else record.pick
+
+
+@dataclasses.dataclass(frozen=True)
+class Lead:
+    """What led when the search was cut (module docstring).
+
+    Attributes:
+        step: The last step that measured combinations of every model.
+        rounds: Its rounds measured.
+        busy: Its rounds (1-based) with a host-busy visit.
+        leader: The best there that meets every target (``None``: none does), its numbers over the step's rounds.
+        held: The combination the search held there, its numbers there (``None``: not one of its targets).
+        versus: The leader's weighted throughput against the held one's, round by round (``None``: one and the same).
+    """
+
+    step: SearchStep
+    rounds: int
+    busy: list[int]
+    leader: Measured | None
+    held: Measured | None
+    versus: Paired | None
+
+
+def lead(record: ColocationRecord) -> Lead | None:
+    """The :class:`Lead` of ``record``; ``None`` when no step measured combinations of every model."""
+    n = len(record.models)
+    step = next(
+        (s for s in reversed(record.steps) if s.kind in _TOGETHER and s.rounds and any(len(t) == n for t in s.targets)),
+        None,
+    )
+    if step is None:
+        return None
+    numbers = [judge.measured_in(record, step.index, step.rounds, t) for t in step.targets if len(t) == n]
+    meets = [c for c in numbers if not c.over and c.weighted is not None]
+    if record.objective == "fewest-instances":
+        best = min(meets, key=lambda c: (c.instances, -(c.weighted or 0.0)), default=None)
+    else:
+        best = max(meets, key=lambda c: c.weighted or 0.0, default=None)
+    held = next((c for c in numbers if step.held and judge.key(c.combination) == judge.key(step.held)), None)
+    versus = None
+    if best is not None and held is not None and best is not held:
+        versus = judge.compare(record.visits, step.index, best.combination, held.combination, step.rounds, record.models)
+    busy = sorted({v.round + 1 for v in record.visits if v.step == step.index and v.round < step.rounds and v.host_busy})
+    return Lead(step, step.rounds, busy, best, held, versus)
+
+
+def settle(record: ColocationRecord) -> None:
+    """Where :func:`undecided`: no pick, the leader recorded, and the reason said so (the cut's own words kept)."""
+    if not undecided(record):
+        return
+    got = lead(record)
+    record.leader = dict(got.leader.combination) if got is not None and got.leader is not None else None
+    record.pick = None
+    record.pick_reason = f"{headline(record)} ({'; '.join(record.cuts)})"
+
+
+def _step_name(step: SearchStep) -> str:
+    return f"step {step.index + 1} ({step.kind}{' ' + step.model if step.model else ''})"
+
+
+def headline(record: ColocationRecord) -> str:
+    """``"no pick: the search was cut for time in step 2 (move a) after 1 of its rounds (22 visits in all), before its
+    moves decided"``."""
+    last = record.steps[-1] if record.steps else None
+    where = f" in {_step_name(last)} after {count(last.rounds, 'round')} of it" if last is not None else ""
+    what = "its one step over every combination" if any(s.kind == "brute" for s in record.steps) else "its moves"
+    return (
+        f"no pick: the search was cut for time{where} ({count(len(record.visits), 'visit')} in all), before {what} "
+        "decided anything"
+    )
+
+
+def _numbers(c: Measured) -> str:
+    per = "; ".join(
+        f"{m} {_num(c.throughput.get(m), ',.0f')} infer/s p99 {_num(c.p99_ms.get(m), '.2f')} ms" for m in c.combination
+    )
+    return f"{_num(c.weighted, ',.0f')} weighted infer/s ({per})"
+
+
+def _num(v: float | None, spec: str) -> str:
+    return "—" if v is None else format(v, spec)
+
+
+def lead_words(record: ColocationRecord) -> str:
+    """The leader in words, with its numbers, the rounds and the host-busy ones, against the combination held
+    (which is no verdict either): what the console and report.md say beside :func:`headline`."""
+    got = lead(record)
+    if got is None:
+        return "no combination of every model was measured together yet"
+    fewest = plan.min_rounds_of(record, got.step.kind)
+    rounds = (
+        f"{count(got.rounds, 'round')} of {_step_name(got.step)}, fewer than the {fewest} its verdict needs at least"
+        if got.rounds < fewest
+        else f"{count(got.rounds, 'round')} of {_step_name(got.step)}, its verdict not reached"
+    )
+    busy = (
+        f"; host busy in {'round' if len(got.busy) == 1 else 'rounds'} {', '.join(map(str, got.busy))} of them"
+        if got.busy
+        else "; no round host busy"
+    )
+    if got.leader is None:
+        return f"no combination measured in the {rounds} meets every target{busy}"
+    out = f"leading (not decided) in the {rounds}{busy}: {judge.describe(got.leader.combination)} at {_numbers(got.leader)}"
+    h = got.held
+    if h is None:
+        return out
+    if h is got.leader:  # led, but over too few rounds to be kept by the rule against every other
+        return f"{out}; it is the combination the search held there ({_stood(record, h.combination)}), not yet a verdict"
+    ahead = f" in {got.versus.wins} of {count(got.versus.rounds, 'round')}" if got.versus is not None else ""
+    return (
+        f"{out}, ahead{ahead} of the combination the search held there, {judge.describe(h.combination)}, at {_numbers(h)}: "
+        f"{_stood(record, h.combination)}, not a verdict"
+    )
+
+
+def _stood(record: ColocationRecord, held: dict[str, str]) -> str:
+    """What the held combination is: the search's starting point, or where its last move left it."""
+    start = {m.name: m.start for m in record.models}
+    if start == held:
+        given = all(m.start_reason == "given (--start)" for m in record.models)
+        return "its starting point (" + ("the --start given" if given else "each model's best alone") + ")"
+    return "where the search's last move left it"
+
+
+def resume_command(record: ColocationRecord, results_dir: Path | str, time_budget_s: float | None) -> str:
+    """The command that continues co-location run ``record`` (``--resume``: its models, traffic, targets, objective and
+    seed as recorded, :data:`perf.colocate.resume.RECORDED` refused beside it): its run id, results folder and
+    repository (absolute: it works pasted in any folder), the runtime it was served by, and ``--time-budget``
+    (what the resumed session may spend) where one is given."""
+    args = ["triton-perf", "colocate", "--resume", "--run-id", record.run_id]
+    args += ["--results-dir", str(Path(results_dir).resolve()), "-r", record.repository]
+    server = record.environment.get("server")
+    runtime = server.get("runtime") if isinstance(server, dict) else None
+    if runtime in ("bundled", "local", "container"):  # a remote server's --url is the user's to give again
+        args += ["--runtime", runtime]
+    if time_budget_s is not None:
+        args += ["--time-budget", f"{time_budget_s:g}s"]
+    return shlex.join(args)
+
+
+def finish_words(record: ColocationRecord, results_dir: Path | str) -> str:
+    """The one action that finishes an undecided run (said after ``"to finish it: "``): its resume command with the ``--time-budget`` the rest of one
+    pass needs (:mod:`perf.colocate.plan`, priced from what this run measured)."""
+    steps = plan.planned_steps(record, brute=any(s.kind == "brute" for s in record.steps))
+    p = plan.prices(record)
+    est = plan.estimate(steps, p, None)
+    return (
+        f"`{resume_command(record, results_dir, est.budget_s())}` (the rest of one pass needs about "
+        f"{est.budget_s()} s by this run's own prices; more if a model moves; its complete rounds are not measured again)"
+    )
