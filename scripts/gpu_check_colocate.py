@@ -89,7 +89,7 @@ def colocate_within(repo: Path, runtime: str, picks: Mapping[str, list[str]], ru
     which = ", ".join(m + ": " + " / ".join(vs) for m, vs in picks.items())
     lines = [
         f"co-location ({which}): "
-        + (f"pick {judge.describe(rec.pick)}" if rec.pick else f"no pick: {rec.pick_reason}")
+        + (f"pick {judge.describe(rec.pick)}" if rec.pick else f"no pick: {rec.pick_reason.removeprefix('no pick: ')}")
         + f"; {len(rec.visits)} visits in {rec.spent_s or 0:.0f} s{note}"
     ]
     for g in rec.gpu_memory:
