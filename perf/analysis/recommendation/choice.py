@@ -13,6 +13,15 @@ from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import UNSTABLE_MARK, fmt
 
 
+#: What a tied pick is named first by: its throughput against each in the rounds they shared, not the medians over
+#: every round a table shows (trial 16, T16-8: "named first by throughput (the median of the rounds it shared with
+#: each ...)" read as the medians, beside two tie-set members of higher medians).
+NAMED_FIRST_BY = (
+    "throughput in the rounds it shared with each (the median of its per-round ratios; round-adjusted where those "
+    "disagree), not by the medians over all rounds"
+)
+
+
 @dataclasses.dataclass
 class Choice:
     """One variant at one level, as picked by :func:`perf.analysis.recommendation.recommend.recommend` (medians over trials).
@@ -152,8 +161,7 @@ class Choice:
             others = self.against or "not distinguishable at this noise from " + ", ".join(f"`{n}`" for n in self.tie_set[1:])
             return (
                 f"the rule ({rule}) did not separate it from {count(len(self.tie_set) - 1, 'other')}: {others}; "
-                "it is named first by throughput (the median of the rounds it shared with each; round-adjusted "
-                "where those disagree), not as the winner" + (f"; {self.outside}" if self.outside else "")
+                f"it is named first by {NAMED_FIRST_BY}, not as the winner" + (f"; {self.outside}" if self.outside else "")
             )
         if self.uncompared:  # neither beaten nor tied: no evidence either way (trial 11, F9)
             return f"by the rule ({rule}) it beats {self.against}; it is named first by throughput, not as the winner"

@@ -29,7 +29,7 @@ def test_a_member_ahead_in_the_shared_rounds_is_named_first_not_the_higher_round
     run = RunResult("r", "now", variants=[a, b, c])
     run.rounds = RoundsRecord(seed=1)
     text = recommend(run).best_peak.describe()
-    assert text.startswith("`b`") and "the median of the rounds it shared with each" in text
+    assert text.startswith("`b`") and "throughput in the rounds it shared with each (the median of its per-round ratios" in text
 
 
 def test_when_the_medians_go_round_the_round_adjusted_order_decides() -> None:

@@ -146,7 +146,7 @@ def test_a_runner_up_with_a_higher_median_is_said_beside_named_first_in_numbers(
     said = 0
     for _, c, o, rounds, ahead in _higher_runners_up(split_by_workload(_run())):
         text = c.describe()
-        assert "named first by throughput" in text
+        assert "named first by throughput in the rounds it shared with each" in text and "not by the medians" in text
         assert f"`{o.side.variant}`'s median is higher, {fmt(o.throughput_infer_per_s)} infer/s" in text
         assert f"in the {rounds} rounds they shared the pick was ahead in {ahead}" in text
         said += 1
