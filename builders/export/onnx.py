@@ -95,12 +95,9 @@ def export_onnx(
         dims = {BATCH_AXIS: Dim(BATCH_AXIS, min=1, max=max(EXAMPLE_BATCH, max_batch_size))}
         for axis, (lo, _opt, hi) in spec.dynamic_axes.items():
             dims[axis] = Dim(axis, min=lo, max=hi)
-        shapes = {
-            "args": tuple(  # the prepared module's forward(*args)
-                {0: dims[BATCH_AXIS], **{i + 1: dims[d] for i, d in enumerate(t.shape) if isinstance(d, str)}}
-                for t in spec.inputs
-            )
-        }
+        shapes = tuple(  # by position: the prepared module's forward() names its arguments as the model does
+            {0: dims[BATCH_AXIS], **{i + 1: dims[d] for i, d in enumerate(t.shape) if isinstance(d, str)}} for t in spec.inputs
+        )
         program = torch.onnx.export(
             model,
             args,

@@ -25,6 +25,7 @@ from builders.export.artifacts import ExportResult
 from builders.export.chain import Verify, first_verified, tracer_warnings
 from builders.export.precision import cast_weights, prepare_module, wrap_served
 from builders.model.artifact_io import device_constants
+from builders.model.forward_args import forward_names
 from builders.model.spec import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,10 @@ def export_torchscript(
 
     1. ``script``: ``torch.jit.script`` (keeps data-dependent control flow). When the
        served signature needs a wrapper (reduced precision casts, tuple/dict outputs
-       flattened), the wrapper is traced around the *scripted* model, which stays scripted.
+       flattened, ``forward()`` argument names unknown), the wrapper is traced around the
+       *scripted* model, which stays scripted. Every precision's and strategy's ``model.pt``
+       takes the model's own ``forward()`` argument names (the spec's where those are unknown:
+       :func:`builders.export.precision.argument_names`), so one model serves one set of names.
     2. ``trace``: ``torch.jit.trace`` of the prepared module on the example inputs
        (batch :data:`builders.model.spec.EXAMPLE_BATCH`, dynamic axes at their export sizes).
        Tracer warnings (a tensor turned into a Python value: a branch or a size frozen at
@@ -87,10 +91,12 @@ def export_torchscript(
 
     def script() -> Any:
         scripted = torch.jit.script(cast_weights(module, precision))
-        if precision == "fp32" and _flat(scripted(*example_args), len(spec.outputs)):
+        named = forward_names(scripted) is not None  # else the wrapper names forward()'s arguments by the spec
+        if precision == "fp32" and named and _flat(scripted(*example_args), len(spec.outputs)):
             return scripted
-        # casts / flattening in a traced wrapper; the scripted model inside keeps its control flow
-        wrapper = wrap_served(scripted, precision, [t.dtype for t in spec.outputs])
+        # casts / flattening in a traced wrapper; the scripted model inside keeps its control flow, and the
+        # wrapper's forward() its argument names (builders.export.precision.argument_names)
+        wrapper = wrap_served(scripted, precision, [t.dtype for t in spec.outputs], inputs=[t.name for t in spec.inputs])
         return torch.jit.trace(wrapper, example_args, check_trace=False, strict=False)
 
     def trace() -> Any:

@@ -62,9 +62,10 @@ def test_dict_outputs_are_flattened_and_dtypes_kept(tmp_path):
     out = run(spec.example_inputs(3, {"seq": 5}))
     assert out["h"].shape == (3, 4) and out["best"].dtype.name == "int64"
     verify_artifact(result, model, spec, 4, {})
-    # the dict is flattened by a traced wrapper (forward(*args)): names follow <name>__<index>, the spec's kept
+    # the dict is flattened by a traced wrapper that takes forward()'s argument names (trial 15, T15-8): the
+    # inputs keep them; the outputs follow <name>__<index>, the spec's names kept
     assert result.extra["triton_names"] == {
-        "inputs": {"feats": "feats__0", "ids": "ids__1"},
+        "inputs": {"feats": "feats", "ids": "ids"},
         "outputs": {"h": "h__0", "best": "best__1"},
     }
 
