@@ -110,29 +110,53 @@ def rejected_strategies(manifest: BuildManifest) -> list[str]:
     ]
 
 
+#: Why Triton's PyTorch backend serves a TorchScript tensor under another name than the spec's, by kind
+#: (:mod:`builders.backends.pytorch_libtorch`; pytorch_backend README, "Naming convention").
+WHY_RENAMED = {
+    "inputs": "the backend finds an input by its forward() argument name, and these are not the spec's names, "
+    "so by <name>__<index>, its position in forward()",
+    "outputs": "a TorchScript module's outputs have no names, so the backend finds each by <name>__<index>, "
+    "its position in the returned tuple",
+}
+
+
 def served_names_lines(manifest: BuildManifest, serving: str | None) -> list[str]:
     """One line per set of exports whose served tensor names differ from the spec's: the names
     the build wrote into their configs, from the same record
     (:meth:`builders.repository.records.ExportRecord.served_names`, the map
-    :func:`builders.build` renames the spec by before writing each config): ``"served names
-    (torchscript fp32, fp16; --serving native): input x as x__0, ...; output logits as
-    logits__0 (...)"``. Empty when every name is the spec's or ``serving`` is unknown."""
+    :func:`builders.build` renames the spec by before writing each config), why the backend
+    needs each kind renamed (:data:`WHY_RENAMED`; the inputs' with which ``forward()``
+    argument each is passed as, from ``manifest.input_binding``) and which exports serve the
+    spec's names: ``"served names (torchscript fp32, torchscript fp16; --serving native): output
+    logits as logits__0 (Triton's PyTorch backend: outputs: a TorchScript module's outputs have no
+    names, ...; onnx fp32 serves the spec's names; clients send and ask for the served names)"``.
+    Every precision and strategy of one format serves one set of names (the exports keep the
+    model's ``forward()`` argument names: :func:`builders.export.precision.argument_names`), so a
+    build has one such line per format at most. Empty when every name is the spec's or
+    ``serving`` is unknown."""
     if serving is None:
         return []
     found: dict[tuple[tuple[str, str, str], ...], list[str]] = {}
+    kept: list[str] = []
     for e in manifest.exports:
         if isinstance(e, FailedExport):
             continue
         names = e.served_names(serving) or {}
         renamed = tuple((kind, a, b) for kind in ("inputs", "outputs") for a, b in names.get(kind, {}).items() if a != b)
-        if renamed:
-            found.setdefault(renamed, []).append(f"{e.format} {e.precision}")
+        (found.setdefault(renamed, []) if renamed else kept).append(f"{e.format} {e.precision}")
     lines = []
     for renamed, exports in found.items():
         pairs = ", ".join(f"{kind[:-1]} {a} as {b}" for kind, a, b in renamed)
+        why = []
+        for kind in dict.fromkeys(k for k, _, _ in renamed):
+            binding = manifest.input_binding if kind == "inputs" else {}
+            passed = ", ".join(f"{a} -> {binding[a]}" for _, a, _ in renamed if a in binding)
+            why.append(f"{kind}: {WHY_RENAMED[kind]}" + (f" (passed as: {passed})" if passed else ""))
+        if kept:
+            why.append(f"{', '.join(kept)} {'serves' if len(kept) == 1 else 'serve'} the spec's names")
         lines.append(
-            f"served names ({', '.join(exports)}; --serving {serving}): {pairs} (Triton's PyTorch backend finds "
-            "tensors by <name>__<index> or forward()'s argument names: clients send and ask for the served names)"
+            f"served names ({', '.join(exports)}; --serving {serving}): {pairs} (Triton's PyTorch backend: "
+            f"{'; '.join(why)}; clients send and ask for the served names)"
         )
     return lines
 

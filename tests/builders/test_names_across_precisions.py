@@ -88,6 +88,7 @@ def test_fp32_and_fp16_variants_of_one_model_serve_the_same_names(tmp_path, fore
     assert line.startswith(
         "served names (torchscript fp32, torchscript fp16; --serving native): output forecast as forecast__0 ("
     )
+    assert "outputs have no names" in line and "onnx fp32, onnx fp16 serve the spec's names" in line
     assert "input history" not in line
 
 

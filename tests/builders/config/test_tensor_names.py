@@ -78,7 +78,7 @@ def _export(fmt: str, precision: str, extra: dict) -> dict:
 
 
 def test_a_native_build_summary_says_the_names_its_configs_serve(capsys):
-    from builders.cli.summary import print_build_summary, served_names_lines
+    from builders.cli.summary import WHY_RENAMED, print_build_summary, served_names_lines
     from builders.repository.records import BuildManifest
 
     names = triton_names(SPEC, [])  # forward(*args): every tensor <name>__<index>
@@ -104,6 +104,10 @@ def test_a_native_build_summary_says_the_names_its_configs_serve(capsys):
     said += [f"output {a} as {b}" for a, b in zip([t.name for t in SPEC.outputs], [t.name for t in served.output])]
     assert line.startswith(f"served names (torchscript fp32, torchscript fp16; --serving native): {', '.join(said)} (")
     assert "input categories as categories__0" in line and "output probs as probs__1" in line
+    # why each kind is renamed, which forward() argument an input is passed as, and which exports keep the
+    # spec's names (trial 15, T15-8: the line did not say why a variant served other names)
+    assert f"inputs: {WHY_RENAMED['inputs']} (passed as: categories -> INPUT__0)" in line
+    assert f"outputs: {WHY_RENAMED['outputs']}" in line and "onnx fp32 serves the spec's names" in line
     assert served_names_lines(manifest, "python") == []  # the python backend serves the spec's names
     print_build_summary(manifest, "native")
     out = capsys.readouterr().out
