@@ -12,7 +12,6 @@ from perf.analysis.ranking.budget_latency import LATENCY_PERCENTILES, latency_me
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import UNSTABLE_MARK, fmt
 
-
 #: What a tied pick is named first by: its throughput against each in the rounds they shared, not the medians over
 #: every round a table shows (trial 16, T16-8: "named first by throughput (the median of the rounds it shared with
 #: each ...)" read as the medians, beside two tie-set members of higher medians).
