@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from clients.inputs import ModelSignature, infer_input, request_inputs, validate_inputs
+from clients.inputs import ModelSignature, casts, infer_input, request_inputs, validate_inputs
 from clients.request_stats import RequestStats
 from clients.request_stats import own_processes as _own_processes
 from clients.shared_memory import Regions, shared_memory_module
@@ -202,8 +202,8 @@ def run_requests(
         requests: Number of requests (>= 1).
         concurrency: Worker threads, each with its own client (>= 1, at most ``requests``).
         output_names: Outputs to request (default: all in the model config).
-        cast: Dtype policy of :func:`clients.inputs.validate_inputs` (``False`` refuses a
-            dtype other than the config's).
+        cast: Dtype policy of :func:`clients.inputs.validate_inputs` (a cast logged in
+            :func:`clients.inputs.cast_words`' words; ``False`` refuses a dtype other than the config's).
         shared_memory: Pass tensors through system shared memory (same host only).
 
     Raises:
@@ -223,7 +223,10 @@ def run_requests(
     with contextlib.closing(make_client(url, protocol)) as client:
         _connect(client, url, protocol)
         sig = ModelSignature.from_config(model_io(client, model, protocol))
+    notes = casts(sig, inputs)
     inputs = validate_inputs(sig, inputs, cast=cast)
+    for name, words in notes.items():  # arrays passed in Python; a file's casts its reader says (clients infer's line)
+        log.warning("input %r is %s", name, words)
     sent = {k: (list(v.shape), str(v.dtype)) for k, v in inputs.items()}
     known_out = [o.name for o in sig.outputs]
     names = output_names or known_out

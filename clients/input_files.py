@@ -16,6 +16,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +26,12 @@ import numpy as np
 from builders.model.spec import ModelSpec
 from clients import shapes as shp
 from clients.input_values import check_values
-from clients.inputs import ModelSignature, TensorInfo, validate_inputs
+from clients.inputs import ModelSignature, TensorInfo, casts, validate_inputs
 from core.casts import convert
 from core.errors import ClientError
 from core.names import file_problem, read_text
+
+log = logging.getLogger(__name__)
 
 
 def load_input_file(
@@ -38,6 +42,7 @@ def load_input_file(
     *,
     batch_given: bool = False,
     cast: bool = True,
+    said: Callable[[str, str], None] | None = None,
 ) -> dict[str, np.ndarray]:
     """Read inputs from ``.npz`` (one array per input name, or ``input:<name>`` keys as in a
     build's ``reference.npz``), ``.npy`` (a model with exactly one input) or ``.json`` in
@@ -57,6 +62,8 @@ def load_input_file(
         cast: Convert an array of another dtype by :func:`core.casts.convert`'s rule (a value it
             would change is refused); ``False`` refuses any other dtype (``--no-cast``). JSON
             numbers, which have no dtype, are always converted by that rule.
+        said: Told each cast made, with the input's name and :func:`clients.inputs.cast_words`
+            (``clients infer`` says it on the input's line); default: a logged warning naming the file.
 
     Returns:
         Input name -> array, in the config's dtypes (:func:`clients.inputs.validate_inputs`).
@@ -77,11 +84,19 @@ def load_input_file(
                 "(the first axis of its arrays is the batch)",
                 hint=f"drop -b to send the file's rows, or save {batch_size} rows per input",
             )
+    notes = casts(sig, arrays)  # the file's own dtypes, said once the cast is made
     arrays = _validated(path, sig, arrays, cast)
     dims = {k: np.shape(v)[1:] if sig.max_batch_size > 0 else np.shape(v) for k, v in arrays.items()}
     shp.check_sizes(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, dims, str(path))
     check_values(str(path), spec, {k: [v] for k, v in arrays.items()})
+    for name, words in notes.items():
+        (said or _logged(str(path)))(name, words)
     return arrays
+
+
+def _logged(where: str) -> Callable[[str, str], None]:
+    """A cast said as a logged warning: ``"f.npy: input 'x' is float64, cast to the served float32 ..."``."""
+    return lambda name, words: log.warning("%s: input %r is %s", where, name, words)
 
 
 def _validated(path: Path, sig: ModelSignature, arrays: dict[str, np.ndarray], cast: bool = True) -> dict[str, np.ndarray]:
@@ -110,8 +125,9 @@ def load_samples(
         path: A ``.npz``, ``.npy`` or perf_analyzer ``.json`` file (:data:`FILE_KINDS`).
         sig: The model's signature (its config).
         spec: The build's spec under served names, or ``None``.
-        where: The file in the value checks' words (default: its path).
-        values: Check the values (``False``: a file checked, and its warnings said, before).
+        where: The file in the value checks' and the casts' words (default: its path).
+        values: Check the values and say the casts, once for the whole file (``False``: a file
+            checked, and its warnings said, before).
 
     Returns:
         One dict per sample, input name -> array without the batch axis, in the config's dtypes:
@@ -133,7 +149,9 @@ def load_samples(
         requests = whole or [{k: v[i : i + step] for k, v in arrays.items()} for i in range(0, max(rows), step)]
     samples: list[dict[str, np.ndarray]] = []
     found: dict[str, list[np.ndarray]] = {}
+    notes: dict[str, str] = {}
     for request in requests:
+        notes.update(casts(sig, request))
         checked = _validated(path, sig, request)
         dims = {k: np.shape(v)[1:] if sig.max_batch_size > 0 else np.shape(v) for k, v in checked.items()}
         shp.check_sizes(sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec, dims, str(path))
@@ -145,6 +163,8 @@ def load_samples(
         raise ClientError(f"{path} holds no sample (its arrays have no rows)", hint="save at least one row per input")
     if values:
         check_values(where or str(path), spec, found)  # said once for the whole file
+        for name, words in notes.items():  # and its casts, once (not once per request of max_batch_size rows)
+            _logged(where or str(path))(name, words)
     return samples
 
 

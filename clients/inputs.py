@@ -9,9 +9,9 @@ Dtype policy (what :func:`validate_inputs` does when a given array's dtype diffe
 the config's): with ``cast=True`` (the default) an array of the same family is cast by the one
 rule (:func:`core.casts.convert_array`: float to float rounded to its precision, e.g. float64,
 NumPy's default, for ``TYPE_FP32``, unless it would overflow; integer to integer only where every
-value fits), with a logged note; another family (int64 for a float input), a value the cast would
-change, and any mismatch with ``cast=False``, is refused with a :class:`~core.errors.ClientError`
-naming the input.
+value fits), said by its caller in :func:`cast_words`' words (:func:`casts`); another family
+(int64 for a float input), a value the cast would change, and any mismatch with ``cast=False``,
+is refused with a :class:`~core.errors.ClientError` naming the input.
 
 Generated inputs: floats are N(0, 1); integers (token ids and the like) are uniform in the
 input's ``value_range`` from the build's spec (:func:`spec_for`; per position of the last axis
@@ -175,9 +175,27 @@ def _convert(model: str, name: str, arr: np.ndarray, t: TensorInfo, cast: bool) 
             f"{model}: input {name!r} is {arr.dtype}, the model takes {t.dtype} ({t.triton_dtype})",
             hint=f"convert it, e.g. arr.astype(np.{t.dtype}), or allow casting",
         )
-    out = convert_array(arr, name, t.dtype, t.triton_dtype, f"{model}: a {arr.dtype} array")
-    log.warning("input %r: casting %s to %s (the model's %s)", name, arr.dtype, t.dtype, t.triton_dtype)
-    return out
+    return convert_array(arr, name, t.dtype, t.triton_dtype, f"{model}: a {arr.dtype} array")
+
+
+def cast_words(given: np.dtype, t: TensorInfo) -> str:
+    """How an array of ``given`` reaches input ``t``'s dtype by the module's policy, in words, the
+    one wording of every place that says a cast (trial 15, T15-6: a float64 file was sent as float32
+    under a line that named only float32): ``"float64, cast to the served float32 (TYPE_FP32) with
+    each value rounded to float32's precision"``; ``"... with every value kept"`` where the cast is
+    exact (a wider float; an integer, which :func:`core.casts.convert` casts only where it fits)."""
+    kept = np.dtype(t.dtype).kind != "f" or np.can_cast(given, np.dtype(t.dtype), "safe")
+    how = "every value kept" if kept else f"each value rounded to {t.dtype}'s precision"
+    return f"{np.dtype(given)}, cast to the served {t.dtype} ({t.triton_dtype}) with {how}"
+
+
+def casts(sig: ModelSignature, inputs: Mapping[str, np.ndarray]) -> dict[str, str]:
+    """The casts :func:`validate_inputs` makes of ``inputs``: input name -> :func:`cast_words`, for
+    each array of the model's inputs whose dtype differs from its input's (said only once
+    :func:`validate_inputs` took them: it refuses the others)."""
+    known = {t.name: t for t in sig.inputs}
+    given = {name: np.asarray(arr).dtype for name, arr in inputs.items() if name in known}
+    return {name: cast_words(dt, known[name]) for name, dt in given.items() if dt != np.dtype(known[name].dtype)}
 
 
 def spec_for(repository: Path | None, model: str) -> ModelSpec | None:

@@ -132,8 +132,14 @@ def infer(
     require_known("--output", outputs, [t.name for t in sig.outputs], kind="output", owner=model, error=ClientError)
     if input_path:
         given_b = click.get_current_context().get_parameter_source("batch_size") is ParameterSource.COMMANDLINE
-        inputs = load_input_file(input_path, sig, batch_size, spec_for(repository, model), batch_given=given_b, cast=not no_cast)
-        how = [f"{k} {list(v.shape)} {v.dtype}: from {input_path}" for k, v in inputs.items()]
+        held: dict[str, str] = {}  # a cast is said on its input's line, not as a log line above it (trial 15, T15-6)
+        inputs = load_input_file(
+            input_path, sig, batch_size, spec_for(repository, model), batch_given=given_b, cast=not no_cast, said=held.__setitem__
+        )
+        how = [
+            f"{k} {list(v.shape)} {v.dtype}: from {input_path}" + (f", which holds {held[k]}" if k in held else "")
+            for k, v in inputs.items()
+        ]
     else:
         spec = spec_for(repository, model)
         try:

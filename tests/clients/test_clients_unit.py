@@ -14,7 +14,7 @@ from builders.config.variants import Variant
 from builders.model.spec import ModelSpec
 from builders.model.tensor import DEFAULT_INT_RANGE
 from clients.input_files import load_input_file
-from clients.inputs import ModelSignature, generate_inputs, spec_for, summarize, validate_inputs
+from clients.inputs import ModelSignature, casts, generate_inputs, spec_for, summarize, validate_inputs
 from core.errors import ClientError
 
 CFG = {
@@ -93,14 +93,16 @@ def test_a_model_without_batching_is_told_its_dims() -> None:
     assert e.value.hint == "max_batch_size 0: give the config's dims as they are, [4] (-1: any size), no batch axis added"
 
 
-def test_float64_is_cast_with_a_note_or_refused(sig: ModelSignature, caplog: pytest.LogCaptureFixture) -> None:
+def test_float64_is_cast_with_a_note_or_refused(sig: ModelSignature) -> None:
     inputs = {"ids": np.ones((1, 3), np.int64), "x": np.ones((1, 4))}  # NumPy defaults: int64, float64
     with pytest.raises(ClientError, match="not float64 to int32"):  # whole floats too: another family (trial 13, T13-2)
         validate_inputs(sig, {"ids": np.full((1, 3), 7.0), "x": inputs["x"]})
-    with caplog.at_level(logging.WARNING, logger="clients.inputs"):
-        out = validate_inputs(sig, inputs)
+    out = validate_inputs(sig, inputs)
     assert out["x"].dtype == np.float32 and out["ids"].dtype == np.int32
-    assert "input 'x': casting float64 to float32" in caplog.text
+    assert casts(sig, inputs) == {  # the note its caller says (clients.inputs.cast_words)
+        "x": "float64, cast to the served float32 (TYPE_FP32) with each value rounded to float32's precision",
+        "ids": "int64, cast to the served int32 (TYPE_INT32) with every value kept",
+    }
     with pytest.raises(ClientError, match=r"input 'ids' is int64, the model takes int32 \(TYPE_INT32\)"):
         validate_inputs(sig, inputs, cast=False)
 

@@ -180,3 +180,23 @@ def test_an_array_of_the_right_rank_and_a_wrong_dim_is_told_that_dim(tmp_path: P
     said = e.value.message.replace(str(tmp_path), "<tmp>")  # pytest's folder (pytest-1011/...) may hold "-1"
     assert f"has shape [1, {WIDTH + 1}], expected [batch, {WIDTH}]" in said and "-1" not in said
     assert e.value.hint == f"give 'v' a dim 1 of {WIDTH} (it has {WIDTH + 1}): the served config's dims, batch axis first"
+
+
+def test_a_files_cast_is_said_once_naming_where_the_file_goes(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Trial 15, T15-6: a float64 file for a float32 input was cast with a note that named neither the file
+    nor the variant, said again for each request of max_batch_size rows the sweep cut it into and again when
+    it wrote the file for perf_analyzer; now once, naming where it goes, in clients.inputs.cast_words' words."""
+    from perf.measure.inputs import write_user_data
+
+    config = _config("TYPE_FP32")
+    src = tmp_path / "f64.npy"
+    np.save(src, np.random.default_rng(0).random((3 * config["max_batch_size"], WIDTH)))  # 3 requests' rows
+    rounded = "input 'v' is float64, cast to the served float32 (TYPE_FP32) with each value rounded to float32's precision"
+    with caplog.at_level("WARNING"):
+        check_user_data("variant_a", config, None, src)  # the sweep, before any server starts
+        write_user_data(src, config, None, tmp_path)  # its values and casts were said above
+    assert [r.getMessage() for r in caplog.records] == [f"variant_a's --input-data {src}: {rounded}"]
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        load_input_file(src, ModelSignature.from_config({**config, "max_batch_size": 12}))
+    assert [r.getMessage() for r in caplog.records] == [f"{src}: {rounded}"]

@@ -338,6 +338,45 @@ def test_an_input_file_is_sent_as_it_says_or_refused_with_the_reason(monkeypatch
     assert "inputs: x [2, 16] float32, ids [2, 8] int64" in res.output  # as sent, after the cast
 
 
+def test_an_input_files_cast_is_said_on_its_inputs_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Trial 15, T15-6: a float64 .npy for a float32 input printed `input history [2, 32, 4] float32: from
+    f64.npy` and was cast with no word on that line; the line names the file's dtype and the cast, once."""
+    import clients.infer
+
+    config = {
+        "name": "m",
+        "max_batch_size": 8,
+        "input": [
+            {"name": "x", "data_type": "TYPE_FP32", "dims": [16]},
+            {"name": "ids", "data_type": "TYPE_INT64", "dims": [4]},
+        ],
+        "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
+    }
+    _serve_fake(monkeypatch, config)
+    monkeypatch.setattr(clients.infer, "model_signature", lambda *a: ModelSignature.from_config(config))
+    rounded = "float64, cast to the served float32 (TYPE_FP32) with each value rounded to float32's precision"
+    with caplog.at_level("WARNING", logger="clients.infer"):  # arrays passed in Python: logged
+        clients.infer.run_requests("h:1", "http", "m", {"x": np.zeros((2, 16)), "ids": np.ones((2, 4), np.int64)})
+    assert [r.getMessage() for r in caplog.records] == [f"input 'x' is {rounded}"]
+    src = tmp_path / "in.npz"
+    np.savez(src, x=np.random.default_rng(0).random((2, 16)), ids=np.ones((2, 4), np.int32))  # float64, int32
+    res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", str(tmp_path), "--input-data", str(src)])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert f"input x [2, 16] float32: from {src}, which holds {rounded}" in lines
+    assert (
+        f"input ids [2, 4] int64: from {src}, which holds int32, cast to the served int64 (TYPE_INT64) with every value kept"
+        in lines
+    )
+    assert sum("float64" in line for line in lines) == 1  # on its line, not again as a log line above it
+    same = tmp_path / "same.npz"
+    np.savez(same, x=np.zeros((2, 16), np.float32), ids=np.ones((2, 4), np.int64))
+    res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", str(tmp_path), "--input-data", str(same)])
+    assert f"input x [2, 16] float32: from {same}" in res.output.splitlines() and "which holds" not in res.output
+
+
 @pytest.mark.parametrize("protocol", ["grpc", "http"])
 def test_the_other_protocol_probe_calls_tritonclient_as_its_signature_allows(
     monkeypatch: pytest.MonkeyPatch, protocol: str
