@@ -26,7 +26,7 @@ from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
 from perf.report.sections.servers import how_loaded, session_words, sessions_sentence
 
-#: The run id of ``triton-perf coldstart``'s own records (no sweep behind them).
+#: The run id of ``triton-perf coldstart``'s own records (no run named with ``--into``).
 STANDALONE_RUN = "perf-coldstart"
 #: Marks a ratio to the requests' own median (the sweep measured no level at that size).
 OWN_MARK = "‡"
@@ -202,9 +202,8 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
         + how_loaded(run, [e.cold.others_loaded for e in items], server.get("runtime", "?"))
         + f" and sent single requests right after the load, before any other traffic, at {', '.join(sizes) or 'no size'}; "
         + (
-            "no sweep measured these variants, so each first request is compared with the median of the requests "
-            f"that followed it (marked {OWN_MARK})."
-            if _no_sweep(run)
+            f"{own}, so each first request is compared with the median of the requests that followed it (marked {OWN_MARK})."
+            if (own := _no_levels(run))
             else "each first request is compared with the sweep's steady p50 at concurrency 1 at that size "
             f"(else, marked {OWN_MARK}, with the median of the requests that followed it)."
         )
@@ -355,18 +354,23 @@ def appendix_lines(run: RunResult) -> list[str]:
     return [*lines, *_notes(lines, run), ""]
 
 
-def _no_sweep(run: RunResult) -> bool:
-    """Whether no sweep measured ``run``'s variants (``triton-perf coldstart`` alone): every ratio is
-    then to the following requests' median, and the words say so instead of naming a sweep's p50."""
-    return not any(v.levels for v in run.variants)
+def _no_levels(run: RunResult | None) -> str | None:
+    """Why no ratio of ``run`` is to a sweep's p50, in words, or ``None`` where its levels give them: every
+    ratio is then to the following requests' median, and the words say so instead of naming a sweep's p50.
+    ``triton-perf coldstart`` without ``--into RUN`` named no run, which is not that no sweep measured the
+    variants (trial 15, T15-7: "no sweep measured these variants" was said while two sweeps had); a run
+    named may have measured no level of them (a sweep stopped before its first)."""
+    if run is None or any(v.levels for v in run.variants):
+        return None
+    if run.run_id == STANDALONE_RUN:
+        return "no run was named (`--into RUN` compares each first request with that run's steady p50 at concurrency 1)"
+    return f"run {run.run_id} measured no level of these variants"
 
 
 def _notes(lines: list[str], run: RunResult | None = None) -> list[str]:
     out = []
     if any(OWN_MARK in ln for ln in lines):
-        why = (
-            "no sweep ran" if run is not None and _no_sweep(run) else "the sweep measured no level at concurrency 1 at that size"
-        )
+        why = _no_levels(run) or "the sweep measured no level at concurrency 1 at that size"
         out += ["", f"{OWN_MARK} {why}: compared with the median of the requests that followed the first one."]
     if any(UNSTABLE_MARK in ln for ln in lines):
         out += ["", f"{UNSTABLE_MARK} host busy: {FLAG_MEANINGS[HOST_BUSY]} while those requests were sent."]

@@ -131,8 +131,24 @@ def test_a_cold_start_without_a_sweep_never_names_the_sweeps_p50():
         v.levels = []
     text = "\n".join(coldstart_report.section(run))
     assert "sweep's steady p50" not in text and "the sweep measured no level" not in text
-    assert "no sweep measured these variants, so each first request is compared with the median" in text
-    assert f"{coldstart_report.OWN_MARK} no sweep ran: compared with the median" in text
+    assert f"run {run.run_id} measured no level of these variants, so each first request is compared with the median" in text
+    assert f"{coldstart_report.OWN_MARK} run {run.run_id} measured no level of these variants: compared with the median" in text
+
+
+def test_a_cold_start_without_into_says_no_run_was_named_not_that_no_sweep_measured():
+    """Trial 15, T15-7: `triton-perf coldstart` without --into said "no sweep measured these variants" while two
+    sweeps of results/ had measured them; what it means is that no run was named, and --into RUN is the way."""
+    run = _run()
+    run.run_id = coldstart_report.STANDALONE_RUN  # what `triton-perf coldstart` measures into without --into
+    for v in run.variants:
+        v.levels = []
+    entries = coldstart_report.entries(run)
+    said = (
+        "no run was named (`--into RUN` compares each first request with that run's steady p50 at concurrency 1), "
+        f"so each first request is compared with the median of the requests that followed it (marked {coldstart_report.OWN_MARK})."
+    )
+    assert said in coldstart_report.conclusion(run, entries)  # what the command prints
+    assert "no sweep" not in "\n".join(coldstart_report.section(run))
 
 
 def test_conclusion_has_the_four_parts_and_the_warmup_pair_numbers():
