@@ -31,17 +31,10 @@ from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.diagnosis import failed_hint, not_ready_hint, read_log
 from clients.runtimes.health import not_live
 from clients.runtimes.host import choose_ports, default_log_path, log_since, log_tail, prune_server_logs
-from clients.runtimes.models import (
-    READY_POLL_S,
-    UNLOAD_WAIT_S,
-    check_servable,
-    expand_model_patterns,
-    model_state,
-    models_at_start,
-    unload_and_wait,
-)
+from clients.runtimes.models import READY_POLL_S, UNLOAD_WAIT_S, expand_model_patterns, model_state, unload_and_wait
 from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
 from clients.runtimes.plans import refuse_plans
+from clients.runtimes.servable import check_servable, models_at_start
 from clients.runtimes.served import Loaded, ServedModel
 from clients.runtimes.tenancy import Tenancy
 from core.errors import ServerError
@@ -257,7 +250,7 @@ class TritonServer:
 
     def check_servable(self, model: str) -> None:
         """Refuse (ServerError) a model whose backend this runtime's server lacks, or a TensorRT
-        plan its release cannot load (:func:`clients.runtimes.models.check_servable`)."""
+        plan its release cannot load (:func:`clients.runtimes.servable.check_servable`)."""
         check_servable(self.runtime_impl, self.runtime_reason, Path(self.opts.repository), model)
 
     def load(self, model: str, timeout_s: float | None = None) -> Loaded:

@@ -5,7 +5,7 @@ that a failed start left holding no measurement is taken again by a plain rerun.
 * :func:`check_runtime`: the runtime's server is there (a local ``tritonserver``, a Docker
   engine that answers, the bundled wheel): ``--runtime local`` without one left a run folder
   that neither ``--resume`` (which keeps the run's runtime) nor the same ``--run-id`` could use;
-  and it has each variant's backend (:func:`clients.runtimes.models.check_servable`: a
+  and it has each variant's backend (:func:`clients.runtimes.servable.check_servable`: a
   ``--serving native`` ONNX variant needs ``onnxruntime``, which the bundled server lacks), so a
   sweep of nothing the server can load starts no server and writes no folder. A co-location run
   (:mod:`perf.colocate.run`) runs the same check.
@@ -26,8 +26,8 @@ from pathlib import Path
 
 from builders.repository.view import Repository
 from clients.runtimes.choose import resolve_runtime
-from clients.runtimes.models import check_servable
 from clients.runtimes.options import ServerOptions
+from clients.runtimes.servable import check_servable
 from core.errors import FlagError, PerfError, ServerError, ToolkitError
 from core.names import require_known
 from perf.measure.inputs import user_file
@@ -43,7 +43,7 @@ def check_runtime(
 ) -> dict[str, str]:
     """The runtime's server is available and can start now (:meth:`clients.runtimes.base.Runtime.check`,
     :meth:`~clients.runtimes.base.Runtime.check_can_start`), and has the backend of some variant
-    of ``names`` (:func:`clients.runtimes.models.check_servable`), before any run folder is
+    of ``names`` (:func:`clients.runtimes.servable.check_servable`), before any run folder is
     written. A resumed run keeps the runtime it was started with (its numbers and the new ones are
     ranked together, so they come from one kind of server): its refusal says so, since the
     runtime's own hint (``--runtime bundled``) would be ignored on ``--resume``.
