@@ -158,7 +158,8 @@ def check_with_server(
         a failed result carrying Triton's reason, and the next one is checked.
 
     Raises:
-        ServerError: the server does not start.
+        ServerError: the server does not start, or it could load none of the variants (their backends
+            or plans, said before it starts: :meth:`clients.server.TritonServer.refuse_unservable`).
         RepositoryError: the repository lists no variants.
     """
     import dataclasses
@@ -169,6 +170,7 @@ def check_with_server(
     results: list[CheckResult] = []
     server = TritonServer(opts)
     server.refuse_plans([v.name for v in variants])  # TensorRT plans against the serving release, before it starts
+    server.refuse_unservable([v.name for v in variants], "nothing was started or checked")  # the sweep's rule (T15-9)
     with server as srv:
         say(f"server ready ({srv.runtime}): http {srv.http_url}, grpc {srv.grpc_url}")
         urls = {"http": srv.http_url, "grpc": srv.grpc_url}

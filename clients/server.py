@@ -34,7 +34,7 @@ from clients.runtimes.host import choose_ports, default_log_path, log_since, log
 from clients.runtimes.models import READY_POLL_S, UNLOAD_WAIT_S, expand_model_patterns, model_state, unload_and_wait
 from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
 from clients.runtimes.plans import refuse_plans
-from clients.runtimes.servable import check_servable, models_at_start
+from clients.runtimes.servable import check_servable, refuse_at_start, refuse_unservable
 from clients.runtimes.served import Loaded, ServedModel
 from clients.runtimes.tenancy import Tenancy
 from core.errors import ServerError
@@ -74,7 +74,8 @@ class TritonServer:
 
         Raises:
             ServerError: unknown runtime or model control mode, missing repository, an asked
-                port already in use, or the runtime's server not available.
+                port already in use, the runtime's server not available, or a model loaded at
+                start that it cannot load (:func:`clients.runtimes.servable.refuse_at_start`).
         """
         if opts.model_control not in MODEL_CONTROL_MODES:
             raise ServerError(
@@ -100,8 +101,7 @@ class TritonServer:
             if opts.load_models:
                 self.opts = opts = dataclasses.replace(opts, load_models=expand_model_patterns(repo, opts.load_models))
                 runtime.opts = opts  # the command names the models the patterns matched
-            for m in models_at_start(opts.model_control, opts.load_models, repo):
-                self.check_servable(m)
+            refuse_at_start(runtime, self.runtime_reason, opts.model_control, opts.load_models, repo)
             ports = Ports(*choose_ports(opts.http_port, opts.grpc_port, opts.metrics_port, opts.address))
         runtime.check()
         self.http_port, self.grpc_port, self.metrics_port = ports.http, ports.grpc, ports.metrics
@@ -247,6 +247,11 @@ class TritonServer:
     def log_tail(self, lines: int = 30) -> str:
         """The server log's last ``lines`` lines, earlier error lines first (:func:`clients.runtimes.host.log_tail`)."""
         return log_tail(self.log_path, lines)
+
+    def refuse_unservable(self, models: Sequence[str], nothing: str) -> dict[str, str]:
+        """Before it starts, ``models`` by the rule of every command that starts a server for named models
+        (:func:`clients.runtimes.servable.refuse_unservable`): refused when it can load none of them."""
+        return refuse_unservable(self.runtime_impl, self.runtime_reason, Path(self.opts.repository), models, nothing=nothing)
 
     def check_servable(self, model: str) -> None:
         """Refuse (ServerError) a model whose backend this runtime's server lacks, or a TensorRT

@@ -104,7 +104,9 @@ def coldstart(
         check_variant_shapes(name, cfg, spec, dims)
     opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())
     records = []
-    with TritonServer(opts) as srv:
+    server = TritonServer(opts)  # a server that could load none of them is not started (the sweep's rule, T15-9)
+    server.refuse_unservable(names, "nothing was started or measured" + (f", and {into} is as it was" if into else ""))
+    with server as srv:
         for name in names:
             click.echo(f"{name}: loading", err=True)
             records.append(cs.measure(srv, repo.variant(name), batch_sizes, protocol, dims))

@@ -5,7 +5,7 @@ that a failed start left holding no measurement is taken again by a plain rerun.
 * :func:`check_runtime`: the runtime's server is there (a local ``tritonserver``, a Docker
   engine that answers, the bundled wheel): ``--runtime local`` without one left a run folder
   that neither ``--resume`` (which keeps the run's runtime) nor the same ``--run-id`` could use;
-  and it has each variant's backend (:func:`clients.runtimes.servable.check_servable`: a
+  and it has each variant's backend (:func:`clients.runtimes.servable.refuse_unservable`: a
   ``--serving native`` ONNX variant needs ``onnxruntime``, which the bundled server lacks), so a
   sweep of nothing the server can load starts no server and writes no folder. A co-location run
   (:mod:`perf.colocate.run`) runs the same check.
@@ -27,8 +27,8 @@ from pathlib import Path
 from builders.repository.view import Repository
 from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.options import ServerOptions
-from clients.runtimes.servable import check_servable
-from core.errors import FlagError, PerfError, ServerError, ToolkitError
+from clients.runtimes.servable import refuse_unservable
+from core.errors import FlagError, PerfError, ToolkitError
 from core.names import require_known
 from perf.measure.inputs import user_file
 from perf.records import colocation, results
@@ -43,7 +43,8 @@ def check_runtime(
 ) -> dict[str, str]:
     """The runtime's server is available and can start now (:meth:`clients.runtimes.base.Runtime.check`,
     :meth:`~clients.runtimes.base.Runtime.check_can_start`), and has the backend of some variant
-    of ``names`` (:func:`clients.runtimes.servable.check_servable`), before any run folder is
+    of ``names`` (:func:`clients.runtimes.servable.refuse_unservable`, the rule of every command that
+    starts a server for named models), before any run folder is
     written. A resumed run keeps the runtime it was started with (its numbers and the new ones are
     ranked together, so they come from one kind of server): its refusal says so, since the
     runtime's own hint (``--runtime bundled``) would be ignored on ``--resume``.
@@ -70,33 +71,18 @@ def check_runtime(
         if runtime.launches:
             runtime.check()
             runtime.check_can_start()
+        return refuse_unservable(
+            runtime,
+            reason,
+            Path(server.repository),
+            names,
+            every=f"the {every} patterns" if every else None,
+            nothing="nothing was started or measured, and no run folder was written",
+        )
     except ToolkitError as e:
         if resumed:  # the runtime's own hint (``or use --runtime bundled``) would be ignored on --resume
             e.hint = _resumed_hint(server)
         raise
-    unservable: dict[str, str] = {}
-    hints: dict[str, None] = {}
-    for name in names:
-        try:
-            check_servable(runtime, reason, Path(server.repository), name)
-        except ServerError as e:
-            unservable[name] = e.message
-            hints[e.hint or ""] = None
-    if unservable and (every or len(unservable) == len(names)):
-        what = (
-            ", ".join(unservable)
-            if len(unservable) < len(names)
-            else "the only variant"
-            if len(names) == 1
-            else f"any of the {len(names)} variants"
-        )
-        hint = "; ".join(h for h in hints if h) + (f"; or leave them out of the {every} patterns" if every else "")
-        raise ServerError(
-            f"the {runtime.name} runtime's server cannot load {what}: {'; '.join(unservable.values())}: "
-            "nothing was started or measured, and no run folder was written",
-            hint=_resumed_hint(server) if resumed else hint.strip("; ") or None,
-        )
-    return unservable
 
 
 def _resumed_hint(server: ServerOptions) -> str:

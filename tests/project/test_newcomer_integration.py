@@ -41,12 +41,12 @@ def native_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_checking_a_native_repository_on_the_bundled_server_names_the_runtime_that_serves_it(native_repo: Path) -> None:
     res = CliRunner(env={"COLUMNS": "400"}).invoke(clients_cli, ["check", "-r", str(native_repo), "--runtime", "bundled"])
-    assert res.exit_code == 1
-    out = " ".join(res.output.split())
+    assert res.exit_code == 1 and isinstance(res.exception, ServerError), res.output  # refused before a server starts
+    out = " ".join(str(res.exception).split())
     for backend in ("onnxruntime", "pytorch"):
         assert f"needs Triton's '{backend}' backend" in out
-    assert "the bundled runtime has only the python backend" in out
-    assert "unable to find backend library" not in out  # the server was never asked
+    assert "the bundled runtime has only the python backend" in out and "nothing was started or checked" in out
+    assert "unable to find backend library" not in out and "server ready" not in res.output  # the server was never asked
 
 
 def test_sweeping_a_native_repository_on_the_bundled_server_says_why_each_variant_failed(

@@ -46,6 +46,9 @@ def _coldstart(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         def __init__(self, opts: Any) -> None:
             seen["server"] = opts
 
+        def refuse_unservable(self, models: Any, nothing: str) -> dict[str, str]:
+            return {}
+
         def __enter__(self) -> Server:
             return self
 

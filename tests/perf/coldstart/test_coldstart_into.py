@@ -28,6 +28,9 @@ class _FakeServer:
     def __init__(self, opts: Any) -> None:
         pass
 
+    def refuse_unservable(self, models: Any, nothing: str) -> dict[str, str]:
+        return {}  # python-backend variants: every one servable
+
     def __enter__(self) -> _FakeServer:
         return self
 
