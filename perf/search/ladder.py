@@ -42,23 +42,8 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   (a higher level only queues more requests); ``cap`` at the ladder's (or the time budget's)
   highest level; ``failed`` at once at a failed level (:mod:`perf.search.failed`). No other decision
   is taken on fewer rounds: a level flagged host busy or unstable in one round is measured again first.
-* **Retirement**: a level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
-  of a ladder still growing, is no longer measured when the variant's own best level (round-
-  adjusted, :class:`perf.analysis.ranking.operating.Adjusted`) is ahead of it by more than
-  ``min_gain_pct`` in the median of their paired rounds, or when its latency is over the
-  budget; its rounds so far stay in the results. A level :data:`RETIRE_GAP` (2) times or more
-  behind the best in every round both had stops at once, from its first round: a gap far beyond
-  one visit's noise (the median perf_analyzer window spread was 19-36 % in bench_search's runs on a busy 2-core host). This only
-  saves visits: no verdict rests on it, and a retired level comes back when the best moves to a
-  level it is not behind. A level sharing fewer than ``min_rounds`` rounds with the best (one
-  that joined after it retired) is judged against the other levels within the budget it shares
-  rounds with as well: one it is behind is behind the best too, so it stays retired.
-  While no contender has a level within the budget at its search series' workload, the engine ranks by peak
-  (:func:`perf.search.drops.met`, per client workload), and retirement judges the levels as that ranking
-  does: no level retires for its latency, and the variant's best is its peak level, which stays
-  measured (its ladder still ends at a level over the budget: a higher one cannot meet it). Else
-  every level of a variant over the budget retired, the peak ranking had nothing left to measure,
-  and the rounds went on without a visit.
+* **Retirement** (:mod:`perf.search.retirement`): a level behind the variant's best stops being
+  measured, at each client workload on that workload's own numbers.
 """
 
 from __future__ import annotations
@@ -66,22 +51,20 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
+from collections.abc import Set as AbstractSet
 
 from perf.analysis.ranking.budget_latency import judged
-from perf.analysis.ranking.operating import Adjusted, Operating, per_round, records, summary
+from perf.analysis.ranking.operating import per_round, records, summary
 from perf.analysis.saturation.peaks import Rise, rise_into
 from perf.analysis.saturation.rises import paired_rise
 from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchDecision, SearchRules
-from perf.search.plan import VariantPlan, side, step_gains
+from perf.search.plan import VariantPlan, at_workload, side, step_gains, workloads
 from perf.search.policy import Budget
+from perf.search.retirement import Workload, best_level, retire
 from perf.search.stops import OVER_BUDGET, rise_clause
-
-#: A level this many times behind its variant's best level in every round both had (one or more)
-#: stops being measured at once (module rule "Retirement"): far beyond a visit's noise.
-RETIRE_GAP = 2.0
 
 
 @dataclasses.dataclass
@@ -94,6 +77,8 @@ class Ladder:
         end: Why no level is added any more (``None`` while it grows).
         capped: Its top is the time budget's cap (a cut when its throughput still rose into it: :func:`rising_top`).
         adaptive: It grows (``--concurrency auto``); an explicit list is measured whole and never climbs.
+        retired_at: Per client workload, the levels of :attr:`active` retired there (measured at another
+            workload only; module rule "Retirement"); empty at one workload.
     """
 
     levels: list[int]
@@ -101,6 +86,12 @@ class Ladder:
     end: SearchDecision | None = None
     capped: bool = False
     adaptive: bool = True
+    retired_at: dict[Workload, list[int]] = dataclasses.field(default_factory=dict)
+
+    def active_at(self, load: Workload) -> list[int]:
+        """The levels measured at client workload ``load`` in the next round: :attr:`active` less those
+        retired on that workload's own numbers (module rule "Retirement")."""
+        return [c for c in self.active if c not in self.retired_at.get(load, [])]
 
 
 def full(ladder: tuple[int, ...], cap: int | None) -> list[int]:
@@ -203,11 +194,11 @@ def update(
     rounds: RoundRules,
     budget: Budget | None,
     cap: int | None,
-    peak: bool = False,
+    peak: bool | AbstractSet[Workload] = False,
 ) -> Ladder:
-    """The ladder after a round: grown, ended (module rules) and with its beaten levels retired;
-    ``peak``: the engine ranks by peak, no contender having a level within ``budget`` at ``plan``'s workload
-    (module rule "Retirement")."""
+    """The ladder after a round: grown, ended (module rules) and with its beaten levels retired, at each
+    client workload on its own numbers; ``peak``: the engine ranks by peak, no contender having a level
+    within ``budget`` there: the client workloads where it does (``True``: every one; module rule "Retirement")."""
     if not adaptive:
         return lad
     levels = sorted(lad.levels)
@@ -252,21 +243,8 @@ def update(
         levels += above[: math.ceil((rounds.flat_window - tentative) / max(1, rounds.first_step))]
     lad.levels, lad.end = levels, end
     lad.levels = sorted(set(lad.levels) | set(_refined(lad, plan, vr, full(ladder, cap), rules, rounds, budget)))
-    lad.active = _active(lad, plan, vr, rules, rounds, None if peak else budget)
+    lad.active, lad.retired_at = retire(lad.levels, lad.end is not None, plan, vr, rules, rounds, budget, peak)
     return lad
-
-
-def _best(
-    vr: VariantResult, plan: VariantPlan, levels: list[int], budget: Budget | None, min_rounds: int = 0
-) -> Operating | None:
-    """The best of ``levels`` by round-adjusted throughput, among those within the budget and
-    with ``min_rounds`` rounds when any has them (a level just added is not yet its best)."""
-    metric = budget.metric if budget else "latency_p99_ms"
-    adjusted = Adjusted([vr])
-    stats = [summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in levels]
-    ranked = [s for s in stats if s is not None and _under(s, budget)]
-    ranked = [s for s in ranked if s.rounds >= min_rounds] or ranked
-    return max(ranked, key=lambda s: s.adjusted_infer_per_s, default=None)
 
 
 def _refined(
@@ -279,7 +257,7 @@ def _refined(
     budget: Budget | None,
 ) -> list[int]:
     """The doubling-ladder levels next to the variant's best (module rule "Refinement")."""
-    best = _best(vr, plan, lad.levels, budget)
+    best = best_level(vr, plan, lad.levels, budget)
     if best is None or best.rounds < rounds.min_rounds:
         return []
     c = best.side.concurrency
@@ -314,66 +292,14 @@ def _rising_top(lad: Ladder, plan: VariantPlan, vr: VariantResult, c: int, rules
     return r.gain_pct is not None and not r.flat
 
 
-def _active(
-    lad: Ladder, plan: VariantPlan, vr: VariantResult, rules: SearchRules, rounds: RoundRules, budget: Budget | None
-) -> list[int]:
-    """The levels measured in the next round (module rule "Retirement")."""
-    keep_top = set(lad.levels[-(rounds.flat_window + 1) :]) if lad.end is None else set()
-    metric = budget.metric if budget else "latency_p99_ms"
-    adjusted = Adjusted([vr])
-    stats = {c: summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in lad.levels}
-    best = _best(vr, plan, lad.levels, budget, rounds.min_rounds)
-    inside = [c for c, s in stats.items() if s is not None and s.rounds >= rounds.min_rounds and _under(s, budget)]
-    out = []
-    for c in lad.levels:
-        s = stats[c]
-        judges = _judges(vr, plan, c, best.side.concurrency, inside, rounds.min_rounds) if best is not None else []
-        if c not in keep_top and any(_far_behind(vr, plan, c, j) for j in judges):
-            continue
-        if c in keep_top or s is None or s.rounds < rounds.min_rounds or (best is not None and c == best.side.concurrency):
-            out.append(c)
-        elif budget is not None and s.latency_ms is not None and s.latency_ms > budget.ms:
-            continue
-        elif not any(_behind(vr, plan, c, j, rules.min_gain_pct, rounds.min_rounds) for j in judges):
-            out.append(c)
-    return out
-
-
-def _under(s: Operating, budget: Budget | None) -> bool:
-    """Within the budget as the ranking judges it (:func:`perf.analysis.ranking.budget_latency.within`):
-    always without a budget, never without a latency."""
-    return budget is None or (s.latency_ms is not None and s.latency_ms <= budget.ms)
-
-
-def _judges(vr: VariantResult, plan: VariantPlan, c: int, best: int, within: list[int], min_rounds: int) -> list[int]:
-    """The levels ``c`` is judged against (module rule "Retirement"): the variant's best; when ``c``
-    shares fewer than ``min_rounds`` rounds with it (the best moved to a level that joined after
-    ``c`` retired), also the other levels ``within`` (``min_rounds`` rounds, within the budget) it
-    was measured beside: one it is behind is behind the best as well, and ``c`` stays retired.
-    None for the best itself."""
-    if c == best:
-        return []
-    if len(step_gains(vr, plan, c, best)) >= min_rounds:
-        return [best]
-    return [best, *(x for x in within if x not in (c, best))]
-
-
-def _far_behind(vr: VariantResult, plan: VariantPlan, c: int, best: int) -> bool:
-    """Level ``c`` trails level ``best`` by :data:`RETIRE_GAP` or more in every round both were measured in (one or more)."""
-    gains = step_gains(vr, plan, c, best)
-    return bool(gains) and all(g >= RETIRE_GAP - 1.0 for g in gains)
-
-
-def _behind(vr: VariantResult, plan: VariantPlan, c: int, best: int, min_gain_pct: float, min_rounds: int) -> bool:
-    """Level ``c`` trails level ``best`` by more than ``min_gain_pct`` in the median of at least ``min_rounds`` paired rounds."""
-    gains = step_gains(vr, plan, c, best)
-    return len(gains) >= min_rounds and statistics.median(gains) * 100.0 > min_gain_pct
-
-
 def exploring(lad: Ladder, plan: VariantPlan, vr: VariantResult, rounds: RoundRules) -> bool:
     """Whether an adaptive ladder still measures a level that has fewer than ``min_rounds``
     rounds with numbers (one just added, e.g. by refinement): its ranking may still move."""
-    return lad.adaptive and any(len(per_round(vr, side(plan, c))) < rounds.min_rounds for c in lad.active)
+    return lad.adaptive and any(
+        len(per_round(vr, side(at_workload(plan, load), c))) < rounds.min_rounds
+        for load in workloads(plan)
+        for c in lad.active_at(load)
+    )
 
 
 def climbing(lad: Ladder, plan: VariantPlan, vr: VariantResult, rules: SearchRules) -> bool:

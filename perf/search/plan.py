@@ -15,7 +15,8 @@ sequential design's over-budget prune) read the smallest client batch size at th
 input** (:func:`input_elements`: the element count of the dynamic axes' sizes, a mixed range's at
 its top; ties to the first given), whatever order the sizes were given in. Latency is lowest
 there, so the budget stop judged there never stops a ladder below a level another workload could
-still meet. It was the first given size: with ``--shapes seq=256,seq=16`` every level at
+still meet. Retirement (which levels stop being measured) is not a decision on the series: each
+workload's levels retire on its own numbers (:mod:`perf.search.retirement`, :func:`workloads`). It was the first given size: with ``--shapes seq=256,seq=16`` every level at
 ``seq=256`` was over the budget, the ladder stopped at its first level, and the levels within the
 budget at ``seq=16`` were never measured. One rule (:func:`search_workload`), read by every place
 that picks the series: the rounds design's ladders (:func:`side`, :func:`step_gains`,
@@ -196,6 +197,20 @@ def search_workload(plan: VariantPlan) -> tuple[int, str | None]:
     """``(client batch size, swept size)`` of ``plan``'s search series (module rule): its smallest
     batch size (1 with none planned) at its smallest input."""
     return (min(plan.batch_sizes) if plan.batch_sizes else 1), smallest_input(plan.shapes)
+
+
+def workloads(plan: VariantPlan) -> list[tuple[int, str | None]]:
+    """Every client workload ``(client batch size, swept size)`` ``plan`` measures each concurrency at, the
+    search series' first (:func:`search_workload`)."""
+    first = search_workload(plan)
+    every = [(b, sh) for b in plan.batch_sizes or [1] for sh in plan.shapes]
+    return [first, *(w for w in every if w != first)]
+
+
+def at_workload(plan: VariantPlan, load: tuple[int, str | None]) -> VariantPlan:
+    """``plan`` narrowed to client workload ``load``: its search series (:func:`side`, :func:`step_gains`) is
+    that workload's, so a rule of :mod:`perf.search.ladder` given it reads that workload's numbers only."""
+    return dataclasses.replace(plan, batch_sizes=[load[0]], shapes=(load[1],))
 
 
 def side(plan: VariantPlan, concurrency: int) -> Side:

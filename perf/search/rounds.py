@@ -13,8 +13,8 @@ comparison is *paired* within a round (:mod:`perf.analysis.stats.paired`). After
    no longer lift it (:func:`perf.search.ladder.climbing`; a level it just added does not
    protect one the leader is more than 2x ahead of in every round: :data:`perf.search.focus.FAR_GAP`), is dropped — by nothing else (the
    ranking is under the latency budget when a contender has a level within it, else by peak, each client
-   workload's on its own, :func:`perf.search.drops.met`; a ladder then retires levels as the ranking of its
-   series' workload judges them: :mod:`perf.search.ladder`); then
+   workload's on its own, :func:`perf.search.drops.met`; a ladder then retires levels at each workload as
+   that workload's ranking judges them: :mod:`perf.search.retirement`); then
    the next round is narrowed (:mod:`perf.search.focus`): a settled tie rests while its leader
    leads (its request-rate levels too), a variant far behind is measured at its compared level only;
 3. the rounds end when the ranking is **decided** (no contender still climbing; the leader
@@ -63,7 +63,7 @@ from perf.search.ending.tie import tie_set
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
 from perf.search.focus import far_behind, focus
-from perf.search.plan import LevelKey, search_workload
+from perf.search.plan import LevelKey, workloads
 from perf.search.setup import Setup
 
 log = logging.getLogger(__name__)
@@ -177,10 +177,11 @@ class Rounds:
         for n in names:
             if n in self.resting:
                 continue
-            plan = self.setup.plans[n]
-            loads: list[tuple[int, float | None]] = [(c, None) for c in self.ladders[n].active]
+            plan, lad = self.setup.plans[n], self.ladders[n]
+            loads: list[tuple[int, float | None]] = [(c, None) for c in lad.active]
             loads += sorted({(0, k[3]) for k in plan.levels if k[3] is not None}, key=str)
             keys = [(c, b, index, r, sh) for c, r in loads for b in plan.batch_sizes for sh in plan.shapes]
+            keys = [k for k in keys if k[3] is not None or k[0] in lad.active_at((k[1], k[4]))]  # retired per workload
             out += [(n, k) for k in keys if not self.failed.skips(n, k)]
         return out
 
@@ -290,12 +291,12 @@ class Rounds:
         self.save()
 
     def update_ladders(self, alive: Sequence[str], names: Sequence[str]) -> None:
-        """The ladders of ``names`` after a round of ``alive`` (:func:`perf.search.ladder.update`; by peak where no
-        contender of ``alive`` has a level within the budget at its series' workload), ended at a failed level."""
+        """The ladders of ``names`` after a round of ``alive`` (:func:`perf.search.ladder.update`; by peak at each
+        client workload where no contender of ``alive`` has a level within the budget), ended at a failed level."""
         s = self.setup
         met = drops.met([self._vr(n) for n in alive], s.budget)  # per client workload: its ranking under the budget
         for n in names:
-            peak = s.budget is not None and search_workload(s.plans[n]) not in met  # its series' workload
+            peak = {w for w in workloads(s.plans[n]) if s.budget is not None and w not in met}  # each workload's own
             lad = ladders.update(
                 self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
             )

@@ -1,4 +1,4 @@
-"""Which levels a rounds ladder retires (perf.search.ladder, rule "Retirement") when the engine ranks
+"""Which levels a rounds ladder retires (perf.search.retirement) when the engine ranks
 by peak, when the best moved to a level a retired one shares no round with, and what a resting tie
 member still visits (reviewer, session 6: under a budget no level met, every level retired and the
 rounds went on without a visit; a retired level came back beside a new best it never shared a round
@@ -83,8 +83,8 @@ def test_a_level_without_a_latency_is_never_within_the_budget() -> None:
     """Review: the ladder counted a missing latency as 0 ms, within any budget, where the ranking
     (perf.analysis.ranking.budget_latency.within) says never without a latency."""
     from perf.analysis.ranking.operating import Operating, Side
-    from perf.search.ladder import _under
     from perf.search.policy import Budget
+    from perf.search.retirement import _under
 
     unknown = Operating(Side("v", 4), 100.0, None, 6)
     assert not _under(unknown, Budget(25.0)) and _under(unknown, None)

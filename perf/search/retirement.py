@@ -1,0 +1,159 @@
+"""Retirement: which levels of a variant's concurrency ladder (:mod:`perf.search.ladder`) stop being
+measured in a rounds sweep, judged after every round (:func:`retire`).
+
+A level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
+of a ladder still growing, is no longer measured when the variant's own best level (round-
+adjusted, :class:`perf.analysis.ranking.operating.Adjusted`) is ahead of it by more than
+``min_gain_pct`` in the median of their paired rounds, or when its latency is over the
+budget; its rounds so far stay in the results. A level :data:`RETIRE_GAP` (2) times or more
+behind the best in every round both had stops at once, from its first round: a gap far beyond
+one visit's noise (the median perf_analyzer window spread was 19-36 % in bench_search's runs on a busy 2-core host). This only
+saves visits: no verdict rests on it, and a retired level comes back when the best moves to a
+level it is not behind. A level sharing fewer than ``min_rounds`` rounds with the best (one
+that joined after it retired) is judged against the other levels within the budget it shares
+rounds with as well: one it is behind is behind the best too, so it stays retired.
+While no contender has a level within the budget at a client workload, the engine ranks it by peak
+(:func:`perf.search.drops.met`, per client workload), and retirement judges the levels as that ranking
+does: no level retires for its latency, and the variant's best is its peak level, which stays
+measured (its ladder still ends at a level over the budget: a higher one cannot meet it). Else
+every level of a variant over the budget retired, the peak ranking had nothing left to measure,
+and the rounds went on without a visit.
+
+**Per client workload.** A sweep measures each concurrency at every client workload (``--shapes``,
+``--batch-sizes``); each workload's levels retire on that workload's own numbers (its best, its paired
+rounds, its ranking under the budget or by peak): a level stays measured at a workload until that
+workload retires it, and is visited only where it is not retired. A size or a batch size is the client's,
+never compared across workloads (:mod:`perf.records.workloads`). Trial 16 (T16-1): with
+``--shapes seq=8,128`` the levels retired on the search series' numbers alone (seq=8: c=1 3x behind c=4
+there), and the seq=128 workload lost its one level within the budget (c=1, p99 8.9 ms, its c=4 over
+25 ms) after one round: its pick under the budget was the other variant's level, which this one beat
+on p99 and on the medians, on one shared round.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Set as AbstractSet
+
+from perf.analysis.ranking.operating import Adjusted, Operating, summary
+from perf.records.results import VariantResult
+from perf.records.rounds import RoundRules
+from perf.records.search import SearchRules
+from perf.search.plan import VariantPlan, at_workload, side, step_gains, workloads
+from perf.search.policy import Budget
+
+#: A client workload of a level: its client batch size and swept size (:func:`perf.search.plan.workloads`).
+Workload = tuple[int, "str | None"]
+
+#: A level this many times behind its variant's best level in every round both had (one or more)
+#: stops being measured at once (module docstring): far beyond a visit's noise.
+RETIRE_GAP = 2.0
+
+
+def retire(
+    levels: list[int],
+    ended: bool,
+    plan: VariantPlan,
+    vr: VariantResult,
+    rules: SearchRules,
+    rounds: RoundRules,
+    budget: Budget | None,
+    peak: bool | AbstractSet[Workload] = False,
+) -> tuple[list[int], dict[Workload, list[int]]]:
+    """The levels of a ladder measured in the next round (module rules), each client workload's on its own
+    numbers, and per workload those of them retired there (measured at another only; none at one workload).
+
+    Args:
+        levels: The ladder's levels, ascending.
+        ended: Whether it has ended (a ladder still growing keeps its top ``flat_window + 1`` levels).
+        plan: The variant's plan (its client workloads: :func:`perf.search.plan.workloads`).
+        vr: Its record so far.
+        rules: The search's rules (``min_gain_pct``).
+        rounds: The rounds' rules (``min_rounds``, ``flat_window``).
+        budget: The latency budget, ``None`` without one.
+        peak: The engine ranks by peak, no contender having a level within ``budget``: at the client
+            workloads given (``True``: at every one).
+    """
+    kept: dict[Workload, list[int]] = {}
+    for load in workloads(plan):
+        by_peak = peak if isinstance(peak, bool) else load in peak
+        kept[load] = _active(levels, ended, at_workload(plan, load), vr, rules, rounds, None if by_peak else budget)
+    active = [c for c in levels if any(c in k for k in kept.values())]
+    retired = {load: [c for c in active if c not in k] for load, k in kept.items()}
+    return active, {load: cs for load, cs in retired.items() if cs}
+
+
+def best_level(
+    vr: VariantResult, plan: VariantPlan, levels: list[int], budget: Budget | None, min_rounds: int = 0
+) -> Operating | None:
+    """The best of ``levels`` by round-adjusted throughput, among those within the budget and
+    with ``min_rounds`` rounds when any has them (a level just added is not yet its best), at ``plan``'s search
+    series (:func:`perf.search.plan.side`)."""
+    metric = budget.metric if budget else "latency_p99_ms"
+    adjusted = Adjusted([vr])
+    stats = [summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in levels]
+    ranked = [s for s in stats if s is not None and _under(s, budget)]
+    ranked = [s for s in ranked if s.rounds >= min_rounds] or ranked
+    return max(ranked, key=lambda s: s.adjusted_infer_per_s, default=None)
+
+
+def _active(
+    levels: list[int],
+    ended: bool,
+    plan: VariantPlan,
+    vr: VariantResult,
+    rules: SearchRules,
+    rounds: RoundRules,
+    budget: Budget | None,
+) -> list[int]:
+    """The levels of ``levels`` measured in the next round at ``plan``'s search series (module rules)."""
+    keep_top = set(levels[-(rounds.flat_window + 1) :]) if not ended else set()
+    metric = budget.metric if budget else "latency_p99_ms"
+    adjusted = Adjusted([vr])
+    stats = {c: summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in levels}
+    best = best_level(vr, plan, levels, budget, rounds.min_rounds)
+    inside = [c for c, s in stats.items() if s is not None and s.rounds >= rounds.min_rounds and _under(s, budget)]
+    out = []
+    for c in levels:
+        s = stats[c]
+        judges = _judges(vr, plan, c, best.side.concurrency, inside, rounds.min_rounds) if best is not None else []
+        if c not in keep_top and any(_far_behind(vr, plan, c, j) for j in judges):
+            continue
+        if c in keep_top or s is None or s.rounds < rounds.min_rounds or (best is not None and c == best.side.concurrency):
+            out.append(c)
+        elif budget is not None and s.latency_ms is not None and s.latency_ms > budget.ms:
+            continue
+        elif not any(_behind(vr, plan, c, j, rules.min_gain_pct, rounds.min_rounds) for j in judges):
+            out.append(c)
+    return out
+
+
+def _under(s: Operating, budget: Budget | None) -> bool:
+    """Within the budget as the ranking judges it (:func:`perf.analysis.ranking.budget_latency.within`):
+    always without a budget, never without a latency."""
+    return budget is None or (s.latency_ms is not None and s.latency_ms <= budget.ms)
+
+
+def _judges(vr: VariantResult, plan: VariantPlan, c: int, best: int, within: list[int], min_rounds: int) -> list[int]:
+    """The levels ``c`` is judged against (module rules): the variant's best; when ``c``
+    shares fewer than ``min_rounds`` rounds with it (the best moved to a level that joined after
+    ``c`` retired), also the other levels ``within`` (``min_rounds`` rounds, within the budget) it
+    was measured beside: one it is behind is behind the best as well, and ``c`` stays retired.
+    None for the best itself."""
+    if c == best:
+        return []
+    if len(step_gains(vr, plan, c, best)) >= min_rounds:
+        return [best]
+    return [best, *(x for x in within if x not in (c, best))]
+
+
+def _far_behind(vr: VariantResult, plan: VariantPlan, c: int, best: int) -> bool:
+    """Level ``c`` trails level ``best`` by :data:`RETIRE_GAP` or more in every round both were measured in (one or more)."""
+    gains = step_gains(vr, plan, c, best)
+    return bool(gains) and all(g >= RETIRE_GAP - 1.0 for g in gains)
+
+
+def _behind(vr: VariantResult, plan: VariantPlan, c: int, best: int, min_gain_pct: float, min_rounds: int) -> bool:
+    """Level ``c`` trails level ``best`` by more than ``min_gain_pct`` in the median of at least ``min_rounds`` paired rounds."""
+    gains = step_gains(vr, plan, c, best)
+    return len(gains) >= min_rounds and statistics.median(gains) * 100.0 > min_gain_pct
