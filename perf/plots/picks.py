@@ -61,11 +61,14 @@ class Pick:
 
     @property
     def label(self) -> str:
-        """The legend entry: what, the series and level, the tables' flag mark, and the budget's
-        quieter-rounds note when the mark sits at that number."""
+        """The legend entry: what, the series and level, the tables' flag mark, the budget's
+        quieter-rounds note when the mark sits at that number, and for a best under the budget below its workload's
+        Pareto frontier why (:attr:`perf.analysis.recommendation.choice.Choice.dominated_mark`: "not decided", or
+        ahead by the rule in the rounds they shared; trial 16, T16-5: a plain star under the frontier line)."""
         c = self.choice
         note = f" ({c.judged_note})" if self.kind == UNDER and c.judged_note else ""
-        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.status)}{note}"
+        below = f" — {c.dominated_mark.replace('`', '')}" if self.kind == UNDER and c.dominated_mark else ""  # T16-5
+        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.status)}{note}{below}"
 
     @property
     def moved(self) -> bool:

@@ -60,6 +60,9 @@ class Choice:
         latency_ms: Median client latency per percentile (ms) of its level, ``{95: 26.59, 99: 35.15}``: a plot
             draws its level on the budget's percentile (:meth:`latency_at`; trial 14, T14-7); a percentile the
             level lacks is absent.
+        dominated: A best under the budget below its workload's Pareto frontier: the level above it and whether the
+            rule decided between them, in words, said first in its line (:mod:`perf.analysis.recommendation.dominated`).
+        dominated_mark: The same, short: what the console's note and the frontier plot's mark of the pick say.
     """
 
     variant: str
@@ -87,12 +90,14 @@ class Choice:
     rivals: list[str] = dataclasses.field(default_factory=list)
     build_verdict: BuildVerdict | None = None
     latency_ms: dict[int, float] = dataclasses.field(default_factory=dict)
+    dominated: str | None = None
+    dominated_mark: str | None = None
 
     def note(self) -> str:
         """What the console's note of the pick says beside its level: ``"too few rounds ...; `b`'s median higher,
         1,874.2: the pick ahead in 3 of 5 shared rounds"`` (:attr:`short`, :attr:`rivals`; ``""`` without). The
         build's verdict is the row's, said once beside every pick of it (:attr:`unverified`)."""
-        return "; ".join([*([self.short] if self.short else []), *self.rivals])
+        return "; ".join([*filter(None, [self.dominated_mark, self.short]), *self.rivals])
 
     @property
     def unverified(self) -> list[str]:
@@ -131,7 +136,7 @@ class Choice:
 
     def describe(self) -> str:
         """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"`` (a budget's
-        other percentile before the p99: :attr:`budget_latency`), plus the flag,
+        other percentile before the p99: :attr:`budget_latency`), plus the flag, :attr:`dominated`,
         the verdict, and the words of :attr:`short`, :attr:`judged_on`, :attr:`why`, :attr:`headroom` and
         :attr:`build_verdict`."""
         text = (
@@ -139,6 +144,7 @@ class Choice:
             + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
             + f": {self.numbers()}"
             + (f" {UNSTABLE_MARK} {self.status}" if self.status != "ok" else "")
+            + (f" — {self.dominated}" if self.dominated else "")
         )
         if self.confidence is not None:
             text += " — " + self.verdict()

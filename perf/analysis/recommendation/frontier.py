@@ -40,13 +40,6 @@ FRONTIER_ROWS = 10
 PER_LEVEL_MAX = 4
 
 
-def dominates(a: Point, b: Point, metric: str = P99) -> bool:
-    """Whether ``a`` is at least as good as ``b`` on throughput (higher) and the latency ``metric`` (lower; default
-    p99), and better on one. Both must be candidates (a throughput and a p99) with that latency."""
-    ta, tb, la, lb = a.value(THROUGHPUT), b.value(THROUGHPUT), a.value(metric), b.value(metric)
-    return ta >= tb and la <= lb and (ta > tb or la < lb)
-
-
 def size_of(p: Point) -> str:
     """The client workload of a series of a run of several (``"ncat=32"`` of ``"v [ncat=32]"``, ``"b=8"`` of
     ``"v [b=8]"``: :func:`perf.records.workloads.series_name`), ``""`` for a run of one."""

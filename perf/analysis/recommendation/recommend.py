@@ -42,6 +42,7 @@ from perf.analysis.ranking.standing import rounds_left, settled, uncompared
 from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_words
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_notes
+from perf.analysis.recommendation.dominated import dominated
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
 from perf.analysis.recommendation.missed import Missed, missed
 from perf.analysis.saturation.falls import Fall, falls_all
@@ -305,6 +306,11 @@ def _paired(
     if best_under is not None and lead is not None and lead.latency is not None and budget_ms is not None:
         best_under.judged_on = lead.latency.picked_on(pct, budget_ms)
         best_under.judged_note = lead.latency.picked_note(pct, budget_ms)
+    if best_under is not None and budget_ms is not None:  # below its workload's frontier: said in its line (T16-1)
+        best_under.dominated, best_under.dominated_mark = dominated(run, points, best_under, budget_ms, metric, pct) or (
+            None,
+            None,
+        )
     rec = Recommendation(
         budget_ms,
         best_under,

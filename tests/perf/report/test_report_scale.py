@@ -26,7 +26,8 @@ from synthetic_runs import (
 
 from perf.analysis.effects.diffs import summarise
 from perf.analysis.effects.main_effects import interactions, main_effects
-from perf.analysis.recommendation.frontier import best_level_frontier, dominates, frontier, level_frontiers, operating_frontier
+from perf.analysis.recommendation.dominated import dominates
+from perf.analysis.recommendation.frontier import best_level_frontier, frontier, level_frontiers, operating_frontier
 from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.stats.points import aggregate, run_points
 from perf.cli.summary import summary_table
