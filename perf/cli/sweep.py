@@ -251,6 +251,10 @@ class _progress:
             elif e.get("reopened"):
                 log(escape(f"{e['variant']}: its ladder climbs again: the latest rounds no longer back its stop"))
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels the search left out
+        elif e["event"] == "level_retired":  # a level the search stops measuring at one client workload, and why
+            from perf.search.events import retired_words
+
+            log(escape(retired_words(e)))
         elif e["event"] == "variant_failed":
             log(f"[red]{escape(e['variant'])} failed: {escape(e['error'])}[/red]")
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels that will not run now

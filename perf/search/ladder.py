@@ -79,6 +79,7 @@ class Ladder:
         adaptive: It grows (``--concurrency auto``); an explicit list is measured whole and never climbs.
         retired_at: Per client workload, the levels of :attr:`active` retired there (measured at another
             workload only; module rule "Retirement"); empty at one workload.
+        retired_why: Per (client workload, level) retired there, why in words.
     """
 
     levels: list[int]
@@ -87,6 +88,7 @@ class Ladder:
     capped: bool = False
     adaptive: bool = True
     retired_at: dict[Workload, list[int]] = dataclasses.field(default_factory=dict)
+    retired_why: dict[tuple[Workload, int], str] = dataclasses.field(default_factory=dict)
 
     def active_at(self, load: Workload) -> list[int]:
         """The levels measured at client workload ``load`` in the next round: :attr:`active` less those
@@ -243,7 +245,8 @@ def update(
         levels += above[: math.ceil((rounds.flat_window - tentative) / max(1, rounds.first_step))]
     lad.levels, lad.end = levels, end
     lad.levels = sorted(set(lad.levels) | set(_refined(lad, plan, vr, full(ladder, cap), rules, rounds, budget)))
-    lad.active, lad.retired_at = retire(lad.levels, lad.end is not None, plan, vr, rules, rounds, budget, peak)
+    done = retire(lad.levels, lad.end is not None, plan, vr, rules, rounds, budget, peak)
+    lad.active, lad.retired_at, lad.retired_why = done.active, done.at, done.why
     return lad
 
 

@@ -32,10 +32,13 @@ on p99 and on the medians, on one shared round.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Set as AbstractSet
 
+from core.wording import count
 from perf.analysis.ranking.operating import Adjusted, Operating, summary
+from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
@@ -50,6 +53,21 @@ Workload = tuple[int, "str | None"]
 RETIRE_GAP = 2.0
 
 
+@dataclasses.dataclass
+class Retired:
+    """What :func:`retire` decided.
+
+    Attributes:
+        active: The ladder's levels measured in the next round at some client workload.
+        at: Per client workload, the levels of :attr:`active` retired there (measured at another only).
+        why: Per (client workload, level) retired there, why in words (the console says it once).
+    """
+
+    active: list[int]
+    at: dict[Workload, list[int]]
+    why: dict[tuple[Workload, int], str]
+
+
 def retire(
     levels: list[int],
     ended: bool,
@@ -59,9 +77,9 @@ def retire(
     rounds: RoundRules,
     budget: Budget | None,
     peak: bool | AbstractSet[Workload] = False,
-) -> tuple[list[int], dict[Workload, list[int]]]:
+) -> Retired:
     """The levels of a ladder measured in the next round (module rules), each client workload's on its own
-    numbers, and per workload those of them retired there (measured at another only; none at one workload).
+    numbers, and per workload those of them retired there, with why.
 
     Args:
         levels: The ladder's levels, ascending.
@@ -74,13 +92,15 @@ def retire(
         peak: The engine ranks by peak, no contender having a level within ``budget``: at the client
             workloads given (``True``: at every one).
     """
-    kept: dict[Workload, list[int]] = {}
+    why: dict[tuple[Workload, int], str] = {}
     for load in workloads(plan):
         by_peak = peak if isinstance(peak, bool) else load in peak
-        kept[load] = _active(levels, ended, at_workload(plan, load), vr, rules, rounds, None if by_peak else budget)
-    active = [c for c in levels if any(c in k for k in kept.values())]
-    retired = {load: [c for c in active if c not in k] for load, k in kept.items()}
-    return active, {load: cs for load, cs in retired.items() if cs}
+        gone = _active(levels, ended, at_workload(plan, load), vr, rules, rounds, None if by_peak else budget)
+        why |= {(load, c): w for c, w in gone.items()}
+    every = workloads(plan)
+    active = [c for c in levels if any((load, c) not in why for load in every)]
+    at = {load: [c for c in active if (load, c) in why] for load in every}
+    return Retired(active, {load: cs for load, cs in at.items() if cs}, why)
 
 
 def best_level(
@@ -105,26 +125,35 @@ def _active(
     rules: SearchRules,
     rounds: RoundRules,
     budget: Budget | None,
-) -> list[int]:
-    """The levels of ``levels`` measured in the next round at ``plan``'s search series (module rules)."""
+) -> dict[int, str]:
+    """The levels of ``levels`` retired at ``plan``'s search series (module rules), each with why in words; every
+    other level is measured in the next round."""
     keep_top = set(levels[-(rounds.flat_window + 1) :]) if not ended else set()
     metric = budget.metric if budget else "latency_p99_ms"
     adjusted = Adjusted([vr])
     stats = {c: summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in levels}
     best = best_level(vr, plan, levels, budget, rounds.min_rounds)
     inside = [c for c, s in stats.items() if s is not None and s.rounds >= rounds.min_rounds and _under(s, budget)]
-    out = []
+    out: dict[int, str] = {}
     for c in levels:
         s = stats[c]
         judges = _judges(vr, plan, c, best.side.concurrency, inside, rounds.min_rounds) if best is not None else []
-        if c not in keep_top and any(_far_behind(vr, plan, c, j) for j in judges):
+        if c not in keep_top and (far := next((j for j in judges if _far_behind(vr, plan, c, j)), None)) is not None:
+            n = len(step_gains(vr, plan, c, far))
+            out[c] = f"{RETIRE_GAP:g}x or more behind concurrency {far} in every round both had ({count(n, 'round')})"
+        elif c in keep_top or s is None or s.rounds < rounds.min_rounds or (best is not None and c == best.side.concurrency):
             continue
-        if c in keep_top or s is None or s.rounds < rounds.min_rounds or (best is not None and c == best.side.concurrency):
-            out.append(c)
         elif budget is not None and s.latency_ms is not None and s.latency_ms > budget.ms:
-            continue
-        elif not any(_behind(vr, plan, c, j, rules.min_gain_pct, rounds.min_rounds) for j in judges):
-            out.append(c)
+            out[c] = (
+                f"its p{budget.percentile} {fmt(s.latency_ms, 2)} ms over {count(s.rounds, 'round')} is over the budget "
+                f"of {fmt_given(budget.ms)} ms"
+            )
+        elif (j := next((j for j in judges if _behind(vr, plan, c, j, rules.min_gain_pct, rounds.min_rounds)), None)) is not None:
+            gains = step_gains(vr, plan, c, j)
+            out[c] = (
+                f"behind concurrency {j} by {fmt(statistics.median(gains) * 100.0)} % in the median of "
+                f"{count(len(gains), 'paired round')} (more than {fmt(rules.min_gain_pct)} %)"
+            )
     return out
 
 

@@ -296,11 +296,15 @@ class Rounds:
         s = self.setup
         met = drops.met([self._vr(n) for n in alive], s.budget)  # per client workload: its ranking under the budget
         for n in names:
+            before = {(w, c) for w in workloads(s.plans[n]) for c in self.ladders[n].active_at(w)}
             peak = {w for w in workloads(s.plans[n]) if s.budget is not None and w not in met}  # each workload's own
             lad = ladders.update(
                 self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
             )
             self.failed.end_ladder(lad, s.plans[n], self._vr(n), s.budget)
+            for (w, c), why in lad.retired_why.items():  # said once, as it retires (T16-1: no word said why)
+                if (w, c) in before:
+                    self.events({"event": "level_retired", "variant": n, "concurrency": c, "batch_size": w[0], "shape": w[1], "why": why})  # fmt: skip
 
     def narrow(self, left: Sequence[str], rounds_left: int) -> None:
         """The next round of ``left`` narrowed (:func:`perf.search.focus.focus`; not at several client workloads)."""

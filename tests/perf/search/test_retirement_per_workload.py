@@ -9,10 +9,13 @@ level (p99 24 ms, half the throughput over its rounds).
 
 from __future__ import annotations
 
+from typing import Any
+
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
+from perf.search.events import retired_words
 from perf.search.plan import LevelKey, plan_levels
 from perf.search.policy import AUTO, Budget
 from perf.search.policy import ladder as ladder_of
@@ -41,13 +44,13 @@ def _measure(name: str, key: LevelKey) -> LevelResult:
     return LevelResult(c, b, t, throughput_infer_per_s=thr * wobble, latency_p99_ms=p99, status="ok", shape=shape)
 
 
-def _sweep(cap: int | None = 4) -> tuple[Rounds, RunResult]:
+def _sweep(cap: int | None = 4, events: list[dict[str, Any]] | None = None) -> tuple[Rounds, RunResult]:
     names = list(TRUE)
     run = RunResult("r", "now", variants=[VariantResult(n, status="ok") for n in names])
     run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
     plans = {n: plan_levels(n, 64, LADDER, [1], shapes=SHAPES) for n in names}
     setup = Setup(plans, LADDER, True, SearchRules(), RoundRules(max_rounds=6), "prune", BUDGET, cap)
-    sched = Rounds(run, setup, 1.0)
+    sched = Rounds(run, setup, 1.0, events=(events if events is not None else []).append)
     sched.run_group(names, 0, _measure)
     return sched, run
 
@@ -71,3 +74,17 @@ def test_the_visits_of_a_round_leave_out_a_level_only_where_it_retired() -> None
     at = {(k[0], k[4]) for _, k in visits}
     assert (1, "seq=128") in at and (1, "seq=8") not in at
     assert {(4, "seq=8")} <= at
+
+
+def test_each_level_retired_is_said_once_with_its_workload_and_why() -> None:
+    """T16-1: no line said why the level was measured once; the console says each retirement as it happens."""
+    events: list[dict[str, Any]] = []
+    _sweep(events=events)
+    said = [retired_words(e) for e in events if e["event"] == "level_retired"]
+    assert (
+        said.count("ts c=1 seq=8 b=1: no longer measured: 2x or more behind concurrency 4 in every round both had (1 round)") == 1
+    )
+    assert not any(w.startswith("ts c=1 seq=128") for w in said)  # kept at seq=128: within the budget there
+    over = "ts c=4 seq=128 b=1: no longer measured: its p99 30.00 ms over 3 rounds is over the budget of 25.00 ms"
+    assert said.count(over) == 1, said  # at seq=128 its c=4 is over the budget: retired there on its own numbers
+    assert not any(w.startswith("ts c=4 seq=8") for w in said)  # its best at seq=8
