@@ -32,7 +32,7 @@ from perf.sweep.options import SweepOptions
     multiple=True,
     metavar="NAME:DIMS",
     help="Size of an input's dynamic dims (dims without the batch axis, e.g. input_ids:128; repeatable) "
-    "[default: the build's opt sizes].",
+    "[default: the build's opt sizes; with --into, the run's own --shape].",
 )
 @click.option(
     "--into",
@@ -62,9 +62,11 @@ def coldstart(
     server_opts: Any,
 ) -> None:
     """Load each variant alone and time it (repository API and server log), then send single
-    requests at batch 1 and each --batch-sizes, and compare each first request with the ones
-    after it. Prints a table and the --warmup-count to build with (measured on the variants
-    without warmup). TensorRT variants are "not measured on this host" where the server
+    requests at batch 1 and each --batch-sizes until their latency settles (perf_analyzer's
+    stability rule over medians of a few requests in a row, within a time cap a size), and compare each first request
+    with that settled latency (with --into RUN: the run's steady p50 at that size). A size that does
+    not settle is said so, with no ratio or count. Prints a table and the --warmup-count to build
+    with (measured on the variants without warmup). TensorRT variants are "not measured on this host" where the server
     cannot run them. With --into RUN, a variant whose cold start the run has is kept, not
     measured again, unless --replace."""
     from google.protobuf import json_format
@@ -75,7 +77,7 @@ def coldstart(
     from clients.shapes import parse_shapes
     from perf.coldstart import measure as cs
     from perf.measure import environment
-    from perf.measure.inputs import check_variant_shapes
+    from perf.measure.inputs import check_variant_shapes, resolve_shapes
     from perf.records import results
     from perf.records.measured_files import refuse_missing
     from perf.report.sections import coldstart as report
@@ -95,6 +97,8 @@ def coldstart(
         refuse_missing(run, [n for n in chosen if n not in kept_held], repo.path, "`coldstart --into`")
     names = chosen if into else repo.names(variants, indexed=False)
     names = [n for n in names if n not in kept_held]  # the run's own cold starts are kept (trial 14, T14-8)
+    swept = {k: list(v) for k, v in (run.settings.get("shapes") or {}).items()} if into else {}
+    given, dims = bool(dims), dims or swept  # --into: the run's own --shape, so its levels are at these sizes
     for name in names:  # a --shape the build's verified range refuses: said before any server starts
         try:
             cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
@@ -102,6 +106,8 @@ def coldstart(
         except ToolkitError:  # an unreadable config or build record fails that variant when it is measured
             continue
         check_variant_shapes(name, cfg, spec, dims)
+        if into and given:
+            _refuse_other_sizes(name, resolve_shapes(cfg, spec, dims), resolve_shapes(cfg, spec, swept), into)
     opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())
     records = []
     server = TritonServer(opts)  # a server that could load none of them is not started (the sweep's rule, T15-9)
@@ -185,6 +191,24 @@ def _refuse_all_held(run: Any, chosen: list[str], held: list[str], into: Path) -
         hint="--replace measures them again (the run's stay in results.json, beside the new ones); "
         "without --into the cold starts are measured on their own, leaving the run as it is",
     )
+
+
+def _refuse_other_sizes(name: str, sent: dict[str, list[int]], swept: dict[str, list[int]], into: Path) -> None:
+    """Refuse ``coldstart --into RUN --shape`` sizes other than those the run's levels were measured at: its
+    first requests would be divided by a steady p50 of another input size (trial 16, T16-11: a cold start's
+    reference must be the level at the same batch size and shape).
+
+    Raises:
+        PerfError: an input's sizes differ (each named, with both sizes).
+    """
+    differ = [f"{k} {sent[k]} (--shape) where the run sent {swept.get(k)}" for k in sent if sent[k] != swept.get(k)]
+    if differ:
+        raise PerfError(
+            f"{name}: {'; '.join(differ)}: its first requests would be compared with the run's steady levels at "
+            f"other sizes; nothing was measured, and {into} is as it was",
+            hint="drop --shape (--into sends at the run's own sizes), or measure them without --into (compared with "
+            "the latency they settle at)",
+        )
 
 
 def _standalone(run: Any, records: list[Any], repo: Any) -> list[str]:

@@ -11,9 +11,12 @@ own (:func:`measure`):
   ``successfully loaded``).
 - **first requests**: single requests (one in flight, tritonclient, the sweep's protocol) at
   batch 1, then at each other batch size and dynamic shape the sweep will use, each
-  followed by a few more at the same size so that the first can be compared with a median
-  (:class:`perf.records.coldstart.FirstRequests`). A few seconds per variant at most:
-  :data:`MAX_REQUESTS` requests or :data:`POINT_BUDGET_S` per size, whichever ends first.
+  followed by more at the same size until their latency settles (the settle rule,
+  :func:`perf.records.coldstart.settles`), so that the first can be compared with a steady latency
+  (:class:`perf.records.coldstart.FirstRequests`). At most :data:`MAX_REQUESTS` requests or
+  :data:`POINT_BUDGET_S` per size in a sweep (which compares with its own steady levels),
+  :data:`STANDALONE_BUDGET_S` in ``triton-perf coldstart``; requests that did not settle by then are said
+  so, and no ratio is drawn from them.
   The host's load is sampled while they are sent, as during a sweep level
   (:mod:`perf.records.load`).
 
@@ -47,19 +50,26 @@ from core import gpu
 from core.errors import PerfError, ServerError, ToolkitError
 from perf.analysis.effects.pairs import variant_of
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostLoad, HostSampler, own_roots
+from perf.measure.inputs import describe_dynamic
 from perf.measure.mixed import first_size
-from perf.records.coldstart import ColdStart, FirstRequests
+from perf.records.coldstart import ColdStart, FirstRequests, settles
 from perf.records.results import RunResult, VariantResult
 
 log = logging.getLogger(__name__)
 
-#: Most requests sent at one batch size and shape (the first one and those it is compared with).
-MAX_REQUESTS = 12
-#: Fewest requests sent at one batch size and shape (a median needs a few after the first).
+#: Most requests sent at one batch size and shape (the first one and those it is compared with); sending
+#: stops earlier once their latency settles (:func:`perf.records.coldstart.settles`). TorchScript's profiling
+#: executor optimises a graph over its first few calls; 200 leaves room for many more.
+MAX_REQUESTS = 200
+#: Fewest requests sent at one batch size and shape (the count of requests before steady needs a few).
 MIN_REQUESTS = 5
-#: After this long at one batch size and shape (s), no more requests are sent once
-#: :data:`MIN_REQUESTS` were.
+#: In a sweep, after this long at one batch size and shape (s), no more requests are sent once
+#: :data:`MIN_REQUESTS` were: the sweep compares the first with its own steady level there, and its time budget
+#: pays for this.
 POINT_BUDGET_S = 1.0
+#: The same for ``triton-perf coldstart`` without a sweep's levels (s): its only steady reference is the
+#: latency its requests settle at, so they get longer (the trial 16 model's requests took 100-750 ms for a while).
+STANDALONE_BUDGET_S = 10.0
 #: What "not measured on this host" starts with (the report's row for such a variant).
 NOT_MEASURED_HERE = "not measured on this host"
 
@@ -137,6 +147,7 @@ def first_requests(
     shapes: Mapping[str, Sequence[int]] | None = None,
     spec_at: Callable[[ModelSpec | None, str | None], ModelSpec | None] | None = None,
     host_busy_threshold_pct: float = HOST_BUSY_THRESHOLD_PCT,
+    budget_s: float = POINT_BUDGET_S,
 ) -> ColdStart:
     """Send the first requests to the just-loaded ``vr`` at batch 1, then at each of ``points``
     (``(batch size, swept shape)``, in the sweep's order) and record them in ``vr.cold_start``.
@@ -154,6 +165,7 @@ def first_requests(
         host_busy_threshold_pct: Other processes' CPU (% of one core) above which the
             requests of a size are flagged host busy (:func:`perf.measure.host.is_host_busy`;
             sampled as a sweep level is: :func:`perf.measure.host.own_roots`).
+        budget_s: Longest time spent at one size unless its latency settles first (:func:`send`).
     """
     record = vr.cold_start or ColdStart(variant=vr.name)
     vr.cold_start = record
@@ -172,6 +184,7 @@ def first_requests(
     except ToolkitError:  # an unreadable build record: sizes from --shape only
         served = None
     roots, not_sampled = own_roots(srv)
+    record.sizes = describe_dynamic(config, served, shapes or {})  # the sizes sent where none is swept, said (T16-11)
     for batch, shape in todo:
         sent = first_size(shape)  # a mix: its first entry, as perf_analyzer sends it (never the spec's opt, unsaid)
         fr = FirstRequests(
@@ -183,7 +196,7 @@ def first_requests(
         try:
             inputs = generate_inputs(sig, fr.batch_size, spec_at(served, sent) if spec_at else served, shapes=shapes)
             with HostSampler(roots or []) as hosts:
-                fr.latencies_ms = send(url, protocol, vr.name, inputs)
+                fr.latencies_ms = send(url, protocol, vr.name, inputs, budget_s)
             load = hosts.load(None, host_busy_threshold_pct) if roots else HostLoad.of(None, why_not=not_sampled)
             load.fill(fr)
         except Exception as e:  # ToolkitError, tritonclient's InferenceServerException, transport errors: recorded
@@ -195,10 +208,10 @@ def first_requests(
     return record
 
 
-def send(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray]) -> list[float]:
-    """Send the same request one at a time, :data:`MIN_REQUESTS` to :data:`MAX_REQUESTS`
-    times (:data:`POINT_BUDGET_S`), on one tritonclient connection opened before the first
-    (a liveness call, not timed); returns each request's latency in ms, in order."""
+def send(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray], budget_s: float = POINT_BUDGET_S) -> list[float]:
+    """Send the same request one at a time on one tritonclient connection opened before the first
+    (a liveness call, not timed) until their latency settles (:func:`keep_sending`); returns each
+    request's latency in ms, in order."""
     if protocol == "grpc":
         import tritonclient.grpc as m
     else:
@@ -208,11 +221,22 @@ def send(url: str, protocol: str, model: str, inputs: dict[str, np.ndarray]) -> 
         request = request_inputs(m, inputs)
         out: list[float] = []
         start = time.perf_counter()
-        while len(out) < MAX_REQUESTS and (len(out) < MIN_REQUESTS or time.perf_counter() - start < POINT_BUDGET_S):
+        while keep_sending(out, time.perf_counter() - start, budget_s):
             t0 = time.perf_counter()
             client.infer(model, request)
             out.append((time.perf_counter() - t0) * 1e3)
     return out
+
+
+def keep_sending(latencies_ms: list[float], elapsed_s: float, budget_s: float = POINT_BUDGET_S) -> bool:
+    """Whether to send one more request at a size: until the latencies settle
+    (:func:`perf.records.coldstart.settles`) and :data:`MIN_REQUESTS` were sent, at most :data:`MAX_REQUESTS`,
+    and no more after ``budget_s`` once :data:`MIN_REQUESTS` were (requests that did not settle by then are
+    recorded as such: :attr:`perf.records.coldstart.FirstRequests.not_settled`)."""
+    n = len(latencies_ms)
+    if n < MIN_REQUESTS:
+        return True
+    return n < MAX_REQUESTS and elapsed_s < budget_s and not settles(latencies_ms)
 
 
 def measure(
@@ -249,7 +273,7 @@ def measure(
                 ", ".join(map(str, left)),
                 f"above its max_batch_size {mbs}" if mbs else "it does not batch (max_batch_size 0): batch 1 only",
             )
-        return first_requests(srv, vr, config, variant, points, protocol, shapes)
+        return first_requests(srv, vr, config, variant, points, protocol, shapes, budget_s=STANDALONE_BUDGET_S)
     finally:
         if not srv.unload(variant.name):
             log.warning("%s was still loaded after its unload request", variant.name)

@@ -6,7 +6,10 @@ load itself (client side, from the repository API's load request to its answer, 
 server log times it), then single requests at each batch size and dynamic shape the sweep
 will send, in that order, right after the load, before the sweep's own warm-up. The first
 request at a size is compared with the sweep's steady-state level at that size and, where the
-sweep has none, with the median of the requests that follow it (:attr:`FirstRequests.own_median_ms`).
+sweep has none, with the latency its requests settled at (:func:`settled_at`, :attr:`FirstRequests.settled_ms`);
+where they did not settle, with nothing: no ratio, count or warmup count is given from requests that were still
+warming up (trial 16, T16-11: TorchScript's profiling executor keeps the first several calls slow, and the median
+of the eleven requests after the first, 100-750 ms, was called steady for a model whose sweep p50 was 1-4 ms).
 
 The steady-state rule (:data:`STEADY_RATIO`, :meth:`FirstRequests.requests_to_steady`) is the
 one place that decides how many requests a variant needs before its latency is steady; the
@@ -25,9 +28,41 @@ from perf.records.levels import LevelResult
 from perf.records.load import load_status
 
 #: A request is "steady" when its latency is at most this many times the steady latency at its
-#: batch size and shape: the sweep's p50 at concurrency 1 there, else the median of the requests
-#: that followed the first (robust to the slow first ones); :meth:`FirstRequests.requests_to_steady`.
+#: batch size and shape: the sweep's p50 at concurrency 1 there, else the latency its requests
+#: settled at (:func:`settled_at`); :meth:`FirstRequests.requests_to_steady`.
 STEADY_RATIO = 1.5
+
+#: The settle rule (:func:`settled_at`) is perf_analyzer's own stability rule: its last
+#: :data:`SETTLE_GROUPS` measurements each within :data:`SETTLE_PCT` % of their mean (perf_analyzer's
+#: ``--stability-percentage`` default 10, over its 3 last measurements), with each measurement here
+#: the median of :data:`SETTLE_GROUP` single requests in a row (one request is too noisy to be a
+#: measurement: a median of five ignores two stray ones, and a trend still moves the three medians).
+SETTLE_GROUP = 5
+#: See :data:`SETTLE_GROUP`.
+SETTLE_GROUPS = 3
+#: See :data:`SETTLE_GROUP`.
+SETTLE_PCT = 10.0
+#: Fewest requests the settle rule can judge: :data:`SETTLE_GROUPS` x :data:`SETTLE_GROUP`.
+SETTLE_WINDOW = SETTLE_GROUP * SETTLE_GROUPS
+
+
+def settles(latencies_ms: list[float]) -> bool:
+    """Whether the last :data:`SETTLE_WINDOW` latencies meet the settle rule (:data:`SETTLE_GROUP`):
+    the medians of their :data:`SETTLE_GROUPS` groups of :data:`SETTLE_GROUP` in a row each within
+    :data:`SETTLE_PCT` % of the groups' mean. ``False`` with fewer requests."""
+    if len(latencies_ms) < SETTLE_WINDOW:
+        return False
+    window = latencies_ms[-SETTLE_WINDOW:]
+    medians = [statistics.median(window[i : i + SETTLE_GROUP]) for i in range(0, SETTLE_WINDOW, SETTLE_GROUP)]
+    mean = statistics.fmean(medians)
+    return mean > 0 and all(abs(m - mean) <= SETTLE_PCT / 100 * mean for m in medians)
+
+
+def settled_at(latencies_ms: list[float]) -> int | None:
+    """How many requests had been sent when the latency first settled (:func:`settles` of the requests up to
+    there; the sender stops there, :func:`perf.coldstart.measure.send`), ``None`` when it never did."""
+    return next((n for n in range(SETTLE_WINDOW, len(latencies_ms) + 1) if settles(latencies_ms[:n])), None)
+
 
 #: What a request sent by Python's tritonclient may take above perf_analyzer's p50 for the same
 #: work without being slow (ms): the two clients' own time per request differs, additively. Seen
@@ -81,15 +116,22 @@ class FirstRequests:
         return self.latencies_ms[0] if self.latencies_ms else None
 
     @property
-    def own_median_ms(self) -> float | None:
-        """Median latency of the requests after the first (ms); ``None`` with fewer than 3 of them."""
-        rest = self.latencies_ms[1:]
-        return statistics.median(rest) if len(rest) >= 3 else None
+    def settled_ms(self) -> float | None:
+        """The latency its requests settled at (ms): the median of the :data:`SETTLE_WINDOW` requests that first
+        met the settle rule (:func:`settled_at`); ``None`` when they never did (still warming up, or too noisy,
+        when the sender stopped: :attr:`not_settled`)."""
+        n = settled_at(self.latencies_ms)
+        return statistics.median(self.latencies_ms[n - SETTLE_WINDOW : n]) if n is not None else None
+
+    @property
+    def not_settled(self) -> str:
+        """The words for requests that never settled: ``"steady not reached within 13 requests"``."""
+        return f"steady not reached within {len(self.latencies_ms)} request{'' if len(self.latencies_ms) == 1 else 's'}"
 
     @property
     def first_ratio(self) -> float | None:
-        """First request / :attr:`own_median_ms`; ``None`` when either is missing."""
-        med, first = self.own_median_ms, self.first_ms
+        """First request / :attr:`settled_ms`; ``None`` when either is missing."""
+        med, first = self.settled_ms, self.first_ms
         return first / med if first is not None and med else None
 
     def requests_to_steady(self, steady_ms: float | None = None) -> int | None:
@@ -97,23 +139,23 @@ class FirstRequests:
 
         The steady latency is ``steady_ms`` — the sweep's steady p50 at concurrency 1 at this size,
         the same reference the report divides the first request by, plus :data:`CLIENT_ALLOWANCE_MS`
-        for the other client — else (no such level, or ``triton-perf coldstart`` alone) the median
-        of the requests after the first (:attr:`own_median_ms`). So a first request the report
-        calls ``49×`` its steady latency is never counted as steady (issue 26: "requests to steady
-        0" under twelve requests that were all slow).
+        for the other client — else (no such level, or ``triton-perf coldstart`` alone) the latency
+        the requests settled at (:attr:`settled_ms`). So a first request the report calls ``49×`` its
+        steady latency is never counted as steady (issue 26: "requests to steady 0" under twelve
+        requests that were all slow), and requests still warming up are no reference (trial 16, T16-11).
 
         Args:
-            steady_ms: The sweep's steady latency at this size (ms); ``None``: the requests' own median.
+            steady_ms: The sweep's steady latency at this size (ms); ``None``: the requests' settled latency.
 
         Returns:
             0 when the first request was already steady; ``len(latencies_ms)`` when none of them was
-            (still slow after every request sent); ``None`` without a reference (fewer than 4
-            requests and no ``steady_ms``).
+            (still slow after every request sent); ``None`` without a reference (no ``steady_ms``, and
+            the requests never settled: :attr:`not_settled`).
         """
         if steady_ms:  # perf_analyzer's latency: these requests' client may add its own time per request
             limit = STEADY_RATIO * steady_ms + CLIENT_ALLOWANCE_MS
-        elif self.own_median_ms is not None:
-            limit = STEADY_RATIO * self.own_median_ms
+        elif (settled := self.settled_ms) is not None:
+            limit = STEADY_RATIO * settled
         else:
             return None
         return next((i for i, ms in enumerate(self.latencies_ms) if ms <= limit), len(self.latencies_ms))
@@ -148,6 +190,9 @@ class ColdStart:
             ``None``: not recorded (``triton-perf coldstart``, older runs). A resumed session
             measures again a variant whose record is not :attr:`complete`, and a record without a
             measurement never replaces one with (:func:`perf.coldstart.measure.load`).
+        sizes: The sizes of its inputs' dynamic dims at a size not swept (``shape`` ``None``), in words:
+            ``"input_ids [128] (--shape)"``, ``"seq=32 (the build's opt size of axis seq)"``
+            (:func:`perf.measure.inputs.describe_dynamic`); ``None``: no dynamic dim, or not recorded (older runs).
     """
 
     variant: str
@@ -160,6 +205,7 @@ class ColdStart:
     protocol: str = "http"
     others_loaded: list[str] | None = None
     session: int | None = None
+    sizes: str | None = None
 
     @property
     def measured(self) -> bool:
@@ -216,7 +262,8 @@ def steady_p50_ms(levels: list[LevelResult], batch_size: int, shape: str | None)
 
 def ratio(fr: FirstRequests, levels: list[LevelResult]) -> tuple[float | None, bool]:
     """``(first request / steady state, whether the steady state is the sweep's level)``:
-    the level's p50 where measured, else the requests' own median (:attr:`FirstRequests.first_ratio`); the
+    the level's p50 where measured, else the latency the requests settled at (:attr:`FirstRequests.first_ratio`;
+    ``None`` when they never settled); the
     report's cold-start table and conclusion (:mod:`perf.report.sections.coldstart`) divide by it."""
     first, level = fr.first_ms, steady_p50_ms(levels, fr.batch_size, fr.shape)
     if first is not None and level:

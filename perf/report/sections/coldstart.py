@@ -3,8 +3,9 @@
 Every number is computed here from the recorded fields (:class:`perf.records.coldstart.ColdStart`
 and the sweep's levels): a first request is compared with the sweep's steady-state p50 at
 concurrency 1 at the same batch size and shape (perf_analyzer's median); where the sweep has
-no such level the table says so and uses the median of the requests that followed the first
-one instead. Variants with and without warmup that differ in nothing else are compared
+no such level the table says so and uses the latency the requests settled at instead
+(:func:`perf.records.coldstart.settled_at`), and where they did not settle it gives no ratio, count or
+warmup count (:data:`NOT_SETTLED_NOTE`). Variants with and without warmup that differ in nothing else are compared
 (load time added, first request saved). The conclusion has the report's four parts: what
 was compared, the numbers, the mechanism (:mod:`perf.report.phrases`, family ``cold_start``), and
 where it holds; it ends with the warmup count measured for ``builders build --warmup-count``.
@@ -20,7 +21,17 @@ from builders.config.variants import Variant
 from core.wording import count, of, sentence
 from perf.analysis.effects.pairs import differing, variant_of
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, errors_text, flag_mark, fmt, table
-from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, ColdStart, FirstRequests, ratio, steady_count
+from perf.records.coldstart import (
+    CLIENT_ALLOWANCE_MS,
+    SETTLE_GROUP,
+    SETTLE_GROUPS,
+    SETTLE_PCT,
+    STEADY_RATIO,
+    ColdStart,
+    FirstRequests,
+    ratio,
+    steady_count,
+)
 from perf.records.levels import FLAG_MEANINGS, HOST_BUSY, LevelResult
 from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
@@ -28,8 +39,23 @@ from perf.report.sections.servers import how_loaded, session_words, sessions_sen
 
 #: The run id of ``triton-perf coldstart``'s own records (no run named with ``--into``).
 STANDALONE_RUN = "perf-coldstart"
-#: Marks a ratio to the requests' own median (the sweep measured no level at that size).
+#: Marks a ratio to the latency the requests settled at (the sweep measured no level at that size).
 OWN_MARK = "‡"
+#: What a ratio marked :data:`OWN_MARK` divides by, in short (:data:`SETTLED_WORDS` says the rule).
+SETTLED_SHORT = "the latency its requests settled at"
+#: What a ratio marked :data:`OWN_MARK` divides by, in words.
+SETTLED_WORDS = (
+    f"{SETTLED_SHORT} (the median of the first {SETTLE_GROUPS * SETTLE_GROUP} in a row whose "
+    f"{SETTLE_GROUPS} medians of {SETTLE_GROUP} were each within {SETTLE_PCT:g} % of their mean: perf_analyzer's "
+    "stability rule)"
+)
+#: Why requests that did not settle give no number (trial 16, T16-11: a "steady" of requests still warming up
+#: understated the ratio ~100x and advised --warmup-count 2).
+NOT_SETTLED_NOTE = (
+    "'steady not reached within N requests': the requests at that size were still warming up (or too noisy to "
+    "settle) when the sender stopped, and no sweep level gives a steady latency there, so no ratio, no count and no "
+    "warmup count is drawn from them"
+)
 
 
 @dataclasses.dataclass
@@ -59,6 +85,9 @@ def entries(run: RunResult) -> list[Entry]:
 def _count_text(e: Entry) -> str:
     """The table's count: the most over the sizes; ``none of 12`` where a size never got steady."""
     counts = [(n, f) for f in e.cold.first if (n := steady_count(f, e.levels)) is not None]
+    unsettled = [f for f in e.cold.first if f.latencies_ms and steady_count(f, e.levels) is None]
+    if unsettled:  # the most over the sizes is not known where one size has no steady reference
+        return "not reached" + (f" at {_size(unsettled[0])}" if len(e.cold.first) > 1 else "")
     if not counts:
         return "—"
     n, f = max(counts, key=lambda x: x[0])
@@ -69,6 +98,8 @@ def _ratio_text(fr: FirstRequests, levels: list[LevelResult]) -> str:
     if fr.error:
         return f"failed: {errors_text(fr.error)}"
     r, from_level = ratio(fr, levels)
+    if r is None and fr.latencies_ms:
+        return fr.not_settled
     return "—" if r is None else f"{r:,.1f}×" + ("" if from_level else OWN_MARK)
 
 
@@ -91,13 +122,14 @@ def table_lines(items: list[Entry], run: RunResult | None = None) -> list[str]:
         "requests before steady",
     ]
     rows: list[list[str]] = []
+    sized = any(e.cold.sizes for e in items)  # the sizes sent (--shape, the build's opt), said (trial 16, T16-11)
     for e in items:
         c = e.cold
         load = [
             fmt(c.load_s, 2),
             fmt(c.load_log_s, 2) + (f" (instances {fmt(c.instances_log_s, 2)})" if c.instances_log_s else ""),
         ]
-        head = [f"`{e.name}`", *(session(c) if session else []), c.warmup or "off", *load]
+        head = [f"`{e.name}`", *(session(c) if session else []), c.warmup or "off", *([c.sizes or "-"] if sized else []), *load]
         first = c.first_request
         if c.not_measured or first is None:
             rows.append([*head, c.why_not_measured or ""])
@@ -109,6 +141,9 @@ def table_lines(items: list[Entry], run: RunResult | None = None) -> list[str]:
         first_ms = fmt(first.first_ms, 1) + flag_mark(first.flag)
         rows.append([*head, first_ms, _ratio_text(first, e.levels), later, _count_text(e)])
     align: list[Align] = ["left", "left", "right", "right", "right", "right", "left", "right"]
+    if sized:
+        headers.insert(2, "inputs sized")
+        align.insert(2, "left")
     if session:
         headers.insert(1, "session")
         align.insert(1, "left")
@@ -153,7 +188,11 @@ def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tupl
     """``(count, reason)`` for ``builders build --warmup-count``: the most requests a variant
     without warmup needed at any size before one within :data:`STEADY_RATIO` x its steady latency
     (:func:`steady_count`; at least 1, every request sent where one size never got steady, and the
-    reason says so); ``None`` when no variant without warmup was measured."""
+    reason says so); ``None`` when no variant without warmup was measured, or when one of them never
+    settled at a size without a sweep level there (:func:`unsettled`: its count is not known, and a count
+    from the other sizes could be too low)."""
+    if unsettled([e for e in items if e.cold.warmup is None and not e.cold.not_measured]):
+        return None
     judged = [
         (n, e, f)
         for e in items
@@ -178,6 +217,12 @@ def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tupl
     return max(1, n), reason
 
 
+def unsettled(items: list[Entry]) -> list[tuple[Entry, FirstRequests]]:
+    """The sizes whose requests have no steady reference: answered, no sweep level there, and never settled
+    (:attr:`perf.records.coldstart.FirstRequests.not_settled`); no ratio, count or warmup count comes from them."""
+    return [(e, f) for e in items for f in e.cold.first if f.latencies_ms and steady_count(f, e.levels) is None]
+
+
 def _at(f: FirstRequests) -> str:
     return f"batch {f.batch_size}" + (f" [{f.size_text}]" if f.shape else "")
 
@@ -197,18 +242,22 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     measured = [e for e in items if e.cold.first_request is not None and not e.cold.not_measured]
     skipped = [e for e in items if e not in measured]
     sizes = sorted({_size(f) for e in measured for f in e.cold.first}, key=lambda s: (len(s), s))
+    sent = sorted({e.cold.sizes for e in measured if e.cold.sizes})  # the --shape given, said (trial 16, T16-11)
     parts = [
         f"**Cold start.** {count(len(items), 'variant')} {'was' if len(items) == 1 else 'were'} "
         + how_loaded(run, [e.cold.others_loaded for e in items], server.get("runtime", "?"))
-        + f" and sent single requests right after the load, before any other traffic, at {', '.join(sizes) or 'no size'}; "
+        + f" and sent single requests right after the load, before any other traffic, at {', '.join(sizes) or 'no size'}"
+        + (f" (inputs sized {' / '.join(sent)})" if sent else "")
+        + "; "
         + (
-            f"{own}, so each first request is compared with the median of the requests that followed it (marked {OWN_MARK})."
+            f"{own}, so each first request is compared with {SETTLED_SHORT} (marked {OWN_MARK})."
             if (own := _no_levels(run))
             else "each first request is compared with the sweep's steady p50 at concurrency 1 at that size "
-            f"(else, marked {OWN_MARK}, with the median of the requests that followed it)."
+            f"(else, marked {OWN_MARK}, with {SETTLED_SHORT})."
         )
     ]
     parts.append(_numbers(measured))
+    parts += [_unsettled_words(measured)] if unsettled(measured) else []
     facts = _facts(measured)
     mechanism = say("cold_start", facts)
     if mechanism:
@@ -227,6 +276,19 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     if step:
         parts.append(f"To warm up what a variant will be sent, rebuild with `--warmup random` (or `zero`) and `{step}`.")
     return " ".join(parts)
+
+
+def _unsettled_words(measured: list[Entry]) -> str:
+    """The sizes that never settled, named with the requests sent, and what is not drawn from them."""
+    gone = unsettled(measured)
+    named = "; ".join(f"`{e.name}` {_size(f)}: {f.not_settled}" for e, f in gone[:3]) + (
+        f"; and {len(gone) - 3} more" if len(gone) > 3 else ""
+    )
+    return (
+        f"At {count(len(gone), 'size')} the requests never settled ({named}): they were still warming up, or too "
+        "noisy, when the sender stopped, so no ratio, count of requests before steady or warmup count is drawn from "
+        "them (a sweep's steady level at that size, `--into RUN`, would be the reference)."
+    )
 
 
 def _first_ratios(e: Entry) -> tuple[float | None, list[tuple[float, FirstRequests]]]:
@@ -371,7 +433,9 @@ def _notes(lines: list[str], run: RunResult | None = None) -> list[str]:
     out = []
     if any(OWN_MARK in ln for ln in lines):
         why = _no_levels(run) or "the sweep measured no level at concurrency 1 at that size"
-        out += ["", f"{OWN_MARK} {why}: compared with the median of the requests that followed the first one."]
+        out += ["", sentence(f"{OWN_MARK} {why}: compared with {SETTLED_WORDS}")]
+    if any("steady not reached" in ln or "| not reached" in ln for ln in lines):
+        out += ["", sentence(NOT_SETTLED_NOTE)]
     if any(UNSTABLE_MARK in ln for ln in lines):
         out += ["", f"{UNSTABLE_MARK} host busy: {FLAG_MEANINGS[HOST_BUSY]} while those requests were sent."]
     return [
@@ -379,7 +443,7 @@ def _notes(lines: list[str], run: RunResult | None = None) -> list[str]:
         "",
         f"'requests before steady': how many were sent before the first within {STEADY_RATIO:g}× the steady latency "
         f"its ratio uses (the sweep's p50, plus {CLIENT_ALLOWANCE_MS:g} ms for the other client, else {OWN_MARK} the "
-        "requests' own median), the most over the sizes; 0: the "
+        "latency its requests settled at), the most over the sizes; 0: the "
         "first request was already steady; 'none of N': every request sent was slower. The first requests are sent by "
         "Python's tritonclient, whose own time per request can be above perf_analyzer's: a ratio to the sweep's p50 "
         "and the count are upper bounds.",

@@ -10,7 +10,7 @@ from factories import levels, make_run, params, variant_result
 
 from builders.config.variants import Variant
 from perf.coldstart import measure as coldstart
-from perf.records.coldstart import STEADY_RATIO, ColdStart, FirstRequests
+from perf.records.coldstart import SETTLE_WINDOW, STEADY_RATIO, ColdStart, FirstRequests
 from perf.records.results import RESULTS_KIND, RunResult
 from perf.report.sections import coldstart as coldstart_report
 
@@ -36,12 +36,12 @@ def test_load_times_come_from_the_server_log_lines_of_that_model():
 
 
 def test_steady_rule_counts_the_slow_requests_before_the_first_steady_one():
-    fr = FirstRequests(1, latencies_ms=[80.0, 30.0, 1.0, 1.1, 0.9, 1.0, 1.2])
-    assert fr.first_ms == 80.0 and fr.own_median_ms == pytest.approx(1.05)
-    assert fr.requests_to_steady() == 2 and fr.first_ratio == pytest.approx(80 / 1.05)
-    assert FirstRequests(1, latencies_ms=[1.0, 1.1, 0.9, 1.0]).requests_to_steady() == 0
-    assert FirstRequests(1, latencies_ms=[1.0 * STEADY_RATIO + 0.01, 1.0, 1.0, 1.0]).requests_to_steady() == 1
-    assert FirstRequests(1, latencies_ms=[5.0, 1.0]).requests_to_steady() is None  # no median to judge by
+    fr = FirstRequests(1, latencies_ms=[80.0, 30.0] + [1.0, 1.1, 0.9] * (SETTLE_WINDOW // 3))
+    assert fr.first_ms == 80.0 and fr.settled_ms == pytest.approx(1.0)
+    assert fr.requests_to_steady() == 2 and fr.first_ratio == pytest.approx(80 / 1.0)
+    assert FirstRequests(1, latencies_ms=[1.0, 1.1, 0.9] * (SETTLE_WINDOW // 3)).requests_to_steady() == 0
+    assert FirstRequests(1, latencies_ms=[1.0 * STEADY_RATIO + 0.01] + [1.0] * SETTLE_WINDOW).requests_to_steady() == 1
+    assert FirstRequests(1, latencies_ms=[5.0, 1.0]).requests_to_steady() is None  # never settled: nothing to judge by
     assert FirstRequests(1, latencies_ms=[5.0, 1.0]).requests_to_steady(1.0) == 1  # the sweep's level judges
     cs = ColdStart("m", first=[FirstRequests(8, error="refused"), fr, FirstRequests(4, latencies_ms=[9, 1, 1, 1, 1])])
     assert cs.first_request is fr and cs.at(4) is cs.first[2] and cs.at(4, "seq=8") is None
@@ -53,7 +53,7 @@ def test_a_slow_first_request_is_never_counted_steady():
     steady latency the ratio uses (the sweep's p50 at concurrency 1), and says when none got there."""
     slow = [724.9, 700.0, 690.0, 710.0, 705.0, 698.0, 702.0, 699.0, 701.0, 703.0, 697.0, 700.0]
     fr = FirstRequests(1, latencies_ms=slow)
-    assert fr.requests_to_steady() == 0  # by the requests' own median: all alike (no sweep level to judge by)
+    assert fr.requests_to_steady() is None  # 12 requests: too few to settle (no sweep level to judge by)
     assert fr.requests_to_steady(14.8) == 12 and fr.never_steady == "none of 12"  # 49x the sweep's p50
     run = make_run()
     v = run.variants[0]  # its c=1 p50 is 0.6 ms (make_run)
@@ -76,7 +76,7 @@ def _cold(first_b1: float, first_b8: float, load_s: float = 2.0, warmup: str | N
         instances_log_s=0.8,
         first=[
             FirstRequests(1, latencies_ms=[first_b1, 3.0, 0.9, 1.0, 1.0, 1.1]),
-            FirstRequests(8, latencies_ms=[first_b8, 2, 2, 2]),
+            FirstRequests(8, latencies_ms=[first_b8] + [2.0] * SETTLE_WINDOW),  # settled at 2 ms
         ],
     )
 
@@ -115,7 +115,7 @@ def test_report_table_compares_first_requests_with_the_sweeps_levels_and_says_wh
     row = [c.strip() for c in next(ln for ln in lines if "`mlp_onnx_cpu1_nodb_mbs64`" in ln).split("|")[1:-1]]
     # batch 1: the sweep's concurrency-1 p50 is 0.6 ms (make_run: p99 1.2 x 0.5) -> 60 / 0.6 = 100x
     assert row[1:6] == ["off", "2.00", "1.99 (instances 0.80)", "60.0", "100.0×"]
-    # batch 8: no level at batch 8 -> the requests' own median (2 ms), marked; 2 slow requests before the steady one
+    # batch 8: no level at batch 8 -> the latency its requests settled at (2 ms), marked; 2 slow requests at b1
     assert row[6:] == [f"b8 3.0×{coldstart_report.OWN_MARK}", "2"]
     assert f"{coldstart_report.OWN_MARK} the sweep measured no level" in text
     trt_row = next(ln for ln in lines if "mlp_trt_gpu1" in ln)
@@ -125,14 +125,15 @@ def test_report_table_compares_first_requests_with_the_sweeps_levels_and_says_wh
 
 def test_a_cold_start_without_a_sweep_never_names_the_sweeps_p50():
     """`triton-perf coldstart` alone said each first request "is compared with the sweep's steady p50" with
-    no sweep (trial 9): every ratio is to the following requests' median, and the words say so."""
+    no sweep (trial 9): every ratio is to the latency the requests settled at, and the words say so."""
     run = _run()
     for v in run.variants:
         v.levels = []
     text = "\n".join(coldstart_report.section(run))
     assert "sweep's steady p50" not in text and "the sweep measured no level" not in text
-    assert f"run {run.run_id} measured no level of these variants, so each first request is compared with the median" in text
-    assert f"{coldstart_report.OWN_MARK} run {run.run_id} measured no level of these variants: compared with the median" in text
+    none = f"run {run.run_id} measured no level of these variants"
+    assert f"{none}, so each first request is compared with the latency its requests settled at" in text
+    assert f"{coldstart_report.OWN_MARK} {none}: compared with the latency its requests settled at" in text
 
 
 def test_a_cold_start_without_into_says_no_run_was_named_not_that_no_sweep_measured():
@@ -145,7 +146,7 @@ def test_a_cold_start_without_into_says_no_run_was_named_not_that_no_sweep_measu
     entries = coldstart_report.entries(run)
     said = (
         "no run was named (`--into RUN` compares each first request with that run's steady p50 at concurrency 1), "
-        f"so each first request is compared with the median of the requests that followed it (marked {coldstart_report.OWN_MARK})."
+        f"so each first request is compared with the latency its requests settled at (marked {coldstart_report.OWN_MARK})."
     )
     assert said in coldstart_report.conclusion(run, entries)  # what the command prints
     assert "no sweep" not in "\n".join(coldstart_report.section(run))

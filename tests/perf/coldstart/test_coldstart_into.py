@@ -144,3 +144,22 @@ def test_a_named_variant_the_run_lacks_is_refused_by_name_beside_the_runs_own(sw
     assert f"'--variants': {other}" in text and f"not in the run {run_dir}" in text, text
     assert "each variant chosen" not in text
     assert (run_dir / results.RESULTS_FILE).read_bytes() == before
+
+
+def test_into_sends_at_the_runs_sizes_and_refuses_other_sizes_before_any_server(sweep, monkeypatch):
+    """Trial 16, T16-11: a cold start's steady reference is the run's level at the same batch size and shape; a
+    --shape other than the run's compared the first requests with levels of another input size (and, without
+    --shape, the build's opt sizes were sent whatever the run had swept at)."""
+    run, run_dir, repo, measured = sweep
+    cut = run.variants[1].name
+    dynamic = 'input [{ name: "input_ids" data_type: TYPE_INT64 dims: [-1] }]\n'
+    (repo / cut / "config.pbtxt").write_text(f'name: "{cut}"\nbackend: "python"\nmax_batch_size: 8\n{dynamic}')
+    run.settings["shapes"] = {"input_ids": [32]}  # the sweep's own --shape input_ids:32
+    results.save(run, run_dir)
+    got: list[Any] = []
+    monkeypatch.setattr(coldstart, "measure", lambda srv, variant, *a, **k: got.append(a[2]) or ColdStart(variant.name))
+    r = _invoke(["--variants", cut, "--into", str(run_dir), "-r", str(repo), "--shape", "input_ids:128"])
+    assert r.exit_code == 1 and isinstance(r.exception, PerfError) and not got, r.output
+    assert f"{cut}: input_ids [128] (--shape) where the run sent [32]" in r.exception.message
+    _invoke(["--variants", cut, "--into", str(run_dir), "-r", str(repo)])
+    assert got == [{"input_ids": [32]}]  # no --shape: the run's own
