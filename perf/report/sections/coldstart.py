@@ -5,7 +5,7 @@ and the sweep's levels): a first request is compared with the sweep's steady-sta
 concurrency 1 at the same batch size and shape (perf_analyzer's median); where the sweep has
 no such level the table says so and uses the latency the requests settled at instead
 (:func:`perf.records.coldstart.settled_at`), and where they did not settle it gives no ratio, count or
-warmup count (:data:`NOT_SETTLED_NOTE`). Variants with and without warmup that differ in nothing else are compared
+warmup count (:data:`perf.report.sections.coldstart_table.NOT_SETTLED_NOTE`). Variants with and without warmup that differ in nothing else are compared
 (load time added, first request saved). The conclusion has the report's four parts: what
 was compared, the numbers, the mechanism (:mod:`perf.report.phrases`, family ``cold_start``), and
 where it holds; it ends with the warmup count measured for ``builders build --warmup-count``.
@@ -17,137 +17,28 @@ import dataclasses
 import shlex
 import statistics
 
-from builders.config.variants import Variant
 from core.wording import count, of, sentence
-from perf.analysis.effects.pairs import differing, variant_of
-from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, Align, errors_text, flag_mark, fmt, table
-from perf.records.coldstart import (
-    CLIENT_ALLOWANCE_MS,
-    SETTLE_GROUP,
-    SETTLE_GROUPS,
-    SETTLE_PCT,
-    STEADY_RATIO,
-    ColdStart,
-    FirstRequests,
-    ratio,
-    steady_count,
-)
-from perf.records.levels import FLAG_MEANINGS, HOST_BUSY, LevelResult
+from perf.analysis.effects.pairs import differing
+from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, flag_mark, fmt
+from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, FirstRequests, ratio, steady_count
+from perf.records.levels import FLAG_MEANINGS, HOST_BUSY
 from perf.records.results import RunResult
 from perf.report.phrases import Facts, say
-from perf.report.sections.servers import how_loaded, session_words, sessions_sentence
+from perf.report.sections.coldstart_table import (  # the table, its marks and the variants' entries
+    NOT_SETTLED_NOTE,
+    OWN_MARK,
+    SETTLED_SHORT,
+    SETTLED_WORDS,
+    Entry,
+    entries,
+    size_label,
+    table_lines,
+    unsettled,
+)
+from perf.report.sections.servers import how_loaded, sessions_sentence
 
 #: The run id of ``triton-perf coldstart``'s own records (no run named with ``--into``).
 STANDALONE_RUN = "perf-coldstart"
-#: Marks a ratio to the latency the requests settled at (the sweep measured no level at that size).
-OWN_MARK = "‡"
-#: What a ratio marked :data:`OWN_MARK` divides by, in short (:data:`SETTLED_WORDS` says the rule).
-SETTLED_SHORT = "the latency its requests settled at"
-#: What a ratio marked :data:`OWN_MARK` divides by, in words.
-SETTLED_WORDS = (
-    f"{SETTLED_SHORT} (the median of the first {SETTLE_GROUPS * SETTLE_GROUP} in a row whose "
-    f"{SETTLE_GROUPS} medians of {SETTLE_GROUP} were each within {SETTLE_PCT:g} % of their mean: perf_analyzer's "
-    "stability rule)"
-)
-#: Why requests that did not settle give no number (trial 16, T16-11: a "steady" of requests still warming up
-#: understated the ratio ~100x and advised --warmup-count 2).
-NOT_SETTLED_NOTE = (
-    "'steady not reached within N requests': the requests at that size were still warming up (or too noisy to "
-    "settle) when the sender stopped, and no sweep level gives a steady latency there, so no ratio, no count and no "
-    "warmup count is drawn from them"
-)
-
-
-@dataclasses.dataclass
-class Entry:
-    """One variant's cold start with every level the sweep measured on it (all its shapes)."""
-
-    name: str
-    cold: ColdStart
-    params: Variant | None
-    levels: list[LevelResult]
-
-
-def entries(run: RunResult) -> list[Entry]:
-    """The variants of ``run`` with a cold-start record, once each (a report that splits a
-    variant into one series per swept shape gives its levels back to it), in run order."""
-    out: dict[str, Entry] = {}
-    for v in run.variants:
-        if v.cold_start is None:
-            continue
-        name = v.cold_start.variant
-        if name not in out:
-            out[name] = Entry(name, v.cold_start, variant_of(v), [])
-        out[name].levels += v.levels
-    return list(out.values())
-
-
-def _count_text(e: Entry) -> str:
-    """The table's count: the most over the sizes; ``none of 12`` where a size never got steady."""
-    counts = [(n, f) for f in e.cold.first if (n := steady_count(f, e.levels)) is not None]
-    unsettled = [f for f in e.cold.first if f.latencies_ms and steady_count(f, e.levels) is None]
-    if unsettled:  # the most over the sizes is not known where one size has no steady reference
-        return "not reached" + (f" at {_size(unsettled[0])}" if len(e.cold.first) > 1 else "")
-    if not counts:
-        return "—"
-    n, f = max(counts, key=lambda x: x[0])
-    return f.never_steady if n == len(f.latencies_ms) else str(n)
-
-
-def _ratio_text(fr: FirstRequests, levels: list[LevelResult]) -> str:
-    if fr.error:
-        return f"failed: {errors_text(fr.error)}"
-    r, from_level = ratio(fr, levels)
-    if r is None and fr.latencies_ms:
-        return fr.not_settled
-    return "—" if r is None else f"{r:,.1f}×" + ("" if from_level else OWN_MARK)
-
-
-def _size(fr: FirstRequests) -> str:
-    return f"b{fr.batch_size}" + (f" [{fr.size_text}]" if fr.shape else "")
-
-
-def table_lines(items: list[Entry], run: RunResult | None = None) -> list[str]:
-    """The cold-start table (markdown lines), one row per variant; in a ``run`` of several
-    sessions a column says which session each cold start is from (:func:`session_words`)."""
-    session = (lambda c: [session_words(run, c.session) or "-"]) if run is not None and len(run.sessions) > 1 else None
-    headers = [
-        "variant",
-        "warmup",
-        "load (s)",
-        "load in server log (s)",
-        "first request, batch 1 (ms)",
-        "vs steady p50",
-        "first request at later sizes vs steady",
-        "requests before steady",
-    ]
-    rows: list[list[str]] = []
-    sized = any(e.cold.sizes for e in items)  # the sizes sent (--shape, the build's opt), said (trial 16, T16-11)
-    for e in items:
-        c = e.cold
-        load = [
-            fmt(c.load_s, 2),
-            fmt(c.load_log_s, 2) + (f" (instances {fmt(c.instances_log_s, 2)})" if c.instances_log_s else ""),
-        ]
-        head = [f"`{e.name}`", *(session(c) if session else []), c.warmup or "off", *([c.sizes or "-"] if sized else []), *load]
-        first = c.first_request
-        if c.not_measured or first is None:
-            rows.append([*head, c.why_not_measured or ""])
-            continue
-        later = (
-            "; ".join(f"{_size(f)} {_ratio_text(f, e.levels)}{flag_mark(f.flag, words=False)}" for f in c.first if f is not first)
-            or "(no other size swept)"
-        )
-        first_ms = fmt(first.first_ms, 1) + flag_mark(first.flag)
-        rows.append([*head, first_ms, _ratio_text(first, e.levels), later, _count_text(e)])
-    align: list[Align] = ["left", "left", "right", "right", "right", "right", "left", "right"]
-    if sized:
-        headers.insert(2, "inputs sized")
-        align.insert(2, "left")
-    if session:
-        headers.insert(1, "session")
-        align.insert(1, "left")
-    return table(headers, rows, align)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -217,12 +108,6 @@ def measured_warmup_count(items: list[Entry], run_id: str | None = None) -> tupl
     return max(1, n), reason
 
 
-def unsettled(items: list[Entry]) -> list[tuple[Entry, FirstRequests]]:
-    """The sizes whose requests have no steady reference: answered, no sweep level there, and never settled
-    (:attr:`perf.records.coldstart.FirstRequests.not_settled`); no ratio, count or warmup count comes from them."""
-    return [(e, f) for e in items for f in e.cold.first if f.latencies_ms and steady_count(f, e.levels) is None]
-
-
 def _at(f: FirstRequests) -> str:
     return f"batch {f.batch_size}" + (f" [{f.size_text}]" if f.shape else "")
 
@@ -241,7 +126,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     server = run.environment.get("server") or {}
     measured = [e for e in items if e.cold.first_request is not None and not e.cold.not_measured]
     skipped = [e for e in items if e not in measured]
-    sizes = sorted({_size(f) for e in measured for f in e.cold.first}, key=lambda s: (len(s), s))
+    sizes = sorted({size_label(f) for e in measured for f in e.cold.first}, key=lambda s: (len(s), s))
     sent = sorted({e.cold.sizes for e in measured if e.cold.sizes})  # the --shape given, said (trial 16, T16-11)
     parts = [
         f"**Cold start.** {count(len(items), 'variant')} {'was' if len(items) == 1 else 'were'} "
@@ -281,7 +166,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
 def _unsettled_words(measured: list[Entry]) -> str:
     """The sizes that never settled, named with the requests sent, and what is not drawn from them."""
     gone = unsettled(measured)
-    named = "; ".join(f"`{e.name}` {_size(f)}: {f.not_settled}" for e, f in gone[:3]) + (
+    named = "; ".join(f"`{e.name}` {size_label(f)}: {f.not_settled}" for e, f in gone[:3]) + (
         f"; and {len(gone) - 3} more" if len(gone) > 3 else ""
     )
     return (
@@ -323,7 +208,9 @@ def _numbers(measured: list[Entry]) -> str:
     later = [(r, f, e) for e in cold for r, f in _first_ratios(e)[1]]
     if later:
         r, f, e = max(later, key=lambda x: x[0])
-        text += f" The first request at a size not sent before was up to {r:,.1f}× its steady latency (`{e.name}`, {_size(f)})."
+        text += (
+            f" The first request at a size not sent before was up to {r:,.1f}× its steady latency (`{e.name}`, {size_label(f)})."
+        )
     pairs = warmup_pairs(measured)
     added = [a for p in pairs if (a := p.load_added_s) is not None]
     saved = [s for p in pairs if (s := p.first_saved_ms) is not None]
@@ -352,7 +239,7 @@ def _busy_words(measured: list[Entry]) -> str:
     firsts = [f for fs in busy.values() for f in fs]
     if not firsts:
         return ""
-    sizes = {_size(f): sum(1 for fs in busy.values() if any(_size(f) == _size(x) for x in fs)) for f in firsts}
+    sizes = {size_label(f): sum(1 for fs in busy.values() if any(size_label(f) == size_label(x) for x in fs)) for f in firsts}
     at = ", ".join(f"at {size}" + (f" for {n}" if len(sizes) > 1 else "") for size, n in sizes.items())
     most = max((f.host_busy_pct or 0.0) for f in firsts)
     return (
