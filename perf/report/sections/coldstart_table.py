@@ -29,8 +29,8 @@ SETTLED_WORDS = (
 #: understated the ratio ~100x and advised --warmup-count 2).
 NOT_SETTLED_NOTE = (
     "'steady not reached within N requests': the requests at that size were still warming up (or too noisy to "
-    "settle) when the sender stopped, and no sweep level gives a steady latency there, so no ratio, no count and no "
-    "warmup count is drawn from them"
+    "settle) when the sender stopped, and no level of a run named with --into gives a steady latency there, so no "
+    "ratio, no count and no warmup count is drawn from them"
 )
 
 
