@@ -108,6 +108,7 @@ def _events(console: Any) -> Any:
     from rich.markup import escape
 
     from perf.colocate import judge
+    from perf.records.levels import window_failure
 
     def on_event(e: dict[str, Any]) -> None:
         if e["event"] == "step":
@@ -125,7 +126,7 @@ def _events(console: Any) -> Any:
             parts = [
                 f"{s.model} {s.throughput_infer_per_s:,.0f} infer/s p99 {_num(s.latency_p99_ms, '.2f')} ms"
                 if s.ok
-                else f"{s.model} error: {s.error}"
+                else f"{s.model}{':' if window_failure(s.error) else ' error:'} {s.error}"  # a miss: this round's (T16-12)
                 for s in v.samples
             ]
             flag = " [host busy]" if v.host_busy else ""
@@ -137,14 +138,15 @@ def _events(console: Any) -> Any:
 
 
 def _finish(run: Any, console: Any, no_report: bool) -> None:
-    """Print the pick and its neighbours' cost (or "not achieved" and the closest), write the report;
-    exit 1 when no combination was measured with numbers for every model."""
+    """Print the pick and its neighbours' cost (or "not achieved" and the closest: an answer, exit 0), write
+    the report; exit 1 when no combination was measured with numbers for every model (nothing to judge: never
+    said "not achieved" too)."""
     from rich.markup import escape
     from rich.table import Table
 
     from perf.colocate import verdict
     from perf.colocate.builds import combination_words
-    from perf.colocate.closest import closest, closest_title, closest_words, reason
+    from perf.colocate.closest import NOTHING_MEASURED, closest, closest_title, closest_words, reason
     from perf.colocate.judge import NEIGHBOUR_COLUMNS, neighbour_cost
     from perf.report.colocation import REPORT_FILE
 
@@ -166,13 +168,13 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
 
             print_report(run.run_dir, None)
         return
+    near = closest(rec) if rec.pick is None else None
     if rec.pick is not None:
         count = f" ({rec.instances(rec.pick)} instances in all)" if rec.objective == "fewest-instances" else ""
         click.echo(f"combination: {combination_words(rec, rec.pick)}{count}")
-    else:
+    elif near is not None:  # an answer (exit 0); with nothing measured to judge, the error below says so (T16-12)
         click.echo("combination: not achieved")
     click.echo(f"why: {reason(rec)}")
-    near = closest(rec) if rec.pick is None else None
     if near is not None:  # report.md's words (perf.colocate.closest.closest_words)
         click.echo(f"{closest_title(rec, near)}: {closest_words(rec, near)}")
     rows = neighbour_cost(rec)
@@ -186,7 +188,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
                 r.variant,
                 _num(r.alone),
                 _num(r.together),
-                r.paired.spread_text() if r.paired else "not measured in the same rounds",
+                r.paired.spread_text() if r.paired else r.unpaired,
                 _num(r.p99_ms, ".3g"),
                 _num(r.queue_us),
                 _num(r.compute_us),
@@ -206,11 +208,13 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
             if not no_report
             else f"`triton-perf report {run.run_dir}` writes {REPORT_FILE} (the why, the closest and every combination)"
         )
-        if near is None:
+        if near is None:  # nothing to judge: an error, and the flag that fixes a window miss (trial 16, T16-12)
             from core.errors import PerfError
+            from perf.colocate.windows import missed_words
 
+            missed = missed_words(rec, run.opts.resume)
             raise PerfError(
-                f"no combination was measured with numbers for every model: {rec.pick_reason}",
+                f"{NOTHING_MEASURED}: {rec.pick_reason}" + (f"; {missed}" if missed else ""),
                 hint=f"{report}, and the server log in {run.run_dir}",
             )
         click.echo(f"not achieved: no combination measured meets every target; {report}")

@@ -19,6 +19,9 @@ from perf.records.colocation import ColocationRecord
 #: combination: a closest named by another rule, on numbers of different rounds. The report and the
 #: console say the closest themselves (:func:`closest_lines`), so :func:`reason` leaves it out.
 _OLD_CLOSEST = "; the closest measured: "
+#: A run without a pick and without a closest combination: no verdict (not "not achieved", an answer
+#: exit 0), an error (exit 1; trial 16, T16-12: the console said both).
+NOTHING_MEASURED = "no combination was measured with numbers for every model"
 
 
 def reason(record: ColocationRecord) -> str:

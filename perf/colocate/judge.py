@@ -206,6 +206,24 @@ def compare(
     return paired(series(visits, step, candidate, rounds, models), series(visits, step, held, rounds, models))
 
 
+def unpaired(visits: Sequence[ColocationVisit], step: int, a: Combination, b: Combination, rounds: int, b_label: str) -> str:
+    """Why ``a`` and ``b`` of ``step`` have no paired comparison (:func:`paired` gave ``None``), from what is
+    missing: no round measured both, or every round that did lacked a model's numbers, which model's and in how
+    many of them (trial 16, T16-13: "not measured in the same rounds as the held combination" of two
+    combinations measured in each of the same 3 rounds, where b's windows had seen no request complete)."""
+    va, vb = by_round(visits, step, a, rounds), by_round(visits, step, b, rounds)
+    shared = [(x, y) for x, y in zip(va, vb) if x is not None and y is not None]
+    if not shared:
+        return f"not measured in the same rounds as {b_label}"
+    lacking: dict[str, int] = {}
+    for x, y in shared:
+        for m in sorted({s.model for s in (*x.samples, *y.samples) if not s.ok}):
+            lacking[m] = lacking.get(m, 0) + 1
+    n = len(shared)
+    said = ", ".join(f"{m} had none in {k} of them" for m, k in lacking.items())
+    return f"measured in the same {n} {'round' if n == 1 else 'rounds'} as {b_label}, none with numbers for every model of both ({said})"
+
+
 @dataclasses.dataclass(frozen=True)
 class Neighbours:
     """What its neighbours cost one model of the pick: medians over the final step's rounds, the
@@ -214,9 +232,10 @@ class Neighbours:
     Attributes:
         model, variant: The model and its variant in the pick.
         alone, together: Median throughput alone and co-located (infer/s).
-        paired: Co-located against alone, round by round (``None``: not measured in the same rounds).
+        paired: Co-located against alone, round by round (``None``: no round with numbers of both).
         p99_ms, queue_us, compute_us: Co-located: p99 as the budget judges it (ms, :func:`budget_p99`),
             median queue and compute time per request (µs).
+        unpaired: Without ``paired``, why (:func:`unpaired`).
     """
 
     model: str
@@ -227,6 +246,7 @@ class Neighbours:
     p99_ms: float | None
     queue_us: float | None
     compute_us: float | None
+    unpaired: str = ""
 
 
 #: The columns of the "alone vs co-located" table, in the console and in the report.
@@ -266,6 +286,7 @@ def neighbour_cost(record: ColocationRecord) -> list[Neighbours]:
                 budget_p99(record.visits, final.index, record.pick, final.rounds, m),
                 median(together("server_queue_us")),
                 median(together("server_compute_us")),
+                unpaired(record.visits, final.index, record.pick, {m: v}, final.rounds, f"{v} alone"),
             )
         )
     return rows

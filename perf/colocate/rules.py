@@ -198,7 +198,9 @@ def reason(
     """The sentence of one decision."""
     v, p = c.variant, c.paired
     if p is None:
-        return f"{v}: not measured in the same rounds as the held combination"
+        return f"{v}: " + judge.unpaired(
+            record.visits, step.index, {**held, step.model or "": v}, held, step.rounds, "the held combination"
+        )
     said = p.describe("higher weighted throughput", "lower weighted throughput")
     fewest = record.objective == "fewest-instances"
     count = f" ({c.instances} instances in all, the held {record.instances(dict(held))})" if fewest else ""
@@ -231,7 +233,9 @@ def _versus(record: ColocationRecord, step: SearchStep, held: Mapping[str, str],
         judge.series(record.visits, step.index, {**held, model: best.variant}, step.rounds, record.models),
     )
     if p is None:
-        return f"not measured in the same rounds as {best.variant}"
+        return judge.unpaired(
+            record.visits, step.index, {**held, model: c.variant}, {**held, model: best.variant}, step.rounds, best.variant
+        )
     if p.verdict == "lower":
         return f"{best.variant}'s weighted throughput is higher by the paired rule: {p.spread_text()}"
     if p.verdict == "higher":

@@ -14,6 +14,7 @@ from builders.repository.view import Repository
 from clients.runtimes.served import Loaded
 from clients.server import TritonServer
 from core.errors import PerfError
+from perf.colocate import windows
 from perf.colocate.gpu import GpuProbe
 from perf.colocate.measure import ModelLoad, measure_together
 from perf.colocate.options import ColocateOptions
@@ -142,7 +143,7 @@ class ServerSource:
             round_index,
             order,
             dict(combination),
-            got.samples,
+            windows.hinted(self.record, got.samples, self.opts.resume),  # a window miss: the flag that fixes it
             got.wall_s,
             got.host_busy_pct,
             got.host_busy,

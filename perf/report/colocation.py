@@ -19,8 +19,9 @@ from core.wording import sentence
 from perf.analysis.stats.paired import RULE, p_words
 from perf.colocate import judge, verdict
 from perf.colocate.builds import combination_words, with_build_checks
-from perf.colocate.closest import closest, closest_lines, reason
+from perf.colocate.closest import NOTHING_MEASURED, closest, closest_lines, reason
 from perf.colocate.rules import uncalled
+from perf.colocate.windows import missed_words
 from perf.markdown import Align, fmt, fmt_given, table
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff, tradeoff_title
 from perf.records import colocation
@@ -163,7 +164,7 @@ def pick_section(record: ColocationRecord) -> list[str]:
                         r.variant,
                         fmt(r.alone, 0),
                         fmt(r.together, 0),
-                        r.paired.describe("higher", "lower") if r.paired else "not measured in the same rounds",
+                        r.paired.describe("higher", "lower") if r.paired else r.unpaired,
                         fmt(r.p99_ms, 2),
                         fmt(r.queue_us, 0),
                         fmt(r.compute_us, 0),
@@ -198,15 +199,22 @@ def targets_lines(record: ColocationRecord, rows: list[judge.Neighbours]) -> lis
 def not_achieved(record: ColocationRecord) -> list[str]:
     """Without a pick: what was asked was not achieved; the closest combination measured, why it
     misses, and its numbers."""
+    near = closest(record)
+    if near is None:  # nothing to judge: no verdict (the run's exit 1), the flag that fixes a window miss (T16-12)
+        missed = missed_words(record, bool(record.resumed))
+        return [
+            f"**What**: no verdict: {NOTHING_MEASURED}.",
+            "",
+            f"**Why**: {sentence(reason(record))}",
+            "",
+            *([f"**Windows**: {sentence(missed)}", ""] if missed else []),
+        ]
     head = "**What**: not achieved" + (
         f": the fewest instances that meet {judge.targets_words(record)} were not found"
         if record.objective == "fewest-instances"
         else ""
     )
     lines = [sentence(head), "", f"**Why**: {sentence(reason(record))}", ""]
-    near = closest(record)
-    if near is None:
-        return [*lines, "**The numbers**: no combination was measured with numbers for every model."]
     c = near.measured
     names = [m.name for m in record.models]
     rows = [

@@ -117,32 +117,42 @@ def other_design_refusal(opts: SweepOptions, design: str) -> FlagError | None:
     return FlagError("; ".join(said), flag=flags[0], hint="; ".join(fixes)) if said else None
 
 
-def act_on(field: str, advice: str, resumed: bool) -> str:
+def act_on(field: str, advice: str, resumed: bool, flag: str | None = None) -> str:
     """``advice`` (e.g. ``"try --round-window 600"``), which names the flag of ``field`` (a
     :class:`SweepOptions` field, ``measure.x`` for a measurement setting), as one the user can act
     on: on a resumed run, which keeps its saved settings but :data:`RUN_FLAGS` and
-    :data:`REPORT_SETTINGS` (:func:`perf.sweep.options.resumed_options`), it is a new run's."""
+    :data:`REPORT_SETTINGS` (:func:`perf.sweep.options.resumed_options`), it is a new run's. ``flag``: the
+    flag's name where ``field`` is another command's (a co-location run's ``window_ms``, which its
+    resume keeps too)."""
     name = field.rpartition(".")[2]
     if not resumed or name in (*RUN_FLAGS, *REPORT_SETTINGS):
         return advice
-    return f"start a new run (--run-id NEW) and {advice}: a resumed run keeps its saved {flag_of(field)}"
+    return f"start a new run (--run-id NEW) and {advice}: a resumed run keeps its saved {flag or flag_of(field)}"
 
 
 def window_hint(error: str, design: str, window_ms: int, slowest_ms: float | None = None, resumed: bool = False) -> str:
     """``error`` followed by the toolkit flag that sets perf_analyzer's window, and a value to try, when
     perf_analyzer said a window saw no request complete ("Please use a larger time window": a flag of its
     own the toolkit sets; trial 13, T13-7: TorchScript visits at p99 130-630 ms in 300 ms windows); else
-    ``error`` as it is. The flag is ``design``'s (:data:`DESIGN_ONLY`); the value twice the window, or twice
-    ``slowest_ms`` (the variant's highest measured latency, ms) where that is more, in whole 100 ms; on a
-    ``resumed`` run, a new run's (:func:`act_on`)."""
+    ``error`` as it is. The flag is ``design``'s (:data:`DESIGN_ONLY`); the value and its words
+    :func:`window_advice`'s."""
     if not window_failure(error):
         return error
     field = "round_window_ms" if design == "rounds" else "measure.measurement_interval_ms"
     flag = flag_of(field)
+    return f"{error} (no request completed within a {window_ms} ms window, which {flag} sets: " + (
+        window_advice(flag, field, window_ms, slowest_ms, resumed) + ")"
+    )
+
+
+def window_advice(flag: str, field: str, window_ms: int, slowest_ms: float | None, resumed: bool) -> str:
+    """What to try where a window of ``window_ms`` saw no request complete: ``flag`` (of ``field``) at twice
+    the window, or twice ``slowest_ms`` (the highest latency measured of what missed, ms) where that is more,
+    in whole 100 ms; on a ``resumed`` run, a new run's (:func:`act_on`). The sweep's rule, and a co-location
+    run's (trial 16, T16-12)."""
     try_ms = max(2 * window_ms, math.ceil(2 * (slowest_ms or 0.0) / 100.0) * 100)
     slow = f", twice its slowest p99 measured ({slowest_ms:.0f} ms)" if slowest_ms and try_ms > 2 * window_ms else ""
-    advice = act_on(field, f"try {flag} {try_ms}{slow}", resumed)
-    return f"{error} (no request completed within a {window_ms} ms window, which {flag} sets: {advice})"
+    return act_on(field, f"try {flag} {try_ms}{slow}", resumed, flag)
 
 
 def flag_of(field: str) -> str:
