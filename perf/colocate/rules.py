@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
+from core.wording import count
 from perf.analysis.stats.paired import Paired, paired
 from perf.colocate import judge
 from perf.records.colocation import ColocatedModel, ColocationRecord, MoveDecision, SearchStep
@@ -73,19 +74,30 @@ def best_alone(record: ColocationRecord, step: SearchStep, model: ColocatedModel
     fewest = record.objective == "fewest-instances"
     if ok:
         v, thr, p99, _m, _w = max(ok, key=lambda r: (-model.instances_of(r[0]) if fewest else 0, r[1] or 0.0))
-        said = f"{thr:,.0f} infer/s median, p99 {p99:.3g} ms" + _met_words(model)
+        said = f"{thr:,.0f} infer/s median, p99 {p99:.3g} ms" + _met_words(model) + _partly(record, step, model, v)
         if fewest:
             return v, f"the fewest instances alone that meet its targets ({model.instances_of(v)}): {said}"
         return v, f"best alone: {said}"
     near = [r for r in rows if r[4] is not None]
     if near:
         v, _thr, _p99, missed, _w = min(near, key=lambda r: (r[4] or 0.0, model.instances_of(r[0])))
-        return v, f"no variant meets its targets alone; the nearest alone ({'; '.join(missed)})"
+        return v, f"no variant meets its targets alone; the nearest alone ({'; '.join(missed)}){_partly(record, step, model, v)}"
     measured = [r for r in rows if r[2] is not None]
     if measured:
         v, _thr, p99, _m, _w = min(measured, key=lambda r: r[2] or 0.0)
-        return v, f"no variant within the budget alone; the lowest p99 alone ({p99:.3g} ms)"
+        return v, f"no variant within the budget alone; the lowest p99 alone ({p99:.3g} ms){_partly(record, step, model, v)}"
     return model.variants[0], "no variant measured alone; the first variant"
+
+
+def _partly(record: ColocationRecord, step: SearchStep, model: ColocatedModel, variant: str) -> str:
+    """Where ``variant`` alone had numbers in fewer of the step's rounds than were measured, how many, and that
+    the start rests on them (trial 16, T16-14: a start held on 1 visit of 3, the other 2 without numbers, said
+    as any other start); ``""`` where every round had numbers."""
+    got = judge.model_series(record.visits, step.index, {model.name: variant}, step.rounds, model.name, "throughput_infer_per_s")
+    k = sum(x is not None for x in got)
+    if k == step.rounds:
+        return ""
+    return f"; numbers in only {k} of its {step.rounds} rounds, the others without: a start on {count(k, 'round')}"
 
 
 def _met_words(model: ColocatedModel) -> str:

@@ -115,3 +115,23 @@ def test_a_run_whose_every_combination_missed_its_windows_is_an_error_naming_the
     rec = colocation.load(run_dir)
     assert rec.pick is None
     assert all("not measured this round" in (s.error or "") for v in rec.visits for s in v.samples if not s.ok)
+
+
+def test_a_start_on_fewer_rounds_than_were_measured_says_so() -> None:
+    """Trial 16, T16-14: step 2 held b's variant with numbers in 1 visit of 3 (the others' windows saw no
+    request complete), said as any start."""
+    from perf.colocate import rules
+    from perf.records.colocation import SearchStep
+
+    rec = _record()
+    rec.visits.clear()
+    model = ColocatedModel("b", ["b1", "b2"], concurrency=1, latency_budget_ms=50.0)
+    rec.models = [model]
+    step = SearchStep(index=0, kind="alone", model=None, held={}, targets=[{"b": "b1"}, {"b": "b2"}], rounds=3)
+    for r in range(3):
+        for v in ("b1", "b2"):
+            sample = ModelSample("b", v, 24.0, SLOWEST_MS) if (v, r) == ("b1", 0) else ModelSample("b", v, error=RAW)
+            rec.visits.append(ColocationVisit(0, r, 0, {"b": v}, [sample], 1.0, None, False))
+    variant, why = rules.best_alone(rec, step, model)
+    assert variant == "b1"
+    assert why.endswith("; numbers in only 1 of its 3 rounds, the others without: a start on 1 round"), why
