@@ -376,11 +376,11 @@ class TritonServer:
 
         SIGINT is tritonserver's graceful shutdown: it stops accepting requests, waits up to
         ``--exit-timeout-secs`` (``opts.exit_timeout_s``) for in-flight ones and unloads the
-        models. The default wait is that timeout plus 5 s, so a draining server is never
-        killed early. Safe to call more than once.
+        models. The default wait is that timeout plus 5 s (:meth:`Runtime.stop_wait_s`), so a draining
+        server is never killed early. Safe to call more than once.
         """
         if timeout_s is None:
-            timeout_s = self.opts.exit_timeout_s + 5
+            timeout_s = self.runtime_impl.stop_wait_s()
         if not self.runtime_impl.launches and self.tenancy is not None:  # left with the models it was found with
             tenancy, self.tenancy = self.tenancy, None
             self.left_differently = tenancy.leave(self.http_url)

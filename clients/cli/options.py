@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from clients.runtimes.options import REMOTE_PANEL, ServerOptions
+from clients.runtimes.server_flags import server_arg_refusal
 from core.options import build, options, panel_fields
 
 F = Callable[..., Any]
@@ -35,6 +36,8 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
 
     Raises:
         ValueError: ``omit`` names a field ServerOptions does not have.
+        FlagError: (when the command runs) a ``--server-arg`` the toolkit does not let through
+            (:mod:`clients.runtimes.server_flags`).
     """
     if fn is None:
         return functools.partial(server_options, repository_flag=repository_flag, omit=omit)
@@ -50,6 +53,9 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
             if kwargs.get("repository") is None:
                 raise click.UsageError("a model repository is needed (--repository)")
             opts = dataclasses.replace(opts, repository=kwargs["repository"])
+        # before the command reads anything; the flags one runtime sets: once it is resolved (Runtime)
+        if (refused := server_arg_refusal(opts.extra_args, "remote" if opts.urls else None)) is not None:
+            raise refused
         return fn(*args, server_opts=opts, **kwargs)
 
     return options(ServerOptions, omit=left_out)(wrapper)

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from clients.runtimes.identity import found_artifact
 from clients.runtimes.options import ServerOptions
 from clients.runtimes.served import Delivery
+from clients.runtimes.server_flags import passed_value, server_arg_refusal
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,6 +94,15 @@ class Runtime(abc.ABC):
     backends: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(self, opts: ServerOptions) -> None:
+        """Keep ``opts``.
+
+        Raises:
+            FlagError: a ``--server-arg`` this runtime's server does not take from the user: one the toolkit
+                sets itself or that changes what it measures or says, or any with a server it does not start
+                (:func:`clients.runtimes.server_flags.server_arg_refusal`), before anything is started.
+        """
+        if (refused := server_arg_refusal(opts.extra_args, self.name if self.launches else "remote")) is not None:
+            raise refused
         self.opts = opts
 
     @classmethod
@@ -177,6 +187,13 @@ class Runtime(abc.ABC):
             "out): state the field in the variant's config.pbtxt, or start the server with "
             "--server-arg=--disable-auto-complete-config"
         )
+
+    def stop_wait_s(self) -> float:
+        """How long a stop waits for the server to exit: its ``--exit-timeout-secs`` (``opts.exit_timeout_s``, or
+        the one passed through, which tritonserver takes: the last given) and 5 s more, so a draining server is
+        never killed early."""
+        given = passed_value(self.opts.extra_args, "--exit-timeout-secs")
+        return (int(given) if given and given.isdigit() else self.opts.exit_timeout_s) + 5
 
     def args(self, ports: Ports, repository: str) -> list[str]:
         """:func:`server_args` for this runtime (address bound or not)."""

@@ -74,7 +74,8 @@ class ServerOptions:
         log_verbose: ``--log-verbose`` level.
         metrics_interval_ms: ``--metrics-interval-ms`` (how often gauges such as CPU/GPU
             utilisation are refreshed; default 500 ms).
-        extra_args: Further tritonserver flags, passed through verbatim (``--server-arg``).
+        extra_args: Further tritonserver flags, passed through verbatim (``--server-arg``); those the
+            toolkit sets itself are refused (:mod:`clients.runtimes.server_flags`).
         start_timeout_s: Seconds to wait for readiness (default 120; ``--start-timeout``).
         exit_timeout_s: tritonserver `--exit-timeout-secs`: how long a stop waits for in-flight
             requests before the server exits (default 15 s; `stop()` waits 5 s longer).
@@ -150,7 +151,9 @@ class ServerOptions:
     extra_args: Annotated[tuple[str, ...], Flag(decls=("--server-arg",), repeat=True, metavar="FLAG", panel=SERVER_PANEL)] = (
         Field(
             default=(),
-            description="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false.",
+            description="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false; "
+            "one the toolkit sets itself or that changes what it measures or says (the repository, a port, a listen "
+            "address, the model control, the log...) is refused, naming the toolkit's flag to use.",
         )
     )
     start_timeout_s: Annotated[float, Flag(decls=("--start-timeout",), panel=SERVER_PANEL)] = Field(

@@ -271,6 +271,19 @@ def direct_flag_advice(option: str) -> str | None:
     return f"{said}: pass it through, {through}"
 
 
+def shadowed_repository(repository: object) -> str | None:
+    """What a sweep's missing ``--repository`` named by a number is (``perf/run_sweep.sh -r 5``: perf_analyzer's
+    ``-r``, its max trials, read by the sweep as its own ``-r``, the repository), in one line; ``None`` for
+    another name."""
+    if not str(repository).isdigit():
+        return None
+    flag = _SHORT["r"]
+    return (
+        f"model repository {repository} does not exist: the sweep's -r is {flag_of('server.repository')}, "
+        f"not perf_analyzer's -r{_aka(flag, '-r')}: {_fix(flag, '-r')}"
+    )
+
+
 def _long(name: str) -> tuple[str, AnalyzerFlag] | None:
     """The flag ``--name`` is to perf_analyzer's ``getopt_long`` (its spelling and the flag): its own,
     or the one flag it abbreviates."""

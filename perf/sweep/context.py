@@ -18,6 +18,7 @@ from typing import Any
 from builders.model.spec_flags import wider_range_hint
 from builders.repository.missing import repository_not_found
 from builders.repository.view import Repository
+from clients.runtimes.server_flags import server_arg_refusal
 from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
 from perf.coldstart import measure as coldstart
@@ -35,7 +36,7 @@ from perf.search.events import log_event
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.search.resumed import resumed_budget
-from perf.sweep.analyzer_flags import pass_through_refusal
+from perf.sweep.analyzer_flags import pass_through_refusal, shadowed_repository
 from perf.sweep.design_flags import other_design_refusal, window_hint
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
 from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, nothing_to_resume, require_plannable, take_again
@@ -76,15 +77,18 @@ class SweepBase:
             )
             opts = dataclasses.replace(opts, time_budget_s=left)
         self.opts = opts
-        # a resumed run keeps its design and settings (resumed_options said what it ignored), its
-        # perf_analyzer flags too: one the sweep sets per level would relabel its numbers (trial 16, T16-6)
-        unread = other_design_refusal(opts, opts.design) if saved is None else None
-        if (refused := unread or pass_through_refusal(opts.measure.extra_args, resumed=saved is not None)) is not None:
+        # a resumed run keeps its design and settings (resumed_options said what it ignored), its perf_analyzer
+        # and server flags too: one the sweep sets would relabel its numbers (trial 16, T16-6; the server's are
+        # checked again once the runtime is resolved)
+        unread, again = other_design_refusal(opts, opts.design) if saved is None else None, saved is not None
+        runtime = "remote" if opts.server.urls else opts.server.runtime
+        pa, srv = opts.measure.extra_args, opts.server.extra_args
+        if (refused := unread or pass_through_refusal(pa, again) or server_arg_refusal(srv, runtime, again)) is not None:
             raise refused
         self.progress = progress or log_event  # each message said once (perf.search.events)
         repo = Path(opts.server.repository)
         if not repo.is_dir():  # before perf_analyzer is looked for and run: the more basic error first
-            raise repository_not_found(repo, error=PerfError)
+            raise PerfError(said) if (said := shadowed_repository(repo)) else repository_not_found(repo, error=PerfError)
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
         self.pa_version = analyzer.perf_analyzer_version(self.pa)
         self.repository = Repository(repo)

@@ -28,6 +28,7 @@ from builders.repository.view import Repository
 from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.options import ServerOptions
 from clients.runtimes.servable import refuse_unservable
+from clients.runtimes.server_flags import server_arg_refusal
 from core.errors import FlagError, PerfError, ToolkitError
 from core.names import require_known
 from perf.measure.inputs import user_file
@@ -63,7 +64,11 @@ def check_runtime(
     Raises:
         ServerError: the runtime's server is not there (the runtime's message and hint), or it
             can load none of ``names`` (each one's reason).
+        FlagError: a ``--server-arg`` the toolkit does not let through (:mod:`clients.runtimes.server_flags`).
     """
+    # the tritonserver flags passed through (a sweep checked them first; a server it does not start takes none)
+    if (refused := server_arg_refusal(server.extra_args, "remote" if server.urls else None, resumed)) is not None:
+        raise refused
     if server.urls:  # servers the toolkit does not start: the sweep's server pool connects to each (one or several)
         return {}
     try:
@@ -80,7 +85,7 @@ def check_runtime(
             nothing="nothing was started or measured, and no run folder was written",
         )
     except ToolkitError as e:
-        if resumed:  # the runtime's own hint (``or use --runtime bundled``) would be ignored on --resume
+        if resumed and not isinstance(e, FlagError):  # the runtime's hint (``--runtime bundled``): ignored on --resume
             e.hint = _resumed_hint(server)
         raise
 
