@@ -271,17 +271,15 @@ def direct_flag_advice(option: str) -> str | None:
     return f"{said}: pass it through, {through}"
 
 
-def shadowed_repository(repository: object) -> str | None:
+def shadowed_repository(repository: object) -> tuple[str, str] | None:
     """What a sweep's missing ``--repository`` named by a number is (``perf/run_sweep.sh -r 5``: perf_analyzer's
-    ``-r``, its max trials, read by the sweep as its own ``-r``, the repository), in one line; ``None`` for
-    another name."""
+    ``-r``, its max trials, read by the sweep as its own ``-r``, the repository), in one line, and what to do;
+    ``None`` for another name."""
     if not str(repository).isdigit():
         return None
     flag = _SHORT["r"]
-    return (
-        f"model repository {repository} does not exist: the sweep's -r is {flag_of('server.repository')}, "
-        f"not perf_analyzer's -r{_aka(flag, '-r')}: {_fix(flag, '-r')}"
-    )
+    said = f"model repository {repository} does not exist: the sweep's -r is {flag_of('server.repository')}, "
+    return said + f"not perf_analyzer's -r{_aka(flag, '-r')}", _fix(flag, "-r")
 
 
 def _long(name: str) -> tuple[str, AnalyzerFlag] | None:

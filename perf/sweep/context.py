@@ -88,7 +88,7 @@ class SweepBase:
         self.progress = progress or log_event  # each message said once (perf.search.events)
         repo = Path(opts.server.repository)
         if not repo.is_dir():  # before perf_analyzer is looked for and run: the more basic error first
-            raise PerfError(said) if (said := shadowed_repository(repo)) else repository_not_found(repo, error=PerfError)
+            raise PerfError(r[0], hint=r[1]) if (r := shadowed_repository(repo)) else repository_not_found(repo, error=PerfError)
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
         self.pa_version = analyzer.perf_analyzer_version(self.pa)
         self.repository = Repository(repo)

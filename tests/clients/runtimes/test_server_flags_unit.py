@@ -193,9 +193,10 @@ def test_a_sweep_names_the_repository_flag_when_r_was_perf_analyzers(tmp_path: P
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(perf_main.cli, ["sweep", "-r", "5", "--results-dir", str(tmp_path / "results")])
     assert isinstance(res.exception, PerfError)
-    assert str(res.exception) == (
-        "model repository 5 does not exist: the sweep's -r is --repository, not perf_analyzer's -r (--max-trials): "
-        "use --max-trials (--design sequential) instead of -r"
+    assert (
+        res.exception.message
+        == "model repository 5 does not exist: the sweep's -r is --repository, not perf_analyzer's -r (--max-trials)"
     )
+    assert res.exception.hint == "use --max-trials (--design sequential) instead of -r"
     res = CliRunner().invoke(perf_main.cli, ["sweep", "-r", "repo5", "--results-dir", str(tmp_path / "results")])
     assert isinstance(res.exception, PerfError) and "perf_analyzer" not in str(res.exception)  # a folder's name: as before
