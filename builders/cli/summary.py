@@ -132,14 +132,15 @@ def served_names_lines(manifest: BuildManifest, serving: str | None) -> list[str
     names, ...; onnx fp32 serves the spec's names; clients send and ask for the served names)"``.
     Every precision and strategy of one format serves one set of names (the exports keep the
     model's ``forward()`` argument names: :func:`builders.export.precision.argument_names`), so a
-    build has one such line per format at most. Empty when every name is the spec's or
-    ``serving`` is unknown."""
+    build has one such line per format at most. Only the exports this build made or reused: a
+    record kept from an earlier build is served as that build wrote it, perhaps with another
+    serving (trial 16, T16-16). Empty when every name is the spec's or ``serving`` is unknown."""
     if serving is None:
         return []
     found: dict[tuple[tuple[str, str, str], ...], list[str]] = {}
     kept: list[str] = []
     for e in manifest.exports:
-        if isinstance(e, FailedExport):
+        if isinstance(e, FailedExport) or e.kept:
             continue
         names = e.served_names(serving) or {}
         renamed = tuple((kind, a, b) for kind in ("inputs", "outputs") for a, b in names.get(kind, {}).items() if a != b)

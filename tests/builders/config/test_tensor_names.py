@@ -114,3 +114,27 @@ def test_a_native_build_summary_says_the_names_its_configs_serve(capsys):
     assert out.count("served names (") == 1 and "clients send the served names below" in out
     print_build_summary(manifest)  # the serving unknown: nothing said of served names
     assert "served names (" not in capsys.readouterr().out
+
+
+def test_served_names_are_said_only_of_the_exports_this_build_wrote():
+    """Trial 16, T16-16: a native build printed served names for the fp16 export kept from an earlier
+    (python-served) build, whose variants it did not write and which serve the spec's names."""
+    from builders.cli.summary import served_names_lines
+    from builders.repository.records import BuildManifest
+
+    names = triton_names(SPEC, [])
+    manifest = BuildManifest.model_validate(
+        {
+            "model": "tab",
+            "source": "tab.py:make",
+            "created": "2025-01-01T00:00:00+0000",
+            "spec": SPEC.to_json(),
+            "max_batch_size": 64,
+            "exports": [
+                _export("torchscript", "fp32", {"triton_names": names}),
+                {**_export("torchscript", "fp16", {"triton_names": names}), "kept": True},
+            ],
+        }
+    )
+    (line,) = served_names_lines(manifest, "native")
+    assert line.startswith("served names (torchscript fp32; --serving native): ")
