@@ -34,6 +34,7 @@ from builders.model.spec import ModelSpec
 from builders.repository.build_folder import Staging, earlier_records, earlier_variants, remove_failed, same_source
 from builders.repository.manifest import MANIFEST, library_versions, read_manifest, weights_hash, write_manifest
 from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry, served_names
+from builders.repository.replacing import refuse_replacing
 from builders.repository.writer import drop_stale_variants, link_or_copy, update_index, write_variant
 from builders.verify.input_draws import describe_draws, load_sample
 from builders.verify.value_sources import input_ranges
@@ -204,19 +205,17 @@ def _claim_build_folder(opts: BuildOptions, out: Path, name: str, loaded: Loaded
             hint=f"pass --name to build it under another name (e.g. --name {name}_{loaded.kind}), or --force to replace "
             f"the build of {old.source} (its variants in the repository are overwritten too)",
         )
-    out.mkdir(parents=True, exist_ok=True)
-    # an earlier manifest.failed.json stays until replaced by this build's failure or its manifest
+    out.mkdir(parents=True, exist_ok=True)  # an earlier manifest.failed.json stays until this build's replaces it
     return old
 
 
 def _plan_variants(opts: BuildOptions, name: str, say: Progress) -> GridPlan:
-    """Plan-variants step: the variant grid for the formats this serving serves.
-
-    Planned before any export, so a GPU-only grid on a GPU-less host fails at once. Every
-    skipped grid point is shown with its reason.
+    """Plan-variants step: the variant grid for the formats this serving serves, planned before
+    any export (a GPU-only grid on a GPU-less host fails at once); each skipped grid point said.
 
     Raises:
-        ConfigError: every grid point was skipped.
+        ConfigError: every grid point was skipped, or, without ``opts.replace``, a variant would
+            replace another of its name (:func:`~builders.repository.replacing.refuse_replacing`).
     """
     served_formats = tuple(f for f in dict.fromkeys(opts.formats) if servable(f, opts.serving))
     plan = opts.grid.plan(name, served_formats, opts.precisions, serving=opts.serving)
@@ -228,6 +227,8 @@ def _plan_variants(opts: BuildOptions, name: str, say: Progress) -> GridPlan:
             f"the variant grid is empty: every grid point was skipped ({why})",
             hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0 (see `builders variants`)",
         )
+    if not opts.replace:  # a variant a sweep measured never changes under its name unasked (trial 16, T16-15)
+        refuse_replacing(opts.repository, plan.variants, opts.serving, opts.build_dir / name)
     return plan
 
 
@@ -389,8 +390,7 @@ def _finish_manifest(
 
 
 def _export_order(record: dict[str, Any]) -> tuple[int, int]:
-    """Manifest order of an export record: by precision, then TorchScript, ONNX, TensorRT
-    (the build order, :func:`builders.build_exports.export_tasks`)."""
+    """Manifest order of an export record: by precision, then the build order (:func:`~builders.build_exports.export_tasks`)."""
     precision = {"fp32": 0, "fp16": 1, "bf16": 2}.get(record["precision"], 3)
     return precision, {"torchscript": 0, "onnx": 1, "trt": 2}.get(record["format"], 3)
 

@@ -45,6 +45,10 @@ class BuildOptions:
         rtol: Per-output relative tolerance overrides (output name -> rtol); the default
             per precision is :attr:`core.precision.Precision.rtol` (fp32 1e-4, fp16/bf16 1e-2).
         force: Re-export even when an identical build exists.
+        replace: Write over variants of the repository whose name this build's variants have
+            but that differ from them (another serving, parameters or build folder); without it
+            such a build is refused before any export
+            (:func:`builders.repository.replacing.refuse_replacing`).
         spec: An input spec given directly (e.g. from ``--input`` flags); wins over ``spec_path``.
         workspace_bytes: TensorRT builder workspace limit, bytes (default 4 GiB).
         timing_cache: TensorRT timing cache file (default ``<build_dir>/<model>/trt_timing.cache``).
@@ -81,6 +85,7 @@ class BuildOptions:
     opset: int = DEFAULT_OPSET
     rtol: dict[str, float] = dataclasses.field(default_factory=dict)
     force: bool = False
+    replace: bool = False
     spec: ModelSpec | None = None
     workspace_bytes: int = DEFAULT_WORKSPACE_BYTES
     timing_cache: Path | None = None

@@ -139,6 +139,13 @@ BUILD_FLAGS = (
         panel=EXPORT_PANEL,
         help="Re-export even when an identical build exists, and replace a build of the same name made from another source.",
     ),
+    option(
+        BuildOptions,
+        "replace",
+        panel=EXPORT_PANEL,
+        help="Write over variants of the same name that differ (another --serving, grid parameters or build folder); "
+        "without it such a build is refused before any export, naming them and the runs in results/ that measured them.",
+    ),
     *GRID_FLAGS,
     *SERVING_FLAGS,
     option(
@@ -242,6 +249,7 @@ def build(
     warmup_count: int | None,
     warmup_count_reason: str | None,
     force: bool,
+    replace: bool,
 ) -> None:
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
     from rich.markup import escape
@@ -280,6 +288,7 @@ def build(
         opset=opset,
         rtol=rtol,
         force=force,
+        replace=replace,
         spec=spec,
         workspace_bytes=workspace_bytes,
         timing_cache=timing_cache,

@@ -1,0 +1,111 @@
+"""Refusing a build that would replace variants of another serving or model under the same names.
+
+A variant's name says its format, precision and grid point, not its serving (python backend or
+native) nor the build folder (the model) it came from: a ``--serving native`` build after a
+default one, or a build of another model under the same ``--name``, would write over the
+earlier variants in place, and a sweep in ``results/`` that measured them would describe a
+variant that no longer exists (trial 16, T16-15). :func:`refuse_replacing` stops such a build
+before anything is exported or written, naming the variants, the runs that measured them and
+what to do; ``--replace`` (:attr:`builders.build_options.BuildOptions.replace`) lets it go on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from builders.config.variants import Variant
+from builders.repository.records import IndexEntry
+from builders.repository.writer import read_index_entries
+from core.errors import ConfigError, RecordError
+from core.wording import count
+
+#: Where ``triton-perf sweep`` writes its runs by default (``perf.cli.runs.DEFAULT_RESULTS_DIR``); the runs
+#: that measured a variant are looked for there, relative to the working folder.
+RESULTS_DIR = Path("results")
+#: A run's record in its folder (``perf.records.results.RESULTS_FILE``).
+RESULTS_FILE = "results.json"
+
+
+def replaced_variants(repo: Path, variants: Iterable[Variant], serving: str, build: Path) -> dict[str, str]:
+    """The variants of ``repo`` that writing ``variants`` would replace with something else:
+    same name, but another serving, other parameters (those both index entries have), or another
+    build folder (model).
+
+    Args:
+        repo: The model repository.
+        variants: The variants the build plans to write.
+        serving: The build's serving.
+        build: The build folder.
+
+    Returns:
+        ``{variant: what differs}``, in the order given; empty without an index (or one that
+        cannot be read: the build rewrites it).
+    """
+    try:
+        entries = read_index_entries(repo)
+    except RecordError:
+        return {}
+    out: dict[str, str] = {}
+    for v in variants:
+        old = entries.get(v.name)
+        if old is None or not (repo / v.name).is_dir():
+            continue
+        new = IndexEntry.of(v, serving, str(Path(build).resolve()))
+        then = {k: x for k, x in old.params.items() if k != "build"}
+        now = {k: x for k, x in new.params.items() if k != "build"}
+        diffs = [f"{k}: {then[k]!r} now {now[k]!r}" for k in sorted(set(then) & set(now)) if then[k] != now[k]]
+        if old.build and Path(old.build).resolve() != Path(build).resolve():
+            diffs.append(f"build folder: {old.build} now {Path(build).resolve()}")
+        if diffs:
+            out[v.name] = ", ".join(diffs)
+    return out
+
+
+def measuring_runs(repo: Path, names: Iterable[str], results_dir: Path = RESULTS_DIR) -> dict[str, list[str]]:
+    """The runs in ``results_dir`` (``<run>/results.json``) that swept ``repo`` and measured
+    one of ``names``: ``{variant: [run id, ...]}``, sorted; a file that cannot be read is passed over."""
+    wanted, here = set(names), Path(repo).resolve()
+    out: dict[str, list[str]] = {}
+    for path in sorted(Path(results_dir).glob(f"*/{RESULTS_FILE}")):
+        try:
+            run = json.loads(path.read_text())
+            swept = Path(run["settings"]["repository"]).resolve()
+            measured = [v["name"] for v in run.get("variants", []) if v.get("name") in wanted]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if swept != here:
+            continue
+        for name in measured:
+            out.setdefault(name, []).append(str(run.get("run_id") or path.parent.name))
+    return out
+
+
+def refuse_replacing(repo: Path, variants: Iterable[Variant], serving: str, build: Path, results_dir: Path = RESULTS_DIR) -> None:
+    """Refuse a build that would replace variants of ``repo`` with others of the same name
+    (:func:`replaced_variants`), before anything is exported or written.
+
+    Raises:
+        ConfigError: one or more would be replaced; it names them, what differs, the runs in
+            ``results_dir`` that measured them, and ``--name``, ``--repository`` and ``--replace``.
+    """
+    replaced = replaced_variants(repo, variants, serving, build)
+    if not replaced:
+        return
+    runs = measuring_runs(repo, replaced, results_dir)
+    shown = "; ".join(
+        f"{name} ({why}{'; measured by run ' + ', '.join(runs[name]) if name in runs else ''})" for name, why in replaced.items()
+    )
+    measured = sorted({r for rs in runs.values() for r in rs})
+    lost = (
+        f"; {'the run' if len(measured) == 1 else 'the runs'} {', '.join(measured)} in {results_dir} could no longer be "
+        "bundled or compared with what was measured"
+        if measured
+        else ""
+    )
+    raise ConfigError(
+        f"this build would replace {count(len(replaced), 'variant')} of {repo} with others of the same name: {shown}{lost}",
+        hint=f"write it beside them with --repository OTHER (e.g. {repo}_{serving}), or under another model name with "
+        "--name OTHER; or pass --replace to replace them",
+    )

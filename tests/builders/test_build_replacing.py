@@ -1,0 +1,71 @@
+"""A build never writes over variants of the same name that differ (another serving, parameters or
+model) unless asked (``--replace``): it is refused before any export, naming the variants and the runs
+in ``results/`` that measured them (trial 16, T16-15)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from builders.build import BuildOptions, build
+from builders.repository.records import INDEX_FILE
+from core.errors import ConfigError
+from tests.support.source_builds import ONE_VARIANT, first_variant
+
+pytestmark = pytest.mark.slow  # real exports
+
+
+def _opts(root: Path, serving: str, **kw) -> BuildOptions:
+    return BuildOptions(
+        "mlp",
+        formats=("torchscript",),
+        serving=serving,
+        repository=root / "repo",
+        build_dir=root / "builds",
+        grid=ONE_VARIANT,
+        **kw,
+    )
+
+
+def _measured(root: Path, run_id: str, repo: Path, variant: str) -> None:
+    """A run in ``root/results`` that swept ``repo`` and measured ``variant`` (the fields the build reads)."""
+    folder = root / "results" / run_id
+    folder.mkdir(parents=True)
+    record = {"run_id": run_id, "settings": {"repository": str(repo)}, "variants": [{"name": variant}]}
+    (folder / "results.json").write_text(json.dumps(record))
+
+
+def _config(repo: Path, variant: str) -> str:
+    return (repo / variant / "config.pbtxt").read_text()
+
+
+def test_a_build_of_another_serving_is_refused_before_it_replaces_measured_variants(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # results/ is looked for in the working folder, as triton-perf writes it
+    build(_opts(tmp_path, "python"))
+    repo = tmp_path / "repo"
+    variant = first_variant(repo)
+    before, index = _config(repo, variant), (repo / INDEX_FILE).read_text()
+    _measured(tmp_path, "t16a", repo, variant)
+    _measured(tmp_path, "t16z", tmp_path / "elsewhere", variant)  # swept another repository: not named
+
+    with pytest.raises(ConfigError) as err:
+        build(_opts(tmp_path, "native"))
+    msg = err.value.message
+    assert variant in msg and "serving: 'python' now 'native'" in msg
+    assert "measured by run t16a" in msg and "t16z" not in msg
+    assert "--replace" in err.value.hint and "--repository" in err.value.hint and "--name" in err.value.hint
+    assert _config(repo, variant) == before and (repo / INDEX_FILE).read_text() == index  # nothing written
+
+    build(_opts(tmp_path, "native", replace=True))  # asked: replaced
+    assert "pytorch_libtorch" in _config(repo, variant)
+
+
+def test_a_rebuild_with_the_same_serving_is_not_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    build(_opts(tmp_path, "python"))
+    repo = tmp_path / "repo"
+    _measured(tmp_path, "t16a", repo, first_variant(repo))
+    build(_opts(tmp_path, "python", force=True))  # the same variants written again: nothing differs
+    assert 'backend: "python"' in _config(repo, first_variant(repo))
