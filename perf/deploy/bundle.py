@@ -38,12 +38,13 @@ from builders.config.pbtxt import make_config, read_config, write_config
 from builders.config.settings import tensor_name_differences
 from builders.config.warmup import write_warmup_files
 from builders.model.artifact_io import read_artifact_io
+from builders.repository.records import BuildManifest
 from builders.repository.view import Repository, RepositoryVariant
 from builders.repository.writer import PYTHON_MODEL_FILE, update_index
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from clients.runtimes.served import ServedSettings
 from core import formats
-from core.errors import PerfError
+from core.errors import PerfError, RecordError
 from core.wording import sentence
 from perf.deploy import k8s
 from perf.deploy.choose import Chosen, choose_variant
@@ -103,9 +104,41 @@ def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:
     if changed:
         diff = ", ".join(f"{k}: measured {then.get(k)!r}, now {now.get(k)!r}" for k in changed)
         raise PerfError(
-            f"variant {rv.name} in {rv.repository.path} is not the one the run measured ({diff})",
-            hint="pass --repository with the repository the run swept, or sweep the rebuilt variant again",
+            f"variant {rv.name} in {rv.repository.path} is not the one the run measured: it was rebuilt since "
+            f"({diff}){_rebuilt_by(rv)}",
+            hint=_restore_hint(rv, then),
         )
+
+
+def _manifest_of(rv: RepositoryVariant) -> BuildManifest | None:
+    """``rv``'s build manifest, ``None`` when it has none or it cannot be read."""
+    try:
+        return rv.manifest
+    except RecordError:
+        return None
+
+
+def _rebuilt_by(rv: RepositoryVariant) -> str:
+    """``"; the build in builds/m rebuilt it (its manifest written <time>)"``, or ``""`` when the index names no build."""
+    if rv.build_dir is None:
+        return ""
+    m = _manifest_of(rv)
+    return f"; the build in {rv.build_dir} rebuilt it" + (f" (its manifest written {m.created})" if m else "")
+
+
+def _restore_hint(rv: RepositoryVariant, then: dict) -> str:
+    """What restores the variant the run measured (trial 16, T16-15): the build again, with the serving
+    it was measured with and ``--replace``; or the repository as the run swept it; or a new sweep."""
+    m = _manifest_of(rv)
+    flags = [f"--model {m.source if m else 'MODEL'}", *([f"--name {m.model}"] if m else [])]
+    if then.get("serving") and then.get("serving") != rv.serving:
+        flags.append(f"--serving {then['serving']}")
+    flags += [f"--repository {rv.repository.path}", "--replace"]
+    return (
+        f"restore it as measured: `builders build {' '.join(flags)}` with the other flags of the build that made it "
+        f"(--spec, --format, --precision, the grid flags), then export again; or pass --repository with a copy of the "
+        f"repository as the run swept it; or sweep {rv.name} as it is now and export that run"
+    )
 
 
 def source_variant(repository: Path, name: str, measured: dict | None = None) -> RepositoryVariant:
