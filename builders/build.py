@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.backends import servable
-from builders.build_exports import ExportStep, Failure, device_refusal, export_each_format, export_tasks
+from builders.build_exports import ExportStep, Failure, device_refusal, export_each_format, export_order, export_tasks
 from builders.build_options import BuildOptions, BuildResult, Progress
 from builders.config.pbtxt import make_config
 from builders.config.variants import GridPlan, Skipped, Variant
@@ -378,7 +378,7 @@ def _finish_manifest(
     kept, lines = earlier_records(earlier.old, manifest, earlier.redone, earlier.failed, mpath.parent)
     for line in lines:
         say(line)
-    manifest["exports"] = sorted([*manifest["exports"], *kept], key=_export_order)
+    manifest["exports"] = sorted([*manifest["exports"], *kept], key=export_order)
     written = [e.name for e in entries]
     manifest["kept_variants"] = earlier_variants(earlier.old, kept, written, opts.repository)
     manifest["variants"] = written + manifest["kept_variants"]  # BuildManifest.made_variants: those written
@@ -387,12 +387,6 @@ def _finish_manifest(
     if any(v.warmup for v in plan.variants):
         manifest["warmup_count"] = warm.model_dump(mode="json")
     return write_manifest(mpath, manifest)
-
-
-def _export_order(record: dict[str, Any]) -> tuple[int, int]:
-    """Manifest order of an export record: by precision, then the build order (:func:`~builders.build_exports.export_tasks`)."""
-    precision = {"fp32": 0, "fp16": 1, "bf16": 2}.get(record["precision"], 3)
-    return precision, {"torchscript": 0, "onnx": 1, "trt": 2}.get(record["format"], 3)
 
 
 def _failure_lines(failures: list[Failure]) -> str:

@@ -156,6 +156,13 @@ def export_tasks(formats: tuple[str, ...], precisions: tuple[str, ...], plans: A
     return tasks
 
 
+def export_order(record: dict[str, Any]) -> tuple[int, int]:
+    """Manifest order of an export record: by precision, then TorchScript, ONNX, TensorRT
+    (the build order, :func:`export_tasks`)."""
+    precision = {"fp32": 0, "fp16": 1, "bf16": 2}.get(record["precision"], 3)
+    return precision, {"torchscript": 0, "onnx": 1, "trt": 2}.get(record["format"], 3)
+
+
 def verification_devices(fmt: str, precision: str, variants: list[Any]) -> tuple[str, ...]:
     """Where an export is verified.
 
