@@ -21,7 +21,7 @@ from typing import Any
 
 from builders.backends import servable
 from builders.build_exports import ExportStep, Failure, device_refusal, export_each_format, export_order, export_tasks
-from builders.build_options import BuildOptions, BuildResult, Progress
+from builders.build_options import BuildOptions, BuildResult, Counted, Progress
 from builders.config.pbtxt import make_config
 from builders.config.variants import GridPlan, Skipped, Variant
 from builders.config.warmup import WarmupCount, warmup_count
@@ -46,7 +46,7 @@ from core.wording import count, of
 __all__ = ["BuildOptions", "BuildResult", "Progress", "build"]
 
 
-def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
+def build(opts: BuildOptions, progress: Progress | None = None, counted: Counted | None = None) -> BuildResult:
     """Export, verify and write the variant grid for one model.
 
     Writes ``<build_dir>/<model>/``: the artifacts (``model.pt``, ``model.onnx`` and
@@ -81,6 +81,7 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         opts: What to build.
         progress: Called with one line per step (``"onnx fp32: exporting"``...); the CLI
             draws it. Library code never prints.
+        counted: Called with ``(what, done, total)`` within a long step of counted work (verification).
 
     Returns:
         The manifest as saved, its path and the variant folders written.
@@ -113,8 +114,9 @@ def build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
         sample = load_sample(opts.sample_path, spec) if opts.sample_path else None
         manifest["draws"] = describe_draws(spec, sample is not None)
         step = ExportStep(
-            opts, say, loaded.module, spec, weights + loaded.fingerprint, versions, out, old, plan, sample, manifest, staging
-        )
+            opts, say, loaded.module, spec, weights + loaded.fingerprint, versions, out, old, plan, sample, manifest, staging,
+            counted,
+        )  # fmt: skip
         exported, failures = export_each_format(step, tasks)
         try:
             _refuse_empty_build(opts, exported, failures, out, say)

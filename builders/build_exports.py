@@ -15,7 +15,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from builders.build_options import BuildOptions, Progress
+from builders.build_options import BuildOptions, Counted, Progress
 from builders.config.checks import device_constant_problems
 from builders.config.variants import GridPlan
 from builders.export.artifacts import ExportResult, file_sha256
@@ -31,7 +31,7 @@ from builders.repository.manifest import export_key, reusable_export
 from builders.repository.records import BuildManifest, ExportRecord
 from builders.verify.input_draws import DRAWS
 from builders.verify.verdicts import describe, overall
-from builders.verify.verification import VERIFICATION_POLICY, error_summary, verify_export
+from builders.verify.verification import VERIFICATION_POLICY, error_summary, verification_points, verify_export
 from core import formats
 from core.errors import ExportError, ToolkitError
 from core.wording import count
@@ -58,6 +58,7 @@ class ExportStep:
         sample: The user's own inputs by input name (``--sample``); ``None`` without them.
         manifest: The manifest being filled in; each export adds a record to its ``exports``.
         staging: Where fresh exports are written (moved into ``out`` when the build succeeds).
+        counted: The counted progress of a long step (verification's points × draws); ``None``: none drawn.
     """
 
     opts: BuildOptions
@@ -72,6 +73,7 @@ class ExportStep:
     sample: dict[str, Any] | None
     manifest: dict[str, Any]
     staging: Staging
+    counted: Counted | None = None
 
     @property
     def max_batch_size(self) -> int:
@@ -260,15 +262,22 @@ def _verifier(step: ExportStep, fmt: str, precision: str, devices: tuple[str, ..
 
     def verify(r: ExportResult) -> None:
         on = tuple(d for d in devices if not device_refusal(r, d)) or ("cpu",)
+        points = len(verification_points(step.spec, step.max_batch_size))
+        sample = " + your sample" if step.sample is not None else ""
         step.say(
             f"{fmt} {precision}: exported via {r.strategy} in {r.export_s:.1f} s; verifying against eager PyTorch "
-            f"on {', '.join(on)} ({len(DRAWS)} input draws per point)"
+            f"on {', '.join(on)} ({count(points, 'point')} × {count(len(DRAWS), 'input draw')}{sample} = "
+            f"{count(points * len(DRAWS) + (step.sample is not None), 'run')} per device)"
         )
         renamed = renamed_line(r.extra.get("renamed_values", []))
         if renamed:
             step.say(f"{fmt} {precision}: {renamed}")
         _show_tracer_warnings(step.say, f"{fmt} {precision}", r)
-        verdicts[:] = verify_export(r, step.module, step.spec, step.max_batch_size, step.opts.rtol, on, step.sample)
+        verdicts[:] = verify_export(r, step.module, step.spec, step.max_batch_size, step.opts.rtol, on, step.sample, tick)
+
+    def tick(device: str, done: int, total: int) -> None:
+        if step.counted is not None:
+            step.counted(f"{fmt} {precision}: verifying on {device}", done, total)
 
     return verify
 

@@ -19,6 +19,9 @@ from builders.repository.view import DEFAULT_REPOSITORY
 
 #: The progress callback: called with one line per build step (``"onnx fp32: exporting"``).
 Progress = Callable[[str], None]
+#: The counted progress of a long step: ``(what, done, total)`` units (``"torchscript fp16: verifying on cpu"``,
+#: 12, 25: verification's points × draws), which the CLI draws as it goes (:class:`core.progress.CountedProgress`).
+Counted = Callable[[str, int, int], None]
 
 
 @dataclass(config=ConfigDict(arbitrary_types_allowed=True))

@@ -28,6 +28,7 @@ from core.errors import FlagError, PartialBuildError, ToolkitError
 from core.names import read_text
 from core.options import REPOSITORY, option, panel
 from core.precision import PRECISION_NAMES
+from core.progress import CountedProgress
 from core.records import load_record
 
 MODEL_PANEL = "Model"
@@ -299,13 +300,16 @@ def build(
         warmup_count_reason=warmup_count_reason,
     )
     with console.status("building...") as status:
+        counted = CountedProgress(  # a long step's count: redrawn on a terminal, else logged now and then
+            lambda text: status.update(escape(text)), None if console.is_terminal else lambda text: console.log(escape(text))
+        )
 
         def progress(msg: str) -> None:
             status.update(escape(msg))
             console.log(escape(msg))
 
         try:
-            result = build_api.build(opts, progress)
+            result = build_api.build(opts, progress, counted)
         except ToolkitError as e:  # the manifest written before the error says what was verified
             if e.log_path and Path(e.log_path).name in (MANIFEST_FILE, FAILED_MANIFEST_FILE) and Path(e.log_path).is_file():
                 status.stop()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,8 @@ REFERENCE = "reference.npz"
 #: Version of the verification policy (points, draws, verdicts); part of every export's reuse
 #: key, so an export verified under an older policy is verified again.
 VERIFICATION_POLICY = 2
+#: Verification's progress: called with ``(done, total)`` cases (one point, one draw each).
+Tick = Callable[[int, int], None]
 
 
 def output_tolerances(
@@ -85,6 +87,7 @@ def verify_artifact(
     rtol: dict[str, float],
     device: str = "cpu",
     sample: dict[str, np.ndarray] | None = None,
+    tick: Tick | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``result`` and eager PyTorch (fp32, CPU) on the same inputs and compare.
 
@@ -104,6 +107,7 @@ def verify_artifact(
         rtol: Per-output relative tolerance overrides.
         device: Where the artifact runs (``"cpu"``, ``"cuda"``).
         sample: The user's own inputs (name -> ``[batch, ...]`` array), or ``None``.
+        tick: Called with ``(done, total)`` cases (point × draw) before the first and after each.
 
     Returns:
         One record per point and draw: ``{"batch", "axes", "draw", "device", "outputs":
@@ -135,8 +139,10 @@ def verify_artifact(
     ]
     if sample is not None:
         cases.append((*point_sizes(spec, sample), SAMPLE, sample))
-    records = []
+    records: list[dict[str, Any]] = []
     for batch, sizes, draw, inputs in cases:
+        if tick is not None:
+            tick(len(records), len(cases))
         where = f"batch {batch}, axes {sizes}, draw {draw!r}"
         record: dict[str, Any] = {"batch": batch, "axes": sizes, "draw": draw, "device": device_kind(device)}
         ref = run_eager(module, spec, inputs)
@@ -156,6 +162,8 @@ def verify_artifact(
             if not c.passed:
                 frozen = _frozen_axes(runner, spec, batch, sizes) if (c.problem or "").startswith("shape") else []
                 raise errs.comparison_error(what, where, c, frozen, result.format, result.tracer_warnings)
+    if tick is not None:
+        tick(len(records), len(cases))
     return records
 
 
@@ -167,6 +175,7 @@ def verify_export(
     rtol: dict[str, float],
     devices: tuple[str, ...] = ("cpu",),
     sample: dict[str, np.ndarray] | None = None,
+    tick: Callable[[str, int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Verify ``result`` on every device its variants run on; one verdict per device.
 
@@ -186,6 +195,7 @@ def verify_export(
         rtol: Per-output relative tolerance overrides.
         devices: ``"cpu"`` and/or ``"cuda"``: where the export's variants run (KIND_CPU / KIND_GPU).
         sample: The user's own inputs (name -> ``[batch, ...]`` array), or ``None``.
+        tick: Called with ``(device, done, total)`` as the cases of each device are run.
 
     Returns:
         ``[{"verified_on": verified_on(...), "status", "reason", "verify_s", "points",
@@ -214,10 +224,11 @@ def verify_export(
             )
             continue
         t0 = time.perf_counter()
+        on_device = None if tick is None else (lambda done, total, d=device: tick(d, done, total))
         if result.format == "trt":
-            points = verify_plan(result, module, spec, max_batch_size, rtol, sample)
+            points = verify_plan(result, module, spec, max_batch_size, rtol, sample, on_device)
         else:
-            points = verify_artifact(result, module, spec, max_batch_size, rtol, device, sample)
+            points = verify_artifact(result, module, spec, max_batch_size, rtol, device, sample, on_device)
         kernel = kernel_precision(result.format, result.precision, device)
         native = kernel.computes_in == result.precision
         verdicts.append(
@@ -308,8 +319,9 @@ def verify_plan(
     max_batch_size: int,
     rtol: dict[str, float],
     sample: dict[str, np.ndarray] | None = None,
+    tick: Tick | None = None,
 ) -> list[dict[str, Any]]:
-    """Verify a plan against eager PyTorch (see :func:`verify_artifact`),
+    """Verify a plan against eager PyTorch (see :func:`verify_artifact`, ``tick`` too),
     after checking that this GPU and TensorRT are the ones it was built for.
 
     Raises:
@@ -325,7 +337,7 @@ def verify_plan(
                 f"{result.path} was built for {key} {built}, this machine has {here[key]}",
                 hint="a plan only runs with the TensorRT version and GPU it was built for; rebuild it here (--force)",
             )
-    return verify_artifact(result, module, spec, max_batch_size, rtol, device="cuda", sample=sample)
+    return verify_artifact(result, module, spec, max_batch_size, rtol, device="cuda", sample=sample, tick=tick)
 
 
 def save_reference(build_dir: Path, module: Any, spec: ModelSpec, inputs: dict[str, np.ndarray]) -> Path:
