@@ -32,6 +32,8 @@ class Spread:
             pair significant by the paired rule (:mod:`perf.analysis.effects.rounds`).
         paired: The pairs were paired over rounds (a rounds sweep).
         unseparated: Of those, the pairs the paired rule did not separate.
+        uncalled: One pair paired over rounds that all went one way, which the rule did not call: why
+            (:meth:`perf.analysis.stats.paired.Paired.uncalled`, short); else ``None``.
     """
 
     values: tuple[float, ...]
@@ -41,6 +43,7 @@ class Spread:
     significant: bool | None
     paired: bool = False
     unseparated: int = 0
+    uncalled: str | None = None
 
     @property
     def sign(self) -> int:
@@ -54,6 +57,8 @@ class Spread:
         or for one pair ``"+8.0 % (1 pair; spread unknown (1 trial))"``."""
         text = f"{self.median:+.1f} %"
         n = len(self.values)
+        if n == 1 and self.paired and not self.significant and self.uncalled:  # trial 15, T15-2: never bare "not significant"
+            return text + f" (1 pair; every round the same way, not called by the paired rule: {self.uncalled})"
         if n == 1 and self.paired:
             return text + f" (1 pair; {'significant' if self.significant else 'not significant'} by the paired rule)"
         if n == 1:
@@ -67,9 +72,15 @@ class Spread:
         return text + f" ({kind} {self.low:+.1f} to {self.high:+.1f}{said})"
 
 
-def summarise(values: Sequence[float], single: bool | None = None, paired: Sequence[bool | None] | None = None) -> Spread:
+def summarise(
+    values: Sequence[float],
+    single: bool | None = None,
+    paired: Sequence[bool | None] | None = None,
+    uncalled: str | None = None,
+) -> Spread:
     """:class:`Spread` of ``values``; ``single`` is the significance of a lone pair; ``paired``:
-    each pair's verdict by the paired rule (a rounds sweep): all must be significant too."""
+    each pair's verdict by the paired rule (a rounds sweep): all must be significant too;
+    ``uncalled``: a lone paired pair's reason the rule did not call rounds that all agreed."""
     vals = tuple(values)
     if len(vals) >= IQR_FROM:
         q1, _, q3 = statistics.quantiles(vals, n=4, method="inclusive")
@@ -79,7 +90,8 @@ def summarise(values: Sequence[float], single: bool | None = None, paired: Seque
     sig = single if len(vals) == 1 else not (low <= 0 <= high)
     if paired is not None:
         sig = bool(sig) and all(paired)
-    return Spread(vals, statistics.median(vals), low, high, sig, paired is not None, sum(not p for p in paired or ()))
+    lone = uncalled if len(vals) == 1 and paired is not None else None
+    return Spread(vals, statistics.median(vals), low, high, sig, paired is not None, sum(not p for p in paired or ()), lone)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +108,8 @@ class PairDiff:
         throughput_note, p99_note: Why the difference is no evidence (:mod:`perf.analysis.stats.fair`:
             "not measured fairly: ...", "cannot act at this load: ..."); ``None`` when it is.
         paired: The differences are paired over rounds (the ``*_sig`` are the paired rule's).
+        uncalled: ``(throughput, p99)``: why the paired rule did not call a difference every round
+            pointed to (:meth:`perf.analysis.stats.paired.Paired.uncalled`, short); ``None`` each otherwise.
         threads: ``(changed, reference)`` intra-op threads per instance, as recorded (:mod:`perf.analysis.effects.threads`).
         peaks: ``(reference, changed)`` concurrency of each one's peak, the levels ``throughput_pct`` compares.
     """
@@ -114,17 +128,15 @@ class PairDiff:
     paired: bool = False
     threads: tuple[int | None, int | None] = (None, None)
     peaks: tuple[int, int] | None = None
+    uncalled: tuple[str | None, str | None] = (None, None)
 
 
 def evidence_spread(diffs: Sequence[PairDiff], metric: str) -> Spread | None:
     """:func:`summarise` of the pairs of ``metric`` that are evidence (no note)."""
-    vals = [
-        (v, s)
-        for d in diffs
-        if (v := getattr(d, f"{metric}_pct")) is not None and not getattr(d, f"{metric}_note")
-        for s in [getattr(d, f"{metric}_sig")]
-    ]
-    if not vals:
+    evidence = [d for d in diffs if getattr(d, f"{metric}_pct") is not None and not getattr(d, f"{metric}_note")]
+    if not evidence:
         return None
+    vals = [(getattr(d, f"{metric}_pct"), getattr(d, f"{metric}_sig")) for d in evidence]
     paired = [sig for _, sig in vals] if all(d.paired for d in diffs) else None
-    return summarise([v for v, _ in vals], vals[0][1] if len(vals) == 1 else None, paired)
+    why = evidence[0].uncalled[metric == "p99"] if len(evidence) == 1 else None  # a lone pair's reason the rule gave
+    return summarise([v for v, _ in vals], vals[0][1] if len(vals) == 1 else None, paired, why)

@@ -39,7 +39,7 @@ from builders.config.variants import Variant
 from core.wording import agree, of
 from perf.analysis.effects.diffs import NO_NUMBER, PairDiff, Spread, evidence_spread
 from perf.analysis.effects.pairs import FACTORS, VARIANT_FIELDS, Factor, value_order, variant_of
-from perf.analysis.effects.rounds import NEVER_TOGETHER, is_rounds, paired_change
+from perf.analysis.effects.rounds import NEVER_TOGETHER, is_rounds, paired_change, paired_uncalled
 from perf.analysis.effects.threads import COUNT, count_label, not_the_count
 from perf.analysis.saturation.peaks import best_levels
 from perf.analysis.stats.curves import common_level, curve
@@ -159,7 +159,8 @@ def _pair(
             on = tuple(p for p, t in ((common[0], ta), (common[1], tb)) if t.dynamic_batching)
             p_note = p_note or cannot_act(factor, *common, batching_on=on) or odd
         c = common[0].concurrency if common else None
-        return PairDiff(a.name, b.name, ta, tb, t_pct, p_pct, c, t_sig, p_sig, t_note, p_note, True, threads, peaks)
+        why = (paired_uncalled(a, pa, b, pb), paired_uncalled(a, common[0], b, common[1], P99) if common else None)
+        return PairDiff(a.name, b.name, ta, tb, t_pct, p_pct, c, t_sig, p_sig, t_note, p_note, True, threads, peaks, why)
     dt = delta(pa, pb, THROUGHPUT)
     dp = delta(*common, P99) if common else None
     return PairDiff(

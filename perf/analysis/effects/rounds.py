@@ -56,6 +56,13 @@ def paired_text(ref: VariantResult, a: Point, changed: VariantResult, b: Point, 
     )
 
 
+def paired_uncalled(ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str = THROUGHPUT) -> str | None:
+    """Why the paired rule did not call the change from ``a`` to ``b`` although every common round went one way
+    (:meth:`perf.analysis.stats.paired.Paired.uncalled`, short), else ``None``."""
+    res = _paired(ref, a, changed, b, metric)
+    return res.uncalled(short=True) if res is not None else None
+
+
 def _paired(ref: VariantResult, a: Point, changed: VariantResult, b: Point, metric: str) -> Paired | None:
     """The paired rule on ``metric`` of ``b`` (a level of ``changed``) against ``a`` (of ``ref``) over their common rounds."""
     field = {THROUGHPUT: THROUGHPUT, P99: "latency_p99_ms"}.get(metric, metric)

@@ -59,13 +59,18 @@ RULE_SHORT = (
     f"sign test at {ALPHA:g}, at least 6 rounds; or {GAP_ROUNDS}+ rounds all agreeing by {GAP_MIN:g}× or more "
     f"with a t-test on log ratios at {GAP_ALPHA:g}"
 )
+#: What the rule says of a difference it did not call (:meth:`Paired.describe`, :meth:`Paired.uncalled`): the
+#: words a rule note ends on, never a bare "else not distinguishable" (trial 15, T15-2).
+UNCALLED = (
+    "else *not distinguishable at this noise* where the rounds disagree, or, where every round went one way, "
+    "that and why the rule did not call it"
+)
 #: The rule in words, for reports.
 RULE = (
     "paired over interleaved rounds (each round measures both once, in a shuffled order); the ratio is the median "
     "over rounds with its min–max; a difference is called when an exact two-sided sign test over the rounds "
     f"gives p ≤ {ALPHA:g} (at least 6 rounds), or sooner for a large, consistent gap: at least {GAP_ROUNDS} rounds, "
-    f"every one agreeing by {GAP_MIN:g}× or more, and a one-sided t-test on the log ratios at p ≤ {GAP_ALPHA:g}; "
-    "else *not distinguishable at this noise*"
+    f"every one agreeing by {GAP_MIN:g}× or more, and a one-sided t-test on the log ratios at p ≤ {GAP_ALPHA:g}; " + UNCALLED
 )
 Verdict = Literal["higher", "lower", "not distinguishable"]
 

@@ -75,13 +75,18 @@ def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None =
     return [*lines, ""]
 
 
-def speedup_cell(r: PrecisionRow) -> str:
-    """``"1.75× faster (1.61–1.90)"``, ``"1.02× not distinguishable at this noise (0.95–1.08)"``, or ``—``."""
+def speedup_cell(r: PrecisionRow, why: str | None = None) -> str:
+    """``"1.75× faster (1.61–1.90)"``, ``"1.02× not distinguishable at this noise (0.95–1.08)"``, or ``—``; where
+    every round went one way and the rule did not call it (``why``: :func:`_uncalled`), that and why, never "not
+    distinguishable" (trial 15, T15-2): ``"1.57× faster in every round, not called: too few rounds (1.5–1.91)"``."""
     if r.speedup_vs_fp32 is None:
         return "—"
     if r.speedup_verdict == UNFAIR or too_wide(r.speedup_low, r.speedup_high):  # an older record too
         return f"{UNFAIR} (paired ratios {r.speedup_low:.3g}–{r.speedup_high:.3g})"
     spread = f" ({r.speedup_low:.3g}–{r.speedup_high:.3g})" if r.speedup_low is not None and r.speedup_high is not None else ""
+    if why is not None:
+        way = "faster" if r.speedup_vs_fp32 > 1 else "slower"
+        return f"{r.speedup_vs_fp32:.3g}× {way} in every round, not called: {why}{spread}"
     return f"{r.speedup_vs_fp32:.3g}× {r.speedup_verdict or ''}".rstrip() + spread
 
 
@@ -171,7 +176,7 @@ def precision_lines(rows: list[PrecisionRow]) -> list[str]:
                 "measured" + flag_mark(r.flag),
                 f"{fmt(r.latency_median_ms, 3)} ({fmt(r.latency_iqr_ms, 3)})",
                 fmt(r.throughput_samples_per_s, 0),
-                speedup_cell(r),
+                speedup_cell(r, _uncalled(rows, r) if r.speedup_verdict in (None, NOT_DISTINGUISHABLE) else None),
                 "—" if r.max_abs_err is None else f"{r.max_abs_err:.3g}",
                 "—" if r.max_rel_err is None else f"{r.max_rel_err:.3g}",
                 "—" if r.within_rtol is None else (f"yes (rtol {r.rtol:g})" if r.within_rtol else f"no (rtol {r.rtol:g})"),

@@ -124,3 +124,53 @@ def test_a_colocation_candidate_ahead_in_every_round_is_not_listed_as_not_distin
     (line,) = [ln for ln in beats_lines(rec) if ln.startswith("- a=a2")]
     assert "): ahead of the pick in every round, not called: " in line and NEEDS in line
     assert "not distinguishable" not in line
+
+
+def test_the_precision_tables_cell_says_the_same_reason_in_short() -> None:
+    """The profile section's "vs fp32" cell, beside the sentence above (commit 1205d56 left it "not distinguishable")."""
+    from perf.report.sections.profile import precision_lines, speedup_cell
+
+    fp32 = PrecisionRow("eager PyTorch", "cpu", "fp32", "cast", rounds_ms=C4)
+    fp16 = PrecisionRow("eager PyTorch", "cpu", "fp16", "cast", rounds_ms=C1)
+    r = paired(fp32.rounds_ms, fp16.rounds_ms)
+    assert r is not None and r.verdict == "not distinguishable"
+    fp16.speedup_vs_fp32, fp16.speedup_low, fp16.speedup_high = round(r.median, 3), round(r.low, 3), round(r.high, 3)
+    fp16.speedup_p_value, fp16.speedup_p_tier, fp16.speedup_verdict = r.decided_p, r.tier, NOT_DISTINGUISHABLE
+    fp32.status = fp16.status = "measured"
+    table = "\n".join(line for line in precision_lines([fp32, fp16]) if line.startswith("|"))
+    cell = f"{fp16.speedup_vs_fp32:.3g}× faster in every round, not called: {r.uncalled(short=True)}"
+    assert cell in table and NEEDS in table and NOT_DISTINGUISHABLE not in table
+    assert NOT_DISTINGUISHABLE in speedup_cell(fp16)  # without the rows' rounds, the record's own verdict
+
+
+def test_a_one_pair_main_effect_in_rounds_that_all_agree_says_why_not_called() -> None:
+    """The effects section's one-pair spread (perf.analysis.effects.diffs.Spread.describe)."""
+    from factories import params
+
+    from perf.analysis.effects.main_effects import main_effects
+
+    off, on = params(1, False), params(1, True)
+    a = variant_result(levels=[level_result(4, t, 3.0, trial=r, spread=True) for r, t in enumerate(C1)], params=off)
+    b = variant_result(levels=[level_result(4, t, 3.0, trial=r, spread=True) for r, t in enumerate(C4)], params=on)
+    run = run_result([a, b], finished="x")
+    run.rounds = RoundsRecord(seed=1)
+    (e,) = main_effects(run, run_points(run))
+    assert e.throughput is not None and len(e.throughput.values) == 1
+    said = e.throughput.describe()
+    assert "(1 pair; every round the same way, not called by the paired rule: too uneven for 3 rounds to tell" in said
+    assert NEEDS in said and "not significant" not in said
+    assert e.p99 is not None and "not significant by the paired rule" in e.p99.describe()  # the rounds tied: as before
+
+
+def test_the_ranking_rule_note_does_not_end_on_a_bare_not_distinguishable() -> None:
+    from perf.analysis.recommendation.recommend import recommend
+    from perf.report.sections.ranking import comparison_lines
+
+    a = variant_result("a", [level_result(4, t, 3.0, trial=r, spread=True) for r, t in enumerate(C4)])
+    b = variant_result("b", [level_result(4, t, 3.0, trial=r, spread=True) for r, t in enumerate(C1)])
+    run = run_result([a, b], finished="x")
+    run.rounds = RoundsRecord(seed=1)
+    lines = comparison_lines(recommend(run, None).ranking, "Best measured throughput", 99, run=run)
+    (note,) = [line for line in lines if line.startswith("- A comparison with fewer than")]
+    assert f"p ≤ {GAP_ALPHA:g}" in note and "where every round went one way, that and why the rule did not call it" in note
+    assert not note.endswith("else not distinguishable.")
