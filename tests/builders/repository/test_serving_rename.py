@@ -21,7 +21,7 @@ def _captured_build(monkeypatch: pytest.MonkeyPatch) -> list:
 
     seen: list = []
 
-    def fake_build(opts, progress=None):
+    def fake_build(opts, progress=None, counted=None):
         seen.append(opts)
         raise SystemExit(0)
 
