@@ -42,6 +42,8 @@ class ServerFlag(NamedTuple):
             goes through.
         instead: The toolkit's flags that do what it was meant for (as typed); none: it cannot be given.
         runtimes: The runtimes whose command sets it (refused there only); empty: refused with every one.
+        where: The commands that have ``instead`` when not every one does, said after it (recheck of trial 16,
+            R16-8: the sweep was told "use --model-control none", a flag only the launcher has).
     """
 
     names: tuple[str, ...]
@@ -49,6 +51,7 @@ class ServerFlag(NamedTuple):
     why: str | None = None
     instead: tuple[str, ...] = ()
     runtimes: tuple[str, ...] = ()
+    where: str = ""
 
 
 _SETS = "which the toolkit sets on every server it starts"
@@ -57,6 +60,9 @@ _ADDRESS = f"{_SETS} (127.0.0.1 unless --address says otherwise: a flag passed t
 _API = "turns off an endpoint the toolkit talks to (readiness, loads, perf_analyzer's requests, the metrics it records)"
 _LOG = "changes the server log the toolkit reads to say why the server or a model failed"
 _OPENS = "opens another endpoint, which --address does not bind (SageMaker's listens on 0.0.0.0): it would expose the server"
+
+#: Where a flag only the launcher has is given (:attr:`ServerFlag.where`).
+_LAUNCHER_ONLY = "the launcher's flag (scripts/launch_tritonserver.sh, clients serve); a sweep, check or coldstart: drop it"
 
 #: Every tritonserver flag the toolkit knows (``tritonserver --help``); those the toolkit sets or
 #: reads first, then those that go through.
@@ -78,12 +84,14 @@ SERVER_FLAGS: tuple[ServerFlag, ...] = (
         why=f"is the model control, {_SETS} (explicit: load/unload on request; the sweep, check and coldstart "
         "load each variant themselves)",
         instead=("--model-control",),
+        where=_LAUNCHER_ONLY,
     ),
     ServerFlag(
         ("--load-model",),
         why="loads a model at start, which the toolkit does itself (it matches patterns and checks the model can be "
         "served; the sweep, check and coldstart load each variant themselves)",
         instead=("--load-model",),
+        where=_LAUNCHER_ONLY,
     ),
     ServerFlag(("--http-port",), why=f"is the HTTP port, {_PORTS}", instead=("--http-port",)),
     ServerFlag(("--grpc-port",), why=f"is the gRPC port, {_PORTS}", instead=("--grpc-port",)),
@@ -136,6 +144,7 @@ SERVER_FLAGS: tuple[ServerFlag, ...] = (
         ("--log-file",),
         why=f"is where the log goes, {_SETS} ({_LOG}; a sweep writes it in its run folder)",
         instead=("--log-file",),
+        where=_LAUNCHER_ONLY,
     ),
     ServerFlag(("--log-verbose",), why=f"is the log's verbosity, {_SETS}", instead=("--log-verbose",)),
     ServerFlag(("--log-error",), why=f"{_LOG}: it hides the error lines"),
@@ -321,4 +330,5 @@ def _fix(p: Passed) -> str:
     valued = len(p.flag.instead) == 1 and p.value and " " not in p.flag.instead[0]
     use = f"{p.flag.instead[0]} {p.value}" if valued else " or ".join(p.flag.instead)
     same = p.flag.instead == (p.name,)
-    return f"use the toolkit's own {use} instead" if same else f"use {use} instead of {p.name}"
+    where = f" ({p.flag.where})" if p.flag.where else ""
+    return (f"use the toolkit's own {use} instead" if same else f"use {use} instead of {p.name}") + where

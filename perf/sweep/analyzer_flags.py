@@ -137,6 +137,8 @@ ANALYZER_FLAGS: tuple[AnalyzerFlag, ...] = (
         why="names one file, which every level's run would write (perf_analyzer refuses one that exists)",
     ),
     AnalyzerFlag(("--help", "-h", "-?"), value=False, why="prints perf_analyzer's help and exits (no level would be measured)"),
+    # recheck of trial 16, R16-2: it went through and every level "failed" with the version string as its error
+    AnalyzerFlag(("--version",), value=False, why="prints perf_analyzer's version and exits (no level would be measured)"),
     # the load generator's own settings: passed through
     AnalyzerFlag(("-v",), value=False),
     AnalyzerFlag(("--async", "-a"), value=False),
@@ -180,7 +182,6 @@ ANALYZER_FLAGS: tuple[AnalyzerFlag, ...] = (
         )
     ),
     *(AnalyzerFlag((f"--{name}",)) for name in ("trace-file", "trace-level", "trace-rate", "trace-count", "log-frequency")),
-    AnalyzerFlag(("--version",), value=False),
 )
 
 #: What the flags the sweep lets through do (said with a refusal).

@@ -200,3 +200,13 @@ def test_a_sweep_names_the_repository_flag_when_r_was_perf_analyzers(tmp_path: P
     assert res.exception.hint == "use --max-trials (--design sequential) instead of -r"
     res = CliRunner().invoke(perf_main.cli, ["sweep", "-r", "repo5", "--results-dir", str(tmp_path / "results")])
     assert isinstance(res.exception, PerfError) and "perf_analyzer" not in str(res.exception)  # a folder's name: as before
+
+
+@pytest.mark.parametrize("args", [["--model-control-mode=none"], ["--load-model=*"], ["--log-file=/tmp/x.log"]])
+def test_a_flag_only_the_launcher_has_is_said_as_the_launchers_with_drop_it_elsewhere(args: list[str]) -> None:
+    """Recheck of trial 16, R16-8: the sweep was told "use --model-control none instead", a flag it does not have."""
+    refusal = server_arg_refusal(args)
+    assert refusal is not None and "(the launcher's flag (scripts/launch_tritonserver.sh, clients serve); a sweep" in (
+        refusal.hint or ""
+    )
+    assert "coldstart: drop it)" in (refusal.hint or "")

@@ -217,3 +217,10 @@ def test_every_perf_analyzer_flag_the_sweep_lacks_gets_the_tables_advice() -> No
                 assert res.exit_code == 2 and advice is not None and advice in " ".join(res.output.split()), (name, res.output)
     res = CliRunner().invoke(perf_main.sweep, ["--no-such-flag"])  # not perf_analyzer's: click's own message
     assert "No such option: --no-such-flag" in res.output or "No such option '--no-such-flag'" in res.output
+
+
+def test_a_flag_that_exits_before_measuring_is_refused() -> None:
+    """Recheck of trial 16, R16-2: --version went through and every level failed with the version string."""
+    for args in (["--version"], ["--help"]):
+        refusal = pass_through_refusal(args)
+        assert refusal is not None and "exits (no level would be measured)" in refusal.message
