@@ -210,9 +210,15 @@ def reason(
     """The sentence of one decision."""
     v, p = c.variant, c.paired
     if p is None:
-        return f"{v}: " + judge.unpaired(
-            record.visits, step.index, {**held, step.model or "": v}, held, step.rounds, "the held combination"
-        )
+        why = judge.unpaired(record.visits, step.index, {**held, step.model or "": v}, held, step.rounds, "the held combination")
+        if accepted and held_misses and not c.misses:  # a move on the targets alone: said as one (recheck of trial 16, R16-12)
+            return (
+                f"moved to {v}: the held combination misses a target ({'; '.join(held_misses)}) and this one meets every "
+                f"one, on the targets alone (no paired comparison of their weighted throughput: {why})"
+            )
+        if accepted:  # the nearest of candidates that all miss a target (closer)
+            return f"moved to {v}: every candidate misses a target and this one is nearest them ({'; '.join(c.misses)}); {why}"
+        return f"{v}: {why}"
     said = p.describe("higher weighted throughput", "lower weighted throughput")
     fewest = record.objective == "fewest-instances"
     count = f" ({c.instances} instances in all, the held {record.instances(dict(held))})" if fewest else ""

@@ -135,3 +135,28 @@ def test_a_start_on_fewer_rounds_than_were_measured_says_so() -> None:
     variant, why = rules.best_alone(rec, step, model)
     assert variant == "b1"
     assert why.endswith("; numbers in only 1 of its 3 rounds, the others without: a start on 1 round"), why
+
+
+def test_a_move_on_the_targets_alone_is_said_as_a_move() -> None:
+    """Recheck of trial 16, R16-12: the held combination missed b's budget, the candidate met it, no round had
+    every model's numbers for both; the search moved, but its words were only "measured in the same 3 rounds as
+    the held combination, none with numbers for every model of both", and the console showed no move."""
+    from perf.colocate import rules
+    from perf.records.colocation import SearchStep
+
+    rec = _record()
+    rec.visits.clear()
+    rec.models = [
+        ColocatedModel("a", ["a1", "a2"], concurrency=1),
+        ColocatedModel("b", ["b1"], concurrency=1, latency_budget_ms=50.0),
+    ]
+    held, cand = {"a": "a1", "b": "b1"}, {"a": "a2", "b": "b1"}
+    step = SearchStep(index=1, kind="move", model="a", held=held, targets=[held, cand], rounds=3)
+    for r in range(3):
+        for combo, b_ok in ((held, r == 1), (cand, r != 1)):  # no round with b's numbers for both
+            b = ModelSample("b", "b1", 24.0, SLOWEST_MS if combo is held else 30.0) if b_ok else ModelSample("b", "b1", error=RAW)
+            rec.visits.append(ColocationVisit(1, r, 0, combo, [ModelSample("a", combo["a"], 500.0, 5.0), b], 1.0, None, False))
+    (d,) = rules.decide(rec, step, dict(held), "a")
+    assert d.accepted and d.verdict == "not measured"
+    assert d.reason.startswith("moved to a2: the held combination misses a target ("), d.reason  # was "a2: measured in ..."
+    assert "on the targets alone (no paired comparison of their weighted throughput: measured in the same 3 rounds" in d.reason
