@@ -84,13 +84,20 @@ def check_declared(
             continue
         fixed = isinstance(d, int)
         said = f"fixes shape[{j}] at {d}" if fixed else f"names shape[{j}] after input axis {d!r}"
-        want = [*declared.shape]
-        want[j] = f
+        # every dim the probes contradict is replaced, not only this one: a hint of [1, "W", "W"] for [1, "W", "H"]
+        # would propose another wrong contract (recheck 16, R16-1)
+        want = [dd if _fits(dd, ff, spec) else ff for dd, ff in zip(declared.shape, found.shape)]
         raise ModelSpecError(
             f"spec output {name!r} {said}; {model}",
             hint=f'write "shape": {json.dumps(want)} for it in the spec (a dim that varies takes any name), {bare}',
         )
     return dataclasses.replace(found, shape=tuple(dims)), notes
+
+
+def _fits(d: Dim, f: Dim, spec: ModelSpec) -> bool:
+    """Whether the spec's dim ``d`` may stay in a shape the model returns as ``f``: the same, or
+    a name that is no input axis for a dim that is fixed or no input axis' size either."""
+    return d == f or (isinstance(d, str) and d not in spec.dynamic_axes and (isinstance(f, int) or f not in spec.dynamic_axes))
 
 
 def _shape_words(shape: tuple[Dim, ...], sizes: list[list[int]]) -> str:

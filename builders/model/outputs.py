@@ -98,7 +98,11 @@ def infer_outputs(module: Any, spec: ModelSpec, note: Callable[[str], None] | No
     The model runs three times: batch 2 and batch 3 at the export sizes of the dynamic axes
     (only the batch changes, so an output axis that changes is one that follows the batch,
     whatever the other axes' sizes are), and batch 3 at their ``max`` sizes (a per-sample
-    dim that changes there is named after the input axis of that size); then at their ``min``
+    dim that changes there is dynamic); then once per dynamic axis with that axis alone moved
+    off its export size (:func:`axis_probes`; one forward call per axis, none where it repeats a
+    run above), so that a dim is named after an input axis only when it is that axis' size in
+    every run — two axes of equal range (``H``/``W``) are told apart (recheck 16, R16-1) — and
+    a dim that follows several axes or none is ``<output>_dim<N>``; then at their ``min``
     sizes, so that every size the build later runs (verification, reference, warmup, the
     exporters' examples) is one the model was seen to run at before anything is exported —
     a failure at ``min`` or ``max`` names that end (:func:`builders.model.eager.run_failure`). An output's batch
@@ -137,39 +141,70 @@ def infer_outputs(module: Any, spec: ModelSpec, note: Callable[[str], None] | No
     # is called fixed only when it kept its size while every axis changed
     other = {a: (lo[a] if exp[a] == hi[a] else hi[a]) for a in exp}
     points = [(b1, exp), (b2, exp), (b2, hi)] + ([(b2, other)] if other != hi else [])
+    points += [(b2, sizes) for sizes in axis_probes(exp, lo, hi) if sizes not in (hi, other)]
     runs = [run(batch, sizes) for batch, sizes in points]  # the export sizes first: a failure at min/max says so
-    if lo not in (exp, other):  # every axis at its min: verified, warmed up and sent, so it must run before export
-        run(b1, lo)
-    ka, ka2, kb, *more = runs
-    keys = [k for k, _t in ka]
-    a, a2, b = [t for _k, t in ka], [t for _k, t in ka2], [t for _k, t in kb]
-    c = [t for _k, t in more[0]] if more else b
+    if lo not in [sizes for _b, sizes in points]:  # every axis at its min: verified, warmed up and sent, so it must run before export
+        points.append((b1, lo))
+        runs.append(run(b1, lo))
+    keys = [k for k, _t in runs[0]]
+    outputs = [[t for _k, t in r] for r in runs]
     names = name_outputs(keys, [t.name for t in spec.outputs])
     declared = {t.name: t for t in spec.outputs if t.declared}
     say = note or (lambda _line: None)
-    max_sizes = {v: k for k, v in spec.axis_sizes("max").items()}
     outs = []
-    for i, (x, x2, y, z) in enumerate(zip(a, a2, b, c)):
-        name = names[i]
+    for i, name in enumerate(names):
+        x = outputs[0][i]
         if not hasattr(x, "shape"):
             raise ModelSpecError(
                 f"output {name!r} is a {type(x).__name__}, not a tensor",
                 hint="return tensors (tuple/dict of tensors) from forward()",
             )
-        axis = batch_axis(name, tuple(x.shape), tuple(x2.shape), b1, b2)
-        per_x, per_y, per_z = _drop(tuple(x.shape), axis), _drop(tuple(y.shape), axis), _drop(tuple(z.shape), axis)
-        dims: list[int | str] = []
-        for j, (dx, dy, dz) in enumerate(zip(per_x, per_y, per_z)):
-            dims.append(dx if dx == dy == dz else max_sizes.get(dy, f"{name}_dim{j + 1}"))
+        axis = batch_axis(name, tuple(x.shape), tuple(outputs[1][i].shape), b1, b2)
+        seen = [_drop(tuple(r[i].shape), axis) for r in outputs]
+        dims = output_dims(name, seen, [sizes for _b, sizes in points])
         dtype = dtypes.from_torch(x.dtype).name
         dtypes.require_tensor_io(dtype, f"output {name!r}")
         out = TensorSpec(name, dtype, tuple(dims), key=keys[i], batch_axis=axis)
         if name in declared:
-            out, notes = check_declared(declared[name], out, spec, (per_x, per_y, per_z))
+            out, notes = check_declared(declared[name], out, spec, seen)
             for line in notes:
                 say(line)
         outs.append(out)
     return spec.with_outputs(tuple(outs))
+
+
+def axis_probes(exp: dict[str, int], lo: dict[str, int], hi: dict[str, int]) -> list[dict[str, int]]:
+    """One set of sizes per dynamic axis: the export sizes with that axis alone moved to its
+    max (its min where the export size is its max; none where its range is one size).
+
+    Moving one axis at a time tells apart axes whose sizes are equal in every run that moves
+    them all together (``H`` and ``W`` both 32..128): an output dim that follows one of them
+    moves in that axis' run only.
+    """
+    probes = []
+    for a in exp:
+        moved = hi[a] if exp[a] != hi[a] else lo[a]
+        if moved != exp[a]:
+            probes.append({**exp, a: moved})
+    return probes
+
+
+def output_dims(name: str, seen: list[tuple[int, ...]], sizes: list[dict[str, int]]) -> list[int | str]:
+    """An output's per-sample dims from its shapes ``seen`` in runs at the axis ``sizes``.
+
+    A dim of one size in every run is that size; a dim that is one input axis' size in every
+    run (and no other axis' in all of them) takes that axis' name; any other dim (a product
+    of axes, a size no axis has) is ``<name>_dim<N>``.
+    """
+    dims: list[int | str] = []
+    for j in range(len(seen[0])):
+        values = [s[j] for s in seen]
+        if len(set(values)) == 1:
+            dims.append(values[0])
+            continue
+        axes = [a for a in sizes[0] if all(v == run[a] for v, run in zip(values, sizes))]
+        dims.append(axes[0] if len(axes) == 1 else f"{name}_dim{j + 1}")
+    return dims
 
 
 def batch_axis(name: str, shape1: tuple[int, ...], shape2: tuple[int, ...], batch1: int, batch2: int) -> int | None:

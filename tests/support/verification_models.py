@@ -144,9 +144,27 @@ class Positional(nn.Module):
         return x + self.pos[: x.shape[1]]
 
 
-def _seeded(cls: type[nn.Module]) -> nn.Module:
+class Mask(nn.Module):
+    """``image [B, 3, H, W] -> mask``: a 3x3 conv to one channel (a segmentation head), returned as
+    ``[B, 1, H, W]``, transposed ``[B, W, H]`` or flattened ``[B, H * W]`` (recheck 16, R16-1)."""
+
+    def __init__(self, layout: str = "mask") -> None:
+        super().__init__()
+        self.head = nn.Conv2d(3, 1, kernel_size=3, padding=1)
+        self.layout = layout
+
+    def forward(self, image: torch.Tensor) -> torch.Tensor:
+        mask = torch.sigmoid(self.head(image))
+        if self.layout == "transposed":
+            return mask[:, 0].transpose(1, 2)
+        if self.layout == "flat":
+            return mask.flatten(1)
+        return mask
+
+
+def _seeded(cls: type[nn.Module], *args: str) -> nn.Module:
     torch.manual_seed(0)
-    return cls().eval()
+    return cls(*args).eval()
 
 
 def branch() -> nn.Module:
@@ -195,3 +213,15 @@ def framer() -> nn.Module:
 
 def positional() -> nn.Module:
     return _seeded(Positional)
+
+
+def mask() -> nn.Module:
+    return _seeded(Mask)
+
+
+def mask_transposed() -> nn.Module:
+    return _seeded(Mask, "transposed")
+
+
+def mask_flat() -> nn.Module:
+    return _seeded(Mask, "flat")
