@@ -143,7 +143,8 @@ def infer_outputs(module: Any, spec: ModelSpec, note: Callable[[str], None] | No
     points = [(b1, exp), (b2, exp), (b2, hi)] + ([(b2, other)] if other != hi else [])
     points += [(b2, sizes) for sizes in axis_probes(exp, lo, hi) if sizes not in (hi, other)]
     runs = [run(batch, sizes) for batch, sizes in points]  # the export sizes first: a failure at min/max says so
-    if lo not in [sizes for _b, sizes in points]:  # every axis at its min: verified, warmed up and sent, so it must run before export
+    # every axis at its min: verified, warmed up and sent, so it must run before export
+    if lo not in [sizes for _b, sizes in points]:
         points.append((b1, lo))
         runs.append(run(b1, lo))
     keys = [k for k, _t in runs[0]]

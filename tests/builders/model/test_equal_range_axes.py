@@ -61,7 +61,9 @@ def test_the_declared_shape_of_each_layout_is_accepted_as_written(model, declare
 def test_a_wrong_axis_is_refused_and_the_hint_gives_what_the_model_returns(model, wrong, right):
     with pytest.raises(ModelSpecError) as e:
         infer_outputs(model(), _spec(TensorSpec("mask", "float32", wrong)))
-    assert f"names shape[{list(wrong).index(next(d for d, r in zip(wrong, right) if d != r))}] after input axis" in e.value.message
+    assert (
+        f"names shape[{list(wrong).index(next(d for d, r in zip(wrong, right) if d != r))}] after input axis" in e.value.message
+    )
     assert f'write "shape": {json.dumps(right)}' in e.value.hint
 
 
