@@ -15,7 +15,7 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   every level in every round, and never ends early.
 * **A step** (one level to the next) is judged by the report's rule of a rise (:mod:`perf.analysis.saturation.rises`)
   on its *paired* gains, ``T(high) / T(low) - 1`` per round both levels were measured in: *flat* at a median
-  gain of at most ``min_gain_pct`` (5 %), counted as the doublings it spans; any other step may still pay
+  gain (:func:`perf.analysis.stats.paired.median_gain`) of at most ``min_gain_pct`` (5 %), counted as the doublings it spans; any other step may still pay
   (a rise beyond the noise, or one the noise does not tell yet: never said as "still rising").
 * **Growth**: while fewer than ``flat_window`` doublings at the top look flat (on the rounds so
   far) and the top is within the latency budget, the next coarse levels are added: as many as
@@ -50,13 +50,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import statistics
 from collections.abc import Set as AbstractSet
 
 from perf.analysis.ranking.budget_latency import judged
 from perf.analysis.ranking.operating import per_round, records, summary
 from perf.analysis.saturation.peaks import Rise, rise_into
 from perf.analysis.saturation.rises import paired_rise
+from perf.analysis.stats.paired import median_gain
 from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
@@ -280,7 +280,7 @@ def _plateau_low(vr: VariantResult, plan: VariantPlan, levels: list[int], best: 
     low = best
     for c in sorted((x for x in levels if x < best), reverse=True):
         gains = step_gains(vr, plan, c, best)
-        if len(gains) < min_rounds or statistics.median(gains) * 100.0 > min_gain_pct:
+        if len(gains) < min_rounds or median_gain(gains) * 100.0 > min_gain_pct:
             break
         low = c
     return low

@@ -4,7 +4,7 @@ measured in a rounds sweep, judged after every round (:func:`retire`).
 A level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
 of a ladder still growing, is no longer measured when the variant's own best level (round-
 adjusted, :class:`perf.analysis.ranking.operating.Adjusted`) is ahead of it by more than
-``min_gain_pct`` in the median of their paired rounds, or when its latency is over the
+``min_gain_pct`` in the median of their paired rounds (:func:`perf.analysis.stats.paired.median_gain`), or when its latency is over the
 budget; its rounds so far stay in the results. A level :data:`RETIRE_GAP` (2) times or more
 behind the best in every round both had stops at once, from its first round: a gap far beyond
 one visit's noise (the median perf_analyzer window spread was 19-36 % in bench_search's runs on a busy 2-core host). This only
@@ -33,11 +33,11 @@ on p99 and on the medians, on one shared round.
 from __future__ import annotations
 
 import dataclasses
-import statistics
 from collections.abc import Set as AbstractSet
 
 from core.wording import count
 from perf.analysis.ranking.operating import Adjusted, Operating, summary
+from perf.analysis.stats.paired import median_gain
 from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
@@ -151,7 +151,7 @@ def _active(
         elif (j := next((j for j in judges if _behind(vr, plan, c, j, rules.min_gain_pct, rounds.min_rounds)), None)) is not None:
             gains = step_gains(vr, plan, c, j)
             out[c] = (
-                f"behind concurrency {j} by {fmt(statistics.median(gains) * 100.0)} % in the median of "
+                f"behind concurrency {j} by {fmt(median_gain(gains) * 100.0)} % in the median of "
                 f"{count(len(gains), 'paired round')} (more than {fmt(rules.min_gain_pct)} %)"
             )
     return out
@@ -185,4 +185,4 @@ def _far_behind(vr: VariantResult, plan: VariantPlan, c: int, best: int) -> bool
 def _behind(vr: VariantResult, plan: VariantPlan, c: int, best: int, min_gain_pct: float, min_rounds: int) -> bool:
     """Level ``c`` trails level ``best`` by more than ``min_gain_pct`` in the median of at least ``min_rounds`` paired rounds."""
     gains = step_gains(vr, plan, c, best)
-    return len(gains) >= min_rounds and statistics.median(gains) * 100.0 > min_gain_pct
+    return len(gains) >= min_rounds and median_gain(gains) * 100.0 > min_gain_pct

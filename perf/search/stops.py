@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Sequence
 
 from perf.analysis.saturation.peaks import Rise
 from perf.analysis.saturation.rises import beyond_concurrency
+from perf.analysis.stats.paired import median_gain
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import fmt
 from perf.records.levels import TRANSIENT_WORDS, transient_failure, window_failure
@@ -75,7 +75,7 @@ def rise_clause(r: Rise | None, top: int, gains: Sequence[float]) -> str:
         return ""
     if not r.rising:
         return f"; its {r.trend.words(r.below.concurrency, top)}, so whether its peak lies above it is not told"
-    return still_rose(statistics.median(gains) * 100.0 if gains else None, r.below.concurrency, top, len(gains))
+    return still_rose(median_gain(gains) * 100.0 if gains else None, r.below.concurrency, top, len(gains))
 
 
 def gain_pct(low: Point, high: Point) -> float:

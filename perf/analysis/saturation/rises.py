@@ -15,7 +15,8 @@ throughput
   from noise" with its rounds and p-value, never as a trend.
 
 The gain is the median of the per-round gains ``T_b / T_a - 1`` over the rounds both were measured in (a
-rounds run), else of the medians over trials. Before this rule there were two: the search's (median paired
+rounds run; :func:`perf.analysis.stats.paired.median_gain`, symmetric: of an even count the geometric mean of the
+two middle ratios, less 1), else of the medians over trials. Before this rule there were two: the search's (median paired
 gain above 5 %) and the words' (medians 10 % apart), so a ladder could stop "past the knee" beside a report
 saying "still rising", and a rise of medians 12 % apart whose rounds disagreed was said as "still rising".
 
@@ -26,13 +27,13 @@ p99's trend words (:func:`p99_step`) are :func:`perf.analysis.saturation.falls.s
 from __future__ import annotations
 
 import dataclasses
-import statistics
 from collections.abc import Callable, Sequence
 
 from core.wording import count
 from perf.analysis.ranking.operating import Side, per_round, side_of
 from perf.analysis.saturation.falls import Step, paired_step, step
 from perf.analysis.stats.curves import curve, interference
+from perf.analysis.stats.paired import median_gain
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import fmt
 from perf.records.results import RunResult, VariantResult
@@ -168,7 +169,7 @@ def paired_rise(
     ``medians``: the two levels' medians the tables show (:attr:`Rising.medians`)."""
     a, b = per_round(vr, low), per_round(vr, high)
     gains = [b[r] / a[r] - 1.0 for r in sorted(set(a) & set(b))]
-    gain = statistics.median(gains) * 100.0 if gains else None
+    gain = median_gain(gains) * 100.0 if gains else None
     return Rising(gain, paired_step(vr, low, high), min_gain_pct, len(gains), medians)
 
 

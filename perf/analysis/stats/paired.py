@@ -33,15 +33,18 @@ every round; in simulation (equal targets, normal or heavy-tailed noise, looks a
 test alone (``tests/perf/analysis/test_paired.py``).
 
 The size of a difference is the median ratio with its spread over rounds (min–max): a
-verdict says whether there is a difference, the median how large it is.
+verdict says whether there is a difference, the median how large it is. The median of ratios is
+taken on their logs (:func:`median_ratio`; a gain is it less 1, :func:`median_gain`): the middle
+ratio of an odd count, the geometric mean of the two middle ones of an even count, so that B over A
+is exactly 1 / (A over B). The arithmetic median of an even count is not: two rounds at 1.9× and
+0.66× gave "1.28× ahead" one way and, turned, "1.02× ahead" the other (issue 26, R16-3).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from core.wording import count
@@ -68,7 +71,8 @@ UNCALLED = (
 #: The rule in words, for reports.
 RULE = (
     "paired over interleaved rounds (each round measures both once, in a shuffled order); the ratio is the median "
-    "over rounds with its min–max; a difference is called when an exact two-sided sign test over the rounds "
+    "over rounds (of an even count, the geometric mean of the two middle ones, so B over A is 1 / (A over B)) with "
+    "its min–max; a difference is called when an exact two-sided sign test over the rounds "
     f"gives p ≤ {ALPHA:g} (at least 6 rounds), or sooner for a large, consistent gap: at least {GAP_ROUNDS} rounds, "
     f"every one agreeing by {GAP_MIN:g}× or more, and a one-sided t-test on the log ratios at p ≤ {GAP_ALPHA:g}; " + UNCALLED
 )
@@ -87,6 +91,52 @@ def sign_test_p(wins: int, losses: int) -> float:
     return min(1.0, 2.0 * tail)
 
 
+def median_ratio(ratios: Iterable[float]) -> float:
+    """The typical per-round ratio: the median of the ratios' logs, turned back (module docstring).
+
+    The middle ratio of an odd count (that very value), the geometric mean of the two middle ones of an
+    even count; so ``median_ratio(1 / r for r in ratios) == 1 / median_ratio(ratios)`` for any count,
+    which the arithmetic median of an even count is not (issue 26, R16-3: "1.28× ahead" one way, "1.02×"
+    the other, from the same two rounds). The one median of per-round ratios (throughput ``a_i / b_i``,
+    a level's paired gains through :func:`median_gain`).
+
+    Args:
+        ratios: One ratio per round (positive, unitless).
+
+    Returns:
+        The median ratio (unitless).
+
+    Raises:
+        ValueError: No ratio, or one that is not a positive finite number (its log is not defined).
+    """
+    vals = sorted(float(r) for r in ratios)
+    if not vals:
+        raise ValueError("a median ratio needs at least one ratio")
+    if not (vals[0] > 0 and math.isfinite(vals[-1])):
+        raise ValueError(f"ratios must be positive and finite, got {vals[0]!r}..{vals[-1]!r}")
+    mid = len(vals) // 2
+    return vals[mid] if len(vals) % 2 else math.sqrt(vals[mid - 1] * vals[mid])
+
+
+def median_gain(gains: Iterable[float]) -> float:
+    """The typical per-round gain: :func:`median_ratio` of ``1 + g``, less 1 (the middle gain itself of an odd
+    count, so a threshold such as the search's ``min_gain_pct`` judges the same number as before).
+
+    Args:
+        gains: One gain per round, as fractions (``T_b / T_a - 1``; above -1).
+
+    Returns:
+        The median gain (a fraction; x 100 for %).
+
+    Raises:
+        ValueError: No gain, or one at or below -1 (no positive ratio), or not finite.
+    """
+    vals = sorted(float(g) for g in gains)
+    if len(vals) % 2 and vals[0] > -1.0 and math.isfinite(vals[-1]):
+        return vals[len(vals) // 2]
+    return median_ratio(1.0 + g for g in vals) - 1.0
+
+
 def min_rounds(alpha: float = ALPHA) -> int:
     """The fewest rounds that can reach ``alpha`` when every round agrees."""
     n = 1
@@ -101,7 +151,7 @@ class Paired:
 
     Attributes:
         ratios: ``a_i / b_i`` per round, in round order.
-        median: Their median.
+        median: Their median (:func:`median_ratio`: on their logs, so B over A is exactly ``1 / median``).
         low, high: Their min and max (the spread over rounds).
         wins, losses: Rounds with ``a_i > b_i`` and with ``a_i < b_i``.
         p_value: The sign test's two-sided p-value (:func:`sign_test_p`).
@@ -249,7 +299,7 @@ def paired(a: Sequence[float | None], b: Sequence[float | None], alpha: float = 
     gap = gap_p(ratios)
     called = p <= alpha or (gap is not None and gap <= GAP_ALPHA)
     verdict: Verdict = "not distinguishable" if not called else "higher" if wins > losses else "lower"
-    return Paired(ratios, statistics.median(ratios), min(ratios), max(ratios), wins, losses, p, verdict, gap)
+    return Paired(ratios, median_ratio(ratios), min(ratios), max(ratios), wins, losses, p, verdict, gap)
 
 
 def gap_p(ratios: Sequence[float]) -> float | None:

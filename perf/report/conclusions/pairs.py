@@ -23,7 +23,7 @@ from perf.analysis.ranking.standing import member_words
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.curves import common_level, curve
 from perf.analysis.stats.fair import cannot_act, unfair
-from perf.analysis.stats.paired import GAP_ROUNDS
+from perf.analysis.stats.paired import GAP_ROUNDS, median_ratio
 from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Point, delta, run_points, spread_unknown
 from perf.markdown import fmt
 from perf.records.results import RunResult
@@ -154,8 +154,8 @@ def ranked_text(run: RunResult, rec: Recommendation, name: str, of_pick: bool = 
     medians = f"; their medians over those rounds {fmt(first[1])} vs {fmt(second[1])} infer/s" if pick and other else ""
     verdict = {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict) or member_words(c)
     pct = [f"{(r - 1.0) * 100.0:+.1f} %" for r in ratios]
-    said = (  # a median of 2 is their mean: said as the rounds' own ratios (trial 8: "-46.1 %" beside 548.9 vs 674.4)
-        f"the median of the paired per-round ratios is {(statistics.median(ratios) - 1.0) * 100.0:+.1f} %"
+    said = (  # fewer than 3: said as the rounds' own ratios (trial 8: "-46.1 %" beside 548.9 vs 674.4)
+        f"the median of the paired per-round ratios is {(median_ratio(ratios) - 1.0) * 100.0:+.1f} %"
         if len(ratios) >= GAP_ROUNDS
         else f"the paired per-round {'ratio is' if len(pct) == 1 else 'ratios are'} {' and '.join(pct)}"
     )
