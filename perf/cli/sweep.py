@@ -237,19 +237,21 @@ class _progress:
             log(escape(f"{where}{e['variant']} {load} b={lv.batch_size}{trial}: {note}{flag}"))
             self.bar.advance(self.task)
         elif e["event"] == "search_decision":
+            from perf.search.events import subject  # the variant, or its series at one of several client workloads
+
             d = e["decision"]
             if d is not None and e.get("provisional"):  # a rounds ladder: judged again after every round
                 log(
                     escape(
-                        f"{e['variant']}: its ladder stops at concurrency {d.concurrency} for now (re-judged each round): {d.reason}"
+                        f"{subject(e)}: its ladder stops at concurrency {d.concurrency} for now (re-judged each round): {d.reason}"
                     )
                 )
             elif d is not None:
-                log(escape(f"{e['variant']}: {d.words(past=False)}"))
+                log(escape(f"{subject(e)}: {d.words(past=False)}"))
             elif e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.drops)
                 log(escape(f"{e['variant']}: measured again, no longer dropped: {e['why']}"))
             elif e.get("reopened"):
-                log(escape(f"{e['variant']}: its ladder climbs again: the latest rounds no longer back its stop"))
+                log(escape(f"{subject(e)}: its ladder climbs again: the latest rounds no longer back its stop"))
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels the search left out
         elif e["event"] == "level_retired":  # a level the search stops measuring at one client workload, and why
             from perf.search.events import retired_words

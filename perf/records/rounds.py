@@ -139,8 +139,9 @@ class Cut:
     Attributes:
         kind: :data:`CutKind`.
         reason: In words (the numbers of the estimate).
-        variant: The variant concerned, if one.
-        concurrency: The first level cut, for ``levels`` and ``ladder``.
+        variant: The variant concerned, if one; of a ``ladder`` cut, the series the report shows its ladder's
+            client workload under (``"v [seq=128]"`` at one of several: :func:`perf.search.ending.cuts.series_of`).
+        concurrency: The first level cut, for ``levels``; the ladder's top, for ``ladder``.
         need_s: Of a ``variant`` cut, the time (s) the plan that cut it estimated for the rounds that
             would measure it (the number its ``reason`` says); ``None`` in records written before it
             was kept, and for other kinds.

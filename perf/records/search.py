@@ -95,6 +95,11 @@ class SearchDecision:
         beaten_at: ``pruned``: the levels of ``best_variant`` that beat it, one per client workload it
             was beaten at (a drop of a run with several stands on each of them); empty in records
             written before it (then ``best_concurrency`` alone names the level).
+        batch_size: The client batch size of the client workload whose ladder it ended, in a run that
+            measures the variant at several (``--shapes``, ``--batch-sizes``: each workload's ladder stops on
+            its own numbers, :mod:`perf.search.ladder`); ``None``: the variant's own (a drop, a run of one
+            workload, a record written before).
+        shape: That workload's swept input size (``"seq=128"``; ``None``: not swept, or the variant's own).
     """
 
     variant: str
@@ -110,6 +115,13 @@ class SearchDecision:
     best_throughput_infer_per_s: float | None = None
     best_spread_infer_per_s: float | None = None
     beaten_at: list[BeatingLevel] = dataclasses.field(default_factory=list)
+    batch_size: int | None = None
+    shape: str | None = None
+
+    @property
+    def workload(self) -> tuple[int, str | None] | None:
+        """``(batch_size, shape)`` of the client workload whose ladder it ended; ``None``: the variant's own."""
+        return None if self.batch_size is None else (self.batch_size, self.shape)
 
     def words(self, past: bool = True) -> str:
         """The decision as the console (``past=False``) and the report say it: for a rule that ends
@@ -131,7 +143,8 @@ class SearchRecord:
         adaptive: Concurrency ``auto``: each variant's ladder grew until a stop rule.
         rules: The thresholds applied.
         order: Variants in the order they were measured (most promising first).
-        decisions: One per variant whose levels ended early or were pruned.
+        decisions: One per variant whose levels ended early or were pruned; with several client workloads, one
+            per workload whose ladder ended (:attr:`SearchDecision.workload`), or the variant's drop.
     """
 
     mode: SearchMode = "brute"
@@ -140,10 +153,24 @@ class SearchRecord:
     order: list[str] = dataclasses.field(default_factory=list)
     decisions: list[SearchDecision] = dataclasses.field(default_factory=list)
 
-    def decision(self, variant: str) -> SearchDecision | None:
-        """The decision recorded for ``variant``, if any."""
-        return next((d for d in self.decisions if d.variant == variant), None)
+    def decision(self, variant: str, workload: tuple[int, str | None] | None = None) -> SearchDecision | None:
+        """The decision recorded for ``variant``, if any: at client ``workload`` (``(batch_size, shape)``) that
+        workload's, else the variant's own (a drop, a run of one workload), never another workload's; without
+        ``workload`` the variant's own, else its first workload's."""
+        mine = [d for d in self.decisions if d.variant == variant]
+        own = next((d for d in mine if d.workload is None), None)
+        if workload is not None:
+            return next((d for d in mine if d.workload == workload), own)
+        return own or next(iter(mine), None)
 
     def record(self, decision: SearchDecision) -> None:
-        """Keep ``decision`` as its variant's (replacing an earlier one)."""
-        self.decisions = [d for d in self.decisions if d.variant != decision.variant] + [decision]
+        """Keep ``decision`` as its variant's: a workload's replaces that workload's and the variant's own, the
+        variant's own replaces every one of the variant's."""
+        kept = decision.workload is not None
+        self.decisions = [
+            d for d in self.decisions if d.variant != decision.variant or (kept and d.workload not in (None, decision.workload))
+        ] + [decision]
+
+    def forget(self, variant: str, workload: tuple[int, str | None] | None = None) -> None:
+        """Drop the decisions of ``variant``: at client ``workload`` only, or all of them (``None``)."""
+        self.decisions = [d for d in self.decisions if d.variant != variant or (workload is not None and d.workload != workload)]

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult, mixed_axes, parse_shape_text, shape_text
+from perf.records.search import SearchDecision, SearchRecord
 
 #: What a mixed workload's label adds to its range (:func:`workload_text`).
 MIXED_WORD = "(mixed)"
@@ -130,3 +131,20 @@ def workloads_noun(labels: Iterable[str]) -> str:
     if all(not any(p) for p in parts):
         return "input size"
     return "client batch size" if all(p == [True] for p in parts) else "client workload"
+
+
+def series_decision(search: SearchRecord, v: VariantResult) -> SearchDecision | None:
+    """The search's decision on ``v``, a series of :func:`split_by_workload` (or a variant of a run of one
+    workload): its client workload's ladder's stop (each workload's ladder stops on its own numbers,
+    :mod:`perf.search.ladder`), else its variant's own (a drop, a run recorded before)."""
+    loads = {(lv.batch_size, lv.shape) for lv in v.levels if lv.request_rate is None}
+    load = next(iter(loads)) if workload(v) and len(loads) == 1 else None
+    return search.decision(variant_name(v), load)
+
+
+def decision_name(run: RunResult, d: SearchDecision) -> str:
+    """Whose ``d`` is, as the report names it: the series of its client workload (:func:`series_name`) when it
+    is one workload's stop, else its variant."""
+    if d.batch_size is None:
+        return d.variant
+    return series_name(d.variant, workload_text(d.shape, d.batch_size if len(batch_sizes_swept(run)) > 1 else None))

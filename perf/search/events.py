@@ -13,6 +13,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from perf.records.workloads import series_name
+
 log = logging.getLogger(__name__)
 
 
@@ -22,7 +24,7 @@ def log_event(e: Mapping[str, Any]) -> None:
     if kind in ("plan", "spent"):
         log.log(logging.WARNING if e.get("warn") else logging.INFO, "%s", e["text"])
     elif kind == "search_decision" and e.get("decision") is not None and not e.get("provisional"):
-        log.info("%s: %s", e["variant"], e["decision"].words(past=False))
+        log.info("%s: %s", subject(e), e["decision"].words(past=False))
     elif kind == "search_decision" and e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.drops)
         log.info("%s: measured again, no longer dropped: %s", e["variant"], e["why"])
     elif kind == "level_retired":
@@ -36,3 +38,9 @@ def retired_words(e: Mapping[str, Any]) -> str:
     measured: its p99 30.00 ms over 3 rounds is over the budget of 25 ms"``."""
     shape = f" {e['shape']}" if e.get("shape") else ""
     return f"{e['variant']} c={e['concurrency']}{shape} b={e['batch_size']}: no longer measured: {e['why']}"
+
+
+def subject(e: Mapping[str, Any]) -> str:
+    """Whose stop a ``search_decision`` event says: the variant, or at one of several client workloads its series
+    (``"v [seq=128]"``: each workload's ladder stops on its own, :mod:`perf.search.ladder`)."""
+    return series_name(e["variant"], e.get("workload"))

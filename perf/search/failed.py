@@ -23,7 +23,7 @@ from __future__ import annotations
 from perf.records.levels import TRANSIENT_WORDS, LevelResult, transient_failure, window_failure
 from perf.records.results import VariantResult
 from perf.search import ladder as ladders
-from perf.search.plan import LevelKey, VariantPlan
+from perf.search.plan import LevelKey, VariantPlan, at_workload
 from perf.search.policy import Budget
 from perf.search.stops import failed_reason
 
@@ -64,19 +64,20 @@ class FailedLevels:
         c, b, _, r, sh = key
         return (c, b, r, sh) in self.by_variant.get(name, {})
 
-    def end_ladder(self, lad: ladders.Ladder, plan: VariantPlan, vr: VariantResult, budget: Budget | None) -> None:
-        """End an adaptive ladder at its lowest level that failed: no level is added above it, and
-        those above it that have no numbers go."""
+    def end_ladder(self, lanes: ladders.Lanes, plan: VariantPlan, vr: VariantResult, budget: Budget | None) -> None:
+        """End each adaptive ladder of a variant (one per client workload) at its lowest level that failed at that
+        workload: no level is added above it there, and those above it that have no numbers there go. A level
+        failed at one workload ends no other workload's ladder (:mod:`perf.search.ladder`, rule "Per client workload")."""
         failed = self.by_variant.get(plan.name, {})
-        levels = sorted({c for c, _, r, _ in failed if r is None})
-        if not levels or not lad.adaptive:
-            return
-        c = levels[0]
-        why = next(w for (fc, _, r, _), w in failed.items() if fc == c and r is None)
-        lad.end = ladders.decision(plan, vr, "failed", c, failed_reason(c, why, loaded=True), budget)
-        have = ladders.seen(vr)
-        lad.levels = [x for x in lad.levels if x <= c or x in have]
-        lad.active = [x for x in lad.active if x in lad.levels]
+        for load, lad in lanes.items():
+            here = {c: w for (c, b, r, sh), w in failed.items() if r is None and (b, sh) == load}
+            if not here or not lad.adaptive:
+                continue
+            c = min(here)
+            lad.end = ladders.decision(at_workload(plan, load), vr, "failed", c, failed_reason(c, here[c], loaded=True), budget)
+            have = ladders.seen(vr, load)
+            lad.levels = [x for x in lad.levels if x <= c or x in have]
+            lad.active = [x for x in lad.active if x in lad.levels]
 
     def give_up(self, vr: VariantResult) -> str | None:
         """Why ``vr`` fails, when levels of it failed and none has numbers (its caller knows none is

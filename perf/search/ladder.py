@@ -43,7 +43,15 @@ Rules (thresholds: :class:`~perf.records.search.SearchRules` and
   highest level; ``failed`` at once at a failed level (:mod:`perf.search.failed`). No other decision
   is taken on fewer rounds: a level flagged host busy or unstable in one round is measured again first.
 * **Retirement** (:mod:`perf.search.retirement`): a level behind the variant's best stops being
-  measured, at each client workload on that workload's own numbers.
+  measured.
+* **Per client workload**: a variant measured at several client workloads (``--shapes``, ``--batch-sizes``)
+  has one ladder per workload (:data:`Lanes`, :func:`update_lanes`), and every rule above (growth, the
+  knee, budget and cap stops, refinement, retirement, a failed level) is taken on that workload's own
+  numbers: a workload whose throughput still rises climbs on while another's ladder has stopped at its
+  knee or at the budget, and a workload's stop never stops another's. Its concurrencies are measured at
+  that workload only. The stops are recorded per workload (:attr:`perf.records.search.SearchDecision.shape`,
+  ``batch_size``). Trial 16's ``--shapes seq=8,seq=128``: one ladder read seq=8's numbers alone, so a
+  seq=8 knee ended it while seq=128 still rose, and seq=128's best measured level was reported as its peak.
 """
 
 from __future__ import annotations
@@ -69,17 +77,16 @@ from perf.search.stops import OVER_BUDGET, rise_clause
 
 @dataclasses.dataclass
 class Ladder:
-    """The levels of one variant in a rounds sweep.
+    """The levels of one variant at one client workload in a rounds sweep (module rules; a variant
+    measured at several has one per workload: :data:`Lanes`).
 
     Attributes:
         levels: Concurrencies in its ladder so far (measured or about to be), ascending.
-        active: Those measured in the next round.
+        active: Those measured in the next round (its retired levels left out).
         end: Why no level is added any more (``None`` while it grows).
         capped: Its top is the time budget's cap (a cut when its throughput still rose into it: :func:`rising_top`).
         adaptive: It grows (``--concurrency auto``); an explicit list is measured whole and never climbs.
-        retired_at: Per client workload, the levels of :attr:`active` retired there (measured at another
-            workload only; module rule "Retirement"); empty at one workload.
-        retired_why: Per (client workload, level) retired there, why in words.
+        retired_why: Per level of :attr:`levels` retired (module rule "Retirement"), why in words.
     """
 
     levels: list[int]
@@ -87,13 +94,12 @@ class Ladder:
     end: SearchDecision | None = None
     capped: bool = False
     adaptive: bool = True
-    retired_at: dict[Workload, list[int]] = dataclasses.field(default_factory=dict)
-    retired_why: dict[tuple[Workload, int], str] = dataclasses.field(default_factory=dict)
+    retired_why: dict[int, str] = dataclasses.field(default_factory=dict)
 
-    def active_at(self, load: Workload) -> list[int]:
-        """The levels measured at client workload ``load`` in the next round: :attr:`active` less those
-        retired on that workload's own numbers (module rule "Retirement")."""
-        return [c for c in self.active if c not in self.retired_at.get(load, [])]
+
+#: A variant's ladders, one per client workload it is measured at (:func:`perf.search.plan.workloads`;
+#: module rule "Per client workload").
+Lanes = dict[Workload, Ladder]
 
 
 def full(ladder: tuple[int, ...], cap: int | None) -> list[int]:
@@ -117,16 +123,39 @@ def start(plan: VariantPlan, ladder: tuple[int, ...], adaptive: bool, rounds: Ro
 def resume(
     plan: VariantPlan, vr: VariantResult, ladder: tuple[int, ...], adaptive: bool, rounds: RoundRules, cap: int | None
 ) -> Ladder:
-    """The ladder of a resumed run: its first levels and every concurrency already measured (the
-    plan's ``cap`` is never below them: :func:`perf.search.promise.measured_top`)."""
+    """The ladder of a resumed run at ``plan``'s one client workload (:func:`perf.search.plan.at_workload`): its
+    first levels and every concurrency already measured there (the plan's ``cap`` is never below them:
+    :func:`perf.search.promise.measured_top`)."""
     fresh = start(plan, ladder, adaptive, rounds, cap)
-    levels = sorted(set(fresh.levels) | seen(vr))
+    levels = sorted(set(fresh.levels) | seen(vr, one_workload(plan)))
     return Ladder(levels, list(levels), adaptive=adaptive)
 
 
-def seen(vr: VariantResult) -> set[int]:
-    """The concurrencies ``vr`` has numbers at (a resumed run's earlier sessions)."""
-    return {lv.concurrency for lv in vr.levels if lv.request_rate is None and lv.ok}
+def lanes(
+    plan: VariantPlan, vr: VariantResult, ladder: tuple[int, ...], adaptive: bool, rounds: RoundRules, cap: int | None
+) -> Lanes:
+    """A variant's ladders, one per client workload (module rule "Per client workload"), each :func:`resume`'d
+    from what was measured at it (fresh in a new run)."""
+    return {load: resume(at_workload(plan, load), vr, ladder, adaptive, rounds, cap) for load in workloads(plan)}
+
+
+def one_workload(plan: VariantPlan) -> Workload:
+    """The one client workload of ``plan`` (narrowed by :func:`perf.search.plan.at_workload`). Raises ValueError
+    when it has several: a ladder's rules read one workload's numbers (module rule "Per client workload")."""
+    every = workloads(plan)
+    if len(every) != 1:
+        raise ValueError(f"{plan.name}: a ladder is one client workload's, not {len(every)} (narrow with at_workload)")
+    return every[0]
+
+
+def seen(vr: VariantResult, load: Workload | None = None) -> set[int]:
+    """The concurrencies ``vr`` has numbers at (a resumed run's earlier sessions): at client workload ``load``,
+    or at any (``None``)."""
+    return {
+        lv.concurrency
+        for lv in vr.levels
+        if lv.request_rate is None and lv.ok and (load is None or (lv.batch_size, lv.shape) == load)
+    }
 
 
 def _latency(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> tuple[float | None, int, str]:
@@ -173,14 +202,17 @@ def _still_rose(vr: VariantResult, plan: VariantPlan, levels: list[int], min_gai
 
 
 def decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: str, budget: Budget | None) -> SearchDecision:
-    """The ladder's stop ``rule`` at concurrency ``at``, with its numbers there (module rule "Stop")."""
-    s = summary(vr, side(plan, at), None, budget.metric if budget else "latency_p99_ms")
+    """The ladder's stop ``rule`` at concurrency ``at``, with its numbers there (module rule "Stop"), at the search
+    series' client workload (one ladder's: :func:`perf.search.plan.at_workload`)."""
+    at_side = side(plan, at)
+    s = summary(vr, at_side, None, budget.metric if budget else "latency_p99_ms")
+    load = (at_side.batch_size, at_side.shape)
     return SearchDecision(
         variant=plan.name,
         rule=rule,  # type: ignore[arg-type]
         concurrency=at,
         reason=reason,
-        measured=sorted({lv.concurrency for lv in vr.levels if lv.request_rate is None}),
+        measured=sorted({lv.concurrency for lv in vr.levels if lv.request_rate is None and (lv.batch_size, lv.shape) == load}),
         throughput_infer_per_s=s.throughput_infer_per_s if s else None,
         latency_ms=s.latency_ms if s else None,
     )
@@ -196,11 +228,13 @@ def update(
     rounds: RoundRules,
     budget: Budget | None,
     cap: int | None,
-    peak: bool | AbstractSet[Workload] = False,
+    peak: bool = False,
 ) -> Ladder:
-    """The ladder after a round: grown, ended (module rules) and with its beaten levels retired, at each
-    client workload on its own numbers; ``peak``: the engine ranks by peak, no contender having a level
-    within ``budget`` there: the client workloads where it does (``True``: every one; module rule "Retirement")."""
+    """The ladder of ``plan``'s one client workload (:func:`perf.search.plan.at_workload`; :func:`update_lanes`
+    updates each of a variant's) after a round: grown, ended (module rules) and with its beaten levels retired,
+    on that workload's numbers; ``peak``: the engine ranks that workload by peak, no contender having a level
+    within ``budget`` there (module rule "Retirement"). Raises ValueError for a plan of several workloads."""
+    one_workload(plan)
     if not adaptive:
         return lad
     levels = sorted(lad.levels)
@@ -246,8 +280,27 @@ def update(
     lad.levels, lad.end = levels, end
     lad.levels = sorted(set(lad.levels) | set(_refined(lad, plan, vr, full(ladder, cap), rules, rounds, budget)))
     done = retire(lad.levels, lad.end is not None, plan, vr, rules, rounds, budget, peak)
-    lad.active, lad.retired_at, lad.retired_why = done.active, done.at, done.why
+    lad.active, lad.retired_why = done.active, done.why
     return lad
+
+
+def update_lanes(
+    lanes_: Lanes,
+    plan: VariantPlan,
+    vr: VariantResult,
+    ladder: tuple[int, ...],
+    adaptive: bool,
+    rules: SearchRules,
+    rounds: RoundRules,
+    budget: Budget | None,
+    cap: int | None,
+    peak: AbstractSet[Workload] = frozenset(),
+) -> Lanes:
+    """Each of a variant's ladders after a round (:func:`update`), each on its own client workload's numbers
+    (module rule "Per client workload"); ``peak``: the workloads the engine ranks by peak."""
+    for load, lad in lanes_.items():
+        update(lad, at_workload(plan, load), vr, ladder, adaptive, rules, rounds, budget, cap, load in peak)
+    return lanes_
 
 
 def _refined(
@@ -296,20 +349,26 @@ def _rising_top(lad: Ladder, plan: VariantPlan, vr: VariantResult, c: int, rules
 
 
 def exploring(lad: Ladder, plan: VariantPlan, vr: VariantResult, rounds: RoundRules) -> bool:
-    """Whether an adaptive ladder still measures a level that has fewer than ``min_rounds``
-    rounds with numbers (one just added, e.g. by refinement): its ranking may still move."""
-    return lad.adaptive and any(
-        len(per_round(vr, side(at_workload(plan, load), c))) < rounds.min_rounds
-        for load in workloads(plan)
-        for c in lad.active_at(load)
-    )
+    """Whether an adaptive ladder (of ``plan``'s one client workload) still measures a level that has fewer than
+    ``min_rounds`` rounds with numbers (one just added, e.g. by refinement): its ranking may still move."""
+    return lad.adaptive and any(len(per_round(vr, side(plan, c))) < rounds.min_rounds for c in lad.active)
 
 
 def climbing(lad: Ladder, plan: VariantPlan, vr: VariantResult, rules: SearchRules) -> bool:
-    """Whether the ladder may still lift the variant's best: it has not ended and its top
-    step paid (or has not been measured in a common round yet). An explicit list never climbs."""
+    """Whether the ladder (of ``plan``'s one client workload) may still lift the variant's best there: it has
+    not ended and its top step paid (or has not been measured in a common round yet). An explicit list never climbs."""
     if not lad.adaptive:
         return False
     if lad.end is not None or len(lad.levels) < 2:
         return lad.end is None
     return not paired_rise(vr, side(plan, lad.levels[-2]), side(plan, lad.levels[-1]), rules.min_gain_pct).flat
+
+
+def climbing_at(lanes_: Lanes, plan: VariantPlan, vr: VariantResult, rules: SearchRules, load: Workload | None = None) -> bool:
+    """:func:`climbing` of the variant's ladder at client workload ``load``, or of any of its ladders (``None``)."""
+    return any(climbing(lad, at_workload(plan, w), vr, rules) for w, lad in lanes_.items() if load in (None, w))
+
+
+def exploring_at(lanes_: Lanes, plan: VariantPlan, vr: VariantResult, rounds: RoundRules, load: Workload | None = None) -> bool:
+    """:func:`exploring` of the variant's ladder at client workload ``load``, or of any of its ladders (``None``)."""
+    return any(exploring(lad, at_workload(plan, w), vr, rounds) for w, lad in lanes_.items() if load in (None, w))

@@ -8,27 +8,29 @@ variant's ``max_batch_size`` cannot be sent (Triton refuses the request; a model
 Size"), so those levels are skipped and listed with the reason; they never count as
 planned work.
 
-**The search series** of a variant is the one client workload whose ladder the search decides on.
-A sweep measures each concurrency at every client batch size and swept input size
-(``--batch-sizes``, ``--shapes``); the search's decisions (its stop rules, the budget stop and the
-sequential design's over-budget prune) read the smallest client batch size at the **smallest
-input** (:func:`input_elements`: the element count of the dynamic axes' sizes, a mixed range's at
-its top; ties to the first given), whatever order the sizes were given in. Latency is lowest
-there, so the budget stop judged there never stops a ladder below a level another workload could
-still meet. Retirement (which levels stop being measured) is not a decision on the series: each
-workload's levels retire on its own numbers (:mod:`perf.search.retirement`, :func:`workloads`). It was the first given size: with ``--shapes seq=256,seq=16`` every level at
-``seq=256`` was over the budget, the ladder stopped at its first level, and the levels within the
-budget at ``seq=16`` were never measured. One rule (:func:`search_workload`), read by every place
-that picks the series: the rounds design's ladders (:func:`side`, :func:`step_gains`,
-:mod:`perf.search.ladder`) and the sequential design's steps and prune (:func:`series`,
-:mod:`perf.search.policy`).
+**Client workloads.** A sweep measures each concurrency at every client batch size and swept input
+size (``--batch-sizes``, ``--shapes``): each (batch size, size) is a client workload (:func:`workloads`).
+The rounds design gives each workload its own ladder (:mod:`perf.search.ladder`, rule "Per client
+workload"): growth, the knee, budget and cap stops, refinement and retirement read that workload's
+numbers only (:func:`at_workload` narrows a plan to one, so :func:`side` and :func:`step_gains` read it).
+One ladder on one workload's numbers ended every workload's: a seq=8 knee ended seq=128's ladder while
+its throughput still rose (trial 16).
+
+**The search series** of a variant is its first workload: the smallest client batch size at the
+**smallest input** (:func:`input_elements`: the element count of the dynamic axes' sizes, a mixed
+range's at its top; ties to the first given), whatever order the sizes were given in
+(:func:`search_workload`). The sequential design's steps and prune read it (:func:`series`,
+:mod:`perf.search.policy`). Latency is lowest there, so a budget judged there never stops a ladder
+below a level another workload could still meet. It was the first given size: with ``--shapes
+seq=256,seq=16`` every level at ``seq=256`` was over the budget, the ladder stopped at its first
+level, and the levels within the budget at ``seq=16`` were never measured.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,7 @@ from perf.analysis.ranking.operating import Side, per_round
 from perf.analysis.stats.points import Point, aggregate
 from perf.records.levels import LevelResult, SkippedLevel
 from perf.records.results import VariantResult, mixed_axes, parse_shape_text
+from perf.records.workloads import workload_text
 
 #: (concurrency, batch_size, trial, request_rate or None, shape or None): the arguments of
 #: :meth:`perf.records.results.VariantResult.level`.
@@ -211,6 +214,13 @@ def at_workload(plan: VariantPlan, load: tuple[int, str | None]) -> VariantPlan:
     """``plan`` narrowed to client workload ``load``: its search series (:func:`side`, :func:`step_gains`) is
     that workload's, so a rule of :mod:`perf.search.ladder` given it reads that workload's numbers only."""
     return dataclasses.replace(plan, batch_sizes=[load[0]], shapes=(load[1],))
+
+
+def workload_label(plans: Mapping[str, VariantPlan], load: tuple[int, str | None]) -> str:
+    """Client workload ``load``'s label as the report names its series (:func:`perf.records.workloads.workload_text`):
+    its swept size, and its batch size when ``plans`` (a run's) measure several; ``""`` for neither."""
+    several = len({b for p in plans.values() for b in p.batch_sizes}) > 1
+    return workload_text(load[1], load[0] if several else None)
 
 
 def side(plan: VariantPlan, concurrency: int) -> Side:

@@ -20,20 +20,19 @@ every level of a variant over the budget retired, the peak ranking had nothing l
 and the rounds went on without a visit.
 
 **Per client workload.** A sweep measures each concurrency at every client workload (``--shapes``,
-``--batch-sizes``); each workload's levels retire on that workload's own numbers (its best, its paired
-rounds, its ranking under the budget or by peak): a level stays measured at a workload until that
-workload retires it, and is visited only where it is not retired. A size or a batch size is the client's,
-never compared across workloads (:mod:`perf.records.workloads`). Trial 16 (T16-1): with
-``--shapes seq=8,128`` the levels retired on the search series' numbers alone (seq=8: c=1 3x behind c=4
-there), and the seq=128 workload lost its one level within the budget (c=1, p99 8.9 ms, its c=4 over
-25 ms) after one round: its pick under the budget was the other variant's level, which this one beat
-on p99 and on the medians, on one shared round.
+``--batch-sizes``), and each workload has its own ladder (:mod:`perf.search.ladder`, rule "Per client
+workload"): its levels retire on that workload's own numbers (its best, its paired rounds, its ranking
+under the budget or by peak), and a level is visited only at the workloads whose ladder keeps it. A size
+or a batch size is the client's, never compared across workloads (:mod:`perf.records.workloads`). Trial
+16 (T16-1): with ``--shapes seq=8,128`` the levels retired on the search series' numbers alone (seq=8: c=1
+3x behind c=4 there), and the seq=128 workload lost its one level within the budget (c=1, p99 8.9 ms,
+its c=4 over 25 ms) after one round: its pick under the budget was the other variant's level, which this
+one beat on p99 and on the medians, on one shared round.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Set as AbstractSet
 
 from core.wording import count
 from perf.analysis.ranking.operating import Adjusted, Operating, summary
@@ -42,7 +41,7 @@ from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
-from perf.search.plan import VariantPlan, at_workload, side, step_gains, workloads
+from perf.search.plan import VariantPlan, side, step_gains
 from perf.search.policy import Budget
 
 #: A client workload of a level: its client batch size and swept size (:func:`perf.search.plan.workloads`).
@@ -58,14 +57,12 @@ class Retired:
     """What :func:`retire` decided.
 
     Attributes:
-        active: The ladder's levels measured in the next round at some client workload.
-        at: Per client workload, the levels of :attr:`active` retired there (measured at another only).
-        why: Per (client workload, level) retired there, why in words (the console says it once).
+        active: The ladder's levels measured in the next round.
+        why: Per level retired, why in words (the console says it once).
     """
 
     active: list[int]
-    at: dict[Workload, list[int]]
-    why: dict[tuple[Workload, int], str]
+    why: dict[int, str]
 
 
 def retire(
@@ -76,31 +73,23 @@ def retire(
     rules: SearchRules,
     rounds: RoundRules,
     budget: Budget | None,
-    peak: bool | AbstractSet[Workload] = False,
+    peak: bool = False,
 ) -> Retired:
-    """The levels of a ladder measured in the next round (module rules), each client workload's on its own
-    numbers, and per workload those of them retired there, with why.
+    """The levels of one client workload's ladder measured in the next round (module rules), on that workload's
+    numbers, and those retired, with why.
 
     Args:
         levels: The ladder's levels, ascending.
         ended: Whether it has ended (a ladder still growing keeps its top ``flat_window + 1`` levels).
-        plan: The variant's plan (its client workloads: :func:`perf.search.plan.workloads`).
+        plan: The variant's plan at the ladder's one client workload (:func:`perf.search.plan.at_workload`).
         vr: Its record so far.
         rules: The search's rules (``min_gain_pct``).
         rounds: The rounds' rules (``min_rounds``, ``flat_window``).
         budget: The latency budget, ``None`` without one.
-        peak: The engine ranks by peak, no contender having a level within ``budget``: at the client
-            workloads given (``True``: at every one).
+        peak: The engine ranks that workload by peak, no contender having a level within ``budget`` there.
     """
-    why: dict[tuple[Workload, int], str] = {}
-    for load in workloads(plan):
-        by_peak = peak if isinstance(peak, bool) else load in peak
-        gone = _active(levels, ended, at_workload(plan, load), vr, rules, rounds, None if by_peak else budget)
-        why |= {(load, c): w for c, w in gone.items()}
-    every = workloads(plan)
-    active = [c for c in levels if any((load, c) not in why for load in every)]
-    at = {load: [c for c in active if (load, c) in why] for load in every}
-    return Retired(active, {load: cs for load, cs in at.items() if cs}, why)
+    why = _active(levels, ended, plan, vr, rules, rounds, None if peak else budget)
+    return Retired([c for c in levels if c not in why], why)
 
 
 def best_level(

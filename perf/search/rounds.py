@@ -6,7 +6,8 @@ order shuffled with ``random.Random(seed + round)`` (recorded), each visit one s
 perf_analyzer run. Background load then falls on every variant of a round alike, and every
 comparison is *paired* within a round (:mod:`perf.analysis.stats.paired`). After each round:
 
-1. every ladder is updated (:func:`perf.search.ladder.update`: grown, ended, levels retired);
+1. every ladder is updated (:func:`perf.search.ladder.update_lanes`: grown, ended, levels retired; one per
+   client workload, each on its own numbers);
 2. with ``--search prune``, a variant the leader beats by the paired rule
    (:mod:`perf.analysis.stats.paired`: a sign test at 5 % over 6 rounds, or a large gap every one
    of 3 rounds or more agrees on), and whose ladder can
@@ -24,7 +25,8 @@ comparison is *paired* within a round (:mod:`perf.analysis.stats.paired`). After
    the next round does not fit in the time budget (estimated from the visits measured so far; the
    cut is recorded, never silent). The words say which ranking (:mod:`perf.analysis.ranking.standing`).
 
-Several client workloads (sizes, batch sizes): each workload ranked on its own (:mod:`perf.search.by_workload`).
+Several client workloads (sizes, batch sizes): each workload ranked on its own (:mod:`perf.search.by_workload`), on
+its own ladders (:mod:`perf.search.ladder`), a ladder cut for time said for its workload (:mod:`perf.search.ending.cuts`).
 
 A failed level is not measured again in this session (:mod:`perf.search.failed`: a window with no
 request completed is no measurement that round). A round with no visit is no round: not kept, counted nowhere; one whose every visit
@@ -38,7 +40,6 @@ by the caller, so the same code runs the real sweep and the simulation test.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import random
 import threading
@@ -49,22 +50,24 @@ from typing import Any
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison, Side
 from perf.analysis.ranking.rank import Ranking, rank_variants
-from perf.analysis.saturation.peaks import CAP_RISING, STOPPED_CLIMBING, STOPPED_RISING
 from perf.markdown import fmt
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut, RoundRecord, RoundsRecord, Visit
-from perf.records.search import SearchDecision, SearchRecord
+from perf.records.search import SearchRecord
 from perf.search import by_workload, drops
 from perf.search import ladder as ladders
+from perf.search.ending import cuts as ladder_cuts
 from perf.search.ending.decided import decided_words
 from perf.search.ending.ends import end_words, start_ladders
 from perf.search.ending.tie import tie_set
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
 from perf.search.focus import far_behind, focus
-from perf.search.plan import LevelKey, workloads
+from perf.search.plan import LevelKey, workload_label
+from perf.search.retirement import Workload
 from perf.search.setup import Setup
+from perf.search.stops import note_stop
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +80,12 @@ Events = Callable[[dict[str, Any]], None]
 def now() -> str:
     """The local time as ISO 8601 with its UTC offset (``2025-01-31T14:05:09+0100``)."""
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def _active(lanes: ladders.Lanes, load: Workload) -> list[int]:
+    """The levels the ladder of client workload ``load`` measures next (none without one)."""
+    lad = lanes.get(load)
+    return lad.active if lad is not None else []
 
 
 def _place(vr: VariantResult, level: LevelResult) -> None:
@@ -113,7 +122,7 @@ class Rounds:
         self.record: RoundsRecord = run.rounds
         self.search: SearchRecord = run.search
         self.save, self.events = save, events
-        self.ladders: dict[str, ladders.Ladder] = {}
+        self.ladders: dict[str, ladders.Lanes] = {}  # per variant, one ladder per client workload
         self.resting: set[str] = set()  # settled tie members not measured while their leader leads (focus)
         self.withdrawn: set[str] = set()  # not loaded again after the server died: the time left did not fit it
         self.failed = FailedLevels()  # levels failed in this session (perf.search.failed)
@@ -177,11 +186,11 @@ class Rounds:
         for n in names:
             if n in self.resting:
                 continue
-            plan, lad = self.setup.plans[n], self.ladders[n]
-            loads: list[tuple[int, float | None]] = [(c, None) for c in lad.active]
+            plan, lanes = self.setup.plans[n], self.ladders[n]
+            loads: list[tuple[int, float | None]] = [(c, None) for c in sorted({c for lad in lanes.values() for c in lad.active})]
             loads += sorted({(0, k[3]) for k in plan.levels if k[3] is not None}, key=str)
             keys = [(c, b, index, r, sh) for c, r in loads for b in plan.batch_sizes for sh in plan.shapes]
-            keys = [k for k in keys if k[3] is not None or k[0] in lad.active_at((k[1], k[4]))]  # retired per workload
+            keys = [k for k in keys if k[3] is not None or k[0] in _active(lanes, (k[1], k[4]))]  # each workload's ladder
             out += [(n, k) for k in keys if not self.failed.skips(n, k)]
         return out
 
@@ -280,7 +289,10 @@ class Rounds:
         s = self.setup
         self.update_ladders(alive, alive)
         for n in alive:
-            self._note(n, self.ladders[n].end)
+            several = len(self.ladders[n]) > 1
+            for load, lad in self.ladders[n].items():  # the variant's own stop at one workload, each one's at several
+                label = workload_label(s.plans, load) if several else ""
+                note_stop(self.search, n, load if several else None, label, lad.end, self.events)
         self.resting = set()
         if s.mode == "prune":
             every = {n: vr for n in group if (vr := self._vr(n)).status != "failed"}  # dropped ones too: under budget?
@@ -296,40 +308,26 @@ class Rounds:
         s = self.setup
         met = drops.met([self._vr(n) for n in alive], s.budget)  # per client workload: its ranking under the budget
         for n in names:
-            before = {(w, c) for w in workloads(s.plans[n]) for c in self.ladders[n].active_at(w)}
-            peak = {w for w in workloads(s.plans[n]) if s.budget is not None and w not in met}  # each workload's own
-            lad = ladders.update(
-                self.ladders[n], s.plans[n], self._vr(n), s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak
-            )
-            self.failed.end_ladder(lad, s.plans[n], self._vr(n), s.budget)
-            for (w, c), why in lad.retired_why.items():  # said once, as it retires (T16-1: no word said why)
-                if (w, c) in before:
-                    self.events({"event": "level_retired", "variant": n, "concurrency": c, "batch_size": w[0], "shape": w[1], "why": why})  # fmt: skip
+            lanes, plan, vr = self.ladders[n], s.plans[n], self._vr(n)
+            before = {(w, c) for w, lad in lanes.items() for c in lad.active}
+            peak = {w for w in lanes if s.budget is not None and w not in met}  # each workload's own
+            ladders.update_lanes(lanes, plan, vr, s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak)
+            self.failed.end_ladder(lanes, plan, vr, s.budget)
+            for w, lad in lanes.items():
+                for c, why in lad.retired_why.items():  # said once, as it retires (T16-1: no word said why)
+                    if (w, c) in before:
+                        self.events({"event": "level_retired", "variant": n, "concurrency": c, "batch_size": w[0], "shape": w[1], "why": why})  # fmt: skip
 
     def narrow(self, left: Sequence[str], rounds_left: int) -> None:
         """The next round of ``left`` narrowed (:func:`perf.search.focus.focus`; not at several client workloads)."""
         s, variants = self.setup, {n: self._vr(n) for n in left}
         if self.workloads(left) is not None:  # several client workloads: no narrowing (a variant's levels serve each)
             return
-        for n, levels in focus(self.ranking(left), self.ladders, s.plans, variants, s.rules, s.rounds, rounds_left).items():
-            self.ladders[n].active = levels  # a settled tie rests; one far behind: its compared level only
+        lanes = {n: lad for n in left for lad in self.ladders[n].values()}  # one workload: one ladder each
+        for n, levels in focus(self.ranking(left), lanes, s.plans, variants, s.rules, s.rounds, rounds_left).items():
+            lanes[n].active = levels  # a settled tie rests; one far behind: its compared level only
             if not levels:
                 self.resting.add(n)
-
-    def _note(self, name: str, decision: SearchDecision | None) -> None:
-        """Keep the ladder's decision as the variant's (never over a prune)."""
-        kept = self.search.decision(name)
-        if kept is not None and kept.rule == "pruned":
-            return
-        if decision is None:
-            self.search.decisions = [d for d in self.search.decisions if d.variant != name]
-            if kept is not None:  # the stop said on the console is taken back
-                self.events({"event": "search_decision", "variant": name, "decision": None, "reopened": True})
-        elif kept != decision:
-            self.search.record(decision)  # its numbers follow the rounds; said again only when the rule or level changes
-            if kept is None or (kept.rule, kept.concurrency) != (decision.rule, decision.concurrency):
-                event = {"event": "search_decision", "variant": name, "decision": decision, "levels_left": 0}
-                self.events({**event, "provisional": True})
 
     def _prune(self, alive: Sequence[str]) -> None:
         """Drop contenders the leader beats by the paired rule and whose ladder cannot lift them (not
@@ -346,14 +344,17 @@ class Rounds:
             self._drop(*drop)
 
     def _beaten(self, name: str, comp: Comparison) -> bool:
-        """``comp`` (the leader against ``name`` or one of its series) beats it by the rule and its ladder cannot lift it."""
+        """``comp`` (the leader against ``name`` or one of its series) beats it by the rule and its ladder at that
+        comparison's client workload cannot lift it."""
         s = self.setup
-        lad, plan, vr = self.ladders[name], s.plans[name], self._vr(name)
+        lanes, plan, vr = self.ladders[name], s.plans[name], self._vr(name)
+        load: Workload | None = (comp.b.batch_size, comp.b.shape)
+        load = load if load in lanes else None  # not one of its workloads' (never expected): any of its ladders
         # a ladder still climbing, or a level it just added (refinement) next to levels it has, may lift it
         return not (
             comp.verdict != "a"
-            or ladders.climbing(lad, plan, vr, s.rules)
-            or (ladders.exploring(lad, plan, vr, s.rounds) and not far_behind(comp))
+            or ladders.climbing_at(lanes, plan, vr, s.rules, load)
+            or (ladders.exploring_at(lanes, plan, vr, s.rounds, load) and not far_behind(comp))
         )
 
     def _drop(self, name: str, at: int, reason: str, best: str | None = None, beaten_at: Sequence[Side] = ()) -> None:
@@ -375,23 +376,13 @@ class Rounds:
             + (f"; {done} of the {MIN_ROUNDS} rounds a verdict needs" if done < MIN_ROUNDS else "")
         )
         self.record.cut(Cut("rounds", f"rounds after the first {done} of group {group} not measured: {why}"))
-        s = self.setup
-        for n in alive:  # judged on its measured levels: one just added, never measured, is not where it stopped
-            vr, lad = self._vr(n), self.ladders[n]
-            got = dataclasses.replace(lad, levels=sorted(set(lad.levels) & ladders.seen(vr)))
-            if got.levels and ladders.climbing(got, s.plans[n], vr, s.rules) and lad.end is None:
-                top = got.levels[-1]
-                rising = ladders.rising_top(vr, s.plans[n], top, s.rules) is not None  # the words' one rule (rises)
-                how = STOPPED_RISING if rising else STOPPED_CLIMBING
-                self.record.cut(Cut("ladder", f"its ladder stopped at concurrency {top} {how}", n, top))
+        for cut in ladder_cuts.stopped(self, alive):  # each client workload's ladder that still climbed
+            self.record.cut(cut)
         return why
 
     def _finish_group(self, group: int, why: str, tie: list[str]) -> None:
-        s = self.setup
-        for n, lad in self.ladders.items():
-            top = lad.levels[-1]  # at its own top, the cap or a level a resume measured before
-            if lad.capped and s.cap is not None and ladders.rising_top(self._vr(n), s.plans[n], top, s.rules) is not None:
-                self.record.cut(Cut("ladder", f"{CAP_RISING} {top}, the time budget's cap", n, top))
+        for cut in ladder_cuts.capped(self):  # each client workload's ladder still rising into the cap
+            self.record.cut(cut)
         for g in self.record.groups:
             if g.index == group:
                 g.ended, g.tie_set = why, list(tie)

@@ -1,9 +1,12 @@
 """The words of a ladder's budget and failure stops, shared by both designs' searches
-(:mod:`perf.search.policy`, :mod:`perf.search.ladder`)."""
+(:mod:`perf.search.policy`, :mod:`perf.search.ladder`), and a rounds ladder's stop kept in the search
+record as it is judged again after every round (:func:`note_stop`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from perf.analysis.saturation.peaks import Rise
 from perf.analysis.saturation.rises import beyond_concurrency
@@ -11,6 +14,7 @@ from perf.analysis.stats.paired import median_gain
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import fmt
 from perf.records.levels import TRANSIENT_WORDS, transient_failure, window_failure
+from perf.records.search import SearchDecision, SearchRecord
 
 #: Why a level over the latency budget ends a ladder (said by both designs' budget stops).
 OVER_BUDGET = "a higher concurrency queues more requests, so no level above it can meet the budget"
@@ -81,3 +85,31 @@ def rise_clause(r: Rise | None, top: int, gains: Sequence[float]) -> str:
 def gain_pct(low: Point, high: Point) -> float:
     """Throughput gain from ``low`` to ``high`` (% of ``low``)."""
     return (high.value(THROUGHPUT) - low.value(THROUGHPUT)) / low.value(THROUGHPUT) * 100.0
+
+
+def note_stop(
+    search: SearchRecord,
+    name: str,
+    load: tuple[int, str | None] | None,
+    label: str,
+    decision: SearchDecision | None,
+    events: Callable[[dict[str, Any]], None],
+) -> None:
+    """Keep ``decision``, the stop of variant ``name``'s ladder at client workload ``load`` (``None``: its one
+    workload, the variant's own stop; at several, that workload's: :attr:`perf.records.search.SearchDecision.workload`,
+    said with its ``label``), in ``search``, never over a drop: a provisional ``search_decision`` event when its
+    rule or level changes (its numbers follow the rounds silently), a ``reopened`` one when a later round takes it back."""
+    if decision is not None and load is not None:
+        decision = dataclasses.replace(decision, batch_size=load[0], shape=load[1])
+    kept = search.decision(name, load)
+    if kept is not None and kept.rule == "pruned":
+        return
+    said = {"event": "search_decision", "variant": name, "workload": label}
+    if decision is None:
+        if kept is not None and kept.workload == load:  # the stop said on the console is taken back
+            search.forget(name, load)
+            events({**said, "decision": None, "reopened": True})
+    elif kept != decision:
+        search.record(decision)
+        if kept is None or (kept.rule, kept.concurrency) != (decision.rule, decision.concurrency):
+            events({**said, "decision": decision, "levels_left": 0, "provisional": True})

@@ -28,6 +28,7 @@ from perf.markdown import flag_mark, fmt
 from perf.records.levels import TRANSIENT_WORDS, transient_failure, window_failure
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut
+from perf.records.workloads import series_decision
 
 
 class Choice(Protocol):
@@ -168,8 +169,14 @@ def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
         return f"only concurrency {at.concurrency} was measured"
     rising = f"with {r.trend.words(r.below.concurrency, at.concurrency)}"
     untold = "" if r.rising else f"{UNTOLD}: "
-    decision = run.search.decision(at.variant.split("[", 1)[0].strip()) if run.search else None
+    sr = run.variant(at.variant)  # a series of one client workload in the report: that workload's ladder's stop
+    decision = (
+        None if run.search is None else series_decision(run.search, sr) if sr is not None else run.search.decision(at.variant)
+    )
     rule = decision.rule if decision is not None else None
+    cut = any(c.kind == "ladder" and (c.variant, c.concurrency) == (at.variant, at.concurrency) for c in run.rounds.cuts) if run.rounds else False  # fmt: skip
+    if rule is None and cut:  # the time budget ended the rounds while its ladder still climbed (perf.search.ending.cuts)
+        return f"{untold}the time budget ended the rounds before its ladder did, at c={at.concurrency}, {rising}"
     if rule == "budget":
         pct = int(run.settings.get("latency_percentile") or 99)
         return f"{untold}its ladder stopped at the p{pct} latency budget {rising}"

@@ -11,7 +11,7 @@ from perf.analysis.recommendation.cuts import unmeasured_text
 from perf.analysis.stats.points import aggregate
 from perf.markdown import APPENDIX_FILE, TOP_N, capped, fmt, table
 from perf.records.results import RunResult
-from perf.records.workloads import variant_name, workload, workloads_noun
+from perf.records.workloads import decision_name, series_decision, variant_name, workload, workloads_noun
 from perf.search.order import ORDER_RULE
 from perf.search.policy import AUTO, ladder
 
@@ -93,13 +93,13 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
     ]
     rows = []
     for v in run.variants:
-        d = rec.decision(v.name)
+        d = series_decision(rec, v)  # its client workload's ladder's stop, else the variant's own
         cs = sorted({p.concurrency for p in aggregate(v.levels)})
         stop = RULE_WORDS[d.rule] if d else "every asked level" if cs else unmeasured_text(run, v.name) or "no level measured"
         if cap is not None and cs and max(cs) >= cap and (d is None or d.rule == "cap"):
             stop = capped_words  # not the ladder's own top: its peak above the cap was not measured
         rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", stop])
-    why = [f"`{d.variant}`: {sentence(d.words())}" for d in rec.decisions if d.rule != "cap"]
+    why = [f"`{decision_name(run, d)}`: {sentence(d.words())}" for d in rec.decisions if d.rule != "cap"]
     if limit is not None and len(rows) > limit:
         ended: dict[str, int] = {}
         for row in rows:

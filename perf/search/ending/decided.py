@@ -21,7 +21,7 @@ class Rounds(Protocol):
     imports this one, and the packages' modules import no cycle, the import-linter contract)."""
 
     setup: Any
-    ladders: dict[str, ladders.Ladder]
+    ladders: dict[str, ladders.Lanes]
 
     def run_variant(self, name: str) -> VariantResult:
         """The run's record of variant ``name``."""
@@ -50,12 +50,14 @@ def decided_words(sched: Rounds, alive: Sequence[str], rounds_left: int) -> str 
     (:func:`perf.analysis.ranking.standing.ranked_words`) and, of a settled tie, which members shared
     too few rounds with the leader to tell and which were never compared with it
     (:func:`perf.analysis.ranking.standing.settled_words`); with
-    several client workloads, each workload's ranking must be decided, each said with its workload.
+    several client workloads, each workload's ranking must be decided, each said with its workload, and
+    each on its own ladders (:mod:`perf.search.ladder`, rule "Per client workload": a ladder that climbs, a
+    level with too few rounds, a level left to verify a rival are that workload's).
     A contender excluded only by a budget miss this host cannot verify stays in contention while rounds
     are left (:mod:`perf.search.ending.unverified`; trial 12, F6)."""
     s = sched.setup
-    for n in alive:
-        if ladders.climbing(sched.ladders[n], s.plans[n], sched.run_variant(n), s.rules):
+    for n in alive:  # a workload whose ladder still climbs is not decided, nor then the whole
+        if ladders.climbing_at(sched.ladders[n], s.plans[n], sched.run_variant(n), s.rules):
             return None
     per = sched.workloads(alive)
     if per is None:
@@ -81,10 +83,10 @@ def _one(
         return None
     pct = s.budget.percentile if s.budget else 99
     pending = unverified.rivals(rank, alive, pct) if met else {}
-    if rounds_left > 0 and any(sched.ladders[variant_of(n, label)].active for n in pending):  # more rounds may verify it
+    if rounds_left > 0 and any(_lane(sched, n, alive[n], label).active for n in pending):  # more rounds may verify it
         return None
-    names = [variant_of(n, label) for n in contention(rank) if n in alive]  # one never compared may still move too
-    if any(ladders.exploring(sched.ladders[n], s.plans[n], sched.run_variant(n), s.rounds) for n in names):
+    names = [n for n in contention(rank) if n in alive]  # one never compared may still move too
+    if any(_exploring(sched, n, alive[n], label) for n in names):
         return None
     comps = [c for c in rank.comparisons if c.b.variant in alive]
     if any(c.verdict != "a" and c.can_separate(rounds_left) for c in comps):
@@ -96,6 +98,32 @@ def _one(
     if not tied:
         return f"{what} decided{assumed}"
     return f"{what} settled: {settled_words(tied, rounds_left, s.rounds.max_rounds)}{assumed}"
+
+
+def _load(series: VariantResult) -> tuple[int, str | None] | None:
+    """The client workload ``series``' levels were measured at (``None``: none, or several)."""
+    loads = {(lv.batch_size, lv.shape) for lv in series.levels if lv.request_rate is None}
+    return next(iter(loads)) if len(loads) == 1 else None
+
+
+def _lane(sched: Rounds, name: str, series: VariantResult, label: str) -> ladders.Ladder:
+    """The ladder of the variant of ``name`` (a series of workload ``label``, ``""``: a variant) at the client
+    workload of ``series``: the variant's one ladder at one; at several, that workload's (an empty one when
+    ``series`` holds no such workload: nothing left to measure there)."""
+    lanes = sched.ladders[variant_of(name, label)]
+    if len(lanes) == 1:
+        return next(iter(lanes.values()))
+    return lanes.get(_load(series) or (0, None), ladders.Ladder([], []))
+
+
+def _exploring(sched: Rounds, name: str, series: VariantResult, label: str) -> bool:
+    """:func:`perf.search.ladder.exploring` of the ladder :func:`_lane` names."""
+    s, variant = sched.setup, variant_of(name, label)
+    lanes = sched.ladders[variant]
+    load = next(iter(lanes)) if len(lanes) == 1 else _load(series)
+    if load is None:
+        return ladders.exploring_at(lanes, s.plans[variant], sched.run_variant(variant), s.rounds)
+    return ladders.exploring_at(lanes, s.plans[variant], sched.run_variant(variant), s.rounds, load)
 
 
 def no_room(words: str, left_s: float | None, next_s: float) -> str:

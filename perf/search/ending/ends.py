@@ -47,8 +47,8 @@ class Engine(Rounds, Protocol):
 
 
 def start_ladders(sched: Engine, names: Sequence[str]) -> None:
-    """Each of ``names`` without a ladder in ``sched`` gets one, resumed from what its variant measured: the
-    levels it has numbers at, then the engine's own step after a round over them (ladders updated, and with
+    """Each of ``names`` without a ladder in ``sched`` gets one per client workload, resumed from what its variant
+    measured there: the levels it has numbers at, then the engine's own step after a round over them (ladders updated, and with
     ``--search prune`` the round narrowed, when every contender has numbers), so a resumed run's ladders end,
     retire and rest as the live engine's did after the same rounds, and its ranking is decided when the live
     engine's was (a level the live ladder had retired counted as "exploring": a run decided after 6 rounds
@@ -56,7 +56,7 @@ def start_ladders(sched: Engine, names: Sequence[str]) -> None:
     s = sched.setup
     new = [n for n in names if n not in sched.ladders]
     for n in new:
-        sched.ladders[n] = ladders.resume(s.plans[n], sched.run_variant(n), s.ladder, s.adaptive, s.rounds, s.cap)
+        sched.ladders[n] = ladders.lanes(s.plans[n], sched.run_variant(n), s.ladder, s.adaptive, s.rounds, s.cap)
     resumed = [n for n in new if ladders.seen(sched.run_variant(n))]
     if not resumed:
         return

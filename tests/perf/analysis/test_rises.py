@@ -118,7 +118,9 @@ def test_the_search_cuts_say_still_rising_by_the_same_rule_as_the_report():
     sched = Rounds(run, setup, 1.0)
     for n in plans:
         lad = ladder.start(plans[n], grid, True, RoundRules(), 2)
-        sched.ladders[n] = ladder.update(lad, plans[n], sched.run_variant(n), grid, True, SearchRules(), RoundRules(), None, 2)
+        sched.ladders[n] = {
+            (1, None): ladder.update(lad, plans[n], sched.run_variant(n), grid, True, SearchRules(), RoundRules(), None, 2)
+        }
     sched._finish_group(0, "ranking decided", ["real"])
     cuts = {c.variant: c.reason for c in run.rounds.cuts if c.kind == "ladder"}
     assert cuts == {"real": f"{CAP_RISING} 2, the time budget's cap"}

@@ -149,17 +149,17 @@ def test_a_variant_whose_ladder_just_added_a_level_is_not_pruned_on_its_older_le
     plans = {n: plan_levels(n, 8, LADDER, [1]) for n in ("a", "b")}
     sched = Rounds(run, Setup(plans, LADDER, True, SearchRules(), RoundRules()), 1.0)
     end = SearchDecision(variant="b", rule="cap", concurrency=4, reason="")
-    sched.ladders = {"a": ladder.Ladder([1], [1], end=end), "b": ladder.Ladder([1, 2], [1, 2], end=end)}
+    sched.ladders = {"a": {(1, None): ladder.Ladder([1], [1], end=end)}, "b": {(1, None): ladder.Ladder([1, 2], [1, 2], end=end)}}
     sched._prune(["a", "b"])
     assert run.search.decision("b") is None  # c=2 has no round yet: it may lift b (up to 2x its c=1)
-    sched.ladders["b"] = ladder.Ladder([1], [1], end=end)
+    sched.ladders["b"] = {(1, None): ladder.Ladder([1], [1], end=end)}
     sched._prune(["a", "b"])
     assert run.search.decision("b").rule == "pruned"  # nothing left to lift it: a beats it on 6 rounds
     # more than 2x behind in every round: doubling its concurrency cannot lift it that far (Little's law)
     run.search.decisions = []
     for lv in b.levels:
         lv.throughput_infer_per_s = 400.0 + lv.trial
-    sched.ladders["b"] = ladder.Ladder([1, 2], [1, 2], end=end)
+    sched.ladders["b"] = {(1, None): ladder.Ladder([1, 2], [1, 2], end=end)}
     sched._prune(["a", "b"])
     assert run.search.decision("b").rule == "pruned"
 
@@ -205,7 +205,7 @@ def test_a_settled_tie_is_said_as_a_set_not_leader_first() -> None:
     plans = {n: plan_levels(n, 8, LADDER, [1]) for n in ("zb", "aa")}
     sched = Rounds(run, Setup(plans, LADDER, True, SearchRules(), RoundRules()), 1.0)
     end = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
-    sched.ladders = {n: ladder.Ladder([1], [1], end=end) for n in ("zb", "aa")}
+    sched.ladders = {n: {(1, None): ladder.Ladder([1], [1], end=end)} for n in ("zb", "aa")}
     said = sched.decided(["zb", "aa"], 0)
     assert said == "ranking settled: the rule did not separate the tie set `aa`, `zb` in the 10 rounds a group gets at most"
     said = sched.decided(["zb", "aa"], 1)

@@ -36,7 +36,7 @@ def _sched(thr: dict[str, list[float]], p99: float, budget: Budget | None) -> Ro
     run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
     plans = {n: plan_levels(n, 8, LADDER, [1]) for n in thr}
     sched = Rounds(run, Setup(plans, LADDER, True, SearchRules(), RoundRules(), budget=budget), 1.0)
-    sched.ladders = {n: ladder.Ladder([1], [1], end=END) for n in thr}
+    sched.ladders = {n: {(1, None): ladder.Ladder([1], [1], end=END)} for n in thr}
     return sched
 
 

@@ -45,7 +45,7 @@ def _engine(variants: list[VariantResult], rules: RoundRules | None = None) -> t
     setup = Setup(plans, LADDER, True, SearchRules(), rules or RoundRules(), "prune", Budget(BUDGET))
     sched = Rounds(run, setup, 1.0, events=events.append)
     end = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
-    sched.ladders = {n: ladder.Ladder([1], [1], end=end) for n in names}
+    sched.ladders = {n: {(1, None): ladder.Ladder([1], [1], end=end)} for n in names}
     return run, sched, events
 
 

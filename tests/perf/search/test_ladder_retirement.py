@@ -68,14 +68,14 @@ def test_a_resting_tie_member_visits_none_of_its_levels_its_request_rates_neithe
     run = RunResult("r", "now", variants=[VariantResult(n) for n in ("a", "b")])
     run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
     sched = Rounds(run, Setup(plans, levels, True, SearchRules(), RoundRules()), 1.0)
-    sched.ladders = {n: ladder.Ladder([4], [4]) for n in ("a", "b")}
+    sched.ladders = {n: {(1, None): ladder.Ladder([4], [4])} for n in ("a", "b")}
     assert sorted((n, k[0], k[3]) for n, k in sched.visits(["a", "b"], 7)) == [
         ("a", 0, 50.0),
         ("a", 4, None),
         ("b", 0, 50.0),
         ("b", 4, None),
     ]
-    sched.ladders["b"].active, sched.resting = [], {"b"}
+    sched.ladders["b"][(1, None)].active, sched.resting = [], {"b"}
     assert [(n, k[0], k[3]) for n, k in sched.visits(["a", "b"], 7)] == [("a", 4, None), ("a", 0, 50.0)]
 
 

@@ -28,6 +28,6 @@ def test_a_resume_ends_the_rounds_the_live_engine_ended_with_the_same_words(seed
     resumed = Rounds(run, live.setup, VISIT_S, lambda: 0.0)
     assert ended_before(resumed, list(live.ladders)) == said
     for n in live.contenders(list(live.ladders)):  # each contender's ladder as the live engine left it after the last round
-        lad = live.ladders[n]
-        again = resumed.ladders[n]
-        assert (again.end and again.end.rule, again.active) == (lad.end and lad.end.rule, lad.active), n
+        for load, lad in live.ladders[n].items():  # each client workload's
+            again = resumed.ladders[n][load]
+            assert (again.end and again.end.rule, again.active) == (lad.end and lad.end.rule, lad.active), n

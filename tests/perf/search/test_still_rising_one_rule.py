@@ -67,9 +67,9 @@ def test_the_time_budgets_cap_cut_is_judged_on_the_final_numbers_not_when_the_ca
     sched = Rounds(run, setup, 1.0)
     for n in plans:  # the ladder reaches the cap with c=1 and c=4 measured: c=4 the best so far
         lad = ladder.start(plans[n], LADDER, True, RoundRules(), CAP)
-        sched.ladders[n] = ladder.update(lad, plans[n], sched.run_variant(n), LADDER, True, SearchRules(), RoundRules(), setup.budget, CAP)  # fmt: skip
+        sched.ladders[n] = {(1, None): ladder.update(lad, plans[n], sched.run_variant(n), LADDER, True, SearchRules(), RoundRules(), setup.budget, CAP)}  # fmt: skip
     peaked.levels = _vr("peaked", PEAKED).levels  # then c=2 joined and beat c=4
-    sched.ladders["peaked"].levels = sorted({*sched.ladders["peaked"].levels, 2})
+    sched.ladders["peaked"][(1, None)].levels = sorted({*sched.ladders["peaked"][(1, None)].levels, 2})
     sched._finish_group(0, "ranking decided", ["peaked"])
     cut = {c.variant: c.reason for c in run.rounds.cuts if c.kind == "ladder"}
     assert "peaked" not in cut

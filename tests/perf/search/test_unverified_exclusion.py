@@ -41,7 +41,7 @@ def _sched(rival_thr: list[float], rival_busy: list[bool]) -> Rounds:
     run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
     plans = {n: plan_levels(n, 8, LADDER, [1]) for n in ("pick", "rival")}
     sched = Rounds(run, Setup(plans, LADDER, True, SearchRules(), RoundRules(), budget=BUDGET), 1.0)
-    sched.ladders = {n: ladder.Ladder([1], [1], end=END) for n in ("pick", "rival")}
+    sched.ladders = {n: {(1, None): ladder.Ladder([1], [1], end=END)} for n in ("pick", "rival")}
     return sched
 
 
@@ -67,7 +67,7 @@ def test_a_verified_exclusion_or_one_the_pick_beats_decides_it() -> None:
 
 def test_an_exclusion_no_round_can_measure_again_does_not_hold_the_rounds() -> None:
     sched = _sched([1010.0, 990.0, 1005.0], [True] * ROUNDS)
-    sched.ladders["rival"].active = []  # every level of it retired: further rounds cannot verify it
+    sched.ladders["rival"][(1, None)].active = []  # every level of it retired: further rounds cannot verify it
     said = sched.decided(["pick", "rival"], 4)
     assert said is not None and "assuming `rival`'s p99 over the budget, not verified here" in said
 
