@@ -20,22 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from builders.backends import servable
-from builders.build_exports import ExportStep, Failure, device_refusal, export_each_format, export_order, export_tasks
-from builders.build_options import BuildOptions, BuildResult, Counted, Progress
-from builders.config.pbtxt import make_config
-from builders.config.variants import GridPlan, Skipped, Variant
+from builders.build_exports import Failure, export_each_format, export_order, export_tasks
+from builders.build_options import BuildOptions, BuildResult, Counted, ExportStep, Progress
+from builders.build_variants import check_variants, write_repository
+from builders.config.variants import GridPlan
 from builders.config.warmup import WarmupCount, warmup_count
 from builders.export.artifacts import ExportResult
-from builders.model.artifact_io import read_artifact_io
-from builders.model.artifact_signature import ArtifactIO
 from builders.model.models import LoadedModel, load_model
 from builders.model.outputs import infer_outputs, require_batch_first
 from builders.model.spec import ModelSpec
 from builders.repository.build_folder import Staging, earlier_records, earlier_variants, remove_failed, same_source
 from builders.repository.manifest import MANIFEST, library_versions, read_manifest, weights_hash, write_manifest
-from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry, served_names
+from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry
 from builders.repository.replacing import refuse_replacing
-from builders.repository.writer import drop_stale_variants, link_or_copy, update_index, write_variant
+from builders.repository.writer import drop_stale_variants, update_index
 from builders.verify.input_draws import describe_draws, load_sample
 from builders.verify.value_sources import input_ranges
 from builders.verify.verification import save_reference
@@ -124,7 +122,7 @@ def build(opts: BuildOptions, progress: Progress | None = None, counted: Counted
             for path in staging.keep_new(exported.values(), old):
                 say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
             raise
-        writes = _check_variants(opts, plan, exported, spec, warm.count, say)
+        writes = check_variants(opts, plan, exported, spec, warm.count, say)
         if not writes:  # every export passed, none can be served as asked
             for path in staging.keep_new(exported.values(), old):
                 say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
@@ -136,7 +134,7 @@ def build(opts: BuildOptions, progress: Progress | None = None, counted: Counted
     variant_dirs: list[Path] = []
     entries: list[IndexEntry] = []
     try:
-        _write_repository(opts, writes, out, warm.count, variant_dirs, entries)
+        write_repository(opts, writes, out, warm.count, variant_dirs, entries, counted)
     finally:  # the exports were moved in: the manifest describes them, with the variants written
         failed = [(f, p) for f, p, _ in failures]
         saved = _finish_manifest(opts, manifest, mpath, plan, entries, warm, _Earlier(old, tasks, failed), say)
@@ -294,64 +292,6 @@ def _nothing_to_serve(opts: BuildOptions, plan: GridPlan, exported: dict[tuple[s
         f"({'; '.join(why) or 'no variant planned'}); {MANIFEST} and the repository are left as they were",
         hint=hint,
     )
-
-
-#: One variant folder to write: the variant, its export, its served spec and the artifact's I/O.
-_Write = tuple[Variant, ExportResult, ModelSpec, ArtifactIO | None]
-
-
-def _check_variants(
-    opts: BuildOptions, plan: GridPlan, exported: dict[tuple[str, str], ExportResult], spec: ModelSpec, warmup: int, say: Progress
-) -> list[_Write]:
-    """Check-variants step: the config of every planned variant of each passed export, checked
-    against Triton's rules before anything is written (:func:`builders.config.pbtxt.make_config`).
-
-    A variant whose device the export cannot be served on (a device constant frozen into
-    its TorchScript graph) is skipped and added to ``plan.skipped``; a TensorRT export gets no
-    python-backend variant.
-
-    Raises:
-        ConfigError: a variant's config breaks a rule for its artifact (nothing is written).
-    """
-    writes: list[_Write] = []
-    for fmt, precision in exported:
-        if not servable(fmt, opts.serving):
-            say("trt: the python backend cannot serve TensorRT plans; no variants written for it (use --serving native)")
-            continue
-        result = exported[(fmt, precision)]
-        vspec = spec.renamed(served_names(result.format, opts.serving, result.extra))  # the served tensor names
-        io = read_artifact_io(result.format, result.path)
-        for v in (v for v in plan.variants if (v.format, v.precision) == (fmt, precision)):
-            refusal = device_refusal(result, "cuda" if v.kind == "gpu" else "cpu")
-            if refusal:
-                plan.skipped.append(Skipped(v.name, refusal))
-                say(f"skipped {v.name}: {refusal}")
-                continue
-            make_config(v, vspec, opts.serving, io=io, warmup_count=warmup)
-            writes.append((v, result, vspec, io))
-    return writes
-
-
-def _write_repository(
-    opts: BuildOptions, writes: list[_Write], out: Path, warmup: int, variant_dirs: list[Path], entries: list[IndexEntry]
-) -> None:
-    """Write-repository step: one folder per checked variant (:func:`_check_variants`), its
-    export moved into the build folder; ONNX external data files are linked beside the graph.
-
-    Args:
-        opts: What was built (repository, serving).
-        writes: The variants to write.
-        out: The build folder (recorded in each index entry).
-        warmup: Runs of each ``model_warmup`` sample.
-        variant_dirs: Filled with the variant folders written.
-        entries: Filled with their index entries (also when a later one fails to be written).
-    """
-    for v, result, vspec, io in writes:
-        vdir = write_variant(opts.repository, v, result.path, vspec, opts.serving, io=io, warmup_count=warmup)
-        for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
-            link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
-        variant_dirs.append(vdir)
-        entries.append(IndexEntry.of(v, opts.serving, str(out.resolve())))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,70 +15,24 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from builders.build_options import BuildOptions, Counted, Progress
-from builders.config.checks import device_constant_problems
-from builders.config.variants import GridPlan
+from builders.build_options import BuildOptions, ExportStep
+from builders.build_progress import LongStep, previous_took
+from builders.build_verify import verdict_line, verification_devices, verified_record, verifier
 from builders.export.artifacts import ExportResult, file_sha256
 from builders.export.chain import Verify, attempts_of
 from builders.export.onnx import export_onnx
-from builders.export.onnx_names import renamed_line
 from builders.export.tensorrt import TIMING_CACHE_FILE, export_tensorrt, import_plan
 from builders.export.torchscript import export_torchscript
 from builders.graph.inspect import export_health
-from builders.model.spec import ModelSpec
-from builders.repository.build_folder import Staging, write_failed
+from builders.repository.build_folder import write_failed
 from builders.repository.manifest import export_key, reusable_export
-from builders.repository.records import BuildManifest, ExportRecord
-from builders.verify.input_draws import DRAWS
-from builders.verify.verdicts import describe, overall
-from builders.verify.verification import VERIFICATION_POLICY, error_summary, verification_points, verify_export
+from builders.repository.records import ExportRecord
+from builders.verify.verification import VERIFICATION_POLICY
 from core import formats
 from core.errors import ExportError, ToolkitError
-from core.wording import count
 
 #: An export that failed: its format, its precision and the error.
 Failure = tuple[str, str, ToolkitError]
-
-
-@dataclasses.dataclass
-class ExportStep:
-    """What the export step of one build reads, and the manifest it adds to.
-
-    Attributes:
-        opts: What to build.
-        say: The progress callback (one line per step).
-        module: The eager model (``nn.Module``).
-        spec: Its I/O signature, outputs inferred from the eager model.
-        model_hash: The weights' hash followed by the model source's fingerprint: the part of
-            every reuse key that says which model this is.
-        versions: Library versions (part of every reuse key).
-        out: The build folder, ``<build_dir>/<model>``.
-        old: The manifest of the build found in ``out``; ``None`` when there is none.
-        plan: The variant grid, planned before any export.
-        sample: The user's own inputs by input name (``--sample``); ``None`` without them.
-        manifest: The manifest being filled in; each export adds a record to its ``exports``.
-        staging: Where fresh exports are written (moved into ``out`` when the build succeeds).
-        counted: The counted progress of a long step (verification's points × draws); ``None``: none drawn.
-    """
-
-    opts: BuildOptions
-    say: Progress
-    module: Any
-    spec: ModelSpec
-    model_hash: str
-    versions: dict[str, str | None]
-    out: Path
-    old: BuildManifest | None
-    plan: GridPlan
-    sample: dict[str, Any] | None
-    manifest: dict[str, Any]
-    staging: Staging
-    counted: Counted | None = None
-
-    @property
-    def max_batch_size(self) -> int:
-        """The largest max_batch_size of the grid: what every export is built and verified for."""
-        return max(self.opts.grid.max_batch_sizes)
 
 
 def export_each_format(
@@ -114,19 +68,21 @@ def export_each_format(
             result, record = _reuse(step, fmt, precision, pdir, reused)
         else:
             verdicts: list[dict[str, Any]] = []
+            long = LongStep(step.counted)
             try:
-                verify = _verifier(step, fmt, precision, devices, verdicts)
-                result = _export(step, fmt, precision, step.staging.folder(precision), exported, verify)
+                verify = verifier(step, fmt, precision, devices, verdicts, long)
+                result = _export(step, fmt, precision, step.staging.folder(precision), exported, verify, long)
             except ToolkitError as e:
+                long.end()
                 failures.append(_record_failure(step, fmt, precision, e))
                 continue
-            record = _verified_record(result, verdicts)
+            record = verified_record(result, verdicts)
             _say_replaced(step, fmt, precision, record)
         record["key"] = key
         record["graph_health"] = record.get("graph_health") or export_health(fmt, result.path)
         step.manifest["exports"].append(record)
         exported[(fmt, precision)] = result
-        step.say(f"{fmt} {precision}: {_verdict_line(record)}")
+        step.say(f"{fmt} {precision}: {verdict_line(record)}")
     return exported, failures
 
 
@@ -163,39 +119,6 @@ def export_order(record: dict[str, Any]) -> tuple[int, int]:
     (the build order, :func:`export_tasks`)."""
     precision = {"fp32": 0, "fp16": 1, "bf16": 2}.get(record["precision"], 3)
     return precision, {"torchscript": 0, "onnx": 1, "trt": 2}.get(record["format"], 3)
-
-
-def verification_devices(fmt: str, precision: str, variants: list[Any]) -> tuple[str, ...]:
-    """Where an export is verified.
-
-    Args:
-        fmt: The export's format.
-        precision: Its precision.
-        variants: The planned variants (:attr:`builders.config.variants.GridPlan.variants`).
-
-    Returns:
-        ``("cuda",)`` for TensorRT; else the devices of the export's variants (KIND_CPU ->
-        ``cpu``, KIND_GPU -> ``cuda``), ``("cpu",)`` when it has none (an ONNX built for plans).
-    """
-    if fmt == "trt":
-        return ("cuda",)
-    kinds = {v.kind for v in variants if (v.format, v.precision) == (fmt, precision)}
-    return tuple(d for k, d in (("cpu", "cpu"), ("gpu", "cuda")) if k in kinds) or ("cpu",)
-
-
-def device_refusal(result: ExportResult, device: str) -> str | None:
-    """Why ``result`` cannot be served on ``device``, or ``None`` when it can.
-
-    Its TorchScript graph may hold another device as a constant
-    (:func:`builders.config.checks.device_constant_problems`).
-
-    Args:
-        result: The export.
-        device: ``"cpu"`` or ``"cuda"`` (``"cuda:N"`` is read as ``cuda``).
-    """
-    kind = "KIND_GPU" if device.startswith("cuda") else "KIND_CPU"
-    problems = device_constant_problems(kind, result.extra.get("device_constants", ()), "instance_group")
-    return problems[0].reason() if problems else None
 
 
 def _reuse_key(step: ExportStep, fmt: str, precision: str, verification: dict[str, Any]) -> str:
@@ -253,39 +176,18 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
         )
 
 
-def _verifier(step: ExportStep, fmt: str, precision: str, devices: tuple[str, ...], verdicts: list[dict[str, Any]]) -> Verify:
-    """The callback an exporter calls on each strategy's result; it fills ``verdicts``.
-
-    A device the trace froze another device into is not served (its variants are skipped),
-    so it is not verified either.
-    """
-
-    def verify(r: ExportResult) -> None:
-        on = tuple(d for d in devices if not device_refusal(r, d)) or ("cpu",)
-        points = len(verification_points(step.spec, step.max_batch_size))
-        sample = " + your sample" if step.sample is not None else ""
-        step.say(
-            f"{fmt} {precision}: exported via {r.strategy} in {r.export_s:.1f} s; verifying against eager PyTorch "
-            f"on {', '.join(on)} ({count(points, 'point')} × {count(len(DRAWS), 'input draw')}{sample} = "
-            f"{count(points * len(DRAWS) + (step.sample is not None), 'run')} per device)"
-        )
-        renamed = renamed_line(r.extra.get("renamed_values", []))
-        if renamed:
-            step.say(f"{fmt} {precision}: {renamed}")
-        _show_tracer_warnings(step.say, f"{fmt} {precision}", r)
-        verdicts[:] = verify_export(r, step.module, step.spec, step.max_batch_size, step.opts.rtol, on, step.sample, tick)
-
-    def tick(device: str, done: int, total: int) -> None:
-        if step.counted is not None:
-            step.counted(f"{fmt} {precision}: verifying on {device}", done, total)
-
-    return verify
-
-
 def _export(
-    step: ExportStep, fmt: str, precision: str, pdir: Path, done: dict[tuple[str, str], ExportResult], verify: Verify
+    step: ExportStep,
+    fmt: str,
+    precision: str,
+    pdir: Path,
+    done: dict[tuple[str, str], ExportResult],
+    verify: Verify,
+    long: LongStep,
 ) -> ExportResult:
-    """Export one (format, precision), through its strategies until one verifies.
+    """Export one (format, precision), through its strategies until one verifies; each strategy's
+    export and a TensorRT build are shown going (``long``) with what they do and how long the same
+    work took before (:func:`builders.build_progress.previous_took`).
 
     Raises:
         ExportError: TensorRT without the fp32 ONNX export it is built from; or what the
@@ -300,15 +202,20 @@ def _export(
         )
     step.say(f"{fmt} {precision}: exporting")
     mbs = step.max_batch_size
+
+    def starting(strategy: str) -> None:
+        long.start(f"{fmt} {precision}: exporting via {strategy}{previous_took(fmt, precision, strategy, done, step.old)}")
+
     if fmt == "torchscript":
-        return export_torchscript(step.module, step.spec, pdir, precision, verify=verify)
+        return export_torchscript(step.module, step.spec, pdir, precision, verify=verify, starting=starting)
     if fmt == "onnx":
         return export_onnx(
-            step.module, step.spec, pdir, precision, opts.opset, mbs, opts.external_data_threshold_bytes, verify=verify
+            step.module, step.spec, pdir, precision, opts.opset, mbs, opts.external_data_threshold_bytes, verify, starting
         )
     if precision in opts.plans:
         plan = import_plan(opts.plans[precision], step.spec, pdir, precision, mbs)
     else:
+        long.start(f"trt {precision}: building the TensorRT plan{previous_took(fmt, precision, None, done, step.old)}")
         plan = export_tensorrt(
             done[("onnx", "fp32")].path,
             step.spec,
@@ -341,51 +248,7 @@ def _record_failure(step: ExportStep, fmt: str, precision: str, e: ToolkitError)
     return fmt, precision, e
 
 
-def _verified_record(result: ExportResult, verdicts: list[dict[str, Any]]) -> dict[str, Any]:
-    """The manifest record of a fresh export: the export, its verification points, worst
-    errors per output, where it was verified and its verdict."""
-    points = [p for v in verdicts for p in v.pop("points")]
-    return {
-        **result.to_json(),
-        "reused": False,
-        "verify_s": round(sum(v["verify_s"] for v in verdicts), 3),
-        "verification": points,
-        "errors": error_summary(points),
-        "verified_on": verdicts[0]["verified_on"],
-        "status": overall([v["status"] for v in verdicts]),
-        "verdicts": verdicts,
-    }
-
-
 def _imported(fmt: str, precision: str, opts: BuildOptions) -> dict[str, str]:
     """The reuse-key part of an imported plan: its file's hash (another plan is another export)."""
     path = opts.plans.get(precision) if fmt == "trt" else None
     return {"imported_plan_sha256": file_sha256(Path(path))} if path and Path(path).is_file() else {}
-
-
-def _show_tracer_warnings(say: Progress, what: str, result: ExportResult) -> None:
-    """Show an export's tracer warnings once (they are kept in the manifest)."""
-    if result.tracer_warnings:
-        say(
-            f"{what}: torch.jit traced {result.strategy} with {count(len(result.tracer_warnings), 'warning')}, "
-            f"recorded in the manifest; first: {result.tracer_warnings[0]}"
-        )
-
-
-def _verdict_line(record: dict[str, Any]) -> str:
-    """One progress line: the verdict, the strategy, where it was verified, the worst errors."""
-    errors = record.get("errors") or {}
-    worst = max((o["max_rel_err"] for o in errors.values()), default=0.0)
-    worst_abs = max((o["max_abs_err"] for o in errors.values()), default=0.0)
-    on = ", ".join(f"{v['verified_on']['runner']} on {v['verified_on']['device']}" for v in record.get("verdicts", []))
-    status = describe(
-        record["status"],
-        record["precision"],
-        next((v["verified_on"]["device"] for v in record.get("verdicts", []) if v["status"] == record["status"]), "cpu"),
-    )
-    if not errors:  # nothing ran it (e.g. a plan on a host without TensorRT): no error to show
-        return f"{status} (strategy {record['strategy']}; nothing here could run it)"
-    return (
-        f"{status} (strategy {record['strategy']}, verified by {on or 'nothing'}, "
-        f"max abs err {worst_abs:.2e}, max rel err {worst:.2e})"
-    )

@@ -1,4 +1,5 @@
-"""What ``builders build`` is asked (:class:`BuildOptions`) and what it wrote (:class:`BuildResult`)."""
+"""What ``builders build`` is asked (:class:`BuildOptions`), what it wrote (:class:`BuildResult`), and what its
+export step reads (:class:`ExportStep`, moved from :mod:`builders.build_exports`: the steps below it read it too)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,21 @@ from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
 
 from builders.backends import DEFAULT_SERVING
-from builders.config.variants import VariantGrid
+from builders.config.variants import GridPlan, VariantGrid
 from builders.export.onnx import DEFAULT_OPSET
 from builders.export.tensorrt import DEFAULT_WORKSPACE_BYTES
 from builders.model.spec import ModelSpec
+from builders.repository.build_folder import Staging
+from builders.repository.records import BuildManifest
 from builders.repository.view import DEFAULT_REPOSITORY
+from core import progress
 
 #: The progress callback: called with one line per build step (``"onnx fp32: exporting"``).
 Progress = Callable[[str], None]
-#: The counted progress of a long step: ``(what, done, total)`` units (``"torchscript fp16: verifying on cpu"``,
-#: 12, 25: verification's points × draws), which the CLI draws as it goes (:class:`core.progress.CountedProgress`).
-Counted = Callable[[str, int, int], None]
+#: The progress of a long step: ``(what, done, total, sizes)`` units (``"torchscript fp16: verifying on cpu"``,
+#: 12, 25: verification's points × draws; ``"onnx fp32: exporting via dynamo"``, 0 then 1, 1), which the CLI draws
+#: as it goes (:class:`core.progress.CountedProgress`).
+Counted = progress.Counted
 
 
 @dataclass(config=ConfigDict(arbitrary_types_allowed=True))
@@ -119,3 +124,45 @@ class BuildResult:
     manifest: dict[str, Any]
     manifest_path: Path
     variant_dirs: list[Path]
+
+
+@dataclasses.dataclass
+class ExportStep:
+    """What the export step of one build reads, and the manifest it adds to.
+
+    Attributes:
+        opts: What to build.
+        say: The progress callback (one line per step).
+        module: The eager model (``nn.Module``).
+        spec: Its I/O signature, outputs inferred from the eager model.
+        model_hash: The weights' hash followed by the model source's fingerprint: the part of
+            every reuse key that says which model this is.
+        versions: Library versions (part of every reuse key).
+        out: The build folder, ``<build_dir>/<model>``.
+        old: The manifest of the build found in ``out``; ``None`` when there is none.
+        plan: The variant grid, planned before any export.
+        sample: The user's own inputs by input name (``--sample``); ``None`` without them.
+        manifest: The manifest being filled in; each export adds a record to its ``exports``.
+        staging: Where fresh exports are written (moved into ``out`` when the build succeeds).
+        counted: The progress of a long step (an export, a TensorRT build, verification's points × draws);
+            ``None``: none drawn.
+    """
+
+    opts: BuildOptions
+    say: Progress
+    module: Any
+    spec: ModelSpec
+    model_hash: str
+    versions: dict[str, str | None]
+    out: Path
+    old: BuildManifest | None
+    plan: GridPlan
+    sample: dict[str, Any] | None
+    manifest: dict[str, Any]
+    staging: Staging
+    counted: Counted | None = None
+
+    @property
+    def max_batch_size(self) -> int:
+        """The largest max_batch_size of the grid: what every export is built and verified for."""
+        return max(self.opts.grid.max_batch_sizes)

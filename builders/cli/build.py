@@ -28,7 +28,7 @@ from core.errors import FlagError, PartialBuildError, ToolkitError
 from core.names import read_text
 from core.options import REPOSITORY, option, panel
 from core.precision import PRECISION_NAMES
-from core.progress import CountedProgress
+from core.progress import on_console, refreshing
 from core.records import load_record
 
 MODEL_PANEL = "Model"
@@ -270,9 +270,8 @@ def build(
             raise click.UsageError("--print-trtexec prints how to build the plans; --plan takes built ones back: pass one")
         fmts = fmts if "trt" in fmts else (*fmts, "trt")
         build_precisions = tuple(dict.fromkeys((*precisions, *plan_files)))
-    if print_trtexec:
-        release(target_triton)  # a release the toolkit knows, or one clear error
-    if print_trtexec:  # build what the plans are built from (the fp32 ONNX), not the plans
+    if print_trtexec:  # a release the toolkit knows, or one clear error; build what the plans are built from (the fp32 ONNX)
+        release(target_triton)
         fmts = tuple(f for f in fmts if f != "trt") or ("onnx",)
         fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
         build_precisions = tuple(dict.fromkeys(("fp32", *precisions)))
@@ -299,12 +298,10 @@ def build(
         warmup_count=warmup_count,
         warmup_count_reason=warmup_count_reason,
     )
-    with console.status("building...") as status:
-        counted = CountedProgress(  # a long step's count: redrawn on a terminal, else logged now and then
-            lambda text: status.update(escape(text)), None if console.is_terminal else lambda text: console.log(escape(text))
-        )
+    with console.status("building...") as status, refreshing(on_console(console, status)) as counted:
 
         def progress(msg: str) -> None:
+            counted.end()  # a step's line ends the long step before it
             status.update(escape(msg))
             console.log(escape(msg))
 

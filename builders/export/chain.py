@@ -34,11 +34,19 @@ log = logging.getLogger(__name__)
 Strategy = tuple[str, Callable[[], ExportResult]]
 #: Verification of one export: raises VerificationError when it disagrees with eager PyTorch.
 Verify = Callable[[ExportResult], Any]
+#: Called with a strategy's name just before it exports.
+Starting = Callable[[str], None]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def first_verified(fmt: str, strategies: Sequence[Strategy], verify: Verify | None = None, hint: str = "") -> ExportResult:
+def first_verified(
+    fmt: str,
+    strategies: Sequence[Strategy],
+    verify: Verify | None = None,
+    hint: str = "",
+    starting: Starting | None = None,
+) -> ExportResult:
     """Try ``strategies`` in order; return the first export that ``verify`` accepts.
 
     Args:
@@ -47,6 +55,8 @@ def first_verified(fmt: str, strategies: Sequence[Strategy], verify: Verify | No
         verify: Called on each export; raising :class:`~core.errors.VerificationError` moves
             on to the next strategy. ``None``: the first export is accepted unverified.
         hint: What to do when every strategy failed to export.
+        starting: Called with a strategy's name just before it exports (a build shows the export
+            going: the dynamo exporter alone can take a minute); ``None``: nothing is called.
 
     Returns:
         The accepted export, with every attempt (failed ones first) in ``attempts``.
@@ -60,6 +70,8 @@ def first_verified(fmt: str, strategies: Sequence[Strategy], verify: Verify | No
     attempts: list[Attempt] = []
     failed: VerificationError | None = None
     for name, make in strategies:
+        if starting is not None:
+            starting(name)
         t0 = time.perf_counter()
         made: ExportResult | None = None
         problem: Exception | None = None

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.export.artifacts import ExportResult, file_sha256
-from builders.export.chain import Verify, first_verified, tracer_warnings
+from builders.export.chain import Starting, Verify, first_verified, tracer_warnings
 from builders.export.onnx_names import NameClashError, name_clash, rename_inner_clashes
 from builders.export.precision import prepare_module
 from builders.model.spec import EXAMPLE_BATCH, ModelSpec
@@ -44,6 +44,7 @@ def export_onnx(
     max_batch_size: int = 64,
     external_data_threshold_bytes: int = EXTERNAL_DATA_THRESHOLD_BYTES,
     verify: Verify | None = None,
+    starting: Starting | None = None,
 ) -> ExportResult:
     """Export ``module`` to ``out_dir/model.onnx`` with symbolic batch and dynamic axes.
 
@@ -67,6 +68,7 @@ def export_onnx(
             are stored in ``model.onnx.data`` beside the graph (the 2 GiB protobuf limit).
         verify: Verification of each export against eager PyTorch (raises
             ``VerificationError``); ``None`` accepts the first export.
+        starting: Called with each strategy's name before it exports (``None``: nothing is called).
 
     Returns:
         The result; ``extra`` holds ``opset``, ``dynamic_dims`` (input -> axis names) and,
@@ -158,6 +160,7 @@ def export_onnx(
         "onnx",
         [("dynamo", lambda: attempt("dynamo", dynamo)), ("torchscript", lambda: attempt("torchscript", legacy))],
         verify,
+        starting=starting,
         hint="check that the model's operators are supported by torch.onnx (try another --opset), and that "
         "forward() does not turn tensor sizes into Python numbers (that freezes dynamic axes)",
     )

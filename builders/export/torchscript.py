@@ -22,7 +22,7 @@ from typing import Any
 
 from builders.backends.pytorch_libtorch import triton_names
 from builders.export.artifacts import ExportResult
-from builders.export.chain import Verify, first_verified, tracer_warnings
+from builders.export.chain import Starting, Verify, first_verified, tracer_warnings
 from builders.export.precision import cast_weights, prepare_module, wrap_served
 from builders.model.artifact_io import device_constants
 from builders.model.forward_args import forward_names
@@ -32,7 +32,12 @@ log = logging.getLogger(__name__)
 
 
 def export_torchscript(
-    module: Any, spec: ModelSpec, out_dir: Path, precision: str = "fp32", verify: Verify | None = None
+    module: Any,
+    spec: ModelSpec,
+    out_dir: Path,
+    precision: str = "fp32",
+    verify: Verify | None = None,
+    starting: Starting | None = None,
 ) -> ExportResult:
     """Export ``module`` to ``out_dir/model.pt``.
 
@@ -58,6 +63,7 @@ def export_torchscript(
         precision: ``"fp32"``, ``"fp16"`` or ``"bf16"`` (see :func:`builders.export.precision.cast_module`).
         verify: Verification of each export against eager PyTorch (raises
             ``VerificationError``); ``None`` accepts the first export.
+        starting: Called with each strategy's name before it exports (``None``: nothing is called).
 
     Returns:
         The result; ``extra["triton_names"]`` maps spec names to the names the PyTorch
@@ -106,6 +112,7 @@ def export_torchscript(
         "torchscript",
         [("script", lambda: save("script", script)), ("trace", lambda: save("trace", trace))],
         verify,
+        starting=starting,
         hint="make forward() scriptable (type annotations, no unsupported Python) or traceable (tensor inputs and outputs only)",
     )
 

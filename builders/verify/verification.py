@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +37,9 @@ REFERENCE = "reference.npz"
 #: Version of the verification policy (points, draws, verdicts); part of every export's reuse
 #: key, so an export verified under an older policy is verified again.
 VERIFICATION_POLICY = 2
-#: Verification's progress: called with ``(done, total)`` cases (one point, one draw each).
-Tick = Callable[[int, int], None]
+#: Verification's progress: called with ``(done, total, sizes)``: cases (one point, one draw each) done of
+#: all, and each case's size (its inputs' elements), what a progress line's estimate of the rest weighs them by.
+Tick = Callable[[int, int, Sequence[float]], None]
 
 
 def output_tolerances(
@@ -107,7 +108,8 @@ def verify_artifact(
         rtol: Per-output relative tolerance overrides.
         device: Where the artifact runs (``"cpu"``, ``"cuda"``).
         sample: The user's own inputs (name -> ``[batch, ...]`` array), or ``None``.
-        tick: Called with ``(done, total)`` cases (point × draw) before the first and after each.
+        tick: Called with ``(done, total, sizes)`` cases (point × draw) before the first and after each;
+            ``sizes``: each case's input elements (the larger points cost more: trial 16, T16-17).
 
     Returns:
         One record per point and draw: ``{"batch", "axes", "draw", "device", "outputs":
@@ -140,9 +142,10 @@ def verify_artifact(
     if sample is not None:
         cases.append((*point_sizes(spec, sample), SAMPLE, sample))
     records: list[dict[str, Any]] = []
+    costs = [float(sum(np.asarray(v).size for v in case[3].values())) for case in cases]
     for batch, sizes, draw, inputs in cases:
         if tick is not None:
-            tick(len(records), len(cases))
+            tick(len(records), len(cases), costs)
         where = f"batch {batch}, axes {sizes}, draw {draw!r}"
         record: dict[str, Any] = {"batch": batch, "axes": sizes, "draw": draw, "device": device_kind(device)}
         ref = run_eager(module, spec, inputs)
@@ -163,7 +166,7 @@ def verify_artifact(
                 frozen = _frozen_axes(runner, spec, batch, sizes) if (c.problem or "").startswith("shape") else []
                 raise errs.comparison_error(what, where, c, frozen, result.format, result.tracer_warnings)
     if tick is not None:
-        tick(len(records), len(cases))
+        tick(len(records), len(cases), costs)
     return records
 
 
@@ -175,7 +178,7 @@ def verify_export(
     rtol: dict[str, float],
     devices: tuple[str, ...] = ("cpu",),
     sample: dict[str, np.ndarray] | None = None,
-    tick: Callable[[str, int, int], None] | None = None,
+    tick: Callable[[str, int, int, Sequence[float]], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Verify ``result`` on every device its variants run on; one verdict per device.
 
@@ -195,7 +198,7 @@ def verify_export(
         rtol: Per-output relative tolerance overrides.
         devices: ``"cpu"`` and/or ``"cuda"``: where the export's variants run (KIND_CPU / KIND_GPU).
         sample: The user's own inputs (name -> ``[batch, ...]`` array), or ``None``.
-        tick: Called with ``(device, done, total)`` as the cases of each device are run.
+        tick: Called with ``(device, done, total, sizes)`` as the cases of each device are run (:data:`Tick`).
 
     Returns:
         ``[{"verified_on": verified_on(...), "status", "reason", "verify_s", "points",
@@ -224,7 +227,7 @@ def verify_export(
             )
             continue
         t0 = time.perf_counter()
-        on_device = None if tick is None else (lambda done, total, d=device: tick(d, done, total))
+        on_device = None if tick is None else (lambda done, total, sizes, d=device: tick(d, done, total, sizes))
         if result.format == "trt":
             points = verify_plan(result, module, spec, max_batch_size, rtol, sample, on_device)
         else:

@@ -6,7 +6,21 @@ estimate of the rest."""
 
 from __future__ import annotations
 
-from core.progress import LOG_EVERY_S, CountedProgress, clock_text, progress_text
+import io
+import threading
+import time
+
+from rich.console import Console
+
+from core.progress import (
+    LOG_EVERY_S,
+    CountedProgress,
+    clock_text,
+    estimate_left,
+    on_console,
+    progress_text,
+    refreshing,
+)
 
 
 class Clock:
@@ -53,3 +67,84 @@ def test_a_new_step_starts_its_own_clock():
         "onnx fp16: verifying on cpu 2/2 [██████████] 0:30",
         "torchscript fp16: verifying on cpu 4/4 [██████████] 0:01",
     ]
+
+
+def test_the_estimate_weighs_the_units_left_by_their_size():
+    """Trial 16, T16-17: verification runs batch 1 first and the largest points last; the mean time of the
+    small units times the units left said a fraction of what the large ones then took on a busy host."""
+    clock, shown = Clock(), []
+    counted = CountedProgress(shown.append, None, clock=clock)
+    sizes = [1.0] * 5 + [4.0] * 5 + [16.0] * 5
+    counted("verifying", 0, 15, sizes)
+    for done in range(1, 6):  # the five small units, 1 s each
+        clock.now += 1
+        counted("verifying", done, 15, sizes)
+    assert shown[-1].endswith("≈ 1:40 left")  # 5 × 4 s + 5 × 16 s, in proportion to size (the mean said 0:10)
+    clock.now += 8  # a size-4 unit took 8 s, not the 4 s its size gave: the rest is fitted again from it
+    counted("verifying", 6, 15, sizes)
+    assert shown[-1].endswith(f"≈ {clock_text(4 * 8 + 5 * 32)} left")  # 4 more at 8 s, 5 at 8 s × 16 / 4
+
+
+def test_a_unit_of_a_size_between_two_measured_is_interpolated_and_a_smaller_one_is_not_scaled_down():
+    assert estimate_left([1.0, 9.0], [1, 5, 3, 0.5], 4) == 5.0 + 1.0  # 3: between 1 s at 1 and 9 s at 5; 0.5: 1 s
+    assert estimate_left([2.0, 4.0, 6.0, 8.0], [], 6) == 2 * 6.0  # no sizes: the latest units' mean (4, 6, 8)
+    assert estimate_left([], [1, 2], 2) == 0.0
+
+
+def test_a_long_unit_is_redrawn_as_it_runs_and_logged_every_so_often():
+    """Trial 16, T16-17: the ~45 s ONNX dynamo export said nothing while it ran."""
+    clock, shown, logged = Clock(), [], []
+    counted = CountedProgress(shown.append, logged.append, clock=clock)
+    counted("onnx fp32: exporting via dynamo (the fp32 export via dynamo took 45.1 s)", 0, 1)
+    for _ in range(25):
+        clock.now += 1
+        counted.refresh()
+    assert shown[-1] == "onnx fp32: exporting via dynamo (the fp32 export via dynamo took 45.1 s) 0:25"
+    assert [line.rsplit(" ", 1)[1] for line in logged] == ["0:10", "0:20"]
+    counted("onnx fp32: exporting via dynamo (the fp32 export via dynamo took 45.1 s)", 1, 1)
+    counted.refresh()
+    assert len(shown) == 27 and len(logged) == 2  # done: not drawn again; its end is said by the next line
+
+
+def test_the_estimate_counts_down_while_a_unit_runs_and_an_ended_step_is_not_redrawn():
+    clock, shown = Clock(), []
+    counted = CountedProgress(shown.append, None, clock=clock)
+    counted("v", 0, 3)
+    clock.now += 10
+    counted("v", 1, 3)
+    assert shown[-1].endswith("≈ 0:20 left")
+    clock.now += 4
+    counted.refresh()
+    assert shown[-1] == "v 1/3 [███░░░░░░░] 0:14, ≈ 0:16 left"
+    counted.end()  # the caller moved on (a step line): the step's line is not drawn again
+    counted.refresh()
+    assert len(shown) == 3
+
+
+def test_refreshing_calls_refresh_from_its_own_thread_until_the_block_ends():
+    calls = threading.Event()
+
+    class Counting(CountedProgress):
+        def refresh(self) -> None:
+            calls.set()
+
+    with refreshing(Counting(None, None), every_s=0.01) as counted:
+        assert calls.wait(5.0)
+        assert isinstance(counted, Counting)
+    calls.clear()
+    time.sleep(0.05)
+    assert not calls.is_set()
+
+
+def test_on_a_console_off_a_terminal_the_line_is_logged_and_always_shown_on_its_status():
+    out, shown = io.StringIO(), []
+
+    class Status:
+        def update(self, text: str) -> None:
+            shown.append(text)
+
+    counted = on_console(Console(file=out, force_terminal=False, width=200), Status())
+    counted("onnx fp32: exporting via dynamo [fp32]", 0, 2)
+    counted("onnx fp32: exporting via dynamo [fp32]", 2, 2)
+    assert shown[-1].startswith("onnx fp32: exporting via dynamo \\[fp32] 2/2")  # rich markup escaped
+    assert "onnx fp32: exporting via dynamo [fp32] 2/2" in out.getvalue()

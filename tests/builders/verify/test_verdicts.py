@@ -11,7 +11,7 @@ import verification_models as vm
 from click.testing import CliRunner
 
 from builders.build import BuildOptions, build
-from builders.build_exports import verification_devices
+from builders.build_verify import verification_devices
 from builders.cli.main import cli
 from builders.cli.summary import SUMMARY_COLUMNS
 from builders.config.variants import Variant, VariantGrid
