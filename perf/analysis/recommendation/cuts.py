@@ -12,6 +12,8 @@ a variant measured in 2 rounds read "not measured (cut for time)" beside its num
 
 from __future__ import annotations
 
+import math
+
 from core.wording import count, sentence
 from perf.analysis.measured import cut_variants, has_numbers, rounds_measured
 from perf.markdown import fmt
@@ -27,6 +29,21 @@ def need_s(run: RunResult, names: list[str]) -> float | None:
     last = {c.variant: c.need_s for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant in names}
     known = [s for s in last.values() if s is not None]
     return max(known) if known else None
+
+
+def budget_words(need: float | None, them: str) -> str:
+    """The ``--time-budget`` that covers the rounds the plan estimated for cut variants (``need``, s: :func:`need_s`),
+    in whole minutes rounded up, said with the estimate: ``"`--time-budget 7m` measures them (the plan estimated about
+    412 s for the rounds a verdict needs of them, the server's start aside)"``; without an estimate (a run recorded before it
+    was kept) ``"a longer `--time-budget` measures them"``. ``them``: ``"them"``, ``"it further"``... (trial 16,
+    T16-10: a resume cut the variant with the top 1-round median, and the hint said only "a longer --time-budget")."""
+    if need is None:
+        return f"a longer `--time-budget` measures {them}"
+    minutes = max(1, math.ceil(need / 60))
+    return (
+        f"`--time-budget {minutes}m` measures {them} (the plan estimated about {fmt(need, 0)} s for the rounds "
+        f"a verdict needs of {them.split()[0]}, the server's start aside)"
+    )
 
 
 def unmeasured_text(run: RunResult, name: str) -> str | None:
@@ -55,8 +72,10 @@ def unmeasured_caveat(run: RunResult) -> str | None:
     variants; not measured (cut for time): `a`, `b`, `c`; a longer `--time-budget` measures them."``
     (5: the variants with numbers), and for a variant cut after its first rounds, whose numbers are
     in the ranking (a resume's), ``"The pick is the best of 4 variants, 1 of them measured in 2
-    rounds only (`a`: then cut for time, not measured further)."`` (trial 11, F13); ``None`` when
-    the budget cut no variant."""
+    rounds only (`a`: then cut for time, not measured further); `--time-budget 6m` measures it
+    further (...)."`` (trial 11, F13; trial 16, T16-10: cut on 1 round, with the top median, and no
+    number said what would have kept it); ``None`` when the budget cut no variant. The budget said is
+    :func:`budget_words`'."""
     never, before = cut_variants(run)
     if not never and not before:
         return None
@@ -74,12 +93,10 @@ def unmeasured_caveat(run: RunResult) -> str | None:
             few = "fewer rounds only" if only else "their own rounds"
             each = ", ".join(f"`{n}` in {count(r, 'round')}" for n, r in rounds.items())
         text += f", {len(before)} of them measured in {few} ({each}: then cut for time, not measured further)"
+        text += f"; {budget_words(need_s(run, before), 'it further' if len(before) == 1 else 'them further')}"
     if never:
-        need = need_s(run, never)
-        about = f" (the plan estimated about {fmt(need, 0)} s for the rounds that measure them)" if need is not None else ""
-        text += (
-            f"; not measured (cut for time): {', '.join(f'`{n}`' for n in never)}; a longer `--time-budget` measures them{about}"
-        )
+        never_words = budget_words(need_s(run, never), "them" if len(never) > 1 else "it")
+        text += f"; not measured (cut for time): {', '.join(f'`{n}`' for n in never)}; {never_words}"
     return sentence(text)
 
 

@@ -87,3 +87,26 @@ def test_a_cut_variant_measured_over_the_budget_is_not_said_unmeasured() -> None
     assert "not measured" not in words, words
     assert "1 has no level within the budget: `late` (lowest p99 90.00 ms, at c=1" in words
     assert words.count("(measured in 1 round, then cut for time)") == 1
+
+
+def test_a_variant_cut_on_one_round_is_said_so_with_the_time_budget_that_measures_it_further() -> None:
+    """Trial 16, T16-10: a 2-minute --resume cut the variant with the top (1-round) median; the hint said only
+    "a longer --time-budget". It says the cut came after 1 round and the budget the plan's estimate asks."""
+
+    def vr(name: str, thr: float, rounds: int):
+        return variant_result(name, [level_result(c, thr * c, 2.0 * c, trial=r) for c in (1, 2) for r in range(rounds)])
+
+    run = run_result([vr("fast", 300.0, ROUNDS), vr("slow", 100.0, ROUNDS), vr("top", 900.0, 1)], finished="x")
+    cut = Cut("variant", WHY + ": 3 variants need about 305 s for the 6 rounds a verdict needs", "top", need_s=305.2)
+    run.rounds = RoundsRecord(seed=1, budget=BudgetRecord(120.0, 1.2, 5.0, 110.0, 7), cuts=[cut])
+    caveat = unmeasured_caveat(run)
+    assert caveat is not None
+    assert "1 of them measured in 1 round only (`top`: then cut for time, not measured further)" in caveat
+    assert caveat.endswith(
+        "`--time-budget 6m` measures it further (the plan estimated about 305 s for the rounds a verdict needs of it, "
+        "the server's start aside)."
+    )
+    run.rounds.cuts = [Cut("variant", WHY, "top")]  # a record written before the estimate was kept: no number made up
+    assert (unmeasured_caveat(run) or "").endswith(
+        "then cut for time, not measured further); a longer `--time-budget` measures it further."
+    )
