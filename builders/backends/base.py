@@ -74,6 +74,8 @@ class BackendConfig:
 
     #: The config parameter a backend reads its intra-op thread count from, if any.
     threads_parameter: str = ""
+    #: Where the docs name :attr:`threads_parameter` (said beside it in a hint: trial 16, T16-21).
+    threads_doc: str = ""
 
     def instance_threads(self, cfg: mc.ModelConfig, cpu_count: int | None) -> int | None:
         """Intra-op threads one instance of ``cfg`` runs with, or ``None`` when the backend

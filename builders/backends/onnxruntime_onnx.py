@@ -30,6 +30,7 @@ class OnnxRuntimeBackend(NativeBackend):
     #: onnxruntime_backend README, "Model Config Options": ``intra_op_thread_count`` (0 or
     #: absent: onnxruntime's default, one thread per physical core).
     threads_parameter = "intra_op_thread_count"
+    threads_doc = 'onnxruntime_backend README, "Model Config Options"'
     #: ``inter_op_thread_count`` 1: what the toolkit's python model sets beside its intra-op
     #: threads (``builders.serving.runners``; onnxruntime_backend README, "Model Config Options").
     threads_companions = {"inter_op_thread_count": "1"}  # noqa: RUF012 - read-only class table

@@ -45,6 +45,10 @@ class PythonBackend(BackendConfig):
 
     backend = PYTHON_BACKEND
     default_file = "model.py"
+    #: The toolkit's model.py reads its torch / onnxruntime threads per instance from this parameter
+    #: (:meth:`instance_threads`, which overrides the base rule; Triton docs, "Model Configuration: Parameters").
+    threads_parameter = PARAM_THREADS
+    threads_doc = 'read by the toolkit\'s python-backend model.py (Triton docs, "Model Configuration: Parameters")'
 
     def configure(
         self, cfg: mc.ModelConfig, fmt: str, *, trt_accelerator: str | None = None, intra_op_threads: int | None = None

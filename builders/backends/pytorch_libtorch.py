@@ -228,6 +228,7 @@ class PyTorchBackend(NativeBackend):
     format = "torchscript"
     #: pytorch_backend README, "Parameters": ``INTRA_OP_THREAD_COUNT`` (absent: LibTorch's default).
     threads_parameter = "INTRA_OP_THREAD_COUNT"
+    threads_doc = 'pytorch_backend README, "Parameters"'
 
     def artifact_problems(self, cfg: mc.ModelConfig, io: ArtifactIO) -> list[Problem]:
         """Names follow the backend's convention (TorchScript declares no dtypes or shapes)."""

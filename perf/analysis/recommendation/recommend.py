@@ -36,6 +36,7 @@ from collections.abc import Iterable
 
 from core.errors import PerfError
 from perf.analysis.build_checks import run_verdict
+from perf.analysis.effects.thread_hint import thread_hints
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, latency_metric, unverified_words
 from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
@@ -67,7 +68,7 @@ class Recommendation:
             budget was given or no level meets it.
         best_peak: Best level of any variant regardless of latency (module rule).
         knees: Saturation concurrency per variant (:func:`perf.analysis.saturation.rises.knee`); None = no knee within the swept range.
-        notes: Sentences explaining gaps (no level under budget, no level at all).
+        notes: Sentences explaining gaps (no level under budget, no level at all), and hints, each labelled as one.
         excluded: One sentence per level or variant left out of the ranking, with why.
         flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the stable ones.
         latency_percentile: The client latency percentile the budget is on (default 99).
@@ -194,7 +195,8 @@ def _gaps(run: RunResult, cands: list[Point], rec: Recommendation) -> Recommenda
 
 def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) -> Recommendation:
     """``rec`` with the peaks not reached, its best peak's why and its best under the budget's headroom (:mod:`perf.analysis.saturation.peaks`),
-    and each pick's build verdict when it is not ``ok`` (:func:`perf.analysis.build_checks.run_verdict`)."""
+    each pick's build verdict when it is not ``ok`` (:func:`perf.analysis.build_checks.run_verdict`), and the hints of
+    :func:`perf.analysis.effects.thread_hint.thread_hints` among its notes."""
     rec.unreached, rec.falls, rec.knee_rule = unreached_all(run, points), falls_all(run, points), knee_words(run)
     for pick in (rec.best_peak, rec.best_under_budget):
         if pick is not None:
@@ -214,6 +216,7 @@ def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) 
             j = r.leader.latency if r is not None and r.leader is not None else None
             basis = f" ({j.basis()})" if j is not None and j.quieter else ""
             u.budget_latency = f"p{rec.latency_percentile} {fmt(rec.budget_latency_ms, 2)} ms{basis}"
+    rec.notes += thread_hints(run)  # a hint, labelled so: a slow variant's likely cause, not measured (trial 16, T16-21)
     return rec
 
 
