@@ -1,4 +1,6 @@
-"""How a refused flag value is shown: naming the flag once (issue 26).
+"""Flags the toolkit refuses: how a refused flag value is shown (naming the flag once, issue 26), and
+the one reader of the flags passed through to another tool (``--server-arg`` to tritonserver,
+``--perf-analyzer-arg`` to perf_analyzer) that their refusals are made from (:func:`read_passed`).
 
 click puts ``Invalid value for '--shapes':`` in front of every :class:`click.BadParameter`, and the
 toolkit's refusals already start with the flag and its value, written so that they read whole in a
@@ -12,6 +14,8 @@ flag, whether a flag's callback, a parser run in the command's body (:func:`core
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple, Protocol
 
 import click
 
@@ -37,3 +41,99 @@ def named_once(e: click.BadParameter) -> click.BadParameter:
     if any(f.startswith("-") and re.match(rf"{re.escape(f)}(?![\w-])", e.message) for f in flags):
         return NamedFlagRefusal(e.message, ctx=e.ctx, param=e.param, param_hint=e.param_hint)
     return e
+
+
+class ToolFlag(Protocol):
+    """A row of a tool's flag table (``clients.runtimes.server_flags.ServerFlag``,
+    ``perf.sweep.analyzer_flags.AnalyzerFlag``): what :func:`read_passed` needs of it."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Its spellings (``"--measurement-interval"``, ``"-p"``)."""
+
+    @property
+    def value(self) -> bool:
+        """Whether it takes a value."""
+
+
+class Passed(NamedTuple):
+    """One flag of a tool found in its pass-through arguments (:func:`read_passed`).
+
+    Attributes:
+        flag: The tool's table row (a :class:`ToolFlag`).
+        name: The spelling the tool reads (``"--http-port"`` for ``--http-p``; ``"-b"``).
+        given: The arguments that give it, as typed (``"--server-arg=--http-port --server-arg=9000"``).
+        value: Its value (``None``: none given, or a flag without one).
+    """
+
+    flag: Any
+    name: str
+    given: str
+    value: str | None
+
+
+def read_passed(
+    args: Sequence[str], pass_flag: str, long: Mapping[str, ToolFlag], short: Mapping[str, ToolFlag] | None = None
+) -> list[Passed]:
+    """The tool's flags in ``args`` (each one ``pass_flag`` value, in order), read as the tool's
+    ``getopt_long`` reads them: ``--flag=V``, ``--flag V`` (the next argument, or one argument
+    ``"--flag V"``), a long flag's unambiguous prefix (``--http-p=9000``; aliases are one flag), and
+    with ``short`` flags ``-fV``, ``-f V`` and short flags bundled (``-vb4``). A flag the tool does not
+    know is left out (the tool says so itself), as is what follows ``--``.
+
+    Args:
+        args: The pass-through arguments.
+        pass_flag: The toolkit's flag that passes them (``--server-arg``): how ``given`` spells them.
+        long: The tool's long spellings (``"--http-port"``) -> its table row.
+        short: The tool's short flags by letter (``"b"`` for ``-b``) -> its table row [default: none].
+    """
+    short = short or {}
+    out: list[Passed] = []
+    i = 0
+    while i < len(args):
+        arg, took = args[i], [args[i]]
+        if arg == "--":
+            break
+        if arg.startswith("--"):
+            name, eq, value = arg[2:].partition("=")
+            spoken = name.split()[0] if name.split() else name  # "--http-port 9000" as one argument
+            found = _long(spoken, long)
+            if found is not None:
+                given: str | None = value if eq else None
+                if found[1].value and not eq and spoken == name and i + 1 < len(args):
+                    i += 1
+                    took.append(args[i])
+                    given = args[i]
+                elif spoken != name:
+                    given = name[len(spoken) :].strip()
+                out.append(Passed(found[1], found[0], _typed(took, pass_flag), given))
+        elif arg.startswith("-") and len(arg) > 1:
+            for j, ch in enumerate(arg[1:], start=1):
+                flag = short.get(ch)
+                if flag is None:
+                    break
+                given = None
+                if flag.value and j == len(arg) - 1 and i + 1 < len(args):  # its value: the next argument
+                    i += 1
+                    took.append(args[i])
+                    given = args[i]
+                elif flag.value:  # the rest of the argument is its value
+                    given = arg[j + 1 :] or None
+                out.append(Passed(flag, f"-{ch}", _typed(took, pass_flag), given))
+                if flag.value:
+                    break
+        i += 1
+    return out
+
+
+def _long(name: str, long: Mapping[str, ToolFlag]) -> tuple[str, ToolFlag] | None:
+    """The flag ``--name`` is to the tool's ``getopt_long`` (its spelling and the flag): its own,
+    or the one flag it abbreviates (aliases are one flag)."""
+    if f"--{name}" in long:
+        return f"--{name}", long[f"--{name}"]
+    matches = [(n, f) for n, f in long.items() if n.startswith(f"--{name}") and name]
+    return matches[0] if len({id(f) for _, f in matches}) == 1 else None
+
+
+def _typed(took: list[str], pass_flag: str) -> str:
+    return " ".join(f"{pass_flag}={a}" for a in took)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from core.errors import FlagError
+from core.flag_refusals import Passed, read_passed
 
 #: The toolkit's flag that passes a flag through to tritonserver.
 PASS_FLAG = "--server-arg"
@@ -223,47 +224,12 @@ TUNING = "tune the server, e.g. --log-info=false, --http-thread-count=8, --disab
 _LONG = {n: f for f in SERVER_FLAGS for n in f.names}
 
 
-class Passed(NamedTuple):
-    """One tritonserver flag found in the pass-through arguments (:func:`passed_flags`).
-
-    Attributes:
-        flag: The flag (:data:`SERVER_FLAGS`).
-        name: The spelling tritonserver reads (``"--http-port"`` for ``--http-p``).
-        given: The arguments that give it, as typed (``"--server-arg=--http-port --server-arg=9000"``).
-        value: Its value (``None``: none given, or a flag without one).
-    """
-
-    flag: ServerFlag
-    name: str
-    given: str
-    value: str | None
-
-
 def passed_flags(args: Sequence[str]) -> list[Passed]:
     """The tritonserver flags of ``args`` (each one ``--server-arg`` value, in order), read as
-    tritonserver reads them (module docstring); a flag it does not know is left out (tritonserver
-    says so itself), as is what follows ``--``."""
-    out: list[Passed] = []
-    i = 0
-    while i < len(args):
-        arg, took = args[i], [args[i]]
-        if arg == "--":
-            break
-        if arg.startswith("--"):
-            name, eq, value = arg[2:].partition("=")
-            spoken = name.split()[0] if name.split() else name  # "--http-port 9000" as one argument
-            found = _long(spoken)
-            if found is not None:
-                given: str | None = value if eq else None
-                if found[1].value and not eq and spoken == name and i + 1 < len(args):
-                    i += 1
-                    took.append(args[i])
-                    given = args[i]
-                elif spoken != name:
-                    given = name[len(spoken) :].strip()
-                out.append(Passed(found[1], found[0], " ".join(f"{PASS_FLAG}={a}" for a in took), given))
-        i += 1
-    return out
+    tritonserver reads them (module docstring; the one reader, :func:`core.flag_refusals.read_passed`:
+    no short flags); a flag it does not know is left out (tritonserver says so itself), as is what
+    follows ``--``."""
+    return read_passed(args, PASS_FLAG, _LONG)
 
 
 def server_arg_refusal(args: Sequence[str], runtime: str | None = None, resumed: bool = False) -> FlagError | None:
@@ -305,15 +271,6 @@ def passed_value(args: Sequence[str], name: str) -> str | None:
     """The value tritonserver takes for flag ``name`` from ``args`` (the last one given wins), or ``None``."""
     values = [p.value for p in passed_flags(args) if p.name == name or name in p.flag.names]
     return values[-1] if values else None
-
-
-def _long(name: str) -> tuple[str, ServerFlag] | None:
-    """The flag ``--name`` is to tritonserver's ``getopt_long`` (its spelling and the flag): its own,
-    or the one flag it abbreviates (aliases are one flag)."""
-    if f"--{name}" in _LONG:
-        return f"--{name}", _LONG[f"--{name}"]
-    matches = [(n, f) for n, f in _LONG.items() if n.startswith(f"--{name}") and name]
-    return matches[0] if len({f.names for _, f in matches}) == 1 else None
 
 
 def _aka(flag: ServerFlag, name: str) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from core.errors import FlagError
+from core.flag_refusals import Passed, read_passed
 from perf.sweep.design_flags import DESIGN_ONLY, flag_of
 
 #: The sweep's own flag that passes a flag through to perf_analyzer.
@@ -191,52 +192,11 @@ _LONG = {n: f for f in ANALYZER_FLAGS for n in f.names if n.startswith("--")}
 _SHORT = {n[1]: f for f in ANALYZER_FLAGS for n in f.names if len(n) == 2}
 
 
-class Passed(NamedTuple):
-    """One perf_analyzer flag found in the pass-through arguments (:func:`passed_flags`).
-
-    Attributes:
-        flag: The flag (:data:`ANALYZER_FLAGS`).
-        name: The spelling perf_analyzer reads (``"-b"``; ``"--concurrency-range"`` for ``--conc``).
-        given: The pass-through arguments that give it, as typed (``"--perf-analyzer-arg=-b4"``).
-    """
-
-    flag: AnalyzerFlag
-    name: str
-    given: str
-
-
 def passed_flags(args: tuple[str, ...] | list[str]) -> list[Passed]:
     """The perf_analyzer flags of ``args`` (each one ``--perf-analyzer-arg`` value, in order), read
-    as perf_analyzer reads them (module docstring); a flag it does not know is left out (perf_analyzer
-    says so itself), as is what follows ``--``."""
-    out: list[Passed] = []
-    i = 0
-    while i < len(args):
-        arg, took = args[i], [args[i]]
-        if arg == "--":
-            break
-        if arg.startswith("--"):
-            name, eq, _ = arg[2:].partition("=")
-            spoken = name.split()[0] if name.split() else name  # "--concurrency-range 1:4" as one argument
-            found = _long(spoken)
-            if found is not None:
-                if found[1].value and not eq and spoken == name and i + 1 < len(args):
-                    i += 1
-                    took.append(args[i])
-                out.append(Passed(found[1], found[0], _typed(took)))
-        elif arg.startswith("-") and len(arg) > 1:
-            for j, ch in enumerate(arg[1:], start=1):
-                flag = _SHORT.get(ch)
-                if flag is None:
-                    break
-                if flag.value and j == len(arg) - 1 and i + 1 < len(args):  # its value: the next argument
-                    i += 1
-                    took.append(args[i])
-                out.append(Passed(flag, f"-{ch}", _typed(took)))
-                if flag.value:  # the rest of the argument is its value
-                    break
-        i += 1
-    return out
+    as perf_analyzer reads them (module docstring; the one reader, :func:`core.flag_refusals.read_passed`);
+    a flag it does not know is left out (perf_analyzer says so itself), as is what follows ``--``."""
+    return read_passed(args, PASS_FLAG, _LONG, _SHORT)
 
 
 def pass_through_refusal(args: tuple[str, ...] | list[str], resumed: bool = False) -> FlagError | None:
@@ -281,19 +241,6 @@ def shadowed_repository(repository: object) -> tuple[str, str] | None:
     flag = _SHORT["r"]
     said = f"model repository {repository} does not exist: the sweep's -r is {flag_of('server.repository')}, "
     return said + f"not perf_analyzer's -r{_aka(flag, '-r')}", _fix(flag, "-r")
-
-
-def _long(name: str) -> tuple[str, AnalyzerFlag] | None:
-    """The flag ``--name`` is to perf_analyzer's ``getopt_long`` (its spelling and the flag): its own,
-    or the one flag it abbreviates."""
-    if f"--{name}" in _LONG:
-        return f"--{name}", _LONG[f"--{name}"]
-    matches = [(n, f) for n, f in _LONG.items() if n.startswith(f"--{name}") and name]
-    return matches[0] if len({id(f) for _, f in matches}) == 1 else None
-
-
-def _typed(took: list[str]) -> str:
-    return " ".join(f"{PASS_FLAG}={a}" for a in took)
 
 
 def _aka(flag: AnalyzerFlag, name: str) -> str:
