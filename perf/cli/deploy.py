@@ -77,6 +77,13 @@ from perf.sweep.options import SweepOptions
     help="Bundle the variant's model files as they are now when they are not the ones the run measured (a rebuild "
     "replaced them) [default: refused, naming the files; the bundle's README says when they were not measured].",
 )
+@click.option(
+    "--allow-refused-flags",
+    is_flag=True,
+    help="Deploy from a run measured with a flag passed through (--perf-analyzer-arg, --server-arg) that this version "
+    "refuses, whose levels may be mislabelled [default: refused, naming the flag and why; the bundle's README says it "
+    "first].",
+)
 @verbosity_option
 def export_deployment(
     run_dir: Path,
@@ -89,6 +96,7 @@ def export_deployment(
     latency_budget_ms: float | None,
     allow_unfinished: bool,
     allow_changed_model: bool,
+    allow_refused_flags: bool,
 ) -> None:
     """Write a deployment bundle for one variant of RUN: its model folder and Kubernetes manifests
     (PersistentVolumeClaim, loader Pod, Deployment, Service) for NVIDIA's tritonserver image.
@@ -116,9 +124,12 @@ def export_deployment(
         allow_unfinished=allow_unfinished,
         allow_changed_model=allow_changed_model,
         workload=workload,
+        allow_refused_flags=allow_refused_flags,
     )
     c = bundle.chosen
     click.echo(f"variant: {c.variant} ({c.why})")
+    if c.refused:  # the README's first line: every number below rests on it
+        click.secho(c.refused, fg="yellow", err=True)
     if c.workloads:  # which workload it is for, what the others pick (trial 12, F8)
         click.echo(c.workloads)
     if c.unfinished:

@@ -25,6 +25,7 @@ def print_report(
     from perf.records import colocation, results
     from perf.records.unfinished import unfinished_text
     from perf.report.write import write_report
+    from perf.sweep.refused_run import refused_flags_text
 
     if not (Path(run_dir) / results.RESULTS_FILE).is_file() and (Path(run_dir) / colocation.COLOCATION_FILE).is_file():
         from perf.report.colocation import write_report as write_colocation_report
@@ -41,6 +42,8 @@ def print_report(
     print_table(view.table)
     for note in view.notes:  # report.md's words: the cut caveat said wherever the pick is, no level within the budget...
         click.secho(note, fg="yellow", err=True)
+    if (refused := refused_flags_text(run)) is not None:  # report.md says it first too (R16-10)
+        click.secho(refused, fg="yellow", err=True)
     if (stopped := unfinished_text(run, results_dir=Path(run_dir).parent)) is not None:
         click.secho(stopped, fg="yellow", err=True)
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
@@ -117,8 +120,12 @@ def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
     from perf.analysis.comparison.runs import compare_runs
     from perf.records import results
     from perf.records.unfinished import unfinished_text
+    from perf.sweep.refused_run import refused_flags_text
 
     click.echo(f"comparison: {compare_runs(run_a, run_b, out)}")
     for run in (run_a, run_b):
-        if (stopped := unfinished_text(results.load(run), results_dir=Path(run).parent)) is not None:
+        loaded = results.load(run)
+        if (refused := refused_flags_text(loaded)) is not None:  # its numbers may be mislabelled (R16-10)
+            click.secho(refused, fg="yellow", err=True)
+        if (stopped := unfinished_text(loaded, results_dir=Path(run).parent)) is not None:
             click.secho(stopped, fg="yellow", err=True)

@@ -275,6 +275,7 @@ def export_deployment(
     allow_unfinished: bool = False,
     allow_changed_model: bool = False,
     workload: str | None = None,
+    allow_refused_flags: bool = False,
 ) -> Bundle:
     """Write a deployment bundle (module docstring) for one variant of a run.
 
@@ -293,15 +294,20 @@ def export_deployment(
             ones the run measured (else refused); the README says so.
         workload: The client workload to deploy for (``time=16000,b=4``, as the report's tables name it;
             :func:`choose_variant`) [default: the report's first pick's].
+        allow_refused_flags: Deploy from a run measured with a flag this version refuses (:func:`choose_variant`);
+            the README says so first.
 
     Raises:
-        PerfError: no results, an unknown or failed variant, nothing to recommend, a
+        PerfError: no results, a run measured with a flag this version refuses, an unknown or failed variant,
+            nothing to recommend, a
             changed variant or model files, ``out`` is a folder that is not a bundle, a bad ``name``,
             model files the image cannot load (:func:`perf.deploy.release.refuse_unloadable`).
         RepositoryError: the repository has no such variant.
     """
     run = results.load(run_dir)
-    chosen = choose_variant(run, variant, latency_budget_ms, allow_unfinished, Path(run_dir).parent, workload)
+    chosen = choose_variant(
+        run, variant, latency_budget_ms, allow_unfinished, Path(run_dir).parent, workload, allow_refused_flags
+    )
     repo = Path(repository) if repository else Path(run.settings.get("repository") or "")
     if not repository and not run.settings.get("repository"):
         raise PerfError(f"run {run.run_id} does not record its repository", hint="pass --repository")

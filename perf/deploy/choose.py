@@ -8,7 +8,10 @@ budget takes naming the variant (the refusal names the lowest-latency and best-p
 report's "best under the budget: none" says too. A run
 that did not finish (interrupted) gets no bundle of its recommendation unasked either: its pick is
 of what it measured before it stopped (:func:`perf.records.unfinished.unfinished_text`), so it
-takes ``--allow-unfinished`` or naming the variant, and the bundle says so."""
+takes ``--allow-unfinished`` or naming the variant, and the bundle says so. A run measured with a flag
+passed through that this version refuses (:func:`perf.sweep.refused_run.measured_with_refused`: its
+levels may be mislabelled) gets no bundle at all unless :data:`ALLOW_REFUSED_FLAGS` says so, and the
+bundle then says it first (recheck of trial 16, R16-10)."""
 
 from __future__ import annotations
 
@@ -39,11 +42,14 @@ from perf.records.workloads import (
     workload,
     workload_of,
 )
+from perf.sweep.refused_run import MEASURE_AGAIN, measured_with_refused
 
 #: What the deployed level is called on the console and in the bundle's README: the level the choice was made at
 #: (within the budget, or the best peak without one), not the variant's highest throughput (trial 16, T16-4:
 #: "best measured level" beside a pick under the budget at half the throughput of the run's best measured level).
 LEVEL_WORDS = "chosen level"
+#: ``export-deployment``'s flag that deploys from a run measured with a flag this version refuses.
+ALLOW_REFUSED_FLAGS = "--allow-refused-flags"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +71,8 @@ class Chosen:
             right below the chosen variant on the console and in the README's first lines.
         workloads: In a run of several client workloads, the one deployed for and the variants the
             others pick (:func:`perf.deploy.workloads.other_picks`), else ``None``.
+        refused: That the run was measured with a flag this version refuses, deployed from with
+            :data:`ALLOW_REFUSED_FLAGS` (:func:`perf.sweep.refused_run.measured_with_refused`), else ``None``.
     """
 
     variant: str
@@ -74,6 +82,7 @@ class Chosen:
     caveats: tuple[str, ...] = ()
     unmeasured: str | None = None
     workloads: str | None = None
+    refused: str | None = None
 
 
 def choose_variant(
@@ -83,6 +92,7 @@ def choose_variant(
     allow_unfinished: bool = False,
     results_dir: Path | None = None,
     workload_text: str | None = None,
+    allow_refused_flags: bool = False,
 ) -> Chosen:
     """The variant to deploy: ``variant``, else the run's recommendation. A run of several client
     workloads (``--shapes`` sizes, several ``--batch-sizes``) is ranked as the report ranks it, one
@@ -99,15 +109,25 @@ def choose_variant(
         results_dir: The run's parent folder, named in the command that continues it (:func:`resume_hint`).
         workload_text: The client workload to deploy for (``--workload time=16000,b=4``,
             :func:`perf.deploy.workloads.match_workload`) [default: the report's first pick's].
+        allow_refused_flags: Deploy from a run measured with a flag this version refuses (else refused,
+            a named variant too: its levels are as mislabelled).
 
     Raises:
         PerfError: ``variant`` is not in the run or was not measured (the message lists the
             valid names), or nothing can be recommended: none measured, or no level within the
             budget — a bundle is what gets deployed, so none is chosen over the budget; the hint
             names the ``--variant`` of the lowest latency at the budget's percentile and of the best peak to deploy one on purpose;
-            or the run did not finish and neither ``variant`` nor ``allow_unfinished`` is given.
+            or the run did not finish and neither ``variant`` nor ``allow_unfinished`` is given, or
+            it was measured with a flag this version refuses and ``allow_refused_flags`` is not given.
         FlagError: ``workload_text`` names none of the run's workloads (the message lists them).
     """
+    refused = measured_with_refused(run)
+    if refused is not None and not allow_refused_flags:
+        raise PerfError(
+            f"nothing deployed: {refused}; a bundle is what gets deployed, so none is written from such numbers "
+            "without being asked for",
+            hint=f"{MEASURE_AGAIN}; or deploy from these numbers anyway with {ALLOW_REFUSED_FLAGS}",
+        )
     stopped = unfinished_text(run, results_dir=results_dir)
     ok = stopped is None or allow_unfinished or variant is not None
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
@@ -121,7 +141,7 @@ def choose_variant(
     whose = "the run's" if latency_budget_ms is None else "the given"
     caveats = level_caveats(run, chosen.variant, chosen.level, budget if variant is not None else None, whose)
     unmeasured = unmeasured_caveat(run) if variant is None else None  # the run's pick, of the measured variants only
-    return dataclasses.replace(chosen, unfinished=stopped, caveats=caveats, unmeasured=unmeasured)
+    return dataclasses.replace(chosen, unfinished=stopped, caveats=caveats, unmeasured=unmeasured, refused=refused)
 
 
 def level_caveats(

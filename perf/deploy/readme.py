@@ -9,7 +9,7 @@ from typing import Any
 
 from core.wording import sentence
 from perf.deploy import k8s
-from perf.deploy.choose import LEVEL_WORDS
+from perf.deploy.choose import ALLOW_REFUSED_FLAGS, LEVEL_WORDS
 from perf.markdown import mark_legend
 from perf.records.results import RunResult
 
@@ -45,9 +45,13 @@ def files_lines(check: Any) -> list[str]:
 
 def first_lines(chosen: Any) -> list[str]:
     """What a reader must know before the rest, said first (a :class:`perf.deploy.choose.Chosen`):
-    that the run did not finish, and that its pick is of only some of its variants (the others cut
-    for time before they were measured); ``[]`` for neither."""
+    that the run was measured with a flag this version refuses (its numbers may be mislabelled), that it
+    did not finish, and that its pick is of only some of its variants (the others cut for time before
+    they were measured); ``[]`` for none."""
     lines = []
+    if chosen.refused:  # every number below rests on it
+        said = f"(exported with `{ALLOW_REFUSED_FLAGS}`): {sentence(chosen.refused)}"
+        lines += ["", f"**Deployed from numbers that may be mislabelled** {said}"]
     if chosen.unfinished:
         lines += ["", f"**Not a finished run's pick**: {sentence(chosen.unfinished)}"]
     if chosen.unmeasured:

@@ -56,6 +56,7 @@ from perf.report.sections.tables import (
     level_tables,
     request_rate_table,
 )
+from perf.sweep.refused_run import refused_flags_text
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ def recommendation_section(
     unfinished: str | None = None,
     sizes: Sequence[str] = (),
     unmeasured: Mapping[str, str | None] | None = None,
+    refused: str | None = None,
 ) -> list[str]:
     """The report's "Recommendation" section: best under the budget, best peak, the Pareto
     frontier's ends (``front``, :func:`perf.analysis.recommendation.frontier.frontier_summary`), knees (grouped by
@@ -79,8 +81,11 @@ def recommendation_section(
     flagged and excluded levels (the first :data:`perf.markdown.LIST_LIMIT`; the rest in the appendix).
     ``unfinished``: :func:`perf.records.unfinished.unfinished_text` of a run that did not finish, said first;
     ``sizes``: a shape sweep's picks at its other sizes (:func:`size_lines`), after the picks;
-    ``unmeasured``: why a variant has no measured level (:func:`perf.analysis.recommendation.cuts.unmeasured_text`), its knee's words."""
+    ``unmeasured``: why a variant has no measured level (:func:`perf.analysis.recommendation.cuts.unmeasured_text`), its knee's words;
+    ``refused``: :func:`perf.sweep.refused_run.refused_flags_text` of a run measured with a flag this version refuses."""
     lines = ["## Recommendation", ""]
+    if refused:
+        lines.append(f"- **A pick from numbers that may be mislabelled**: {sentence(refused)}")
     if unfinished:
         lines.append(f"- **Not a finished run's pick**: {sentence(unfinished)}")
     if rec.latency_budget_ms is not None:
@@ -267,6 +272,9 @@ def write_report(
             f"from the settings it was swept with, {own}; results.json is unchanged.",
             "",
         ]
+    refused = refused_flags_text(run, "**This run**")  # said first: every number below rests on it (R16-10)
+    if refused is not None:
+        head += [f"> {sentence(refused)}", ""]
     if (banner := unfinished_text(run, "**This run**", run_dir.parent)) is not None:
         head += [f"> {sentence(banner)}", ""]
     head += untrusted_warning(points) if run.rounds is None else busy_note(points, rate_statuses(run))
@@ -279,6 +287,7 @@ def write_report(
         unfinished_text(run, results_dir=run_dir.parent),
         [*size_lines(run, rec), *(f"- **Measured at uniform sizes**: {sentence(n)}" for n in [uniform_sizes_note(run)] if n)],
         {v.name: unmeasured_text(run, v.name) for v in run.variants},
+        refused_flags_text(run),
     )
     head += [""]
     head += failed_lines(run)

@@ -313,6 +313,21 @@ def deploy_unfinished(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert choose_variant(run, "a").variant == "a"
 
 
+def deploy_refused_flags(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--allow-refused-flags [default: refused, naming the flag and why; the bundle's README says it first]"""
+    from core.errors import PerfError
+    from perf.deploy.choose import choose_variant
+    from perf.deploy.readme import first_lines
+
+    assert _deploy_call(monkeypatch)["kwargs"]["allow_refused_flags"] is False
+    run = run_result([variant_result("a", [level_result(1, 100.0, 2.0)])], run_id="k", settings={"extra_args": ["-p500"]})
+    with pytest.raises(PerfError, match="--perf-analyzer-arg=-p500 is refused: perf_analyzer's -p") as refused:
+        choose_variant(run, "a")
+    assert "--allow-refused-flags" in (refused.value.hint or "")
+    said = first_lines(choose_variant(run, "a", allow_refused_flags=True))
+    assert said[1].startswith("**Deployed from numbers that may be mislabelled**")
+
+
 def deploy_changed_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--allow-changed-model [default: refused, naming the files; the bundle's README says when they were not measured]"""
     from clients.runtimes.identity import found_artifact
@@ -601,6 +616,7 @@ PROSE: dict[tuple[str, str], Callable[..., None]] = {
     ("export-deployment", "workload"): deploy_workload,
     ("export-deployment", "allow_unfinished"): deploy_unfinished,
     ("export-deployment", "allow_changed_model"): deploy_changed_model,
+    ("export-deployment", "allow_refused_flags"): deploy_refused_flags,
     ("export-deployment", "latency_budget_ms"): deploy_variant,
     **{("export-deployment", k): deploy_paths for k in ("out", "repository", "name", "image")},
     ("baseline", "variants"): baseline_words,
