@@ -23,7 +23,9 @@ comparison is *paired* within a round (:mod:`perf.analysis.stats.paired`). After
    them: a settled tie, a member with fewer than 6 rounds shared with the leader said too few to
    tell, as the report says it), after ``max_rounds``, when no contender has a level left, or when
    the next round does not fit in the time budget (estimated from the visits measured so far; the
-   cut is recorded, never silent). The words say which ranking (:mod:`perf.analysis.ranking.standing`).
+   cut is recorded, never silent), or within a round, at a visit that would end past it (timed the same
+   way: :mod:`perf.search.ending.out_of_time`, which also says what made visits far over their plan slow).
+   The words say which ranking (:mod:`perf.analysis.ranking.standing`).
 
 Several client workloads (sizes, batch sizes): each workload ranked on its own (:mod:`perf.search.by_workload`), on
 its own ladders (:mod:`perf.search.ladder`), a ladder cut for time said for its workload (:mod:`perf.search.ending.cuts`).
@@ -48,18 +50,18 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.wording import count
-from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison, Side
+from perf.analysis.ranking.operating import Comparison, Side
 from perf.analysis.ranking.rank import Ranking, rank_variants
-from perf.markdown import fmt
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
-from perf.records.rounds import Cut, RoundRecord, RoundsRecord, Visit
+from perf.records.rounds import RoundRecord, RoundsRecord, Visit
 from perf.records.search import SearchRecord
 from perf.search import by_workload, drops
 from perf.search import ladder as ladders
 from perf.search.ending import cuts as ladder_cuts
 from perf.search.ending.decided import decided_words
 from perf.search.ending.ends import end_words, start_ladders
+from perf.search.ending.out_of_time import out_of_time, slow_words, stopped_mid_round
 from perf.search.ending.tie import tie_set
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
@@ -104,6 +106,7 @@ class Rounds:
         save: Called after every visit (the sweep saves ``results.json``).
         events: Progress events (``round_start``, ``level_start``, ``level_done``, ``search_decision``, ``round_done``;
             without a listener :func:`perf.search.events.log_event`: each message said once).
+        slow_why: What lengthens the visits (the sweep's flags passed through), said with visits far over ``visit_s``.
     """
 
     def __init__(
@@ -115,6 +118,7 @@ class Rounds:
         deadline: float | None = None,
         save: Callable[[], None] = lambda: None,
         events: Events = log_event,
+        slow_why: str = "",
     ):
         if run.rounds is None or run.search is None:
             raise ValueError("a rounds run needs its rounds and search records")
@@ -126,15 +130,15 @@ class Rounds:
         self.resting: set[str] = set()  # settled tie members not measured while their leader leads (focus)
         self.withdrawn: set[str] = set()  # not loaded again after the server died: the time left did not fit it
         self.failed = FailedLevels()  # levels failed in this session (perf.search.failed)
-        self._walls: list[float] = []
-        self._visit_s = visit_s
+        self.walls: list[float] = []  # each visit's seconds, as timed
+        self.planned_visit_s, self.slow_why, self._slow_said = visit_s, slow_why, False
         self._lock = threading.Lock()
 
     # -- state ------------------------------------------------------------------------------
     @property
     def visit_s(self) -> float:
         """Mean real visit time so far (s), else the estimate."""
-        return sum(self._walls) / len(self._walls) if self._walls else self._visit_s
+        return sum(self.walls) / len(self.walls) if self.walls else self.planned_visit_s
 
     def run_variant(self, name: str) -> VariantResult:
         """The run's variant ``name``."""
@@ -220,16 +224,19 @@ class Rounds:
                 with self._lock:
                     self.record.rounds.remove(rr)
                 if todo:
-                    why = self._out_of_time(alive, done, cost + reserve_s, group)
+                    why = out_of_time(self, alive, done, cost + reserve_s, group)
                 else:  # every contender's levels retired or resting: a round without a visit is no round
                     why = f"no level left to measure (after {count(done, 'round')}): each contender's levels retired or resting"
                 break
             random.Random(rr.seed).shuffle(todo)
-            self._measure(rr, todo, measure)
+            left = self._measure(rr, todo, measure, reserve_s)
             if not rr.order:  # every variant of it failed before its visit: no round
                 with self._lock:
                     self.record.rounds.remove(rr)
                 continue
+            if left:  # its next visit would have ended past the budget: the rounds end here
+                why = stopped_mid_round(self, alive, rr, left, reserve_s, group)
+                break
             self._stop_failed(alive, rr.index + 1)
             if rr not in self.record.measured():  # every visit failed: kept, but no round (counted nowhere)
                 continue
@@ -238,13 +245,19 @@ class Rounds:
         self._finish_group(group, why, tie)
         return tie
 
-    def _measure(self, rr: RoundRecord, todo: list[tuple[str, LevelKey]], measure: Measure) -> None:
+    def _measure(self, rr: RoundRecord, todo: list[tuple[str, LevelKey]], measure: Measure, reserve_s: float = 0.0) -> int:
+        """Round ``rr``'s visits ``todo``, in order; returns how many were not started because the next would end
+        past the budget (at the measured mean, ``reserve_s`` kept: :func:`perf.search.ending.out_of_time.stopped_mid_round`)."""
         start = self.clock()
         self.events({"event": "round_start", "round": rr.index, "visits": len(todo)})
+        left = 0
         for i, (name, key) in enumerate(todo):
             vr = self._vr(name)
             if vr.status == "failed" or name in self.withdrawn:
                 continue
+            if rr.order and self.deadline is not None and self.clock() + self.visit_s > self.deadline - reserve_s:
+                left = len(todo) - i  # the round's start was checked on the estimate: each visit after is, on the measured
+                break
             c, b, t, r, sh = key
             self.events(
                 {
@@ -263,7 +276,10 @@ class Rounds:
             t0 = self.clock()
             level = measure(name, key)
             wall = self.clock() - t0
-            self._walls.append(wall)
+            self.walls.append(wall)
+            if not self._slow_said and (said := slow_words(self)) is not None:  # once: what lengthens them
+                self._slow_said = True
+                self.events({"event": "plan", "text": f"rounds: {said}; the budget is kept from the visits timed", "warn": True})
             rr.order.append(Visit(name, c, b, r, sh, round(wall, 3), failed=level is None or not level.ok))
             if level is not None:
                 _place(vr, level)
@@ -272,6 +288,7 @@ class Rounds:
             self.save()
         rr.wall_s = round(self.clock() - start, 3)
         self.events({"event": "round_done", "round": rr.index, "wall_s": rr.wall_s})
+        return left
 
     def _stop_failed(self, alive: Sequence[str], index: int) -> None:
         """Fail a variant of ``alive`` with no level left to measure in round ``index`` after levels of
@@ -368,17 +385,6 @@ class Rounds:
 
     def _tie_set(self, names: Sequence[str]) -> list[str]:
         return tie_set(self, self.contenders(names))
-
-    def _out_of_time(self, alive: Sequence[str], done: int, cost: float, group: int) -> str:
-        left = max(0.0, (self.deadline or 0.0) - self.clock())
-        why = (
-            f"time budget spent: {fmt(left, 0)} s left, the next round and the unloads ({fmt(cost, 0)} s estimated) do not fit"
-            + (f"; {done} of the {MIN_ROUNDS} rounds a verdict needs" if done < MIN_ROUNDS else "")
-        )
-        self.record.cut(Cut("rounds", f"rounds after the first {done} of group {group} not measured: {why}"))
-        for cut in ladder_cuts.stopped(self, alive):  # each client workload's ladder that still climbed
-            self.record.cut(cut)
-        return why
 
     def _finish_group(self, group: int, why: str, tie: list[str]) -> None:
         for cut in ladder_cuts.capped(self):  # each client workload's ladder still rising into the cap

@@ -37,18 +37,24 @@ class AnalyzerFlag(NamedTuple):
         instead: The fields of the sweep's options (``measure.x``, ``server.x``: of the
             measurement or server settings) whose flags do what it was meant for; none: it
             cannot be given at all.
+        slows: How it changes how long each perf_analyzer run (a visit, a level) takes, refused or not
+            (follows "perf_analyzer's FLAG"); ``None``: it does not. One kind (recheck of trial 16, R16-11):
+            a visit far over its plan names those passed through (:func:`visit_lengtheners`).
     """
 
     names: tuple[str, ...]
     value: bool = True
     why: str | None = None
     instead: tuple[str, ...] = ()
+    slows: str | None = None
 
 
 _LEVEL = "which the sweep sets per level (its numbers would be filed under a level they were not measured at)"
 _WINDOWS = "which the sweep sets (its windows and how it reads them)"
 _READ = "which the sweep sets itself (it reads each level's numbers from the CSV it asks for)"
 _NOT_CAPI = "is read only with --service-kind=triton_c_api, which the sweep does not use"
+_RANGE = "measures every level of its range in one run"
+_SEARCH = "measures level after level in one run, searching"
 
 #: Every perf_analyzer flag the sweep knows (perf_analyzer's CLI: ``docs/cli.md``, and its ``-h``).
 ANALYZER_FLAGS: tuple[AnalyzerFlag, ...] = (
@@ -67,18 +73,23 @@ ANALYZER_FLAGS: tuple[AnalyzerFlag, ...] = (
     AnalyzerFlag(("--model-repository",), why=_NOT_CAPI, instead=("server.repository",)),
     AnalyzerFlag(("--triton-server-directory",), why=_NOT_CAPI),
     # the load of a level
-    AnalyzerFlag(("--concurrency-range",), why=f"is a level's concurrency, {_LEVEL}", instead=("concurrency",)),
-    AnalyzerFlag(("--request-rate-range",), why=f"is a level's request rate, {_LEVEL}", instead=("request_rates",)),
+    AnalyzerFlag(("--concurrency-range",), why=f"is a level's concurrency, {_LEVEL}", instead=("concurrency",), slows=_RANGE),
+    AnalyzerFlag(("--request-rate-range",), why=f"is a level's request rate, {_LEVEL}", instead=("request_rates",), slows=_RANGE),
     AnalyzerFlag(("--request-intervals",), why=f"replaces a level's load, {_LEVEL}", instead=("concurrency", "request_rates")),
-    AnalyzerFlag(("--periodic-concurrency-range",), why=f"replaces a level's load, {_LEVEL}", instead=("concurrency",)),
+    AnalyzerFlag(
+        ("--periodic-concurrency-range",), why=f"replaces a level's load, {_LEVEL}", instead=("concurrency",), slows=_RANGE
+    ),
     AnalyzerFlag(("-t",), why=f"(deprecated) is a level's concurrency, {_LEVEL}", instead=("concurrency",)),
-    AnalyzerFlag(("-c",), why=f"(deprecated) searches concurrencies, {_LEVEL}", instead=("concurrency",)),
-    AnalyzerFlag(("-d",), value=False, why=f"(deprecated) searches concurrencies, {_LEVEL}", instead=("concurrency",)),
+    AnalyzerFlag(("-c",), why=f"(deprecated) searches concurrencies, {_LEVEL}", instead=("concurrency",), slows=_SEARCH),
+    AnalyzerFlag(
+        ("-d",), value=False, why=f"(deprecated) searches concurrencies, {_LEVEL}", instead=("concurrency",), slows=_SEARCH
+    ),
     AnalyzerFlag(
         ("--binary-search",),
         value=False,
         why="searches a range of levels (the sweep measures one level a run, and searches itself)",
         instead=("search",),
+        slows=_SEARCH,
     ),
     AnalyzerFlag(
         ("--latency-threshold", "-l"),
@@ -101,20 +112,38 @@ ANALYZER_FLAGS: tuple[AnalyzerFlag, ...] = (
         ("--measurement-interval", "-p"),
         why=f"is the window length, {_WINDOWS}",
         instead=("round_window_ms", "measure.measurement_interval_ms"),
+        slows="sets each window's length",
     ),
-    AnalyzerFlag(("--measurement-mode",), why=f"is the window kind, {_WINDOWS}", instead=("measure.measurement_mode",)),
+    AnalyzerFlag(
+        ("--measurement-mode",),
+        why=f"is the window kind, {_WINDOWS}",
+        instead=("measure.measurement_mode",),
+        slows="makes a window wait for a count of requests instead of a time",
+    ),
     AnalyzerFlag(
         ("--measurement-request-count",),
         why=f"is a window's request count, {_WINDOWS}",
         instead=("measure.measurement_request_count",),
+        slows="sets the requests each count window waits for",
     ),
     AnalyzerFlag(
         ("--request-count",),
         why=f"replaces the windows by a fixed number of requests, {_WINDOWS}",
         instead=("measure.measurement_mode", "measure.measurement_request_count"),
+        slows="sends that many requests, however long they take",
     ),
-    AnalyzerFlag(("--stability-percentage", "-s"), why=f"is the stability rule, {_WINDOWS}", instead=("measure.stability_pct",)),
-    AnalyzerFlag(("--max-trials", "-r"), why=f"is the windows a level may take, {_WINDOWS}", instead=("measure.max_trials",)),
+    AnalyzerFlag(
+        ("--stability-percentage", "-s"),
+        why=f"is the stability rule, {_WINDOWS}",
+        instead=("measure.stability_pct",),
+        slows="adds windows until the last ones agree within it",
+    ),
+    AnalyzerFlag(
+        ("--max-trials", "-r"),
+        why=f"is the windows a level may take, {_WINDOWS}",
+        instead=("measure.max_trials",),
+        slows="sets how many windows a run may take",
+    ),
     AnalyzerFlag(
         ("--percentile",),
         why="changes the latency perf_analyzer judges stability on and the CSV's latency columns",
@@ -145,7 +174,7 @@ ANALYZER_FLAGS: tuple[AnalyzerFlag, ...] = (
     AnalyzerFlag(("--async", "-a"), value=False),
     AnalyzerFlag(("--sync",), value=False),
     AnalyzerFlag(("--max-threads",)),
-    AnalyzerFlag(("--warmup-request-count",)),
+    AnalyzerFlag(("--warmup-request-count",), slows="sends that many requests before each run's windows, at its load"),
     AnalyzerFlag(("--request-distribution",)),
     AnalyzerFlag(("--request-period",)),
     AnalyzerFlag(("--request-parameter",)),
@@ -213,6 +242,16 @@ def pass_through_refusal(args: tuple[str, ...] | list[str], resumed: bool = Fals
         them = "it" if len(refused) == 1 else "them"
         hint = f"start a new run (--run-id NEW) without {them}: a resumed run keeps its saved {PASS_FLAG}; {hint}"
     return FlagError("; ".join(said), flag=PASS_FLAG, hint=f"{hint} ({PASS_FLAG} is for flags that only {TUNING})")
+
+
+def visit_lengtheners(args: tuple[str, ...] | list[str]) -> str:
+    """The flags of ``args`` (the ``--perf-analyzer-arg`` values) that change how long each perf_analyzer run takes
+    (:attr:`AnalyzerFlag.slows`), as typed with what each does: ``"--perf-analyzer-arg=--warmup-request-count=20000
+    (perf_analyzer's --warmup-request-count sends that many requests before each run's windows, at its load)"``;
+    ``""`` for none. What a sweep says when its visits run far over their plan
+    (:func:`perf.search.ending.out_of_time.slow_words`)."""
+    said = [f"{p.given} (perf_analyzer's {p.name} {p.flag.slows})" for p in passed_flags(args) if p.flag.slows]
+    return "; ".join(dict.fromkeys(said))
 
 
 def direct_flag_advice(option: str) -> str | None:

@@ -36,7 +36,7 @@ from perf.search.events import log_event
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.search.resumed import resumed_budget
-from perf.sweep.analyzer_flags import pass_through_refusal, shadowed_repository
+from perf.sweep.analyzer_flags import pass_through_refusal, shadowed_repository, visit_lengtheners
 from perf.sweep.design_flags import other_design_refusal, window_hint
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
 from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, nothing_to_resume, require_plannable, take_again
@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 
 class SweepBase:
     """One sweep run's state (module docstring); :class:`perf.sweep.run.Sweep` runs it."""
+
+    slow_why = ""  #: flags passed through that lengthen each visit (:func:`.analyzer_flags.visit_lengtheners`; R16-11)
 
     def __init__(self, opts: SweepOptions, progress: Progress | None = None):
         saved: RunResult | None = None
@@ -85,7 +87,7 @@ class SweepBase:
         pa, srv = opts.measure.extra_args, opts.server.extra_args
         if (refused := unread or pass_through_refusal(pa, again) or server_arg_refusal(srv, runtime, again)) is not None:
             raise refused
-        self.progress = progress or log_event  # each message said once (perf.search.events)
+        self.progress, self.slow_why = progress or log_event, visit_lengtheners(pa)  # each message said once (events)
         repo = Path(opts.server.repository)
         if not repo.is_dir():  # before perf_analyzer is looked for and run: the more basic error first
             raise PerfError(r[0], hint=r[1]) if (r := shadowed_repository(repo)) else repository_not_found(repo, error=PerfError)

@@ -38,7 +38,7 @@ class ResumedRounds(RoundsSweep):
         assert rr is not None and search is not None
         cap = rr.budget.max_concurrency if rr.budget is not None else None
         setup = Setup(self.plans, self.levels, self.adaptive, search.rules, rr.rules, search.mode, self.budget, cap)
-        return Rounds(self.run, setup, self._visit_s(), self.clock, deadline, self._save, self.progress)
+        return Rounds(self.run, setup, self._visit_s(), self.clock, deadline, self._save, self.progress, self.slow_why)
 
     def clock(self) -> float:
         """The time budget's clock (s, monotonic)."""

@@ -305,7 +305,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         search = self.run.search
         setup = Setup(self.plans, self.levels, self.adaptive, search.rules, rounds.rules, search.mode, self.budget, fit.cap)
         rounds_end = None if deadline is None else deadline - fit.reserve_s  # the baseline's time kept (budget.fit)
-        engine = Rounds(self.run, setup, fit.visit_s, time.monotonic, rounds_end, self._save, self.progress)
+        engine = Rounds(self.run, setup, fit.visit_s, time.monotonic, rounds_end, self._save, self.progress, self.slow_why)
         since = (len(rounds.rounds), len(rounds.groups))  # this session's rounds and groups come after
         try:
             self.run_rounds(engine, fit.variants, fit)

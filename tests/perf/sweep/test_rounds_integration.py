@@ -11,6 +11,7 @@ from clients.server import ServerOptions
 from perf.analysis.recommendation.recommend import recommend
 from perf.records import results
 from perf.records.rounds import RoundRules
+from perf.records.settings import MeasureSettings
 from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
@@ -113,3 +114,35 @@ def test_groups_when_not_all_fit_a_final_of_their_tie_sets_and_resume_goes_on_co
     done, _ = run_sweep(SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), results_dir=tmp_path, run_id="g", resume=True))
     assert done.rounds.rounds == again.rounds.rounds and done.finished == again.finished
     assert done.rounds.budget == again.rounds.budget and [v.levels for v in done.variants] == [v.levels for v in again.variants]
+
+
+def test_visits_a_passed_flag_lengthens_are_said_and_kept_within_the_budget(tiny_repo: Path, tmp_path: Path):
+    """Recheck of trial 16, R16-11: --perf-analyzer-arg=--warmup-request-count=20000 made every visit 20-50 s against
+    the 1.25 s planned and the sweep ended 35 % over its budget without a word. Here the real perf_analyzer sends
+    3000 warm-up requests before each visit's windows: the console says once that visits run far over their plan,
+    naming the flag, and no visit starts that the visits timed say would end past the budget, the end's reason
+    saying why."""
+    budget = 45.0
+    opts = SweepOptions(
+        ServerOptions(tiny_repo, runtime="bundled"),
+        variants=VARIANTS[:2],
+        concurrency=(1, 2),
+        results_dir=tmp_path,
+        run_id="w",
+        warmup_requests=5,
+        time_budget_s=budget,
+        baseline=False,
+        seed=5,
+        round_rules=FAST,
+        measure=MeasureSettings(extra_args=("--warmup-request-count=3000",)),
+    )
+    events: list[dict] = []
+    run, _ = run_sweep(opts, events.append)
+    slow = [e["text"] for e in events if e["event"] == "plan" and e.get("warn") and "visits took" in e["text"]]
+    assert len(slow) == 1 and "--perf-analyzer-arg=--warmup-request-count=3000 (perf_analyzer's" in slow[0], slow
+    rounds = run.rounds
+    # the budget kept from the visits timed: only a session's first visit is priced at the plan (nothing is timed
+    # before it); the old code ran the round it started to its end, every visit of it as long
+    first = rounds.rounds[0].order[0].wall_s
+    assert rounds.budget.spent_s <= budget + first + 1.0, (rounds.budget, first)
+    assert rounds.ended.startswith("time budget spent") and "--warmup-request-count=3000" in rounds.ended, rounds.ended
