@@ -1,10 +1,13 @@
 """The closest combination when none meets every target, and why it is the closest, in words.
 
-One rule names it, the one the search moves by (:func:`perf.colocate.judge.nearness`: the worst
-ratio of a number to its target, then fewer instances), judged as the search judges: only between two
-combinations a step measured in the same rounds; the numbers of different steps were measured
-under different host load (trial 9, F29: the verdict compared last-step numbers of different rounds
-and named a combination the search had set aside in the same rounds as farther).
+One rule names it, the one the search moves by: the last held combination gives way only to one the paired
+rule calls nearer its targets (:func:`perf.colocate.near.nearer`: the worst ratio of a number to its target,
+round by round), judged as the search judges: only between two combinations a step measured in the same
+rounds; the numbers of different steps were measured under different host load (trial 9, F29: the verdict
+compared last-step numbers of different rounds and named a combination the search had set aside in the same
+rounds as farther). A difference of the medians the rule does not call is said as not distinguishable, never
+as nearer (recheck of trial 16, R16-9). The combinations are looked at nearest first by their last step's
+medians (:func:`perf.colocate.judge.nearness`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 
 from core.wording import sentence
+from perf.analysis.stats.paired import RULE_SHORT, Paired
+from perf.colocate import near as nearer_rule
 from perf.colocate.judge import Measured, describe, key, last_held, measured_combinations, nearness
 from perf.records.colocation import ColocationRecord
 
@@ -39,12 +44,15 @@ class Comparison:
             nearer; ``None``: no step did (the two were not compared).
         ratio, other_ratio: The closest's and the other's :func:`worst_ratio` in that step; without
             one, each one's from its last step (different rounds, where the other looks nearer).
+        paired: In that step, the closest's closeness to its targets against the other's, round by round
+            (:func:`perf.colocate.near.nearer`; ``None``: no step, or no round with numbers of both).
     """
 
     other: Measured
     step: int | None
     ratio: float
     other_ratio: float
+    paired: Paired | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,9 +68,12 @@ class Closest:
     versus: list[Comparison]
 
 
-def _shared(record: ColocationRecord, a: Measured, b: Measured) -> tuple[int, tuple[float, int], tuple[float, int]] | None:
+def _shared(
+    record: ColocationRecord, a: Measured, b: Measured
+) -> tuple[int, tuple[float, int], tuple[float, int], Paired | None] | None:
     """``a``'s and ``b``'s :func:`nearness` on the latest step that measured both with numbers (the
-    same rounds); ``None`` when no step did."""
+    same rounds), and ``a`` against ``b`` there by the paired rule (:func:`perf.colocate.near.nearer`);
+    ``None`` when no step did."""
     for step in reversed(record.steps):
         keys = {key(t) for t in step.targets}
         if not step.rounds or key(a.combination) not in keys or key(b.combination) not in keys:
@@ -70,7 +81,8 @@ def _shared(record: ColocationRecord, a: Measured, b: Measured) -> tuple[int, tu
         na = nearness(record.visits, step.index, a.combination, step.rounds, record)
         nb = nearness(record.visits, step.index, b.combination, step.rounds, record)
         if na is not None and nb is not None:
-            return step.index, na, nb
+            p = nearer_rule.nearer(record.visits, step.index, a.combination, b.combination, step.rounds, record.models)
+            return step.index, na, nb, p
     return None
 
 
@@ -80,8 +92,8 @@ def closest(record: ColocationRecord) -> Closest | None:
     two combinations a step measured in the same rounds (the numbers of different steps were
     measured under different host load). It starts from the last held combination (where the
     search's moves, each judged in the same rounds, ended; brute force: the nearest by its one
-    step) and is replaced by each combination nearer than it in a step that measured both, the
-    others taken nearest by their last step first. :attr:`Closest.versus` lists every combination
+    step) and is replaced by each combination the paired rule calls nearer than it in a step that measured
+    both (:func:`perf.colocate.near.nearer`), the others taken nearest by their last step first. :attr:`Closest.versus` lists every combination
     whose last-step numbers look nearer, with the comparison that decided (or none: no step
     measured both). ``None`` when no combination missing a target was measured with numbers."""
     missing = sorted(
@@ -94,7 +106,7 @@ def closest(record: ColocationRecord) -> Closest | None:
     best = next((c for c in missing if held is not None and key(c.combination) == key(held)), missing[0])
     for c in missing:
         same = None if c is best else _shared(record, c, best)
-        if same is not None and same[1] < same[2]:
+        if same is not None and nearer_rule.called_nearer(same[3]):
             best = c
     versus = []
     for c in missing:
@@ -104,7 +116,7 @@ def closest(record: ColocationRecord) -> Closest | None:
         if same is None:
             versus.append(Comparison(c, None, best.worst or 0.0, c.worst or 0.0))
         else:
-            versus.append(Comparison(c, same[0], same[1][0], same[2][0]))
+            versus.append(Comparison(c, same[0], same[1][0], same[2][0], same[3]))
     return Closest(best, versus)
 
 
@@ -119,11 +131,12 @@ def closest_words(record: ColocationRecord, near: Closest) -> str:
 
 def closest_title(record: ColocationRecord, near: Closest) -> str:
     """What :func:`closest` named, as the report and the console lead with it: ``"the closest measured"``
-    only where every combination whose numbers look nearer was compared with it in the same rounds;
+    only where every combination whose numbers look nearer was compared with it in the same rounds and was not
+    nearer there by the medians (one nearer by a difference the paired rule did not call leaves it not shown);
     else it is not shown to be the closest (trial 13, T13-14: "the closest" was the last held, the
     worst on every number shown, never measured beside them): ``"where the search stopped"`` (the last
     held), or ``"the nearest of those compared in the same rounds"``."""
-    if all(v.step is not None for v in near.versus):
+    if all(v.step is not None and v.ratio <= v.other_ratio for v in near.versus):
         return "the closest measured"
     held = last_held(record)
     if held is not None and key(held) == key(near.measured.combination):
@@ -143,9 +156,10 @@ def closest_lines(record: ColocationRecord, near: Closest) -> list[str]:
     lines = [
         sentence(f"{lead}{unshown}: {closest_words(record, near)}"),
         "",
-        "Nearest by the rule the search moves by: the lowest worst ratio to a target (the largest, over its models, of p99 ÷ "
-        "budget and required ÷ measured infer/s, medians; 1 = at the target), then fewer instances; two combinations are "
-        "compared only on the rounds of a step that measured both.",
+        "Nearest by the rule the search moves by: the worst ratio to a target (the largest, over its models, of p99 ÷ "
+        "budget and required ÷ measured infer/s; 1 = at the target), two combinations compared only on the rounds of a "
+        "step that measured both, and one taken as nearer only where the paired rule calls it nearer, round by round "
+        f"({RULE_SHORT}).",
         "",
     ]
     for v in near.versus:
@@ -161,8 +175,8 @@ def closest_lines(record: ColocationRecord, near: Closest) -> list[str]:
         else:
             mine, theirs = _two(v.ratio, v.other_ratio)
             lines.append(
-                f"{other}: worst ratio {mine} against {theirs} in the same rounds (step {v.step + 1}); {looks}, but those "
-                "numbers were measured in different rounds."
+                f"{other}: worst ratio {mine} against {theirs} in the same rounds (step {v.step + 1}; {_told(v.paired)}); "
+                f"{looks}, but those numbers were measured in different rounds."
             )
     return [*lines, ""] if near.versus else lines
 
@@ -174,3 +188,14 @@ def _two(a: float, b: float) -> tuple[str, str]:
         if x != y:
             return x, y
     return x, y
+
+
+def _told(p: Paired | None) -> str:
+    """What the paired rule said of the closest against another in the same rounds (``p``: the closest's
+    closeness against the other's, :func:`perf.colocate.near.nearer`)."""
+    if p is None:
+        return "no round with numbers of both"
+    if p.significant:
+        return f"its {nearer_rule.CLOSENESS} against that one's: {p.describe('nearer by the paired rule', 'farther by the paired rule')}"
+    said = f"its {nearer_rule.CLOSENESS} against that one's: {p.describe('nearer', 'farther')}"
+    return f"{said}; the search moves only on a difference the paired rule calls"

@@ -17,8 +17,10 @@ and its median throughput at least its required throughput (where given). Then:
   beaten, by the paired rule over the same rounds).
 
 Either way a held combination that misses a target gives way to the best candidate that meets
-every one; when none does, to the candidate nearest its targets (:func:`perf.colocate.judge.nearness`:
-the worst ratio of a number to its target, then fewer instances) if nearer than the held one. The
+every one; when none does, to a candidate the paired rule calls nearer its targets than the held one
+(:func:`perf.colocate.near.nearer`: the worst ratio of a number to its target, round by round), of several
+the nearest by the median; a difference the rule does not call moves nothing (recheck of trial 16, R16-9: a move
+on an untested 10 % p99 difference to a combination with 0.67× the weighted throughput in every round). The
 verdict without a pick names the closest combination by the same rule (:func:`perf.colocate.closest.closest`).
 """
 
@@ -29,7 +31,7 @@ from collections.abc import Mapping, Sequence
 
 from core.wording import count
 from perf.analysis.stats.paired import Paired, paired
-from perf.colocate import judge
+from perf.colocate import judge, near
 from perf.records.colocation import ColocatedModel, ColocationRecord, MoveDecision, SearchStep
 
 
@@ -78,9 +80,9 @@ def best_alone(record: ColocationRecord, step: SearchStep, model: ColocatedModel
         if fewest:
             return v, f"the fewest instances alone that meet its targets ({model.instances_of(v)}): {said}"
         return v, f"best alone: {said}"
-    near = [r for r in rows if r[4] is not None]
-    if near:
-        v, _thr, _p99, missed, _w = min(near, key=lambda r: (r[4] or 0.0, model.instances_of(r[0])))
+    judged = [r for r in rows if r[4] is not None]
+    if judged:
+        v, _thr, _p99, missed, _w = min(judged, key=lambda r: (r[4] or 0.0, model.instances_of(r[0])))
         return v, f"no variant meets its targets alone; the nearest alone ({'; '.join(missed)}){_partly(record, step, model, v)}"
     measured = [r for r in rows if r[2] is not None]
     if measured:
@@ -151,18 +153,28 @@ def choose(
 
 
 def closer(record: ColocationRecord, step: SearchStep, held: Mapping[str, str], model: str) -> str | None:
-    """With the held combination and every candidate missing a target: the candidate nearest its
-    targets by :func:`perf.colocate.judge.nearness` (the rule the verdict's closest is named by),
-    when nearer than the held one over the step's rounds (``None``: none)."""
+    """With the held combination missing a target and no candidate :func:`choose` takes: a candidate that meets
+    every target without a paired comparison of weighted throughput (a move on the targets alone, recheck of trial
+    16, R16-12; of several, the nearest by :func:`perf.colocate.judge.nearness`); else, every candidate missing a
+    target too, of those the paired rule calls nearer their targets than the held one over the step's rounds
+    (:func:`perf.colocate.near.nearer`, the rule the verdict's closest is named by), the one with the highest median
+    ratio of closeness, then the fewest instances; ``None``: neither (a difference of the medians the rule does not
+    call is no move: module docstring)."""
     visits, n = record.visits, step.rounds
-    start = judge.nearness(visits, step.index, held, n, record)
-    scored = [
-        (judge.nearness(visits, step.index, {**held, model: v}, n, record), v)
-        for v in record.model(model).variants
-        if v != held[model]
-    ]
-    best = min(((r, v) for r, v in scored if r is not None), default=None)
-    return best[1] if best is not None and start is not None and best[0] < start else None
+    meets, called = [], []
+    for v in record.model(model).variants:
+        if v == held[model]:
+            continue
+        cand = {**held, model: v}
+        if not judge.misses(visits, step.index, cand, n, record.models):
+            meets.append((judge.nearness(visits, step.index, cand, n, record) or (0.0, 0), v))
+            continue
+        p = near.nearer(visits, step.index, cand, held, n, record.models)
+        if p is not None and near.called_nearer(p):
+            called.append((-p.median, record.instances(cand), v))  # the highest median closeness first
+    if meets:
+        return min(meets)[1]
+    return min(called)[2] if called else None
 
 
 def decide(record: ColocationRecord, step: SearchStep, held: dict[str, str], model: str) -> list[MoveDecision]:
@@ -170,8 +182,8 @@ def decide(record: ColocationRecord, step: SearchStep, held: dict[str, str], mod
     held_misses = judge.misses(record.visits, step.index, held, step.rounds, record.models)
     rows = candidates(record, step, held, model)
     best = choose(record, held, held_misses, rows)
-    near = None if best is not None or not held_misses else closer(record, step, held, model)
-    taken = best.variant if best is not None else near
+    closest = None if best is not None or not held_misses else closer(record, step, held, model)
+    taken = best.variant if best is not None else closest
     out = []
     for c in rows:
         p = c.paired
@@ -191,7 +203,7 @@ def decide(record: ColocationRecord, step: SearchStep, held: dict[str, str], mod
                 verdict="not measured" if p is None else p.verdict,
                 within_budget=not c.misses,
                 accepted=c.variant == taken,
-                reason=reason(record, step, held, c, held_misses, c.variant == taken, best),
+                reason=reason(record, step, held, c, held_misses, c.variant == taken, best, closest),
                 instances=c.instances,
             )
         )
@@ -206,9 +218,14 @@ def reason(
     held_misses: list[str],
     accepted: bool,
     best: Candidate | None,
+    taken_nearer: str | None = None,
 ) -> str:
-    """The sentence of one decision."""
+    """The sentence of one decision (``taken_nearer``: the candidate :func:`closer` took, if any)."""
     v, p = c.variant, c.paired
+    closeness, called = "", False
+    if held_misses and c.misses:  # every one misses: a move is on closeness alone, by the paired rule (R16-9)
+        q = near.nearer(record.visits, step.index, {**held, step.model or "": v}, held, step.rounds, record.models)
+        closeness, called = ("" if q is None else near.nearer_words(q, "the held one")), near.called_nearer(q)
     if p is None:
         why = judge.unpaired(record.visits, step.index, {**held, step.model or "": v}, held, step.rounds, "the held combination")
         if accepted and held_misses and not c.misses:  # a move on the targets alone: said as one (recheck of trial 16, R16-12)
@@ -216,14 +233,21 @@ def reason(
                 f"moved to {v}: the held combination misses a target ({'; '.join(held_misses)}) and this one meets every "
                 f"one, on the targets alone (no paired comparison of their weighted throughput: {why})"
             )
-        if accepted:  # the nearest of candidates that all miss a target (closer)
-            return f"moved to {v}: every candidate misses a target and this one is nearest them ({'; '.join(c.misses)}); {why}"
-        return f"{v}: {why}"
+        if accepted:  # nearer its targets by the paired rule (closer), its weighted throughput not compared
+            return f"moved to {v}: every candidate misses a target and this one is nearer them ({closeness}); it misses {'; '.join(c.misses)}; {why}"
+        return f"{v}: {closeness + '; ' if closeness else ''}{why}"
     said = p.describe("higher weighted throughput", "lower weighted throughput")
     fewest = record.objective == "fewest-instances"
     count = f" ({c.instances} instances in all, the held {record.instances(dict(held))})" if fewest else ""
+    weighted = f"its weighted throughput against the held one's: {p.describe()}"  # what a move on closeness costs
     if c.misses and accepted:
-        return f"moved to {v}: every candidate misses a target and this one is nearest them ({'; '.join(c.misses)}); {said}"
+        return (
+            f"moved to {v}: every candidate misses a target and the paired rule calls this one nearer them than the held "
+            f"one ({closeness}); it misses {'; '.join(c.misses)}{count}; {weighted}"
+        )
+    if c.misses and closeness:
+        other = f", but {taken_nearer} was taken (nearer by the median)" if taken_nearer and called else ""
+        return f"{v}: misses a target ({'; '.join(c.misses)}){count}; {closeness}{other}; {weighted}"
     if c.misses:
         return f"{v}: misses a target ({'; '.join(c.misses)}){count}; {said}"
     if accepted and held_misses:

@@ -22,7 +22,7 @@ every target of a round alike and every comparison is paired within a round):
 A step measures ``min_rounds`` rounds (3 by default: the paired rule calls a large, consistent
 gap from 3; the final and brute-force steps at least 6, the sign test's fewest), and more (up to ``max_rounds``) only while a candidate
 that meets every target is ahead in the median but not yet called, and could still be called in the rounds
-left. Before each round the time it will take is estimated from the visits so far; a round that
+left (with every one missing a target, one ahead on closeness: :mod:`perf.colocate.near`). Before each round the time it will take is estimated from the visits so far; a round that
 does not fit in the time budget is not measured, and the cut is recorded (never silent).
 
 Nothing here starts a server: the measurement is a :class:`Source` given by the caller, so the
@@ -37,8 +37,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from perf.analysis.stats.paired import ALPHA, sign_test_p
-from perf.colocate import judge, plan, rules, verdict
+from perf.analysis.stats.paired import ALPHA, Paired, sign_test_p
+from perf.colocate import judge, near, plan, rules, verdict
 from perf.colocate.judge import Combination
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind
 
@@ -277,25 +277,35 @@ class CoordinateSearch:
     def _undecided(self, step: SearchStep) -> bool:
         """A candidate that meets every target is ahead in the median, not yet called, and could
         be called in the rounds left (every one of them a win); for ``fewest-instances``, only a
-        candidate with as many instances as the held combination (the paired rule decides those)."""
+        candidate with as many instances as the held combination (the paired rule decides those).
+        With the held combination missing a target, a candidate that misses one too likewise on
+        closeness (:func:`perf.colocate.near.nearer`: a move on closeness needs the rule's call)."""
         if step.kind != "move" or step.model is None:
             return False
         left = self.record.max_rounds - step.rounds
-        visits, n = self.record.visits, step.rounds
+        visits, n, models = self.record.visits, step.rounds, self.record.models
         held_n = self.record.instances(step.held)
+        held_misses = bool(judge.misses(visits, step.index, step.held, n, models))
         for target in step.targets:
             if judge.key(target) == judge.key(step.held):
                 continue
+            if judge.misses(visits, step.index, target, n, models):
+                if held_misses and _could_call(near.nearer(visits, step.index, target, step.held, n, models), left):
+                    return True
+                continue
             if self.record.objective == "fewest-instances" and self.record.instances(target) != held_n:
                 continue
-            p = judge.compare(visits, step.index, target, step.held, n, self.record.models)
-            if p is None or p.significant or p.median <= 1.0:
-                continue
-            if judge.misses(visits, step.index, target, n, self.record.models):
-                continue
-            if sign_test_p(p.wins + left, p.losses) <= ALPHA:
+            if _could_call(judge.compare(visits, step.index, target, step.held, n, models), left):
                 return True
         return False
+
+
+def _could_call(p: Paired | None, left: int) -> bool:
+    """``p`` is ahead in the median (higher: more weighted throughput, or nearer the targets), not yet called, and
+    the sign test could call it in the ``left`` rounds to come, every one of them a win."""
+    if p is None or p.significant or p.median <= 1.0:
+        return False
+    return sign_test_p(p.wins + left, p.losses) <= ALPHA
 
 
 def _with_start(m: Any, variant: str, why: str) -> Any:

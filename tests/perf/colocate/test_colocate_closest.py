@@ -81,7 +81,7 @@ ONE_MOVE = {
 def test_the_closest_is_where_the_search_moved_not_a_combination_it_set_aside_in_the_same_rounds() -> None:
     rec = _searched(["b1"], ONE_MOVE)
     moved = next(d for d in rec.decisions if d.accepted)
-    assert moved.candidate == "a1" and "nearest them" in moved.reason and rec.pick is None
+    assert moved.candidate == "a1" and "the paired rule calls this one nearer them" in moved.reason and rec.pick is None
     near = closest(rec)
     assert near is not None
     assert near.measured.combination == {"a": "a1", "b": "b1"} == judge.last_held(rec)  # before: a2 (1.75 < 2.0)
@@ -93,8 +93,12 @@ def test_the_closest_is_where_the_search_moved_not_a_combination_it_set_aside_in
         "**The closest** measured: a=a1, b=b1 (the last held; 2 instances in all), step 3: it misses a p99 40 ms > 20 ms." in text
     )
     assert (
-        "- against a=a2, b=b1: worst ratio 1.74 against 1.75 in the same rounds (step 2); by each one's last step that one "
-        "looks nearer (1.75 at step 2 against 2 at step 3), but those numbers were measured in different rounds." in text
+        "- against a=a2, b=b1: worst ratio 1.74 against 1.75 in the same rounds (step 2; its closeness to its targets "
+        "(1 ÷ the worst ratio to a target) against that one's: nearer in each of the 3 rounds, not called: 1.01× median of "
+        "the per-round ratios (min–max 1.01–1.01 over 3 rounds, ahead in 3 of 3; p = 0.25, sign test); not every round "
+        "apart by 1.1× or more, so only the sign test could call it, and it needs 6 rounds; the search moves only on a "
+        "difference the paired rule calls); by each one's last step that one looks nearer (1.75 at step 2 against 2 at "
+        "step 3), but those numbers were measured in different rounds." in text
     )
     assert "the closest measured: a=a2" not in text
 

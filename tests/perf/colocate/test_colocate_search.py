@@ -60,7 +60,7 @@ def test_every_accepted_move_is_higher_by_the_paired_rule_and_within_budget() ->
     assert accepted
     for d in accepted:
         if not d.within_budget:  # held and every candidate over the budget: the one nearest it
-            assert "nearest" in d.reason
+            assert "the paired rule calls this one nearer them" in d.reason
         elif "the held combination is over the budget" not in d.reason:
             assert d.verdict == "higher" and d.rounds >= 6 and d.p_value is not None and d.p_value <= 0.05
     assert any(d.within_budget and d.verdict == "higher" for d in accepted)
