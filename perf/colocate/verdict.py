@@ -53,6 +53,9 @@ class Lead:
         leader: The best there that meets every target (``None``: none does), its numbers over the step's rounds.
         held: The combination the search held there, its numbers there (``None``: not one of its targets).
         versus: The leader's weighted throughput against the held one's, round by round (``None``: one and the same).
+        decided: The step's moves decided (a move step that ended before the cut, the next one cut before its first
+            round): ``leader`` is then the combination it decided, where the search stood (``None`` where that misses
+            a target), not the best by the medians (recheck of trial 16, R16-6).
     """
 
     step: SearchStep
@@ -61,6 +64,19 @@ class Lead:
     leader: Measured | None
     held: Measured | None
     versus: Paired | None
+    decided: bool = False
+
+    def mark(self) -> str:
+        """How the report's table marks the leader: ``"leading, not decided"``, or where its step decided,
+        ``"where the search stood, not a pick"``."""
+        return "where the search stood, not a pick" if self.decided else "leading, not decided"
+
+    def label(self) -> str:
+        """How the plot labels the leader: ``"leading after 3 rounds (not decided: cut for time)"``, or where its step
+        decided, ``"where the search stood after step 3 (move b) decided (not a pick: cut for time)"``."""
+        if self.decided:
+            return f"where the search stood after {_step_name(self.step)} decided (not a pick: cut for time)"
+        return f"leading after {count(self.rounds, 'round')} (not decided: cut for time)"
 
 
 def lead(record: ColocationRecord) -> Lead | None:
@@ -74,7 +90,10 @@ def lead(record: ColocationRecord) -> Lead | None:
         return None
     numbers = [judge.measured_in(record, step.index, step.rounds, t) for t in step.targets if len(t) == n]
     meets = [c for c in numbers if not c.over and c.weighted is not None]
-    if record.objective == "fewest-instances":
+    stood = decided_combination(record, step)
+    if stood is not None:  # the step decided: where the search stood, not the medians' best
+        best = next((c for c in meets if judge.key(c.combination) == judge.key(stood)), None)
+    elif record.objective == "fewest-instances":
         best = min(meets, key=lambda c: (c.instances, -(c.weighted or 0.0)), default=None)
     else:
         best = max(meets, key=lambda c: c.weighted or 0.0, default=None)
@@ -83,7 +102,16 @@ def lead(record: ColocationRecord) -> Lead | None:
     if best is not None and held is not None and best is not held:
         versus = judge.compare(record.visits, step.index, best.combination, held.combination, step.rounds, record.models)
     busy = sorted({v.round + 1 for v in record.visits if v.step == step.index and v.round < step.rounds and v.host_busy})
-    return Lead(step, step.rounds, busy, best, held, versus)
+    return Lead(step, step.rounds, busy, best, held, versus, stood is not None)
+
+
+def decided_combination(record: ColocationRecord, step: SearchStep) -> dict[str, str] | None:
+    """The combination move step ``step`` decided (its held one with the variant it kept or moved to); ``None``
+    where it did not decide (no outcome: the cut ended it) or is no move step."""
+    if step.kind != "move" or not step.outcome or step.model is None:
+        return None
+    taken = next((d.candidate for d in record.decisions if d.step == step.index and d.accepted), step.held[step.model])
+    return {**step.held, step.model: taken}
 
 
 def settle(record: ColocationRecord) -> None:
@@ -100,16 +128,51 @@ def _step_name(step: SearchStep) -> str:
     return f"step {step.index + 1} ({step.kind}{' ' + step.model if step.model else ''})"
 
 
+def decided_steps(record: ColocationRecord) -> list[str]:
+    """What each step the search ended decided, in order: ``"step 1 (alone) set each model's start (a=a1, b=b1)"``,
+    ``"step 2 (move a) kept a1"``, ``"step 3 (move b) moved b to b2"``; a step the cut ended has no outcome and is
+    not listed."""
+    out = []
+    for s in record.steps:
+        if not s.outcome:
+            continue
+        if s.kind == "alone":
+            out.append(f"{_step_name(s)} set each model's start ({s.outcome.removeprefix('start: ')})")
+        elif (words := _decision(record, s)) is not None:
+            out.append(f"{_step_name(s)} {words}")
+    return out
+
+
+def _decision(record: ColocationRecord, step: SearchStep) -> str | None:
+    """``"kept a1"`` or ``"moved a from a1 to a2"``: what move step ``step`` decided; ``None``: it did not."""
+    stood = decided_combination(record, step)
+    if stood is None or step.model is None:
+        return None
+    held, taken = step.held[step.model], stood[step.model]
+    return f"kept {held}" if taken == held else f"moved {step.model} from {held} to {taken}"
+
+
 def headline(record: ColocationRecord) -> str:
     """``"no pick: the search was cut for time in step 2 (move a) after 1 of its rounds (22 visits in all), before its
-    moves decided"``."""
+    moves decided anything"``; where earlier steps decided, each of them and the step the cut ended (recheck of trial
+    16, R16-6: "before its moves decided anything" after step 2 had kept a's variant, only step 3 cut):
+    ``"..., before its moves ended: step 1 (alone) set each model's start (a=a1, b=b1); step 2 (move a) kept a1;
+    step 3 (move b) cut before it decided"``."""
     last = record.steps[-1] if record.steps else None
     where = f" in {_step_name(last)} after {count(last.rounds, 'round')} of it" if last is not None else ""
-    what = "its one step over every combination" if any(s.kind == "brute" for s in record.steps) else "its moves"
-    return (
-        f"no pick: the search was cut for time{where} ({count(len(record.visits), 'visit')} in all), before {what} "
-        "decided anything"
-    )
+    head = f"no pick: the search was cut for time{where} ({count(len(record.visits), 'visit')} in all), before "
+    if any(s.kind == "brute" for s in record.steps):
+        return head + "its one step over every combination decided anything"
+    if not any(s.kind == "move" and s.outcome for s in record.steps):
+        return head + "its moves decided anything" + _starts(record)
+    cut = f"; {_step_name(last)} cut before it decided" if last is not None and not last.outcome else ""
+    return head + "its moves ended: " + "; ".join(decided_steps(record)) + cut
+
+
+def _starts(record: ColocationRecord) -> str:
+    """``" (step 1 (alone) set each model's start (...))"``, where the alone step ended before the cut; else ``""``."""
+    said = [d for d in decided_steps(record) if " (alone) " in d]
+    return f" ({said[0]})" if said else ""
 
 
 def _numbers(c: Measured) -> str:
@@ -140,8 +203,10 @@ def lead_words(record: ColocationRecord) -> str:
         if got.busy
         else "; no round host busy"
     )
+    if got.decided:
+        return _decided_words(record, got, busy)
     if got.leader is None:
-        return f"no combination measured in the {rounds} meets every target{busy}"
+        return f"no combination meets every target in the {rounds}{busy}"
     out = f"leading (not decided) in the {rounds}{busy}: {judge.describe(got.leader.combination)} at {_numbers(got.leader)}"
     h = got.held
     if h is None:
@@ -155,13 +220,35 @@ def lead_words(record: ColocationRecord) -> str:
     )
 
 
+def _decided_words(record: ColocationRecord, got: Lead, busy: str) -> str:
+    """:func:`lead_words` where the last step measured together decided (the cut fell before the next one's first
+    round): what it decided and where the search stood, not a pick (recheck of trial 16, R16-6: a step that had
+    decided was said as "leading (not decided)" beside "the combination the search held there ... not a verdict")."""
+    stood = decided_combination(record, got.step) or {}
+    m = judge.measured_in(record, got.step.index, got.rounds, stood)
+    misses = f" (it misses {'; '.join(m.over)})" if m.over else ""
+    return (
+        f"{_step_name(got.step)} decided in its {count(got.rounds, 'round')} ({busy.removeprefix('; ')}): "
+        f"{_decision(record, got.step)}; the "
+        f"search stood at {judge.describe(stood)} at {_numbers(m)}{misses}, not a pick: the search had not yet tried "
+        "every model's other variants beside it"
+    )
+
+
 def _stood(record: ColocationRecord, held: dict[str, str]) -> str:
-    """What the held combination is: the search's starting point, or where its last move left it."""
+    """What the held combination is: the search's starting point, or where its last move left it, and which move
+    steps kept it (:func:`decided_steps`: a step that decided is said as one, recheck of trial 16, R16-6)."""
     start = {m.name: m.start for m in record.models}
+    kept = [
+        s
+        for s in record.steps
+        if s.kind == "move" and s.model and s.held == held and s.outcome == f"{s.model}: kept {held[s.model]}"
+    ]
+    by = f", kept by {' and '.join(_step_name(s) for s in kept)}" if kept else ""
     if start == held:
         given = all(m.start_reason == "given (--start)" for m in record.models)
-        return "its starting point (" + ("the --start given" if given else "each model's best alone") + ")"
-    return "where the search's last move left it"
+        return "its starting point (" + ("the --start given" if given else "each model's best alone") + ")" + by
+    return "where the search's last move left it" + by
 
 
 def resume_command(record: ColocationRecord, results_dir: Path | str, time_budget_s: float | None) -> str:

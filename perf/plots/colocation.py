@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.wording import count
 from perf.colocate import judge, verdict
 from perf.markdown import fmt_given
 from perf.plots.canvas import Drawn, finish, panels, place_labels
@@ -75,8 +74,7 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     if lead is not None and lead.leader is not None:
         at = next(((x, y) for x, y, c in rows if judge.key(c.combination) == judge.key(lead.leader.combination)), None)
         if at is not None:
-            label = f"leading after {count(lead.rounds, 'round')} (not decided: cut for time)"
-            ax.plot([at[0]], [at[1]], "*", markersize=16, markerfacecolor="none", color=ALERT, label=label)
+            ax.plot([at[0]], [at[1]], "*", markersize=16, markerfacecolor="none", color=ALERT, label=lead.label())
     if one_budget is not None:
         ax.axvline(one_budget, color=REFERENCE, linestyle="--", linewidth=1, label=f"p99 budget {fmt_given(one_budget, 0)} ms")
     elif relative:

@@ -325,7 +325,8 @@ def combinations_section(record: ColocationRecord) -> list[str]:
     leader = lead.leader.combination if lead is not None and lead.leader is not None else None
     for c in measured:
         mark = " (the pick)" if pick is not None and judge.key(c.combination) == judge.key(pick) else ""
-        mark = " (leading, not decided)" if leader is not None and judge.key(c.combination) == judge.key(leader) else mark
+        if lead is not None and leader is not None and judge.key(c.combination) == judge.key(leader):
+            mark = f" ({lead.mark()})"
         per_model = [f"{fmt(c.throughput[n], 0)} / {fmt(c.p99_ms[n], 2)}" for n in names]
         gpu = [fmt(c.gpu_utilization_pct, 0)] if record.kind == "KIND_GPU" else []
         rows.append(

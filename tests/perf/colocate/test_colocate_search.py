@@ -181,7 +181,8 @@ def test_a_search_cut_before_a_steps_first_round_judges_the_held_combination_on_
             continue
         said = rec.pick_reason + verdict.lead_words(rec)  # undecided: the leader's words (trial 15, T15-10)
         assert "has no numbers" not in said, said
-        cut_before_a_round += "meets every target" in said  # judged on the numbers it has: p99 over the budget
+        # judged on the numbers it has: p99 over the budget (where the step before decided, where the search stood: R16-6)
+        cut_before_a_round += "meets every target" in said or "(it misses " in said
     assert cut_before_a_round
 
 

@@ -27,7 +27,7 @@ from perf.colocate.brute import run_brute
 from perf.colocate.search import CoordinateSearch
 from perf.plots.colocation import plot_tradeoff
 from perf.records import colocation
-from perf.records.colocation import ColocationRecord, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
 from perf.report.colocation import report_lines
 
 BUDGETS = range(20, 640, 13)
@@ -72,6 +72,15 @@ def test_every_cut_before_the_moves_ended_is_no_pick_and_names_what_led(cut_runs
                 assert verdict.lead_words(rec) == "no combination of every model was measured together yet"
                 continue
             assert rec.leader == (got.leader.combination if got.leader else None)
+            if got.decided:  # cut before the next step's first round: the last step decided, said as such (R16-6)
+                stood = verdict.decided_combination(rec, got.step)
+                assert where == "between moves" and stood is not None, where
+                assert got.leader is None or got.leader.combination == stood
+                words = verdict.lead_words(rec)
+                assert words.startswith(f"step {got.step.index + 1} (move {got.step.model}) decided in its "), words
+                assert f"the search stood at {judge.describe(stood)} at " in words and "leading" not in words, words
+                assert words.endswith("not a pick: the search had not yet tried every model's other variants beside it")
+                continue
             if got.leader is None:  # none of the step's combinations meets every target: said so, none named
                 assert " meets every target" in verdict.lead_words(rec) and "leading" not in verdict.lead_words(rec)
                 continue
@@ -296,3 +305,47 @@ def test_colocate_prints_its_estimate_before_measuring_and_an_interruption_names
         ],
     )
     assert "cannot change it" not in str(again.exception)  # the command said is one --resume takes
+
+
+def _kept_then_cut() -> list[ColocationRecord]:
+    """Two models that do not interfere, a1 and b1 the best: step 2 (move a) keeps a1; each budget that then cuts
+    step 3 (move b), before or within its rounds."""
+    table = {"a1": (500.0, 5.0), "a2": (200.0, 5.0), "b1": (400.0, 5.0), "b2": (100.0, 5.0)}
+    out = []
+    for budget_s in range(20, 40):
+        src = cs.TableSource(table)
+        models = [
+            ColocatedModel("a", ["a1", "a2"], latency_budget_ms=20.0),
+            ColocatedModel("b", ["b1", "b2"], latency_budget_ms=20.0),
+        ]
+        rec = ColocationRecord("kept", "2026-12-02T00:00:00", "repo", models, min_rounds=3, max_rounds=3)
+        CoordinateSearch(rec, src, clock=src.clock, time_budget_s=float(budget_s)).run()
+        if len(rec.steps) == 3 and rec.steps[1].outcome == "a: kept a1" and not rec.steps[2].outcome:
+            out.append(rec)
+    return out
+
+
+def test_a_cut_after_a_move_step_decided_names_what_each_step_decided_and_the_step_cut() -> None:
+    """Recheck of trial 16, R16-6: step 2 kept model a's variant and only step 3 was cut, but the verdict said "no pick
+    ... before its moves decided anything"."""
+    runs = _kept_then_cut()
+    assert {r.steps[2].rounds > 0 for r in runs} == {True, False}  # cut before step 3's first round, and within it
+    for rec in runs:
+        assert verdict.undecided(rec) and rec.pick is None
+        said = verdict.headline(rec)
+        assert "decided anything" not in said, said
+        assert said.endswith(
+            "before its moves ended: step 1 (alone) set each model's start (a=a1, b=b1); step 2 (move a) kept a1; "
+            "step 3 (move b) cut before it decided"
+        ), said
+        assert rec.pick_reason.startswith(said)
+        text = "\n".join(report_lines(rec))
+        assert f"**What**: {said}." in text
+        words = verdict.lead_words(rec)
+        if not rec.steps[2].rounds:  # the last step measured together is step 2, which decided: no "leading (not decided)"
+            assert words.startswith(
+                "step 2 (move a) decided in its 3 rounds (no round host busy): kept a1; the search stood at "
+            ), words
+            assert "(where the search stood, not a pick)" in text and "leading, not decided" not in text
+        else:
+            assert "kept by step 2 (move a)" in words, words
