@@ -92,7 +92,7 @@ def colocate(no_report: bool, **params: Any) -> None:
     )
     # what one pass needs and what the time budget covers of it, before anything is measured (trial 15, T15-10)
     steps = plan.planned_steps(rec, opts.starts, opts.brute)
-    prices = plan.prices(rec)
+    prices = run.prices  # what the search compares its first timed loads with (perf.colocate.plan.refit_words)
     console.print(escape(plan.plan_words(plan.estimate(steps, prices, opts.time_budget_s), prices, opts.time_budget_s)))
     try:
         rec = run.run()
@@ -121,6 +121,8 @@ def _events(console: Any) -> Any:
             console.log(escape(f"step {s.index + 1} ({s.kind}): {what}; {count(len(s.targets), 'target')} per round"))
         elif e["event"] == "decision":
             console.log(escape(e["decision"].reason))
+        elif e["event"] == "plan":  # the plan fitted again to the loads timed (perf.colocate.plan.refit_words)
+            console.log(escape(e["text"]), style="yellow")
         elif e["event"] == "visit":
             v = e["visit"]
             parts = [

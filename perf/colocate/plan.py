@@ -9,11 +9,21 @@ Prices (:func:`prices`), each the sweep's where the sweep has one:
 * a **visit**: the mean wall time of the visits measured so far; before any, the sweep's estimate of
   one visit from the window (:func:`perf.search.budget.visit_s`; the perf_analyzers of a
   combination run together, in the same windows);
-* a **load** (and warm-up): the mean of the loads timed so far, the first at
-  :data:`perf.search.budget.LOAD_S` (:func:`perf.sweep.load_cuts.load_s`, the sweep's one rule);
-* an **unload** between steps: :data:`perf.search.budget.UNLOAD_S`;
+* a **load** (and warm-up): the mean of the run's loads timed so far (each step's :attr:`SearchStep.load_s`,
+  every session's), before any at :data:`perf.search.budget.LOAD_S` (:func:`perf.sweep.load_cuts.load_s`, the
+  sweep's one rule);
+* an **unload** between steps: the mean of the unloads timed so far, at least
+  :data:`perf.search.budget.UNLOAD_S` (:func:`perf.sweep.load_cuts.unload_s`, the sweep's rule);
+* the **server's start**, before anything is measured: the mean of the sessions' starts timed
+  (:attr:`ColocationRecord.server_starts_s`), before any at :data:`START_S`;
 * the **server's stop** at the end: :data:`STOP_S`, kept from the budget by every step and round
   (trial 15, T15-10: the search used its whole budget and the stop took the run 4 s over it).
+
+The plan is said before the run (:func:`plan_words`) at these prices; once a session's loads are timed, the search
+prices every later step by them, and the first time they change the estimate it says the plan fitted again
+(:func:`refit_words`, recorded in :attr:`ColocationRecord.refits`): recheck of trial 16, R16-4: the plan priced
+each load at 5 s and said "60 s covers step 1 and step 2", then step 1 was cut; the ``--time-budget`` it gave for
+the resume priced loads at 5 s too and fell short twice.
 
 One **pass** (:func:`planned_steps`): the alone step (unless every model's start is given), one move
 step per model with more than one variant, the final step; each at its fewest rounds. The search
@@ -40,24 +50,45 @@ from perf.sweep import load_cuts
 #: python-backend stubs gone (s; trial 15, T15-10: 4.1 s from the last visit to the saved record for
 #: 6 variants on a 2-core host with another job on it).
 STOP_S = 4.5
+#: tritonserver's start until ready, before a session has timed one (s; shared/RUNTIME.md: the bundled server
+#: starts in about 5 s on the project's 2-core hosts).
+START_S = 5.0
 
 
 @dataclasses.dataclass(frozen=True)
 class Prices:
-    """What one visit, load, unload and the server's stop cost (s; module docstring)."""
+    """What one visit, load, unload, the server's start and stop cost (s; module docstring), and how many loads
+    and unloads the load and unload prices rest on (0: assumed)."""
 
     visit_s: float
     load_s: float
     unload_s: float = UNLOAD_S
     stop_s: float = STOP_S
+    start_s: float = START_S
+    loads_timed: int = 0
+    unloads_timed: int = 0
+    visits_timed: int = 0
 
 
-def prices(record: ColocationRecord, load_times: Sequence[float] = (), estimate_visit_s: float | None = None) -> Prices:
-    """The prices from what ``record`` measured (its visits' walls) and the loads timed (``load_times``, s each);
-    ``estimate_visit_s``: a visit's price before any was measured [default: :func:`perf.search.budget.visit_s`]."""
+def prices(record: ColocationRecord, estimate_visit_s: float | None = None) -> Prices:
+    """The prices from what ``record`` measured: its visits' walls, every step's loads and unloads timed, the
+    sessions' server starts (module docstring); ``estimate_visit_s``: a visit's price before any was measured
+    [default: :func:`perf.search.budget.visit_s`]."""
     walls = [v.wall_s for v in record.visits if v.wall_s is not None]
     first = estimate_visit_s if estimate_visit_s is not None else visit_s(record.window_ms)
-    return Prices(sum(walls) / len(walls) if walls else first, load_cuts.load_s(load_times, LOAD_S))
+    loads = [t for s in record.steps for t in s.load_s]
+    unloads = [t for s in record.steps for t in s.unload_s]
+    starts = record.server_starts_s
+    return Prices(
+        sum(walls) / len(walls) if walls else first,
+        load_cuts.load_s(loads, LOAD_S),
+        load_cuts.unload_s(unloads),
+        STOP_S,
+        sum(starts) / len(starts) if starts else START_S,
+        len(loads),
+        len(unloads),
+        len(walls),
+    )
 
 
 def min_rounds_of(record: ColocationRecord, kind: StepKind) -> int:
@@ -155,10 +186,11 @@ class Estimate:
 
 
 def estimate(steps: Sequence[PlannedStep], p: Prices, budget_s: float | None) -> Estimate:
-    """``steps`` priced at ``p``, and how many fit in ``budget_s`` (``None``: no budget) with the stop kept."""
+    """``steps`` priced at ``p``, and how many fit in ``budget_s`` (``None``: no budget) with the server's start and
+    stop kept (a start of 0: one already spent)."""
     priced = [(s, s.cost(p)) for s in steps]
-    total = sum(c for _s, c in priced) + p.stop_s
-    covered, spent = 0, p.stop_s
+    total = p.start_s + sum(c for _s, c in priced) + p.stop_s
+    covered, spent = 0, p.start_s + p.stop_s
     for _s, c in priced:
         if budget_s is not None and spent + c > budget_s:
             break
@@ -167,18 +199,17 @@ def estimate(steps: Sequence[PlannedStep], p: Prices, budget_s: float | None) ->
     return Estimate(priced, total, covered)
 
 
-def plan_words(est: Estimate, p: Prices, budget_s: float | None) -> str:
-    """The plan line's estimate: ``"one pass needs about 98 s (...)"``, and, where the time budget does not cover it,
-    what will be cut and the ``--time-budget`` that covers it (module docstring; the sweep's plan line says its own)."""
+def _priced(est: Estimate, p: Prices) -> str:
+    """``"42 visits at about 1.2 s, 5 loads at about 5 s, the server's start 5 s and stop 4.5 s"``."""
     visits = sum(s.visits for s, _c in est.steps)
     loads = sum(s.loads for s, _c in est.steps)
-    said = (
-        f"one pass of the search needs about {math.ceil(est.total_s)} s ({count(visits, 'visit')} at about {p.visit_s:.2g} s, "
-        f"{count(loads, 'load')} at about {p.load_s:.2g} s, the server's stop {p.stop_s:g} s); more when a model moves or a "
-        "close call needs more rounds"
-    )
-    if budget_s is None or est.covered == len(est.steps):
-        return said
+    start = f"the server's start {p.start_s:.2g} s and stop" if p.start_s else "the server's stop"
+    return f"{count(visits, 'visit')} at about {p.visit_s:.2g} s, {count(loads, 'load')} at about {p.load_s:.2g} s, {start} {p.stop_s:g} s"
+
+
+def _covers(est: Estimate, covers: str, whole_s: int) -> str:
+    """``covers`` (``"the time budget of 60 s covers"``) with the steps that fit, what will be cut, and the
+    ``--time-budget`` (``whole_s``) that covers one pass."""
     fits = [s.name() for s, _c in est.steps[: est.covered]]
     cut = est.steps[est.covered][0]
     decided = all(s.label == "final" for s, _c in est.steps[est.covered :])  # the moves fit: only the final is cut
@@ -187,5 +218,48 @@ def plan_words(est: Estimate, p: Prices, budget_s: float | None) -> str:
         if decided
         else f"{cut.name()} and later will be cut, leaving no pick decided"
     )
-    covers = f"the time budget of {budget_s:g} s covers " + (", ".join(fits) if fits else "no step")
-    return f"{said}; {covers}; {after}: --time-budget {est.budget_s()}s covers one pass"
+    return f"{covers} " + (", ".join(fits) if fits else "no step") + f"; {after}: --time-budget {whole_s}s covers one pass"
+
+
+def plan_words(est: Estimate, p: Prices, budget_s: float | None) -> str:
+    """The plan line's estimate: ``"one pass needs about 98 s (...)"``, and, where the time budget does not cover it,
+    what will be cut and the ``--time-budget`` that covers it (module docstring; the sweep's plan line says its own)."""
+    said = (
+        f"one pass of the search needs about {math.ceil(est.total_s)} s ({_priced(est, p)}); more when a model moves or a "
+        "close call needs more rounds"
+    )
+    if budget_s is None or est.covered == len(est.steps):
+        return said
+    return f"{said}; " + _covers(est, f"the time budget of {budget_s:g} s covers", est.budget_s())
+
+
+def refit_words(rest: Sequence[PlannedStep], planned: Prices, now: Prices, elapsed_s: float, left_s: float | None) -> str | None:
+    """The plan fitted again once loads are timed (module docstring): the rest of the pass (``rest``, from the step
+    whose loads are done) at the prices ``now`` against the prices it was planned at (``planned``), with ``elapsed_s``
+    spent and ``left_s`` of the time budget left (``None``: no budget); ``None`` where the estimate and what the
+    budget covers are the same at both (nothing to say)."""
+    now = dataclasses.replace(now, start_s=0.0)  # the session's server started already
+    before = estimate(rest, dataclasses.replace(planned, start_s=0.0), left_s)
+    after = estimate(rest, now, left_s)
+    if math.ceil(before.total_s) == math.ceil(after.total_s) and before.covered == after.covered:
+        return None
+    timed = []
+    if now.loads_timed:
+        timed.append(f"{count(now.loads_timed, 'load')} timed, about {now.load_s:.2g} s each (planned at {planned.load_s:.2g} s)")
+    if now.unloads_timed:  # at least UNLOAD_S each, as the sweep keeps
+        timed.append(
+            f"{count(now.unloads_timed, 'unload')} timed, priced at {now.unload_s:.2g} s each (planned at {planned.unload_s:.2g} s)"
+        )
+    if now.visits_timed:
+        timed.append(f"a visit about {now.visit_s:.2g} s (planned at {planned.visit_s:.2g} s)")
+    else:  # the first loads come before the first visit: the estimate rests on the window's until one is timed
+        timed.append(f"no visit timed yet: each at the {now.visit_s:.2g} s the window gives")
+    said = (
+        f"the plan fitted again to the times measured ({'; '.join(timed)}): the rest of one pass needs about "
+        f"{math.ceil(after.total_s)} s ({_priced(after, now)}), not the {math.ceil(before.total_s)} s planned"
+    )
+    if left_s is None or after.covered == len(after.steps):
+        return said + ("" if left_s is None else f"; the {max(0.0, left_s):.0f} s left of the time budget cover it")
+    return f"{said}; " + _covers(
+        after, f"the {max(0.0, left_s):.0f} s left of the time budget cover", math.ceil(elapsed_s + after.total_s)
+    )

@@ -76,8 +76,8 @@ class ReplaySource:
         if self.replaying and not same and old is not None:
             log.warning("step %d differs from the first session's: measured from here on", step.index + 1)
         self.replaying = self.replaying and same
-        if self.replaying and old is not None:
-            step.loaded = list(old.loaded)
+        if self.replaying and old is not None:  # its loads were timed in the first session: what it is priced by
+            step.loaded, step.load_s, step.unload_s = list(old.loaded), list(old.load_s), list(old.unload_s)
         self.pending = step
 
     def visit(self, step: int, round_index: int, order: int, combination: Combination) -> ColocationVisit:

@@ -29,7 +29,7 @@ from pathlib import Path
 from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
-from perf.colocate import resume
+from perf.colocate import plan, resume
 from perf.colocate.gpu import GpuProbe, check_devices
 from perf.colocate.groups import groups_of
 from perf.colocate.options import EVERY_MODEL, ColocateOptions, for_model
@@ -151,6 +151,7 @@ class Colocate:
         self.nothing_left: str | None = None
         if opts.resume:
             self._resume()
+            self.prices = plan.prices(self.record)
             return
         models = resolve_models(opts, self.repo)
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
@@ -177,6 +178,9 @@ class Colocate:
                 self.repo, [v for m in models for v in m.variants], remote_server(opts) and not opts.server.deploy
             ),
         )
+        #: The prices the plan is said at before the run (:func:`perf.colocate.plan.prices`; a resumed run's, from
+        #: what its earlier sessions timed): what the search's first timed loads are compared with.
+        self.prices = plan.prices(self.record)
 
     def _resume(self) -> None:
         """Take the run to resume (:mod:`perf.colocate.resume`): its record, folder and checks."""
@@ -241,7 +245,9 @@ class Colocate:
         source: ServerSource | ReplaySource | None = None
         ended = "failed"  # what the session's record says unless its search ends: never "finished" (trial 12, F21)
         try:
+            begun = time.monotonic()
             srv.start()
+            self.record.server_starts_s.append(round(time.monotonic() - begun, 2))  # a resume's start is priced by it
             self.record.environment = {
                 "server": {"runtime": srv.runtime, "command": srv.command_line},
                 "perf_analyzer": str(self.pa),
@@ -251,8 +257,16 @@ class Colocate:
             source = server
             if self.previous is not None:
                 source = ReplaySource(server, self.previous)
-            budget = None if self.opts.time_budget_s is None else self.opts.time_budget_s - (time.monotonic() - started)
-            search = CoordinateSearch(self.record, source, budget, starts, self.save, self.events)
+            search = CoordinateSearch(
+                self.record,
+                source,
+                self.opts.time_budget_s,  # from the session's start: the server's start is spent from it
+                starts,
+                self.save,
+                self.events,
+                started=started,
+                planned=self.prices,
+            )
             if self.opts.brute:
                 from perf.colocate.brute import run_brute
 

@@ -31,6 +31,7 @@ same code runs a real co-location run (:mod:`perf.colocate.run`) and the synthet
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import time
@@ -51,7 +52,8 @@ class Source(Protocol):
     """What the search measures with."""
 
     def prepare(self, step: SearchStep) -> None:
-        """Make the step's targets measurable (load what they need), outside every window."""
+        """Make the step's targets measurable (load what they need), outside every window; each load's and unload's
+        seconds appended to ``step.load_s`` and ``step.unload_s`` (what later steps are priced by)."""
 
     def visit(self, step: int, round_index: int, order: int, combination: Combination) -> ColocationVisit:
         """Measure ``combination`` (one entry: that variant alone) once, every model at the same time."""
@@ -74,6 +76,11 @@ class CoordinateSearch:
         clock: Monotonic clock (s); the test's is simulated.
         estimate_visit_s: A visit's assumed wall time before any was measured (s) [default: the sweep's
             estimate from the window, :func:`perf.colocate.plan.prices`].
+        started: When the session began on ``clock`` (s; its server's start is spent from the time budget)
+            [default: now].
+        planned: The prices the plan said before the run was priced at (:func:`perf.colocate.plan.prices` of the
+            record as it was) [default: the record's prices now]; the first loads timed that change its estimate
+            are said as the plan fitted again (:func:`perf.colocate.plan.refit_words`).
     """
 
     def __init__(
@@ -86,15 +93,16 @@ class CoordinateSearch:
         events: Events = lambda _e: None,
         clock: Callable[[], float] = time.monotonic,
         estimate_visit_s: float | None = None,
+        started: float | None = None,
+        planned: plan.Prices | None = None,
     ):
         self.record, self.source, self.budget_s = record, source, time_budget_s
         self.starts = dict(starts or {})
         self.save, self.events, self.clock = save, events, clock
         self.estimate_visit_s = estimate_visit_s
-        self.started = clock()
-        #: Each variant's load and warm-up (s: a step's preparation over the variants it loaded), what a step's
-        #: loads are priced from (:func:`perf.colocate.plan.prices`).
-        self.load_times: list[float] = []
+        self.started = clock() if started is None else started
+        self.planned = planned or plan.prices(record, estimate_visit_s)
+        self.refitted = False  # the plan was fitted again to the session's first loads timed
         self.loaded: set[str] = set()  # the variants the source holds after the last step's preparation
         self.measured: set[tuple[tuple[str, str], ...]] = set()
         self.record.combinations_total = 1
@@ -209,9 +217,11 @@ class CoordinateSearch:
         loads = len(needed - self.loaded)  # what the source loads for it (the others it holds already)
         unloads = len(self.loaded - needed)  # and unloads (trial 15, T15-10: 2.9 s for one, not priced)
         self._fit(step, len(targets), loads, unloads)  # no loads for a step whose first round cannot fit (trial 12, F7)
-        before = self.clock()
+        timed = len(step.load_s) + len(step.unload_s)
         self.source.prepare(step)
-        self.load_times += [(self.clock() - before) / loads] * loads if loads else []
+        if not self.refitted and len(step.load_s) + len(step.unload_s) > timed:  # the session's first timed loads
+            self.refitted = True
+            self._refit(step)
         self.loaded = needed
         self._over("loads", step)
         self.events({"event": "step", "step": step})
@@ -249,7 +259,7 @@ class CoordinateSearch:
         stop (4 s) took the run over it; a step's unloads were not priced."""
         if self.budget_s is None:
             return
-        p = plan.prices(self.record, self.load_times, self.estimate_visit_s)
+        p = plan.prices(self.record, self.estimate_visit_s)
         load_s = (loads or 0) * p.load_s + unloads * p.unload_s
         need = load_s + p.visit_s * visits
         spent = self.clock() - self.started
@@ -261,6 +271,23 @@ class CoordinateSearch:
                 f"{max(0.0, self.budget_s - spent):.0f} s left of {self.budget_s:.0f} s, {p.stop_s:g} s of it kept for "
                 "the server's stop)"
             )
+
+    def _refit(self, step: SearchStep) -> None:
+        """After the session's first loads or unloads timed: the rest of the pass, from ``step`` (its loads done),
+        priced by them against the prices it was planned at; said, recorded and logged where that changes the
+        estimate (:func:`perf.colocate.plan.refit_words`; recheck of trial 16, R16-4)."""
+        brute = any(s.kind == "brute" for s in self.record.steps)
+        rest = plan.planned_steps(self.record, self.starts, brute)
+        if rest and rest[0].index == step.index:
+            rest[0] = dataclasses.replace(rest[0], loads=0, unloads=0)
+        elapsed = self.clock() - self.started
+        left = None if self.budget_s is None else self.budget_s - elapsed
+        words = plan.refit_words(rest, self.planned, plan.prices(self.record, self.estimate_visit_s), elapsed, left)
+        if words is None:
+            return
+        self.record.refits.append(f"step {step.index + 1}: {words}")
+        log.info("%s", words)
+        self.events({"event": "plan", "text": words})
 
     def _over(self, doing: str, step: SearchStep) -> None:
         """Say it when the search has passed its time budget (``doing`` passed it), when it happens."""
@@ -310,6 +337,4 @@ def _could_call(p: Paired | None, left: int) -> bool:
 
 def _with_start(m: Any, variant: str, why: str) -> Any:
     """``m`` (a :class:`perf.records.colocation.ColocatedModel`) with its start set."""
-    import dataclasses
-
     return dataclasses.replace(m, start=variant, start_reason=why)

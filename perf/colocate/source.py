@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -52,21 +53,26 @@ class ServerSource:
             f.write(f"# {what}\n{line}\n")
 
     def prepare(self, step: SearchStep) -> None:
-        """Load what the step's targets need (others unloaded), inputs made and warmed up.
+        """Load what the step's targets need (others unloaded), inputs made and warmed up; each unload's and load's
+        seconds (the load with its inputs and warm-up) appended to ``step.unload_s`` and ``step.load_s``.
 
         Raises:
             ServerError: a variant does not load (Triton's reason and the server log's lines).
         """
         needed = {v for t in step.targets for v in t.values()}
         for v in sorted(self.loaded - needed):
+            start = time.monotonic()
             self.srv.unload(v)
             self.loaded.discard(v)
+            step.unload_s.append(round(time.monotonic() - start, 3))
         for v in sorted(needed - self.loaded):
+            start = time.monotonic()
             self._load(v)
             self.loaded.add(v)
             if v not in self.args:
                 self.args[v] = tuple(self._inputs(v))
             self._warmup(v)
+            step.load_s.append(round(time.monotonic() - start, 3))
         step.loaded = sorted(self.loaded)
 
     def _load(self, variant: str) -> None:

@@ -230,6 +230,8 @@ class SearchStep:
         rounds: Rounds measured.
         loaded: The variants loaded on the server during the step.
         outcome: What the step concluded, in words.
+        load_s, unload_s: Each variant's load (with its inputs and warm-up) and unload before the step's rounds, as
+            timed (s; a replayed step keeps the first session's): what later steps and a resume are priced by.
     """
 
     index: int
@@ -240,6 +242,8 @@ class SearchStep:
     rounds: int = 0
     loaded: list[str] = dataclasses.field(default_factory=list)
     outcome: str = ""
+    load_s: list[float] = dataclasses.field(default_factory=list)
+    unload_s: list[float] = dataclasses.field(default_factory=list)
 
 
 @dataclass(config=_CONFIG)
@@ -281,6 +285,8 @@ class ColocationRecord:
         spent_s: Wall time spent (s).
         finished: ISO time the run ended; ``None`` while it runs.
         resumed: ISO times it was resumed (``--resume``), each with the visits it replayed.
+        server_starts_s: Each session's server start until ready (s): what a resume's start is priced by.
+        refits: The plan fitted again to the prices measured, where that changed its estimate (:mod:`perf.colocate.plan`).
         environment: Server runtime, versions, host.
         schema: The schema version (:data:`COLOCATION_SCHEMA`).
     """
@@ -313,6 +319,8 @@ class ColocationRecord:
     spent_s: float | None = None
     finished: str | None = None
     resumed: list[str] = dataclasses.field(default_factory=list)
+    server_starts_s: list[float] = dataclasses.field(default_factory=list)
+    refits: list[str] = dataclasses.field(default_factory=list)
     environment: dict[str, object] = dataclasses.field(default_factory=dict)
     schema: int = COLOCATION_SCHEMA
 

@@ -303,6 +303,8 @@ def search_section(record: ColocationRecord) -> list[str]:
             *table(["step", "model", "candidate", "moved", "why"], decisions, ["right", "left", "left", "left", "left"]),
             "",
         ]
+    if record.refits:  # the plan said before the run, fitted again to the loads timed (perf.colocate.plan)
+        lines += ["The time budget's plan, fitted again to the times measured:", "", *[f"- {r}" for r in record.refits], ""]
     if record.cuts:
         lines += ["Cut for time:", "", *[f"- {c}" for c in record.cuts], ""]
     busy = sum(v.host_busy for v in record.visits)

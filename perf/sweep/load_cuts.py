@@ -46,6 +46,12 @@ def load_s(load_times: Sequence[float], plan: Fit | float) -> float:
     return plan if isinstance(plan, float) else plan.load_s
 
 
+def unload_s(unload_times: Sequence[float]) -> float:
+    """The time of one unload (s) the plan is priced with: the mean of ``unload_times`` (each variant's unload so
+    far), at least :data:`perf.search.budget.UNLOAD_S` (the scheduler keeps that much a variant for it)."""
+    return max(UNLOAD_S, sum(unload_times) / len(unload_times) if unload_times else 0.0)
+
+
 def recorded_load_times(groups: Sequence[LoadGroup]) -> list[float]:
     """One load time (s) for each variant the recorded ``groups`` loaded (a group's load time over its variants):
     an earlier session's loads, priced as this session's are (issue 26: a resume priced its loads from its own

@@ -48,7 +48,7 @@ from perf.records.results import LevelResult, VariantResult
 from perf.records.rounds import LoadGroup, RoundsRecord
 from perf.search import budget as budgets
 from perf.search import promise
-from perf.search.budget import UNLOAD_S, Fit
+from perf.search.budget import Fit
 from perf.search.plan import LevelKey
 from perf.search.rounds import Rounds
 from perf.sweep import load_cuts
@@ -157,8 +157,7 @@ class RoundsSweep(SweepBase):
     def _unload_s(self) -> float:
         """Time to unload one variant (s): the mean of the groups unloaded so far, at least
         :data:`perf.search.budget.UNLOAD_S` (the scheduler keeps that much a variant for it)."""
-        n, spent = sum(k for k, _ in self._unloads), sum(s for _, s in self._unloads)
-        return max(UNLOAD_S, spent / n if n else 0.0)
+        return load_cuts.unload_s([spent / k for k, spent in self._unloads if k for _ in range(k)])
 
     def _variant(self, name: str) -> VariantResult:
         vr = self.run.variant(name)

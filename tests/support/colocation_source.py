@@ -132,6 +132,7 @@ class TableSource:
 
     def prepare(self, step: SearchStep) -> None:
         self.t += 1.0
+        timed_loads(self, step, 1.0)
 
     def visit(self, step: int, round_index: int, order: int, combination: Mapping[str, str]) -> ColocationVisit:
         samples = []
@@ -141,6 +142,15 @@ class TableSource:
             samples.append(ModelSample(m, v, thr * noise, p99 / noise, 10.0, 100.0))
         self.t += 1.0
         return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=1.0)
+
+
+def timed_loads(source: object, step: SearchStep, seconds: float) -> None:
+    """Record a step's loads on it as :meth:`perf.colocate.source.ServerSource.prepare` does: the variants its targets
+    need that ``source`` does not hold yet (its ``held``, kept here), ``seconds`` over them all."""
+    needed = {v for t in step.targets for v in t.values()}
+    new = needed - getattr(source, "held", set())
+    step.load_s += [seconds / len(new)] * len(new) if new else []
+    source.held = needed  # type: ignore[attr-defined]
 
 
 def with_budgets(rec: ColocationRecord, budgets: Mapping[str, float | None]) -> ColocationRecord:
@@ -173,6 +183,7 @@ class SynthSource:
 
     def prepare(self, step: SearchStep) -> None:
         self.t += 1.0  # loads: outside every window
+        timed_loads(self, step, 1.0)
 
     def visit(self, step: int, round_index: int, order: int, combination: Mapping[str, str]) -> ColocationVisit:
         slow = 1 + self.amplitude * (1 + math.sin(2 * math.pi * self.t / self.period_s + self.phase)) / 2

@@ -194,7 +194,9 @@ class _SlowLoads(cs.SynthSource):
 
     def prepare(self, step) -> None:  # type: ignore[no-untyped-def]
         needed = {v for t in step.targets for v in t.values()}
-        self.t += self.load_s * len(needed - getattr(self, "held", set()))
+        new = needed - getattr(self, "held", set())
+        self.t += self.load_s * len(new)
+        step.load_s += [self.load_s] * len(new)  # timed, as ServerSource.prepare times them
         self.held = needed
 
 

@@ -200,7 +200,7 @@ def test_the_plan_says_up_front_what_the_time_budget_covers_and_what_covers_it()
     assert [s.loads for s in steps] == [12, 0, 3, 3, 0] and [s.unloads for s in steps] == [0, 6, 3, 3, 3]
     p = plan.prices(rec)
     full = plan.estimate(steps, p, None)
-    assert full.total_s == pytest.approx(sum(s.cost(p) for s in steps) + plan.STOP_S)
+    assert full.total_s == pytest.approx(plan.START_S + sum(s.cost(p) for s in steps) + plan.STOP_S)  # start and stop
     short = plan.estimate(steps, p, 200.0)
     words = plan.plan_words(short, p, 200.0)
     assert words.startswith(f"one pass of the search needs about {math.ceil(full.total_s)} s")
@@ -234,6 +234,8 @@ class _LoadsAndUnloads(cs.SynthSource):
         needed = {v for t in step.targets for v in t.values()}
         held = getattr(self, "held", set())
         self.t += self.load_s * len(needed - held) + self.unload_s * len(held - needed)
+        step.load_s += [self.load_s] * len(needed - held)  # timed, as ServerSource.prepare times them
+        step.unload_s += [self.unload_s] * len(held - needed)
         self.held = needed
 
     def stop(self) -> None:
@@ -286,6 +288,9 @@ def test_colocate_prints_its_estimate_before_measuring_and_an_interruption_names
     said = " ".join(res.output.split())
     assert "one pass of the search needs about " in said and "the time budget of 30 s covers no step" in said, said
     assert said.index("one pass of the search needs") < said.index("interrupted")  # before anything was measured
+    # the fake server loads at once: the plan fitted again to those loads is said, before the first visit (R16-4)
+    assert said.index("one pass of the search needs") < said.index("the plan fitted again to the times measured (4 loads timed")
+    assert said.index("the plan fitted again") < said.index("round 1:")
     assert f"continue with triton-perf colocate --resume --run-id r --results-dir {results.resolve()} -r {repo.resolve()}" in said
     again = CliRunner().invoke(
         cli,

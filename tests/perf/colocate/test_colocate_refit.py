@@ -1,0 +1,107 @@
+"""The co-location plan priced by what the run timed (perf.colocate.plan): once a session's loads are timed the
+search says the plan fitted again where that changes the estimate, and the --time-budget a resume is given prices
+the loads, unloads and the server's start the run timed. Recheck of trial 16, R16-4: the plan priced each load at
+a fixed 5 s and said "60 s covers step 1 and step 2", then step 1 was cut; the resume budget it suggested (loads at
+5 s again) fell short twice. The synthetic host (tests/support/colocation_source.py); no server."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import colocation_source as cs
+
+from perf.colocate import plan, verdict
+from perf.colocate.resume import ReplaySource, restart
+from perf.colocate.search import CoordinateSearch
+from perf.records.colocation import ColocationRecord, SearchStep
+from perf.report.colocation import report_lines
+from perf.search.budget import LOAD_S
+
+
+class _Timed(cs.SynthSource):
+    """Each load takes ``load_s`` and each unload ``unload_s``, timed on the step as
+    perf.colocate.source.ServerSource.prepare times them."""
+
+    load_s: float = 12.0
+    unload_s: float = 4.0
+
+    def prepare(self, step: SearchStep) -> None:  # type: ignore[override]
+        needed = {v for t in step.targets for v in t.values()}
+        held = getattr(self, "held", set())
+        self.t += self.load_s * len(needed - held) + self.unload_s * len(held - needed)
+        step.load_s += [self.load_s] * len(needed - held)
+        step.unload_s += [self.unload_s] * len(held - needed)
+        self.held = needed
+
+
+def _run(load_s: float, budget_s: float | None) -> tuple[ColocationRecord, list[dict[str, Any]]]:
+    """The search with loads of ``load_s`` and visits as long as the window's estimate (only the loads differ from
+    what the plan assumed)."""
+    src, rec = _Timed(1), cs.record(1)
+    src.load_s, src.visit_s = load_s, plan.prices(rec).visit_s
+    events: list[dict[str, Any]] = []
+    CoordinateSearch(rec, src, clock=src.clock, time_budget_s=budget_s, events=events.append).run()
+    return rec, events
+
+
+def test_the_plan_is_fitted_again_to_the_first_loads_timed_and_said_when_it_changes() -> None:
+    rec0 = cs.record(1)
+    up_front = plan.estimate(plan.planned_steps(rec0), plan.prices(rec0), 300.0)
+    assert plan.prices(rec0).load_s == LOAD_S  # nothing timed yet: the sweep's assumption
+    rec, events = _run(12.0, 300.0)
+    said = [e["text"] for e in events if e["event"] == "plan"]
+    assert len(said) == 1, said  # once, after step 1's loads
+    (words,) = said
+    assert words.startswith("the plan fitted again to the times measured (12 loads timed, about 12 s each (planned at 5 s); ")
+    assert (
+        "no visit timed yet" in words and f"not the {math.ceil(up_front.total_s - plan.START_S - 12 * LOAD_S)} s planned" in words
+    )
+    assert rec.refits == [f"step 1: {words}"]
+    text = "\n".join(report_lines(rec))
+    assert f"The time budget's plan, fitted again to the times measured:\n\n- step 1: {words}" in text
+    # what the plan said up front the budget covers, and what the loads timed leave it: the run did only the latter
+    covered = [s.name() for s, _c in up_front.steps[: up_front.covered]]
+    assert covered == ["step 1 (alone)", "step 2 (move big)", "step 3 (move mid)"]
+    assert (
+        "the 156 s left of the time budget cover step 1 (alone), step 2 (move big); step 3 (move mid) and later will be cut"
+        in words
+    )
+    assert [s.index for s in rec.steps if s.outcome] == [0, 1] and rec.cuts and "step 3 (move mid)" in rec.cuts[0]
+    assert words.endswith(
+        f"--time-budget {math.ceil(144 + float(words.split('needs about ')[1].split(' s')[0]))}s covers one pass"
+    )
+
+
+def test_loads_that_take_what_the_plan_assumed_say_nothing_more() -> None:
+    rec, events = _run(LOAD_S, 300.0)
+    assert not [e for e in events if e["event"] == "plan"] and rec.refits == []
+
+
+def test_a_resume_budget_prices_the_loads_unloads_and_server_start_the_run_timed(tmp_path: Path) -> None:
+    rec, _events = _run(12.0, 300.0)
+    rec.server_starts_s = [9.0]
+    assert verdict.undecided(rec)
+    p = plan.prices(rec)
+    assert (p.load_s, p.unload_s, p.start_s) == (12.0, 4.0, 9.0) and (p.loads_timed, p.unloads_timed) == (12, 6)
+    rest = plan.planned_steps(rec)
+    need = plan.estimate(rest, p, None).budget_s()
+    assert need == math.ceil(9.0 + sum(s.cost(p) for s in rest) + plan.STOP_S)
+    assumed = plan.estimate(rest, plan.Prices(p.visit_s, LOAD_S), None).budget_s()
+    assert need > assumed  # before: every load at 5 s, the start not priced
+    assert f"--time-budget {need}s` (the rest of one pass needs about {need} s" in verdict.finish_words(rec, tmp_path)
+
+
+def test_a_resumed_session_prices_its_replayed_steps_by_the_first_session_s_loads() -> None:
+    rec, _events = _run(12.0, 300.0)
+    first = [list(s.load_s) for s in rec.steps]
+    again = ColocationRecord(**{k: getattr(rec, k) for k in rec.__dataclass_fields__})
+    restart(again)
+    inner = _Timed(1)
+    inner.load_s = 12.0
+    events: list[dict[str, Any]] = []
+    CoordinateSearch(again, ReplaySource(inner, rec), clock=inner.clock, time_budget_s=150.0, events=events.append).run()
+    # the replayed steps keep the first session's loads (before: their preparation, instant, priced them at 0 s)
+    assert [s.load_s for s in again.steps[: len(first) - 1]] == first[:-1]
+    assert plan.prices(again).load_s == 12.0
