@@ -50,8 +50,9 @@ from perf.sweep import load_cuts
 #: python-backend stubs gone (s; trial 15, T15-10: 4.1 s from the last visit to the saved record for
 #: 6 variants on a 2-core host with another job on it).
 STOP_S = 4.5
-#: tritonserver's start until ready, before a session has timed one (s; shared/RUNTIME.md: the bundled server
-#: starts in about 5 s on the project's 2-core hosts).
+#: tritonserver's start until ready, before a session has timed one (s): a cautious guess; with explicit model
+#: control (no model loaded at the start) the bundled server was ready in 0.12 s and 0.40 s on the project's
+#: 2-core host (the co-location integration tests, 2026-12), a container runtime takes seconds more.
 START_S = 5.0
 
 
