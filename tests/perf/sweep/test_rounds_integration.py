@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,10 @@ FAST = RoundRules(window_ms=200)
 
 
 def test_variants_are_loaded_together_measured_in_shuffled_rounds_within_the_budget(tiny_repo: Path, tmp_path: Path):
-    budget = 90.0
+    # room for the three variants' loads and rounds on a busy host too (at a load average of 8 on 2 cores the loads
+    # took 8.7 s each, and 90 s fitted two of them: the plan cut the third, as it should); a slower host's plan may
+    # still cut one, and then says so: the assertions follow the run's own plan and numbers, not this host's speed
+    budget = 150.0
     opts = SweepOptions(
         ServerOptions(tiny_repo, runtime="bundled"),
         variants=VARIANTS,
@@ -34,30 +38,53 @@ def test_variants_are_loaded_together_measured_in_shuffled_rounds_within_the_bud
         round_rules=FAST,
     )
     events: list[dict] = []
-    run, run_dir = run_sweep(opts, events.append)
+    t0 = time.monotonic()  # at most the sweep's own start (its budget's clock starts after)
+    run, run_dir = run_sweep(opts, lambda e: events.append({**e, "at_s": time.monotonic() - t0}))
 
     rounds = run.rounds
     assert run.settings["design"] == "rounds" and run.settings["seed"] == 5 and rounds.seed == 5
-    (group,) = rounds.groups  # all three loaded together, before any round, outside every window
-    # in the plan's order (the cut's keep-longest-first order, perf.search.promise.spread), every one of them
-    assert sorted(group.variants) == sorted(VARIANTS) and group.reason == "every contender fits on the server"
+    (group,) = rounds.groups  # all loaded together, before any round, outside every window
+    # every variant is in the group, or cut for time by the plan with its numbers said (never dropped silently); the
+    # plan keeps them in its cut order (the keep-longest-first order, perf.search.promise.spread)
+    cut = [c.variant for c in rounds.cuts if c.kind == "variant"]
+    assert sorted(group.variants + cut) == sorted(VARIANTS) and len(group.variants) >= 2, (group.variants, rounds.cuts)
+    for name in cut:
+        assert run.variant(name).status == "skipped" and run.variant(name).error.startswith("cut for time: "), name
+    assert group.reason == "every contender fits on the server"
     assert group.load_s > 0
-    assert len(rounds.rounds) >= 2
-    for r in rounds.rounds:  # every (variant, level) once per round, in the order its seed shuffles
-        assert sorted((v.variant, v.concurrency) for v in r.order) == sorted((n, c) for n in VARIANTS for c in (1, 2))
+    assert len(rounds.rounds) >= 2 or rounds.ended.startswith("time budget spent"), rounds.ended
+    # every (variant, level) once per round, in the order its seed shuffles; the last round may stop early when the
+    # visits timed say its next visit would end past the budget (its cut says so), its visits so far kept
+    stopped = "stopped after" in rounds.ended
+    for r in rounds.rounds:
         expect = [(n, (c, 1, r.index, None, None)) for n in group.variants for c in (1, 2)]
         random.Random(r.seed).shuffle(expect)
-        assert [(v.variant, v.concurrency) for v in r.order] == [(n, k[0]) for n, k in expect]
-    for v in run.variants:  # every round's number kept: one level per (variant, concurrency, round)
+        whole = len(r.order) == len(expect) or (stopped and r is rounds.rounds[-1])
+        assert whole and [(v.variant, v.concurrency) for v in r.order] == [(n, k[0]) for n, k in expect][: len(r.order)]
+    for name in group.variants:  # every visit's number kept: one level per (variant, concurrency, round) visited
+        v = run.variant(name)
         assert v.status == "ok" and v.cold_start is not None and v.cold_start.load_s > 0
-        assert sorted(lv.trial for lv in v.levels if lv.concurrency == 2) == [r.index for r in rounds.rounds]
+        visited = [r.index for r in rounds.rounds if any((x.variant, x.concurrency) == (name, 2) for x in r.order)]
+        assert sorted(lv.trial for lv in v.levels if lv.concurrency == 2) == visited
         assert all(lv.csv and (run_dir / lv.csv).is_file() for lv in v.levels)
 
     # the time budget: estimated first, respected, what it cut listed
     assert rounds.budget.budget_s == budget and rounds.budget.estimate_s > 0
-    assert rounds.budget.spent_s <= budget + 5  # no round starts that the estimate says would end past it
     plan = next(e for e in events if e["event"] == "plan")
     assert "estimated" in plan["text"] and f"of a {budget:g} s budget" in plan["text"]
+    # no round, and no visit, starts that the visits timed say would end past the budget (perf.search.rounds: the
+    # round's visits, then each next one, at the mean visit so far, the unloads' time kept too, 3.5 s a variant or
+    # more); how long they then took is the host's, and so is the time spent in all
+    round_at = {e["round"]: e["at_s"] for e in events if e["event"] == "round_start"}
+    visit_at = iter([e["at_s"] for e in events if e["event"] == "level_start"])
+    walls: list[float] = []
+    for r in rounds.rounds:
+        if walls:
+            assert round_at[r.index] + len(r.order) * sum(walls) / len(walls) <= budget, (r.index, round_at, walls)
+        for v in r.order:
+            at = next(visit_at)
+            assert not walls or at + sum(walls) / len(walls) <= budget, (r.index, at, walls)
+            walls.append(v.wall_s or 0.0)
     if len(rounds.rounds) < 10 and not rounds.ended.startswith("ranking"):
         assert rounds.ended.startswith("time budget spent") and any(c.kind == "rounds" for c in rounds.cuts)
 

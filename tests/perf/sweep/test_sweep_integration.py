@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from python_models import EASY_RATE_PER_S
 
 from clients.server import ServerOptions
 from perf.records import results
@@ -144,7 +145,7 @@ def test_request_rate_levels_are_measured_and_reported(tiny_repo: Path, tmp_path
         ServerOptions(tiny_repo, runtime="bundled"),
         variants=("tiny_onnx_cpu1_nodb_mbs8",),
         concurrency=(1,),
-        request_rates=(100,),
+        request_rates=(EASY_RATE_PER_S,),
         measure=FAST,
         results_dir=tmp_path,
         run_id="rr",
@@ -153,10 +154,11 @@ def test_request_rate_levels_are_measured_and_reported(tiny_repo: Path, tmp_path
     )
     run, run_dir = run_sweep(opts)
     v = run.variant("tiny_onnx_cpu1_nodb_mbs8")
-    rate = v.level(0, request_rate=100)
-    assert rate is not None and rate.ok and rate.request_rate == 100
-    # the tiny model serves far more than 100 infer/s here, so the achieved rate is the offered one
-    assert 70 < rate.throughput_infer_per_s < 130
+    rate = v.level(0, request_rate=EASY_RATE_PER_S)
+    assert rate is not None and rate.ok and rate.request_rate == EASY_RATE_PER_S
+    # a rate the tiny model keeps up with on any host (python_models.EASY_RATE_PER_S), so the achieved rate is the
+    # offered one (100/s, offered before, was not achieved on a busy host)
+    assert rate.rate_achieved is True and 0.7 * EASY_RATE_PER_S < rate.throughput_infer_per_s < 1.3 * EASY_RATE_PER_S
     assert v.level(1).ok and v.level(1).request_rate is None
     text = write_report(run_dir).read_text()
     assert "## Request-rate levels" in text and "### Concurrency 0" not in text
