@@ -149,6 +149,8 @@ class Colocate:
         self.previous: ColocationRecord | None = None
         #: Why a resumed run measures nothing (it had ended), else ``None``.
         self.nothing_left: str | None = None
+        #: The run's record: the resumed run's (:meth:`_resume`), else a new one (below).
+        self.record: ColocationRecord
         if opts.resume:
             self._resume()
             self.prices = plan.prices(self.record)
