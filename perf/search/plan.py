@@ -19,9 +19,9 @@ its throughput still rose (trial 16).
 **The search series** of a variant is its first workload: the smallest client batch size at the
 **smallest input** (:func:`input_elements`: the element count of the dynamic axes' sizes, a mixed
 range's at its top; ties to the first given), whatever order the sizes were given in
-(:func:`search_workload`). The sequential design's steps and prune read it (:func:`series`,
-:mod:`perf.search.policy`). Latency is lowest there, so a budget judged there never stops a ladder
-below a level another workload could still meet. It was the first given size: with ``--shapes
+(:func:`search_workload`). The sequential design's drop compares it (:func:`series`, :mod:`perf.search.policy`;
+its ladders, like the rounds design's, are one per workload). Latency is lowest there, so its over-budget
+drop judged there never drops a variant another workload could still serve. It was the first given size: with ``--shapes
 seq=256,seq=16`` every level at ``seq=256`` was over the budget, the ladder stopped at its first
 level, and the levels within the budget at ``seq=16`` were never measured.
 """

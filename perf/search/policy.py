@@ -26,9 +26,11 @@ Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with th
   too (:data:`perf.search.stops.OVER_BUDGET`). The others go on with their ladder.
 * **Order** (:mod:`perf.search.order`): so an interrupted sweep already holds a useful recommendation.
 
-The search series of a variant is its smallest client batch size at its smallest input
-(:mod:`perf.search.plan`: latency is lowest there, so the budget is judged where a level meets it
-first); the other batch sizes and shapes are measured at the same concurrencies.
+Each client workload (``--batch-sizes``, ``--shapes``) climbs its own ladder: its steps, knee, budget stop
+and bisection read that workload's levels only, and its stop is recorded for it (one ladder on the search
+series' numbers ended every workload's at that series' knee). A drop is the variant's: it compares the
+search series, its smallest client batch size at its smallest input (:mod:`perf.search.plan`), with the
+others' (like with like), as a probe at the best's level.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from perf.records.levels import HOST_BUSY, LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.search import SearchDecision, SearchMode, SearchRecord, SearchRules
 from perf.search.order import order
-from perf.search.plan import LevelKey, VariantPlan, needs_measuring, series
+from perf.search.plan import LevelKey, VariantPlan, at_workload, needs_measuring, series, workloads
 from perf.search.stops import OVER_BUDGET, failed_reason, gain_pct, still_rose
 
 #: ``--concurrency auto``: the adaptive ladder.
@@ -346,15 +348,15 @@ class Search:
             return list(self.plans)
         return order({n: p.config for n, p in self.plans.items()})
 
-    def _series(self, vr: VariantResult, tried: set[LevelKey]) -> list[Point]:
-        plan = self.plans[vr.name]
+    def _series(self, vr: VariantResult, tried: set[LevelKey], plan: VariantPlan | None = None) -> list[Point]:
+        """``vr``'s search series, or ``plan``'s (one client workload's: :func:`perf.search.plan.at_workload`)."""
         seen = [lv for lv in vr.levels if not needs_measuring(lv) or _key(lv) in tried]
-        return series(seen, plan)
+        return series(seen, plan or self.plans[vr.name])
 
     def next_keys(self, vr: VariantResult, run: RunResult, tried: set[LevelKey]) -> list[LevelKey]:
-        """The levels to measure next on ``vr`` (all batch sizes, trials and shapes of one
-        concurrency; its request-rate levels once its concurrency levels are done); ``[]``
-        when it is done. A decision that ends its levels is recorded in :attr:`record`.
+        """The levels to measure next on ``vr`` (each client workload's next concurrency, every trial; its
+        request-rate levels once its concurrency levels are done); ``[]`` when it is done. A decision that
+        ends a workload's levels is recorded in :attr:`record`, that workload's at several (module docstring).
 
         Args:
             vr: The variant (its levels so far).
@@ -373,17 +375,20 @@ class Search:
         if self.record.mode == "prune":
             others = {v.name: self._series(v, tried) for v in run.variants if v.name != vr.name and v.status != "failed"}
             best = best_point(others, self.budget, self.tol)
-        step = next_step(vr.name, self._series(vr, tried), self.levels, adaptive, self.record.rules, best, self.budget, self.tol)
-        if isinstance(step, int):
-            keys = [k for k in plan.keys_at(step) if k not in tried and needs_measuring(vr.level(*k))]
-            if keys:
-                return keys
-            step = None  # measured already in this session (a failed trial of another series)
-        if isinstance(step, SearchDecision):
-            self.record.record(step)
-            if step.rule == "pruned":
-                return []
-        return [k for k in pending if k[3] is not None]  # its request-rate levels, once
+        loads, keys = workloads(plan), list[LevelKey]()
+        for load in loads:  # each client workload's own ladder; the search series' is the one compared for a drop
+            at = at_workload(plan, load)
+            own, rules, first = self._series(vr, tried, at), self.record.rules, load == loads[0]
+            probe = best.concurrency if best is not None and not own and not first else None  # probed alike
+            step = probe or next_step(vr.name, own, self.levels, adaptive, rules, best if first else None, self.budget, self.tol)
+            if isinstance(step, SearchDecision):
+                several = len(loads) > 1 and step.rule != "pruned"
+                self.record.record(dataclasses.replace(step, batch_size=load[0], shape=load[1]) if several else step)
+                if step.rule == "pruned":
+                    return []
+            elif isinstance(step, int):  # none left: measured already in this session (a failed trial)
+                keys += [k for k in at.keys_at(step) if k not in tried and needs_measuring(vr.level(*k))]
+        return keys or [k for k in pending if k[3] is not None]  # its request-rate levels, once
 
 
 def _key(lv: LevelResult) -> LevelKey:

@@ -18,7 +18,7 @@ import time
 from core.errors import ServerError, ToolkitError
 from perf.coldstart import measure as coldstart
 from perf.records.results import VariantResult
-from perf.search.plan import LevelKey, to_measure
+from perf.search.plan import LevelKey, to_measure, workload_label
 from perf.sweep.context import SweepBase
 from perf.sweep.server import stamp_after, stamp_loaded
 
@@ -130,10 +130,12 @@ class Sequential(SweepBase):
         return sum(1 for k in to_measure(self.plans[vr.name], vr) if k not in tried)
 
     def _search_done(self, vr: VariantResult, tried: set[LevelKey]) -> None:
-        """Save the search's decision on ``vr`` and report it (``search_decision`` event:
-        the sentence and its planned levels that will not be measured)."""
+        """Save the search's decisions on ``vr`` and report each (``search_decision`` events: one per client
+        workload whose ladder stopped at several, with its label; the sentence; its planned levels not measured)."""
         self._save()
-        decision = self.search.record.decision(vr.name)
+        mine = [d for d in self.search.record.decisions if d.variant == vr.name]  # one per client workload at several
         left = self._left(vr, tried)
-        if left or decision is not None:
-            self.progress({"event": "search_decision", "variant": vr.name, "decision": decision, "levels_left": left})
+        for i, d in enumerate(mine or ([None] if left else [])):
+            label = workload_label(self.plans, d.workload) if d is not None and d.workload is not None else ""
+            event = {"event": "search_decision", "variant": vr.name, "workload": label}
+            self.progress({**event, "decision": d, "levels_left": left if i == 0 else 0})

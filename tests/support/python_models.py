@@ -9,7 +9,13 @@
   no host can beat, and which needs almost no CPU to reach (tests of verdicts that must not
   depend on the host's speed or load);
 - :data:`EASY_RATE_PER_S`: a request rate any python-backend model of the tests (the tiny build's
-  variants too) serves with one instance, on a busy host as well.
+  variants too) serves with one instance, on a busy host as well;
+- :data:`ONE_SAMPLE_SERIAL_MODEL`: a ``model.py`` that holds each execute ``%(sleep_ms)s`` ms too, but
+  serves requests of one sample one at a time across all its instances (a lock file beside the model),
+  while requests of several samples run in parallel on every instance: with N instances its throughput
+  at client batch size 1 is capped at ``1000 / sleep_ms`` infer/s from concurrency 1 or 2, and at batch
+  size B rises with concurrency up to N (``B * N * 1000 / sleep_ms``). Two client workloads with
+  different caps, for the search's per-workload ladders.
 """
 
 from __future__ import annotations
@@ -35,6 +41,34 @@ class TritonPythonModel:
         time.sleep(%(sleep_ms)s / 1000.0)
         return [pb_utils.InferenceResponse([pb_utils.Tensor("y", pb_utils.get_input_tensor_by_name(r, "x").as_numpy())])
                 for r in requests]
+"""
+
+
+#: ``model.py`` of a python-backend model whose one-sample requests take turns (module docstring).
+ONE_SAMPLE_SERIAL_MODEL = """
+import fcntl, os, site, time
+for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
+    if p:
+        site.addsitedir(p)
+import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def initialize(self, args):
+        self.lock = os.path.join(args["model_repository"], "one_sample.lock")
+
+    def execute(self, requests):
+        out = []
+        for r in requests:
+            x = pb_utils.get_input_tensor_by_name(r, "x").as_numpy()
+            if x.shape[0] == 1:  # one sample: one at a time across every instance
+                with open(self.lock, "w") as f:
+                    fcntl.flock(f, fcntl.LOCK_EX)
+                    time.sleep(%(sleep_ms)s / 1000.0)
+            else:
+                time.sleep(%(sleep_ms)s / 1000.0)
+            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("y", x)]))
+        return out
 """
 
 

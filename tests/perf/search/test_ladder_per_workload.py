@@ -22,7 +22,7 @@ from perf.records.workloads import split_by_workload
 from perf.report.sections.search import search_lines
 from perf.search import ladder
 from perf.search.plan import LevelKey, plan_levels
-from perf.search.policy import AUTO, Budget
+from perf.search.policy import AUTO, Budget, Search
 from perf.search.policy import ladder as ladder_of
 from perf.search.rounds import Rounds, Setup
 
@@ -167,3 +167,20 @@ def test_the_ending_rule_asks_whether_a_rival_can_be_verified_at_its_own_workloa
     sched.ladders["rival"][EARLY].active = []  # its seq=8 level retired: no round can verify it there
     said = sched.decided(["pick", "rival"], 4)
     assert said is not None and f"at {SMALL}: " in said and "assuming `rival [seq=8]`'s p99 over the budget" in said
+
+
+def test_the_sequential_design_climbs_each_workloads_ladder_on_its_own() -> None:
+    """``--design sequential``: seq=8 is flat from c=4 to 8 (its knee), seq=128 climbs on to the ladder's top (was:
+    both stopped at seq=8's knee, seq=128 measured up to c=8 only)."""
+    plans = {"v": plan_levels("v", 8, LADDER, [1], shapes=(SMALL, LARGE))}
+    search = Search(plans, SearchRecord("brute", True, SearchRules()), LADDER)
+    vr = VariantResult("v", status="pending")
+    run, tried = RunResult("r", "now", variants=[vr]), set[LevelKey]()
+    while keys := search.next_keys(vr, run, tried):
+        for k in keys:
+            vr.levels.append(_measure("v", k))
+            tried.add(k)
+    assert max(_measured(run, SMALL)) == 8 and max(_measured(run, LARGE)) == 64
+    knee, cap = search.record.decision("v", EARLY), search.record.decision("v", LATE)
+    assert knee is not None and (knee.rule, knee.concurrency, knee.measured) == ("knee", 8, [1, 2, 4, 8])
+    assert cap is not None and (cap.rule, cap.concurrency) == ("cap", 64)

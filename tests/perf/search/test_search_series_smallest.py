@@ -64,8 +64,10 @@ def test_the_sequential_ladder_climbs_at_the_smallest_input() -> None:
             vr.levels.append(_level(c, b, t, shape))
             tried.add((c, b, t, None, shape))
     assert _within_at_small(vr.levels) >= {1, 2, 4}  # every level within the budget at seq=16 was measured
-    d = search.record.decision("v")
+    d = search.record.decision("v", (1, SMALL))
     assert d is not None and d.rule == "budget" and d.concurrency > 4  # stopped where seq=16 went over it
+    large = search.record.decision("v", (1, LARGE))  # over the budget at its lowest level: its own stop
+    assert large is not None and large.rule == "budget" and large.concurrency == 1
 
 
 def test_the_sequential_search_does_not_end_a_variant_within_the_budget_at_the_smallest_input() -> None:
@@ -79,8 +81,9 @@ def test_the_sequential_search_does_not_end_a_variant_within_the_budget_at_the_s
         [variant_result("a", a, status="pending"), variant_result("b", [_level(1, 1, 0, s) for s in SHAPES], status="pending")]
     )
     keys = search.next_keys(run.variants[1], run, set())
-    assert search.record.decision("b") is None, search.record.decision("b")
-    assert {k[0] for k in keys} == {2}  # up its ladder at seq=16
+    assert search.record.decision("b", (1, SMALL)) is None, search.record.decision("b", (1, SMALL))
+    assert all(d.rule != "pruned" for d in search.record.decisions)  # seq=256's own budget stop, no drop
+    assert {(k[0], k[4]) for k in keys} == {(2, SMALL)}  # up its ladder at seq=16 only
 
 
 def _rounds(max_rounds: int) -> Rounds:
