@@ -43,6 +43,9 @@ class BaselineStep(RoundsSweep):
     baseline_planned_s: float | None = None
     #: The plan's ``(variants, time left)`` its :attr:`baseline_keeps` was found for (:meth:`_keeps_now`).
     baseline_keeps_at: tuple[list[str], float | None] | None = None
+    #: The budget (s) this session's plan line said was "kept from the budget" for the baseline (the rounds' deadline
+    #: ends that much early: :attr:`perf.search.budget.Fit.reserve_s`); 0: none kept (:meth:`_kept_words`).
+    baseline_reserved_s = 0.0
 
     def _configs(self) -> dict[str, dict | None]:
         """Each planned variant's ``config.pbtxt`` (JSON form): the cut's settings where a variant has no recorded parameters."""
@@ -118,7 +121,7 @@ class BaselineStep(RoundsSweep):
             )
             why = (
                 f"skipped: {fmt(max(left, 0.0), 0)} s of the time budget left, it needs an estimated {fmt(need, 0)} s "
-                f"({skip_counts(counted)}) and starts with {start} s{said}; "
+                f"({skip_counts(counted)}) and starts with {start} s{said}; {self._kept_words(left)}"
                 f"{self._keeps_now(need) or 'a longer --time-budget keeps it'}"
             )
             self.run.rounds.cut(Cut("baseline", why))
@@ -132,9 +135,26 @@ class BaselineStep(RoundsSweep):
         if self.run.rounds is not None and self.run.rounds.budget is not None:
             self.run.rounds.budget.baseline_s = round(time.monotonic() - began, 1)
             self._save()
-        self._after_cut(deadline, need)
+        self._after_cut(deadline, need, self._kept_words(left))
 
-    def _after_cut(self, deadline: float | None, need_s: float) -> None:
+    def _kept_words(self, left_s: float | None) -> str:
+        """What became of the time the plan line said was "kept from the budget", for a baseline the budget then
+        skipped or cut (trial 17, T17-11: "an estimated 22 s ... kept from the budget", the rounds ended on time, and
+        the baseline's loads and warm-up took 12 s of the 20 s left, its first round not fitting the rest: the
+        words said nothing of the time kept). ``left_s``: the budget left when it was to start; ``""`` when none was kept.
+        """
+        kept = self.baseline_reserved_s
+        if not kept or left_s is None:
+            return ""
+        left = max(left_s, 0.0)
+        spent = (
+            f"the rounds and their unloads ran {fmt(kept - left, 0)} s into it, leaving {fmt(left, 0)} s"
+            if kept - left >= 0.5
+            else f"{fmt(left, 0)} s were left when it started"
+        )
+        return f"the plan kept {fmt(kept, 0)} s of the time budget for it (its estimate then); {spent}; "
+
+    def _after_cut(self, deadline: float | None, need_s: float, kept: str = "") -> None:
         """A baseline that started but that the time budget cut (a model not timed, or timed in fewer rounds)
         says what measures the rest, on the console and in the report's notes (trial 14, T14-4: "not measured:
         the time budget ran out before its first round", the loads having spent what the rounds left, and no
@@ -147,7 +167,7 @@ class BaselineStep(RoundsSweep):
             return
         again = " --replace" if any(p.ok for p in b.points) else ""  # what it timed is kept (perf.profile.replacing)
         hint = (
-            f"`triton-perf baseline {self.run_dir}{again}` measures it again afterwards, without a time budget; "
+            f"{kept}`triton-perf baseline {self.run_dir}{again}` measures it again afterwards, without a time budget; "
             f"{self._keeps_now(need_s) or 'a longer --time-budget keeps it'}"
         )
         b.notes.append(f"{CUT_NOTE} ({', '.join(f'`{m}`' for m in cut)}): {hint}")

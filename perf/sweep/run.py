@@ -252,6 +252,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         fit = self._fit(names, left)
         self.baseline_keeps, self.baseline_keeps_at = self._keeps_baseline(names, left), (names, left)
         self.baseline_planned_s = fit.baseline_s or None  # the start the plan line says is the one checked
+        self.baseline_reserved_s = fit.reserve_s if left is not None else 0.0  # "kept from the budget" (rounds_end)
         before = rounds.budget.spent_s if rounds.budget is not None else None  # a resumed run's earlier sessions
         sessions = (rounds.budget.sessions + 1) if rounds.budget is not None and before is not None else 1
         rounds.budget = BudgetRecord(

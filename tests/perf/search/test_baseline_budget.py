@@ -57,6 +57,7 @@ class _Sweep:
         self.baseline_keeps = ""
         self.baseline_planned_s: float | None = None
         self.baseline_keeps_at: tuple[list[str], float | None] | None = None
+        self.baseline_reserved_s = 0.0
         self.per_variant_s = 15.0  # the estimate's seconds a variant (the re-estimate after the rounds may differ)
 
     def _baseline_unusable(self) -> None:
@@ -77,8 +78,11 @@ class _Sweep:
     def _save(self) -> None:
         pass
 
-    def _after_cut(self, deadline: float | None, need_s: float) -> None:
-        sweep_run.Sweep._after_cut(self, deadline, need_s)  # type: ignore[arg-type]
+    def _after_cut(self, deadline: float | None, need_s: float, kept: str = "") -> None:
+        sweep_run.Sweep._after_cut(self, deadline, need_s, kept)  # type: ignore[arg-type]
+
+    def _kept_words(self, left_s: float | None) -> str:
+        return sweep_run.Sweep._kept_words(self, left_s)  # type: ignore[arg-type]
 
     def _keeps_now(self, need_s: float) -> str:
         return sweep_run.Sweep._keeps_now(self, need_s)  # type: ignore[arg-type]
@@ -242,3 +246,53 @@ def test_a_baseline_the_budget_cut_after_it_started_says_what_measures_it(
     timed.append(BaselinePoint(keys["mobilenet"], 1, latency_median_ms=2.0, throughput_infer_per_s=500.0, rounds_ms=[2.0] * 8))
     sweep_run.Sweep._baseline(sw, time.monotonic() + 200.0)  # type: ignore[arg-type]
     assert sw.run.baseline.notes == ["`mobilenet`: not measured: the time budget ran out"]
+
+
+def test_a_baseline_whose_time_the_plan_kept_says_what_became_of_it_when_cut(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Trial 17, T17-11: the plan line said "an estimated 22 s of in-process baseline ..., kept from the budget"; the
+    rounds' unloads ran 2 s into it, the baseline's loads and warm-up took 12 s of the 20 s left and its first round
+    did not fit the rest: "not measured", with no word of the 22 s kept. The cut (and a skip) now says the time kept
+    and what was left of it, in numbers."""
+    from perf.records.baseline import BaselineKey, BaselineResult, BaselineSettings, BaselineTarget
+
+    settings = BaselineSettings("timer", 0.1, 0.05, 3, 100, "reference inputs", 2, "rule", {"torch": "2"}, rounds=8)
+    key = BaselineKey("sigconv", "onnx", "fp32", "cpu", 1)
+
+    def measure(run: RunResult, *_: Any) -> None:
+        run.baseline = BaselineResult("now", settings, [BaselineTarget("sigconv_v", key)], [], ["`sigconv`: not measured"])
+
+    monkeypatch.setattr(baseline_step, "measure_after_sweep", measure)
+    sw = _Sweep()
+    sw.per_variant_s, sw.baseline_planned_s, sw.baseline_reserved_s = 22.0 / 8, 22.0, 22.0
+    with caplog.at_level("WARNING"):
+        sweep_run.Sweep._baseline(sw, time.monotonic() + 20.0)  # type: ignore[arg-type]
+    assert sw.run.baseline is not None
+    said = sw.run.baseline.notes[-1]
+    assert (
+        "the plan kept 22 s of the time budget for it (its estimate then); the rounds and their unloads ran 2 s into it, "
+        "leaving 20 s; `triton-perf baseline results/demo` measures it again"
+    ) in said
+    assert said in caplog.text
+    # all of the time kept left when it started: said so, no "ran into it"
+    sw = _Sweep()
+    sw.per_variant_s, sw.baseline_planned_s, sw.baseline_reserved_s = 22.0 / 8, 22.0, 22.0
+    sweep_run.Sweep._baseline(sw, time.monotonic() + 22.2)  # type: ignore[arg-type]
+    assert sw.run.baseline is not None
+    assert (
+        "the plan kept 22 s of the time budget for it (its estimate then); 22 s were left when it started; `triton"
+        in (sw.run.baseline.notes[-1])
+    )
+    # a skip after a plan that kept the time says it too
+    monkeypatch.setattr(baseline_step, "measure_after_sweep", lambda *a: None)
+    sw = _Sweep()
+    sw.per_variant_s, sw.baseline_planned_s, sw.baseline_reserved_s = 22.0 / 8, 22.0, 22.0
+    sweep_run.Sweep._baseline(sw, time.monotonic() + 10.0)  # type: ignore[arg-type]
+    assert sw.run.rounds is not None
+    (cut,) = sw.run.rounds.cuts
+    assert "the plan kept 22 s of the time budget for it (its estimate then); the rounds and their unloads ran 12 s" in cut.reason
+    # a plan that kept none says nothing of it
+    sw = _Sweep()
+    sweep_run.Sweep._baseline(sw, time.monotonic() + 10.0)  # type: ignore[arg-type]
+    assert sw.run.rounds is not None and "the plan kept" not in sw.run.rounds.cuts[0].reason
