@@ -21,13 +21,15 @@ from typing import Any
 from builders.repository.view import Repository, RepositoryVariant
 from builders.verify.compare import compare_outputs
 from builders.verify.verdicts import kernel_precision
+from clients.check_stop import done_line, interrupted, stopping_line
+from clients.check_summary import check_summary as check_summary
+from clients.check_summary import checked_sizes as checked_sizes
 from clients.infer import infer
-from clients.runtimes.models import unload_and_wait
+from clients.runtimes.models import UNLOAD_WAIT_S, unload_and_wait
 from clients.server import ServerOptions, TritonServer
-from clients.shapes import batch_sizes_of, batch_sizes_text
+from clients.shapes import batch_sizes_of
 from core import precision as precisions
 from core.errors import ClientError, ServerError, ToolkitError
-from core.wording import count, of
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +163,7 @@ def check_with_server(
         ServerError: the server does not start, or it could load none of the variants (their backends
             or plans, said before it starts: :meth:`clients.server.TritonServer.refuse_unservable`).
         RepositoryError: the repository lists no variants.
+        CheckInterrupted: Ctrl-C, with the rows of the variants checked whole (:mod:`clients.check_stop`).
     """
     import dataclasses
 
@@ -177,28 +180,47 @@ def check_with_server(
         urls = {p: urls[p] for p in protocols}
         found = _loaded_before(srv, opts)
         for v in variants:
-            if v.name in found:
-                say(
-                    f"{v.name}: already loaded on the server at {srv.http_url} before this check (by whoever started "
-                    "it): checked as it is served, once its served config is the variant's; not reloaded or unloaded"
-                )
-                from clients.infer import make_client
-
-                with contextlib.closing(make_client(srv.http_url, "http")) as client:
-                    results += _check_as_served(client, "http", opts.repository, v, urls, say)
-                continue
-            say(f"{v.name}: loading")
             try:
-                srv.load(v.name)  # waits at most the launcher's --start-timeout
-            except ServerError as e:
-                say(f"{v.name}: load failed: {e.message}" + (f"\n  -> {e.hint}" if e.hint else ""))
-                results += [CheckResult(v.name, p, False, [], f"load failed: {e.message}") for p in urls]
-                continue
-            try:
-                results += _check_one(v, urls)
-            finally:
-                srv.unload(v.name)
+                results += _check_in_turn(srv, opts.repository, v, v.name in found, urls, say)
+            except KeyboardInterrupt:  # said before the slow part, then the rows kept go to the caller (T17-16)
+                how = f"stopping tritonserver, which unloads it (up to {srv.runtime_impl.stop_wait_s():g} s)"
+                if not srv.runtime_impl.launches:
+                    how = f"leaving the server at {srv.http_url} with the models it was found with"
+                say(stopping_line(v.name, how))
+                raise interrupted(results, variants) from None
     return results
+
+
+def _check_in_turn(
+    srv: TritonServer, repository: Path, v: RepositoryVariant, found: bool, urls: dict[str, str], say: Progress
+) -> list[CheckResult]:
+    """Check ``v`` on ``srv``: as it is served when it was ``found`` loaded there, else loaded, checked
+    and unloaded (a Ctrl-C leaves the unload to the server's stop, said by the caller)."""
+    if found:
+        say(
+            f"{v.name}: already loaded on the server at {srv.http_url} before this check (by whoever started "
+            "it): checked as it is served, once its served config is the variant's; not reloaded or unloaded"
+        )
+        from clients.infer import make_client
+
+        with contextlib.closing(make_client(srv.http_url, "http")) as client:
+            done = _check_as_served(client, "http", repository, v, urls, say)
+        say(done_line(v.name, done))
+        return done
+    say(f"{v.name}: loading")
+    try:
+        srv.load(v.name)  # waits at most the launcher's --start-timeout
+    except ServerError as e:
+        say(f"{v.name}: load failed: {e.message}" + (f"\n  -> {e.hint}" if e.hint else ""))
+        return [CheckResult(v.name, p, False, [], f"load failed: {e.message}") for p in urls]
+    try:
+        done = _check_one(v, urls)
+    except Exception:
+        srv.unload(v.name)
+        raise
+    srv.unload(v.name)
+    say(done_line(v.name, done))
+    return done
 
 
 @dataclasses.dataclass(frozen=True)
@@ -260,6 +282,7 @@ def check_running(
     Raises:
         ClientError: no server answers.
         RepositoryError: the repository lists no variants.
+        CheckInterrupted: Ctrl-C, with the rows of the variants checked whole (:mod:`clients.check_stop`).
     """
     from clients.infer import _connect, make_client
 
@@ -273,23 +296,37 @@ def check_running(
     with contextlib.closing(make_client(url, proto)) as client:
         _connect(client, url, proto)
         for v in variants:
-            name = v.name
-            loaded_here = False
-            if not client.is_model_ready(name):
-                say(f"{name}: not ready, asking the server to load it")
-                try:
-                    client.load_model(name)
-                    loaded_here = True
-                except Exception as e:  # noqa: BLE001 - any refusal is that variant's failure
-                    msg = e.message() if hasattr(e, "message") and callable(e.message) else str(e)
-                    results += [CheckResult(name, p, False, [], f"not ready and could not be loaded: {msg}") for p in urls]
-                    continue
+            name, loaded_here = v.name, False
             try:
-                results += _check_as_served(client, proto, repository, v, urls, say)
-            finally:
+                if not client.is_model_ready(name):
+                    say(f"{name}: not ready, asking the server to load it")
+                    try:
+                        client.load_model(name)
+                        loaded_here = True
+                    except Exception as e:  # noqa: BLE001 - any refusal is that variant's failure
+                        msg = e.message() if hasattr(e, "message") and callable(e.message) else str(e)
+                        results += [CheckResult(name, p, False, [], f"not ready and could not be loaded: {msg}") for p in urls]
+                        continue
+                done = _check_as_served(client, proto, repository, v, urls, say)
+            except BaseException as e:
+                if isinstance(e, KeyboardInterrupt):  # said before the unload, which may wait (T17-16)
+                    how = (
+                        f"unloading it, which this check loaded (up to {UNLOAD_WAIT_S:g} s)"
+                        if loaded_here
+                        else "nothing to unload"
+                    )
+                    say(stopping_line(name, how))
                 if loaded_here:
                     with contextlib.suppress(ToolkitError, Exception):
                         unload_and_wait(client, name)
+                if isinstance(e, KeyboardInterrupt):
+                    raise interrupted(results, variants) from None
+                raise
+            if loaded_here:
+                with contextlib.suppress(ToolkitError, Exception):
+                    unload_and_wait(client, name)
+            results += done
+            say(done_line(name, done))
     return results
 
 
@@ -324,58 +361,3 @@ def _served_differences(client: Any, protocol: str, repository: Path, name: str)
         f"failed: the server runs another config than {name}'s config.pbtxt ({'; '.join(wrong)}); its outputs would "
         "not be the variant's, so they were not checked"
     )
-
-
-def checked_sizes(results: Sequence[CheckResult]) -> str:
-    """The batch and dynamic-axis sizes the outputs were compared at: ``"batch 4, ncat=8"``, or
-    per variant where they differ (``"batch 4, ncat=8 (2 variants); batch 2, seq=16 (1 variant)"``);
-    ``""`` when no result knows them."""
-    by: dict[str, set[str]] = {}
-    for r in results:
-        if r.sizes:
-            by.setdefault(batch_sizes_text(r.sizes), set()).add(r.variant)
-    if len(by) == 1:
-        return next(iter(by))
-    return "; ".join(f"{text} ({count(len(vs), 'variant')})" for text, vs in by.items())
-
-
-def check_summary(results: Sequence[CheckResult]) -> str:
-    """The line under ``clients check``'s table (:mod:`core.wording`'s rule on counts: the rows shown).
-
-    The table has one row per output compared (variant, protocol, output), and one row for a
-    variant that got no output (the same error on each protocol it was checked over). The line
-    counts those rows first, then the variants, each by its name: ``"32 of 32 rows passed (every
-    output within tolerance); 8 of 8 variants passed over http and grpc"``, ``"0 of 2 rows
-    passed: 2 rows got no output (the error in the row); 0 of 2 variants passed over http and
-    grpc"``; the batch and dynamic-axis sizes checked (:func:`checked_sizes`: one saved batch, so
-    "at batch 4, ncat=8 only"); and how many passes did not exercise the variant's precision.
-    """
-    outputs = [o for r in results for o in r.outputs]
-    within = sum(1 for o in outputs if o["passed"])
-    blank_rows = len({(r.variant, r.error or "") for r in results if not r.outputs})
-    rows = len(outputs) + blank_rows
-    line = f"{of(within, rows, 'row')} passed"
-    if blank_rows:
-        failed_outputs = len(outputs) - within
-        line += f": {count(blank_rows, 'row')} got no output (the error in the row)"
-        if failed_outputs:
-            line += f", {count(failed_outputs, 'output')} out of tolerance"
-    elif within == rows:
-        line += " (every output within tolerance)"
-    else:
-        line += f": {count(rows - within, 'output')} out of tolerance"
-    checked = checked_sizes(results)
-    if checked:
-        line += f", at {checked} only (the build's one saved reference batch; other sizes not checked here)"
-    variants = list(dict.fromkeys(r.variant for r in results))
-    good = [v for v in variants if all(r.passed for r in results if r.variant == v)]
-    protocols = " and ".join(dict.fromkeys(r.protocol for r in results))
-    line += f"; {of(len(good), len(variants), 'variant')} passed" + (f" over {protocols}" if protocols else "")
-    passed = [r for r in results if r.passed]
-    caveats = [r for r in passed if r.not_exercised]
-    if caveats:
-        starred = sum(len(r.outputs) for r in caveats)
-        line += (
-            f"; {of(starred, within, 'passing row')} did not exercise the variant's precision (pass*: {caveats[0].not_exercised})"
-        )
-    return line

@@ -15,8 +15,8 @@ from click.core import ParameterSource
 from clients.cli.launch import serve_command
 from clients.cli.options import server_options
 from clients.runtimes.options import ServerOptions
+from core.cli import EXIT_INTERRUPTED, group, list_option, parse_flag, print_table, run_cli, verbosity_option
 from core.cli import console as make_console
-from core.cli import group, list_option, parse_flag, print_table, run_cli, verbosity_option
 from core.flag_words import flag_name
 from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import given_fields, option
@@ -228,17 +228,28 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     from rich.markup import escape
 
     from clients.check import check_running, check_summary, check_with_server, running_urls
+    from clients.check_stop import CheckInterrupted, interrupted_text
 
     console = make_console(stderr=False)
     protocols = ("http", "grpc") if protocol == "both" else (protocol,)
-    if http_url or grpc_url:
-        _refuse_server_flags(click.get_current_context(), "--http-url" if http_url else "--grpc-url")
-        urls = running_urls(http_url, grpc_url, protocols)
-        for line in urls.derived:
-            console.print(escape(line), highlight=False)
-        results = check_running(server_opts.repository, urls.urls, variants, lambda m: console.log(escape(m)))
-    else:
-        results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
+    try:
+        if http_url or grpc_url:
+            _refuse_server_flags(click.get_current_context(), "--http-url" if http_url else "--grpc-url")
+            urls = running_urls(http_url, grpc_url, protocols)
+            for line in urls.derived:
+                console.print(escape(line), highlight=False)
+            results = check_running(server_opts.repository, urls.urls, variants, lambda m: console.log(escape(m)))
+        else:
+            results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
+    except CheckInterrupted as stop:  # the rows it has, what it did not check, exit 130 (T17-16)
+        if stop.results:
+            print_table(results_table(stop.results), console)
+            click.echo(check_summary(stop.results))
+        console.print(f"[yellow]{escape(interrupted_text(stop))}[/yellow]")
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    except KeyboardInterrupt:  # before the first variant (the server's start): nothing was checked
+        console.print("[yellow]interrupted (Ctrl-C) before any variant was checked[/yellow]")
+        raise SystemExit(EXIT_INTERRUPTED) from None
     print_table(results_table(results), console)
     click.echo(check_summary(results))
     if not all(r.passed for r in results):
