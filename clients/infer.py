@@ -10,7 +10,10 @@ from typing import Any
 import numpy as np
 
 from clients.inputs import ModelSignature, casts, infer_input, request_inputs, validate_inputs
-from clients.request_stats import RequestStats
+from clients.request_refusals import GRPC_MAX_MESSAGE_BYTES as GRPC_MAX_MESSAGE_BYTES
+from clients.request_refusals import INDEX_PAST_TABLE as INDEX_PAST_TABLE
+from clients.request_refusals import refusal as _refusal
+from clients.request_stats import RequestsInterrupted, RequestStats
 from clients.request_stats import own_processes as _own_processes
 from clients.shared_memory import Regions, shared_memory_module
 from core.errors import ClientError
@@ -19,8 +22,6 @@ from core.host_load import HostLoad, HostSampler
 log = logging.getLogger(__name__)
 
 PROTOCOLS = ("http", "grpc")
-#: gRPC's default message limit is 4 MiB; responses of large tensors need more.
-GRPC_MAX_MESSAGE_BYTES = 1 << 30
 
 
 def _module(protocol: str) -> Any:
@@ -209,6 +210,7 @@ def run_requests(
     Raises:
         ClientError: as :func:`infer`; also when every request failed (the first error is
             raised as is) or when ``requests``/``concurrency`` are below 1.
+        RequestsInterrupted: Ctrl-C, once the requests in flight ended, with the stats of those that ended.
     """
     import concurrent.futures
     import threading
@@ -243,9 +245,13 @@ def run_requests(
     last: dict[str, np.ndarray] = {}
     counts = [requests // concurrency + (1 if i < requests % concurrency else 0) for i in range(concurrency)]
 
+    stop = threading.Event()  # Ctrl-C: each thread ends after its request in flight (T17-16)
+
     def worker(index: int, n: int) -> None:
         with _Worker(url, protocol, sig, inputs, names, shared_memory, index) as w:
             for _ in range(n):
+                if stop.is_set():
+                    return
                 t0 = time.perf_counter()
                 try:
                     out = w.infer()
@@ -265,19 +271,31 @@ def run_requests(
     with contextlib.ExitStack() as stack:
         sampler = stack.enter_context(HostSampler(roots)) if roots else None
         t0 = time.perf_counter()
-        if concurrency == 1:
-            worker(0, requests)
-        else:
-            with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
-                for f in [pool.submit(worker, i, n) for i, n in enumerate(counts)]:
-                    f.result()
+        try:
+            if concurrency == 1:
+                worker(0, requests)
+            else:
+                with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+                    try:
+                        for f in [pool.submit(worker, i, n) for i, n in enumerate(counts)]:
+                            f.result()
+                    except KeyboardInterrupt:  # said before the pool waits for the requests in flight
+                        stop.set()
+                        log.warning("stopping (Ctrl-C): waiting for the requests in flight (at most %d)", concurrency)
+                        raise
+        except KeyboardInterrupt:
+            stop.set()
         wall = time.perf_counter() - t0
     load = sampler.load() if sampler else HostLoad.of(None, why_not=why_not)
+    rows = next(iter(inputs.values())).shape[0] if sig.max_batch_size > 0 and inputs else 1
+    if stop.is_set():
+        done = len(latencies) + len(failures)
+        stats = RequestStats(dict(last), done, concurrency, latencies, wall, failures, int(rows), load, sent)
+        raise RequestsInterrupted(stats if latencies or failures else None, requests) from None
     if not latencies:
         raise errors[0]
     if failures:
         log.warning("%d of %d requests to %s failed; first: %s", len(failures), requests, model, failures[0])
-    rows = next(iter(inputs.values())).shape[0] if sig.max_batch_size > 0 and inputs else 1
     return RequestStats(
         dict(last), requests, concurrency, latencies, wall, failures, batch_size=int(rows), host_load=load, sent=sent
     )
@@ -362,38 +380,3 @@ class _Worker:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-#: How runtimes say an integer input indexed past a table (torch; ONNX Runtime's Gather).
-INDEX_PAST_TABLE = ("index out of range", "out of data bounds")
-
-
-def _refusal(model: str, message: str, inputs: dict[str, np.ndarray]) -> ClientError:
-    """The error for a request the server refused: its message, or, for an integer value past a
-    table the model indexes (torch's ``index out of range in self``, under a TorchScript
-    traceback; ONNX Runtime's Gather ``indices element out of data bounds``), one line naming the
-    integer inputs' values sent and what to send instead."""
-    if not any(s in message.lower() for s in INDEX_PAST_TABLE):
-        return ClientError(
-            f"{model}: request refused: {message}",
-            hint=_hint(message)
-            or "the server's words above say which input or setting it refused; without --input-data, "
-            "`clients infer` sends inputs the build verified; the server log has the rest",
-        )
-    sent = "; ".join(
-        f"{k!r} {int(v.min())}..{int(v.max())}" for k, v in inputs.items() if np.issubdtype(v.dtype, np.integer) and v.size
-    )
-    last = next((ln.strip() for ln in reversed(message.strip().splitlines()) if ln.strip()), message)
-    return ClientError(
-        f"{model}: request refused: an integer input holds an index past a table the model indexes (an embedding's "
-        f"num_embeddings): integer inputs sent: {sent or 'none'} (the server: {last})",
-        hint="send values the model accepts (token ids 0..num_embeddings-1); the build's value_range of each input, which "
-        "its verification used, is what `clients infer -r REPOSITORY` draws from without --input-data",
-    )
-
-
-def _hint(message: str) -> str | None:
-    m = message.lower()
-    if "received message larger than max" in m or "resource_exhausted" in m:
-        return f"the response exceeds the gRPC message limit; make_client raises it to {GRPC_MAX_MESSAGE_BYTES} bytes, use HTTP or smaller batches"
-    return None

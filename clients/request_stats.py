@@ -68,6 +68,33 @@ class RequestStats:
         return float(np.percentile(self.latencies_ms, q)) if self.latencies_ms else float("nan")
 
 
+class RequestsInterrupted(KeyboardInterrupt):
+    """Ctrl-C while :func:`clients.infer.run_requests` sent its requests: still a ``KeyboardInterrupt``
+    to a caller that does not look for it.
+
+    Args:
+        stats: The requests done before it (their latencies; ``requests`` is how many ended), or
+            ``None`` when none ended.
+        planned: The requests asked for.
+    """
+
+    def __init__(self, stats: RequestStats | None, planned: int):
+        super().__init__("interrupted")
+        self.stats, self.planned = stats, planned
+
+    def text(self) -> str:
+        """What was kept and what was not sent: ``"interrupted (Ctrl-C): 40 of 100 requests ended (0 failed)
+        before it, latency p50 1.20 ms, p99 3.40 ms over those; 60 not sent; no outputs shown or saved"``."""
+        s = self.stats
+        if s is None:
+            return f"interrupted (Ctrl-C): none of the {self.planned} requests ended; nothing to show"
+        return (
+            f"interrupted (Ctrl-C): {s.requests} of {self.planned} requests ended ({len(s.failures)} failed) before it, "
+            f"latency p50 {s.latency_percentile_ms(50):.2f} ms, p99 {s.latency_percentile_ms(99):.2f} ms over those"
+            f"{s.load_note()}; {self.planned - s.requests} not sent; no outputs shown or saved"
+        )
+
+
 def own_processes(url: str) -> tuple[list[int] | None, str | None]:
     """This process and the server's (found by the port it listens on) when the server is on this
     host; else ``None`` and why the host's load is not sampled."""

@@ -114,7 +114,7 @@ def infer(
     from clients.input_files import load_input_file
     from clients.input_values import verified_range
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
-    from clients.request_stats import not_finite_lines
+    from clients.request_stats import RequestsInterrupted, not_finite_lines
     from clients.shapes import parse_shapes
     from core.errors import ClientError
     from core.names import require_known
@@ -158,6 +158,9 @@ def infer(
         stats = run_requests(
             url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory
         )
+    except RequestsInterrupted as stop:  # what ended before Ctrl-C, what was not sent, exit 130 (T17-16)
+        click.secho(stop.text(), fg="yellow", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
     except ClientError as e:
         spec = spec_for(repository, model)
         ranges = [f"{t.name!r} {v.text} ({v.source})" for t in (spec.inputs if spec else ()) if (v := verified_range(t))]

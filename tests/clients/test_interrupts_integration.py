@@ -5,6 +5,7 @@ rows of the variants already checked, names those it did not check, and exits 13
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -55,4 +56,34 @@ def test_ctrl_c_after_the_first_variant_keeps_its_rows_and_names_the_rest(tiny_r
     assert f"interrupted (Ctrl-C): 1 of 3 variants checked (the table above); not checked: {names[1]}, {names[2]}" in out
     assert f"--variants {names[1]},{names[2]}" in out
     assert f"{names[0]}: checked: passed over http, grpc" in out  # said as each variant ends
+    assert "Traceback" not in err and "aborted" not in err, err
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_ctrl_c_in_infer_with_many_requests_says_what_ended_and_what_was_not_sent(bundled_server, tiny_build, concurrency):
+    name = tiny_build.manifest["variants"][0]
+    bundled_server.load(name)
+    try:
+        cmd = [sys.executable, "-m", "clients.cli.main", "infer", name, "--url", f"http://{bundled_server.http_url}"]
+        cmd += ["--requests", "1000000", "--concurrency", str(concurrency), "-r", str(tiny_build.manifest["repository"])]
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "250"}, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )  # fmt: skip
+        try:
+            first = proc.stdout.readline()  # type: ignore[union-attr]
+            assert first.startswith("input "), first
+            time.sleep(2)  # requests are being sent
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    finally:
+        bundled_server.unload(name)
+    assert proc.returncode == 130, out + err
+    said = re.search(r"interrupted \(Ctrl-C\): (\d+) of 1000000 requests ended \(0 failed\) before it, latency p50", err)
+    assert said and int(said[1]) > 0, err
+    assert f"{1000000 - int(said[1])} not sent; no outputs shown or saved" in err, err
     assert "Traceback" not in err and "aborted" not in err, err
