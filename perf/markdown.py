@@ -82,6 +82,21 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
+def ahead_by(leader: str, gain: float) -> str:
+    """A throughput gap in words, the one rule for every "by N %" gap the toolkit prints: the higher side's
+    gain, "``leader`` ahead by N %" (trial 17, T17-4). The lower side is never said "behind by N %": a
+    throughput cannot be more than 100 % behind, and c=2 at 2.048x c=1 read "c=1 behind c=2 by 104.8 %".
+
+    Args:
+        leader: The side ahead, as the sentence names it (e.g. "concurrency 2").
+        gain: Its gain over the other side, a fraction (``T_leader / T_other - 1``; 1.048 for +104.8 %).
+
+    Returns:
+        E.g. "concurrency 2 ahead by 104.8 %".
+    """
+    return f"{leader} ahead by {fmt(gain * 100.0)} %"
+
+
 def fmt_given(value: float | None, digits: int = 2) -> str:
     """A number the user gave (a latency budget, a request rate): :func:`fmt` with ``digits``
     decimals, more where it needs them to stay the number given: a 0.025 ms budget printed as

@@ -37,7 +37,7 @@ import dataclasses
 from core.wording import count
 from perf.analysis.ranking.operating import Adjusted, Operating, summary
 from perf.analysis.stats.paired import median_gain
-from perf.markdown import fmt, fmt_given
+from perf.markdown import ahead_by, fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
@@ -140,7 +140,7 @@ def _active(
         elif (j := next((j for j in judges if _behind(vr, plan, c, j, rules.min_gain_pct, rounds.min_rounds)), None)) is not None:
             gains = step_gains(vr, plan, c, j)
             out[c] = (
-                f"behind concurrency {j} by {fmt(median_gain(gains) * 100.0)} % in the median of "
+                f"{ahead_by(f'concurrency {j}', median_gain(gains))} in the median of "
                 f"{count(len(gains), 'paired round')} (more than {fmt(rules.min_gain_pct)} %)"
             )
     return out
