@@ -77,6 +77,7 @@ def test_the_traces_step_says_what_it_did(tmp_path: Path) -> None:
 _PROFILE_FAKE = """case "$*" in
   *--profile-only*) echo table; echo "progress: a longer \\`--time-budget\\` measures them" >&2; echo "traces: 3 of 3 written";;
   *--as-demo*) cat;;
+  *"main report"*) echo "report caveat: a longer \\`--time-budget\\` measures them" >&2;;
   *--profile-budget*) echo 30s;;
   *export-deployment*) echo "caveat: a longer \\`--time-budget\\` measures them";;
 esac
@@ -120,6 +121,8 @@ def test_every_later_step_says_the_sweeps_flags_as_the_demos_variables(tmp_path:
     later = done.stdout.split("== 3b/4")[1] + done.stderr
     assert "progress: a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`) measures them" in later  # 3b's stderr
     assert "caveat: a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`) measures them" in later  # step 4
+    # 3b's report call (trial 17, T17-12: its stderr was not translated)
+    assert "report caveat: a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`) measures them" in later
     assert "`--time-budget`" not in later
 
 
