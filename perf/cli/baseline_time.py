@@ -26,10 +26,17 @@ def duration(text: str | None) -> float | None:
         raise click.BadParameter(f"{e.message}; {e.hint}" if e.hint else e.message) from None
 
 
-def _left(budget: float | None, opts: Any) -> str:
+def _left(budget: float | None, opts: Any, need_s: float) -> str:
+    """The time left of ``--time-budget`` beside an estimate of ``need_s`` seconds: "within" it only where the
+    estimate fits what is left, else said as the cut it is (trial 17, T17-13: "at most about 32 s; within the time
+    budget, 25 s left of 30 s")."""
     if budget is None or opts.deadline is None:
         return ""
-    return f"; within the time budget, {fmt(max(opts.deadline - time.monotonic(), 0.0), 0)} s left of {fmt(budget, 0)} s"
+    left = max(opts.deadline - time.monotonic(), 0.0)
+    of = f"{fmt(left, 0)} s left of {fmt(budget, 0)} s"
+    if round(need_s) <= round(left):  # as the two numbers are said
+        return f"; within the time budget, {of}"
+    return f"; more than the time budget's {of}: what does not fit in them is cut at its end"
 
 
 def estimate_options(target: Path, opts: Any, repository: Path | None) -> Any | None:
@@ -65,7 +72,7 @@ def estimate_words(opts: Any | None, budget: float | None) -> str:
         return ""
     said = f"an estimated {fmt(e.seconds, 0)} s ({count(e.variants, 'variant')}, {count(e.points, 'point')})"
     _refuse_unfitting(said, e.seconds, budget, opts)
-    return f"in-process baseline: {said}{_left(budget, opts)}"
+    return f"in-process baseline: {said}{_left(budget, opts, e.seconds)}"
 
 
 def _refuse_unfitting(said: str, need_s: float, budget: float | None, opts: Any) -> None:
@@ -107,4 +114,4 @@ def profile_words(opts: Any | None, trace: bool, precisions: Sequence[str], budg
         return ""
     if not e.traces and not e.rows:  # nothing to estimate: the profile then refuses it (not ": at most about 0 s")
         return ""
-    return f"traces and precision study: {e.words()}{_left(budget, opts)}"
+    return f"traces and precision study: {e.words()}{_left(budget, opts, e.seconds)}"
