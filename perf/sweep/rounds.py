@@ -340,7 +340,9 @@ def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, esti
     """The line after a session's rounds: how many rounds and visits, in how many groups, how long
     against the estimate, and why they ended (trial 9, F2: "rounds: 165 s spent (estimated 338 s)"
     said neither). ``since``: the rounds and groups recorded before this session (a resume's). Its
-    visits count those that failed too, said apart; its rounds only those that measured something."""
+    visits count those that failed too, said apart; its rounds only those that measured something. After a
+    resume it says the run's rounds too, as the ending's "after N rounds" counts them (trial 17, T17-5: "9 rounds"
+    and "after 10 rounds" in one line)."""
     session = rounds.rounds[since[0] :]
     done = [r for r in rounds.measured() if r in session]  # a round whose every visit failed is no round
     groups = rounds.groups[since[1] :]
@@ -352,6 +354,7 @@ def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, esti
         + (f", {failed} failed" if failed else "")
         + ")"
         + (f" in {len(groups)} groups" if len(groups) > 1 else "")
+        + (f" this session, {len(rounds.measured())} in the run" if len(rounds.measured()) > len(done) else "")
         + f", {fmt(now_s, 0)} s (estimated {fmt(estimate_s, 0)} s"
         + (f"; {fmt(before_s, 0)} s before this resume" if before_s else "")
         + ")"

@@ -26,7 +26,12 @@ def test_the_rounds_line_counts_rounds_and_visits_and_says_why_they_ended():
 def test_a_resumed_session_counts_its_own_rounds_and_an_interrupted_one_no_reason():
     rec = _rounds([0] * 2 + [1] * 3)
     line = spent_words(rec, (2, 1), 60.0, 100.0, 40.0)
-    assert line == f"rounds: 3 rounds (45 visits), 60 s (estimated 100 s; 40 s before this resume); ended: {DECIDED}"
+    # the run's rounds said too, as the ending's "after N rounds" counts them (trial 17, T17-5: "9 rounds" beside
+    # "after 10 rounds")
+    assert line == (
+        f"rounds: 3 rounds (45 visits) this session, 5 in the run, 60 s (estimated 100 s; 40 s before this resume); "
+        f"ended: {DECIDED}"
+    )
     assert (
         spent_words(_rounds([0] * 2, ended=None), (0, 0), 20.0, 100.0, None)
         == "rounds: 2 rounds (30 visits), 20 s (estimated 100 s)"
