@@ -1,0 +1,34 @@
+"""Trial 17, T17-3: one level was "not verified here (a quiet host might meet the budget)" in the outside-the-tie-set
+line and "far over it; more than the CPU host load took explains" two lines below. One rule decides
+(:meth:`perf.analysis.ranking.budget_latency.Judged.far_over`, on the run's cores); both lines follow it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from perf.analysis.ranking.budget_latency import unverified_words
+from perf.analysis.ranking.standing_words import lowest
+from perf.records.levels import LevelResult
+from perf.records.results import RunResult, VariantResult
+from perf.records.rounds import RoundsRecord
+
+
+def _run() -> RunResult:
+    """`ts` at c=1: p99 209-230 ms in 3 rounds, all host busy (other processes 1.5 of 2 cores: at most 4x slower)."""
+    levels = [
+        LevelResult(1, 1, r, throughput_infer_per_s=11.0, latency_p99_ms=ms, host_busy_pct=150.0, host_busy=True)
+        for r, ms in enumerate((209.71, 221.04, 230.0))
+    ]
+    run = RunResult("r", "now", environment={"cpu_count": 2})  # type: ignore[typeddict-item]
+    run.variants = [VariantResult("ts", status="ok", levels=levels)]
+    run.rounds = RoundsRecord(seed=1)  # a rounds run: its levels judged on their rounds' load
+    return run
+
+
+def test_a_level_far_over_the_budget_is_not_also_not_verified_here() -> None:
+    run = _run()
+    far = unverified_words(run, 99, 30.0) or ""
+    assert "far over it; more than the CPU host load took explains: `ts` at concurrency 1" in far, far
+    assert "not verified here" not in far
+    said = lowest(SimpleNamespace(latency_metric="latency_p99_ms", budget_ms=30.0), run, "ts")  # type: ignore[arg-type]
+    assert said == " (lowest p99 221.04 ms, at c=1)", said  # was ": not verified here (every round host busy; ...)"
