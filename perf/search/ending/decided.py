@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from perf.analysis.ranking.budget_latency import host_cores
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.ranking.standing import contention, ranked_words, settled_words
 from perf.markdown import fmt
-from perf.records.results import VariantResult
+from perf.records.results import RunResult, VariantResult
 from perf.records.workloads import variant_of
 from perf.search import ladder as ladders
 from perf.search.ending import unverified
@@ -22,6 +23,7 @@ class Rounds(Protocol):
 
     setup: Any
     ladders: dict[str, ladders.Lanes]
+    run: RunResult
 
     def run_variant(self, name: str) -> VariantResult:
         """The run's record of variant ``name``."""
@@ -82,7 +84,7 @@ def _one(
     if rank.leader is None:
         return None
     pct = s.budget.percentile if s.budget else 99
-    pending = unverified.rivals(rank, alive, pct) if met else {}
+    pending = unverified.rivals(rank, alive, pct, host_cores(sched.run)) if met else {}
     if rounds_left > 0 and any(_lane(sched, n, alive[n], label).active for n in pending):  # more rounds may verify it
         return None
     names = [n for n in contention(rank) if n in alive]  # one never compared may still move too

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from perf.analysis.ranking.budget_latency import host_cores
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.ranking.standing import contention
 from perf.records.results import VariantResult
@@ -22,22 +23,23 @@ def tie_set(sched: Rounds, alive: Sequence[str]) -> list[str]:
     workloads each workload's, its variants once, in order; every contender when nothing could be ranked."""
     b = sched.setup.budget
     pct = b.percentile if b is not None else 99
+    cores = host_cores(sched.run)  # the far-over rule's (trial 17, T17-3)
     per = sched.workloads(alive)
     if per is None:
-        return _kept(sched.ranked(alive), {n: sched.run_variant(n) for n in alive}, pct)
+        return _kept(sched.ranked(alive), {n: sched.run_variant(n) for n in alive}, pct, cores)
     tie: list[str] = []
     for label, group in per.items():
-        for n in _kept(sched.rank_series(group), {sr.name: sr for sr in group}, pct):
+        for n in _kept(sched.rank_series(group), {sr.name: sr for sr in group}, pct, cores):
             if (v := variant_of(n, label)) not in tie:
                 tie.append(v)
     return tie or list(alive)
 
 
-def _kept(ranked: tuple[Ranking, bool], variants: dict[str, VariantResult], percentile: int) -> list[str]:
+def _kept(ranked: tuple[Ranking, bool], variants: dict[str, VariantResult], percentile: int, cores: int | None) -> list[str]:
     """The names of ``variants`` (variants, or one workload's series) the ranking keeps: its contention and,
     under the budget (``ranked[1]``), those a budget miss this host cannot verify leaves out."""
     rank, met = ranked
     if rank.leader is None:
         return list(variants)  # one never compared is not out
     kept = contention(rank)
-    return kept + [n for n in (unverified.rivals(rank, variants, percentile) if met else {}) if n not in kept]
+    return kept + [n for n in (unverified.rivals(rank, variants, percentile, cores) if met else {}) if n not in kept]

@@ -19,11 +19,13 @@ from perf.analysis.ranking.rank import Ranking
 from perf.records.results import VariantResult
 
 
-def rivals(rank: Ranking, variants: Mapping[str, VariantResult], percentile: int) -> dict[str, str]:
+def rivals(rank: Ranking, variants: Mapping[str, VariantResult], percentile: int, cores: int | None = None) -> dict[str, str]:
     """The variants of ``variants`` (by name; the leader's among them) with a level over the budget
     of ``rank`` that this host cannot verify and that the leader does not beat by the rule, each with
     why the first such level is not verified (``"every round host busy; p99 23.90 ms over all 3"``);
-    ``{}`` for a ranking without a budget or a leader."""
+    ``{}`` for a ranking without a budget or a leader. ``cores``: the run's (:func:`perf.analysis.ranking.budget_latency.host_cores`):
+    a level far over the budget, more than the host's load explains, is over it, not unverified (trial 17, T17-3: without
+    them such a level was kept in the tie set and named "not verified here" while the report called it far over)."""
     lead = rank.leader
     if lead is None or rank.budget_ms is None or lead.side.variant not in variants:
         return {}
@@ -32,7 +34,7 @@ def rivals(rank: Ranking, variants: Mapping[str, VariantResult], percentile: int
         if name == lead.side.variant:
             continue
         for side in levels_of(vr):
-            j = judged(records(vr, side), rank.latency_metric)
+            j = judged(records(vr, side), rank.latency_metric, cores)
             why = j.unverified_why(percentile, rank.budget_ms) if j is not None else None
             if why and compare(lead_v, lead.side, vr, side, rank.latency_metric).verdict != "a":
                 out[name] = why

@@ -32,3 +32,23 @@ def test_a_level_far_over_the_budget_is_not_also_not_verified_here() -> None:
     assert "not verified here" not in far
     said = lowest(SimpleNamespace(latency_metric="latency_p99_ms", budget_ms=30.0), run, "ts")  # type: ignore[arg-type]
     assert said == " (lowest p99 221.04 ms, at c=1)", said  # was ": not verified here (every round host busy; ...)"
+
+
+def test_the_rounds_keep_no_far_over_level_as_an_unverified_rival() -> None:
+    """The same rule in the rounds' tie set and ending (:func:`perf.search.ending.unverified.rivals`): the trial's
+    far-over variant was planned into the final group as "not verified here"."""
+    from perf.analysis.ranking.budget_latency import host_cores
+    from perf.analysis.ranking.rank import rank_variants
+    from perf.search.ending.unverified import rivals
+
+    run = _run()
+    fast = [  # the trial's per-round gaps: too uneven for the paired rule to call in 3 rounds (T17-1)
+        LevelResult(1, 1, r, throughput_infer_per_s=11.0 * x, latency_p99_ms=20.0, host_busy_pct=150.0, host_busy=True)
+        for r, x in enumerate((15.99, 56.97, 89.34))
+    ]
+    run.variants.append(VariantResult("onnx", status="ok", levels=fast))
+    variants = {v.name: v for v in run.variants}
+    rank = rank_variants(run.variants, 30.0)
+    assert rank.leader is not None and rank.leader.side.variant == "onnx"
+    assert rivals(rank, variants, 99, host_cores(run)) == {}  # was {"ts": "every round host busy; ..."}
+    assert "ts" in rivals(rank, variants, 99)  # cores unknown: no bound, not verified here
