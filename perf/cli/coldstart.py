@@ -9,9 +9,10 @@ from typing import Any
 import click
 
 from clients.cli.options import server_options
-from core.cli import CONTEXT_SETTINGS, ToolkitCommand, list_option, parse_flag, verbosity_option
+from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, list_option, parse_flag, verbosity_option
 from core.errors import PerfError, ToolkitError
 from core.options import option
+from core.wording import of
 from perf.cli.runs import RunFolder
 from perf.sweep.options import SweepOptions
 
@@ -112,10 +113,17 @@ def coldstart(
     records = []
     server = TritonServer(opts)  # a server that could load none of them is not started (the sweep's rule, T15-9)
     server.refuse_unservable(names, "nothing was started or measured" + (f", and {into} is as it was" if into else ""))
+    stopped: list[str] = []  # Ctrl-C: the variants not measured; those measured are shown and kept (T17-16)
     with server as srv:
-        for name in names:
+        for i, name in enumerate(names):
             click.echo(f"{name}: loading", err=True)
-            records.append(cs.measure(srv, repo.variant(name), batch_sizes, protocol, dims))
+            try:
+                records.append(cs.measure(srv, repo.variant(name), batch_sizes, protocol, dims))
+            except KeyboardInterrupt:
+                stopped = names[i:]
+                wait = f"up to {srv.runtime_impl.stop_wait_s():g} s"
+                click.secho(f"stopping (Ctrl-C): {name} left unfinished; stopping tritonserver ({wait})", fg="yellow", err=True)
+                break
         run.environment.setdefault("server", {"runtime": srv.runtime, "reason": srv.runtime_reason, "command": srv.command_line})
     if not into:
         run.environment.update(environment.collect())  # type: ignore[typeddict-item]
@@ -136,7 +144,7 @@ def coldstart(
     click.echo(report.conclusion(run, items))
     for line in kept:
         click.secho(line, fg="yellow", err=True)
-    if not any(r.measured for r in records):
+    if not any(r.measured for r in records) and not stopped:
         raise PerfError("no cold start was measured: the reasons are in the table", hint="fix what they name, then run it again")
     if into:
         results.save(run, into)
@@ -145,6 +153,13 @@ def coldstart(
             click.echo(line)
         for name in kept_held:
             click.echo(held_line(run, run.variant(name).cold_start))  # type: ignore[union-attr,arg-type]
+    if stopped:
+        done = f"{of(len(names) - len(stopped), len(names), 'variant')} measured" + (" (the table above)" * bool(records))
+        again = f"the same command with --variants {','.join(stopped)}"
+        click.secho(
+            f"interrupted (Ctrl-C): {done}; not measured: {', '.join(stopped)}; to measure them, run {again}", fg="yellow"
+        )
+        raise SystemExit(EXIT_INTERRUPTED)
 
 
 def _chosen(run: Any, repo: Any, variants: tuple[str, ...], into: Path) -> list[str]:

@@ -62,3 +62,26 @@ def test_perf_coldstart_prints_the_table_and_the_measured_warmup_count(tmp_path:
     assert "b4 " in row and "not measured" not in row
     assert "**Cold start.** 1 variant was loaded alone on the bundled tritonserver" in r.output
     assert "--warmup-count " in r.output and "measured by triton-perf coldstart" in r.output
+
+
+def test_ctrl_c_in_coldstart_shows_the_variants_measured_and_names_the_rest(tiny_repo: Path, tiny_build, monkeypatch):
+    # it said "aborted" and dropped the cold starts already measured (trial 17, T17-16)
+    names = tiny_build.manifest["variants"][:3]
+    real = coldstart.measure
+    calls: list[str] = []
+
+    def measure(srv, variant, *args, **kwargs):
+        calls.append(variant.name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # Ctrl-C while the second variant is measured
+        return real(srv, variant, *args, **kwargs)
+
+    monkeypatch.setattr(coldstart, "measure", measure)
+    args = ["coldstart", "--repository", str(tiny_repo), "--variants", ",".join(names), "--runtime", "bundled"]
+    r = CliRunner().invoke(cli, [*args, "--batch-sizes", "1"])
+    assert r.exit_code == 130, r.output
+    assert f"stopping (Ctrl-C): {names[1]} left unfinished; stopping tritonserver (up to" in r.output
+    row = next(ln for ln in r.output.splitlines() if f"`{names[0]}`" in ln)
+    assert "not measured" not in row, r.output
+    assert f"interrupted (Ctrl-C): 1 of 3 variants measured (the table above); not measured: {names[1]}, {names[2]}" in r.output
+    assert f"--variants {names[1]},{names[2]}" in r.output and "aborted" not in r.output
