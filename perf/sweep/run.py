@@ -28,6 +28,7 @@ from typing import Any, cast
 
 from core.errors import FlagError, ToolkitError
 from core.wording import count, join_once
+from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import fmt
 from perf.measure import environment
 from perf.records.build_check import read_checks
@@ -212,6 +213,23 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             promise.measured_top(self.run, names),
         )
 
+    def _too_few_rounds(self, names: list[str], fit: budgets.Fit, left: float | None) -> str:
+        """The plan line's words for a plan of fewer rounds than a verdict needs (:data:`MIN_ROUNDS`, the paired
+        rule's minimum), said up front with the smallest whole-minute ``--time-budget`` whose plan (:meth:`_fit` of
+        the same ``names``, after the same set-up) gives them (trial 17, T17-18: "about 3 rounds" started, and only
+        the end said "3 of the 6 rounds a verdict needs", 80 s later); ``""`` with enough rounds, no budget, or a
+        ``max_rounds`` below the minimum (no budget gives more)."""
+        o, rr = self.opts, self.run.rounds
+        if left is None or o.time_budget_s is None or rr is None or fit.rounds >= min(MIN_ROUNDS, rr.rules.max_rounds):
+            return ""
+        spent, first = o.time_budget_s - left, int(o.time_budget_s // 60) + 1
+        minutes = next((m for m in range(first, first + 60) if self._fit(names, m * 60 - spent).rounds >= MIN_ROUNDS), None)
+        hint = (f"--resume {self.run_id} " if o.resume else "") + f"--time-budget {minutes}m gives them" if minutes else ""
+        return (
+            f"; fewer than the {MIN_ROUNDS} rounds a verdict needs unless the gap is large (the paired rule's minimum): "
+            f"{hint or 'a longer --time-budget gives them'}"
+        )
+
     def _refuse_unfit(self, started: float) -> None:
         """A new rounds run whose time budget does not fit one round is refused before anything
         is started or written: its run folder (made empty by :class:`~perf.sweep.context.SweepBase`)
@@ -292,6 +310,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
                 if fit.cuts
                 else ""
             )
+            + self._too_few_rounds(names, fit, left)
         )
         self.progress({"event": "plan", "text": text, "estimate_s": fit.estimate_s})  # said once (perf.search.events)
         if left is not None and fit.rounds <= 1 and fit.estimate_s > left:  # not one round fits: nothing is loaded

@@ -49,3 +49,38 @@ def test_join_once_says_a_shared_reason_once_only_for_neighbours() -> None:
     parts = ["a not measured (x)", "b not measured (x)", "c (y)", "d not measured (x)"]
     assert join_once(parts) == "; ".join(parts)
     assert join_once(["a (x)", "b (x)", "c (y)"]) == "a; b (all 2: x); c (y)"
+
+
+def _plan_line(budget_s: float, monkeypatch: pytest.MonkeyPatch, max_rounds: int | None = None) -> tuple[str, int]:
+    names = ["a", "b"]
+    vrs = [VariantResult(n, levels=levels([100.0, 200.0, 300.0], [4.0, 5.0, 8.0]), status="pending") for n in names]
+    run = RunResult("t17", "now", variants=vrs)
+    run.search = SearchRecord("brute", False, order=list(names))
+    rules = RoundRules() if max_rounds is None else RoundRules(max_rounds=max_rounds)
+    run.rounds = RoundsRecord(seed=1, rules=rules)
+    monkeypatch.setattr(sweep_run.time, "monotonic", lambda: 1e6 - budget_s)
+    sw = PlanOnlySweep(run, budget_s)
+    sw._rounds(0.0, 1e6)
+    assert sw.fit is not None
+    (plan,) = [e["text"] for e in sw.events if e["event"] == "plan"]
+    return plan, sw.fit.rounds
+
+
+def test_a_plan_of_fewer_rounds_than_a_verdict_needs_says_so_up_front(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 17, T17-18: "about 3 rounds ... estimated 77 s of a 90 s budget" started with no word that 3 rounds
+    cannot give a verdict; the end said "3 of the 6 rounds a verdict needs", 80 s later. The plan line says it,
+    with the smallest whole-minute --time-budget whose plan gives the rounds."""
+    from perf.analysis.ranking.operating import MIN_ROUNDS
+
+    plan, rounds = _plan_line(45.0, monkeypatch)
+    assert rounds < MIN_ROUNDS
+    said = f"; fewer than the {MIN_ROUNDS} rounds a verdict needs unless the gap is large (the paired rule's minimum): "
+    assert said in plan
+    minutes = int(plan.split("--time-budget ")[1].split("m gives them")[0])
+    assert _plan_line(minutes * 60.0, monkeypatch)[1] >= MIN_ROUNDS  # the number is exact: that budget gives them
+    assert minutes == 1 or _plan_line((minutes - 1) * 60.0, monkeypatch)[1] < MIN_ROUNDS
+    # enough rounds: nothing said
+    plan, rounds = _plan_line(minutes * 60.0, monkeypatch)
+    assert rounds >= MIN_ROUNDS and "a verdict needs" not in plan
+    # max_rounds below the minimum: no budget gives more, so no budget is named
+    assert "a verdict needs" not in _plan_line(45.0, monkeypatch, max_rounds=2)[0]
