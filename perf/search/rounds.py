@@ -97,6 +97,8 @@ def _place(vr: VariantResult, level: LevelResult) -> None:
 class Rounds:
     """Runs rounds over groups of variants of one run (module docstring).
 
+    ``kept_s``: the time budget after ``deadline`` kept for the in-process baseline (s; the sweep's plan), said beside what is left.
+
     Args:
         run: The run (its ``rounds`` and ``search`` records are filled in; levels are added to its variants).
         setup: Plans and rules.
@@ -131,7 +133,7 @@ class Rounds:
         self.withdrawn: set[str] = set()  # not loaded again after the server died: the time left did not fit it
         self.failed = FailedLevels()  # levels failed in this session (perf.search.failed)
         self.walls: list[float] = []  # each visit's seconds, as timed
-        self.planned_visit_s, self.slow_why, self._slow_said = visit_s, slow_why, False
+        self.planned_visit_s, self.slow_why, self._slow_said, self.kept_s = visit_s, slow_why, False, 0.0
         self._lock = threading.Lock()
 
     # -- state ------------------------------------------------------------------------------

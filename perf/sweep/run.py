@@ -326,6 +326,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         setup = Setup(self.plans, self.levels, self.adaptive, search.rules, rounds.rules, search.mode, self.budget, fit.cap)
         rounds_end = None if deadline is None else deadline - fit.reserve_s  # the baseline's time kept (budget.fit)
         engine = Rounds(self.run, setup, fit.visit_s, time.monotonic, rounds_end, self._save, self.progress, self.slow_why)
+        engine.kept_s = fit.reserve_s if deadline is not None else 0.0  # said beside the rounds' time left
         since = (len(rounds.rounds), len(rounds.groups))  # this session's rounds and groups come after
         try:
             self.run_rounds(engine, fit.variants, fit)

@@ -24,7 +24,7 @@ PLANNED_S = budget.visit_s(RoundRules().window_ms)  # what the plan prices a vis
 WARMUP = ("--warmup-request-count=20000",)
 
 
-def _sweep(visit_s: float, budget_s: float, why: str) -> tuple[float, RunResult, list[dict]]:
+def _sweep(visit_s: float, budget_s: float, why: str, kept_s: float = 0.0) -> tuple[float, RunResult, list[dict]]:
     """The rounds of :data:`NAMES` at :data:`LEVELS`, each visit ``visit_s`` on a fake clock, within ``budget_s``
     (``reserve_s`` 7 s kept for the unloads): ``(when they ended, run, events)``."""
     clock = [0.0]
@@ -34,6 +34,7 @@ def _sweep(visit_s: float, budget_s: float, why: str) -> tuple[float, RunResult,
     events: list[dict] = []
     setup = Setup(plans, LEVELS, False, SearchRules(), RoundRules(), "brute")
     sched = Rounds(run, setup, PLANNED_S, lambda: clock[0], budget_s, events=events.append, slow_why=why)
+    sched.kept_s = kept_s  # as the sweep sets it: its deadline is the budget's less the baseline's kept time
 
     def measure(name: str, key: LevelKey) -> LevelResult:
         clock[0] += visit_s
@@ -101,3 +102,19 @@ def test_the_flags_that_change_a_visits_length_are_one_kind() -> None:
 @pytest.mark.parametrize("args", [("--warmup-request-count", "20000"), ("--warmup=20000",)])
 def test_the_flag_is_named_however_it_is_typed(args: tuple[str, ...]) -> None:
     assert "perf_analyzer's --warmup-request-count sends that many requests" in visit_lengtheners(args)
+
+
+def test_the_rounds_time_left_is_said_beside_the_time_kept_for_the_baseline() -> None:
+    """Trial 17, T17-11: the rounds ended "time budget spent: 13 s left, the next round and the unloads (15 s
+    estimated) do not fit" against a deadline that kept 22 s for the in-process baseline: the words read as all
+    the budget left. Both end reasons (before a round, within one) now name the time kept beside it."""
+    _, run, _ = _sweep(35.0, 600.0, NO_FLAG, kept_s=22.0)
+    assert run.rounds is not None
+    cut = next(c.reason for c in run.rounds.cuts if c.kind == "rounds")
+    assert " s left before the 22 s kept for the in-process baseline, the next visit (35.0 s" in cut
+    _, run, _ = _sweep(PLANNED_S, 20.0, NO_FLAG, kept_s=22.0)  # ends before a round
+    assert run.rounds is not None
+    cut = next(c.reason for c in run.rounds.cuts if c.kind == "rounds")
+    assert " s left before the 22 s kept for the in-process baseline, the next round and the unloads (" in cut
+    _, run, _ = _sweep(PLANNED_S, 20.0, NO_FLAG)  # none kept: nothing said of it
+    assert run.rounds is not None and "kept for" not in next(c.reason for c in run.rounds.cuts if c.kind == "rounds")

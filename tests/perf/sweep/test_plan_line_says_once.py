@@ -84,3 +84,36 @@ def test_a_plan_of_fewer_rounds_than_a_verdict_needs_says_so_up_front(monkeypatc
     assert rounds >= MIN_ROUNDS and "a verdict needs" not in plan
     # max_rounds below the minimum: no budget gives more, so no budget is named
     assert "a verdict needs" not in _plan_line(45.0, monkeypatch, max_rounds=2)[0]
+
+
+def test_the_rounds_engine_knows_the_time_kept_for_the_baseline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 17, T17-11: the rounds' end words said "13 s left" of a deadline that kept 22 s for the in-process
+    baseline; the sweep gives its rounds the time it kept (perf.search.ending.out_of_time.left_words says it)."""
+
+    class KeepsBaseline(PlanOnlySweep):
+        engine: object = None
+
+        def _baseline_unusable(self) -> None:
+            return None
+
+        def _baseline_s(self, names: object) -> float:
+            return 10.0
+
+        def _keeps_baseline(self, names: object, left: object) -> str:
+            return ""
+
+        def run_rounds(self, engine: object, names: list[str], fit: object = None) -> None:
+            self.engine, self.fit = engine, fit  # type: ignore[assignment]
+
+    names = ["a", "b"]
+    vrs = [VariantResult(n, levels=levels([100.0, 200.0, 300.0], [4.0, 5.0, 8.0]), status="pending") for n in names]
+    run = RunResult("t17", "now", variants=vrs)
+    run.search, run.rounds = SearchRecord("brute", False, order=list(names)), RoundsRecord(seed=1, rules=RoundRules())
+    monkeypatch.setattr(sweep_run.time, "monotonic", lambda: 1e6 - 600.0)
+    sw = KeepsBaseline(run, 600.0)
+    sw.opts.baseline = True
+    sw._rounds(0.0, 1e6)
+    assert sw.fit is not None and sw.fit.reserve_s == 10.0
+    assert sw.engine.kept_s == 10.0 and sw.engine.deadline == 1e6 - 10.0  # type: ignore[attr-defined]
+    (plan,) = [e["text"] for e in sw.events if e["event"] == "plan"]
+    assert "kept from the budget" in plan
