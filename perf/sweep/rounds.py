@@ -204,7 +204,7 @@ class RoundsSweep(SweepBase):
                 self._plan, _, keep = load_cuts.fit_to_loads(self, engine, *args)
             cut |= set(pending) - set(keep)
             if not loaded and (earlier := self._measured_together(keep)) is not None:  # what is left adds no comparison
-                reason = f"{said}not loaded: {', '.join(keep)} were measured together in group {earlier} already"
+                reason = f"{said}not loaded: {', '.join(keep)} were measured together in group {earlier + 1} already"
                 return [], [], self._record_group(engine, [], reason, start)
             if name in cut:
                 continue
@@ -345,7 +345,7 @@ def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, esti
     and "after 10 rounds" in one line)."""
     session = rounds.rounds[since[0] :]
     done = [r for r in rounds.measured() if r in session]  # a round whose every visit failed is no round
-    groups = rounds.groups[since[1] :]
+    groups = [g for g in rounds.groups[since[1] :] if g.variants]  # one that loaded none measured nothing (T17-2)
     visits = sum(len(r.order) for r in session)
     failed = sum(v.failed for r in session for v in r.order)
     ended = groups[-1].ended if groups and groups[-1].ended else None

@@ -66,9 +66,11 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
     ]
     seen: dict[frozenset[str], int] = {}
     for g in rr.groups:
-        same = seen.setdefault(frozenset(g.variants), g.index)
+        same = seen.setdefault(frozenset(g.variants), g.index) if g.variants else g.index
         who = (
-            f"the same {count(len(g.variants), 'variant')} as group {same + 1}, in a later session of the run"
+            "no variant loaded"  # trial 17, T17-2: "Group 2 ()" for a final whose loads were not made
+            if not g.variants
+            else f"the same {count(len(g.variants), 'variant')} as group {same + 1}, in a later session of the run"
             if same != g.index
             else ", ".join(f"`{n}`" for n in g.variants)
         )

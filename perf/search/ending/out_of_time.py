@@ -86,7 +86,7 @@ def out_of_time(sched: Engine, alive: Sequence[str], done: int, cost: float, gro
         + (f"; {done} of the {MIN_ROUNDS} rounds a verdict needs" if done < MIN_ROUNDS else "")
         + _slow_part(sched)
     )
-    sched.record.cut(Cut("rounds", f"rounds after the first {done} of group {group} not measured: {why}"))
+    sched.record.cut(Cut("rounds", f"rounds after the first {done} of group {group + 1} not measured: {why}"))
     cut_ladders(sched, alive)
     return why
 
@@ -104,7 +104,7 @@ def stopped_mid_round(sched: Engine, alive: Sequence[str], rr: RoundRecord, left
     sched.record.cut(
         Cut(
             "rounds",
-            f"round {rr.index + 1} of group {group} stopped after {count(done, 'visit')} of {done + left}: "
+            f"round {rr.index + 1} of group {group + 1} stopped after {count(done, 'visit')} of {done + left}: "
             f"{count(left, 'visit')} not measured: {why}",
         )
     )

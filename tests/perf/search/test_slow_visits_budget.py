@@ -57,7 +57,7 @@ def test_visits_far_over_their_plan_stop_at_the_budget_and_say_which_flag() -> N
     assert len(slow) == 1  # said once, at the first slow visit
     assert slow[0]["text"].startswith(f"rounds: visits took 35.0 s each (mean of 1), 28x the {PLANNED_S:.2f} s planned: {why}")
     cut = next(c.reason for c in run.rounds.cuts if c.kind == "rounds")
-    assert cut.startswith("round 1 of group 0 stopped after 16 visits of 24: 8 visits not measured: time budget spent: ")
+    assert cut.startswith("round 1 of group 1 stopped after 16 visits of 24: 8 visits not measured: time budget spent: ")
     assert "the next visit (35.0 s, the mean measured) and the unloads (7 s) do not fit" in cut
     assert f"(visits took 35.0 s each (mean of 16), 28x the {PLANNED_S:.2f} s planned: {why})" in cut
     assert run.rounds.ended is not None and why in run.rounds.ended

@@ -36,3 +36,13 @@ def test_a_resumed_session_counts_its_own_rounds_and_an_interrupted_one_no_reaso
         spent_words(_rounds([0] * 2, ended=None), (0, 0), 20.0, 100.0, None)
         == "rounds: 2 rounds (30 visits), 20 s (estimated 100 s)"
     )
+
+
+def test_a_group_that_loaded_no_variant_is_not_counted():
+    """Trial 17, T17-2: "5 rounds (22 visits) in 2 groups" where the second group loaded nothing (its variants
+    were measured together already): one group measured, so no "in 2 groups" and no "the last group"."""
+    rec = _rounds([0] * 5)
+    rec.groups.append(LoadGroup(1, [], "not loaded: a, b were measured together in group 1 already"))
+    assert (
+        spent_words(rec, (0, 0), 102.0, 164.0, None) == f"rounds: 5 rounds (75 visits), 102 s (estimated 164 s); ended: {DECIDED}"
+    )
