@@ -17,14 +17,23 @@ from perf.records.workloads import MIXED_WORD, batch_sizes_swept, workload
 
 def run_workloads(view: RunResult) -> list[str]:
     """The client workloads of a run split by workload (:func:`perf.records.workloads.split_by_workload`),
-    in the run's order; ``[]`` for a run of one."""
+    in the run's order; ``[]`` for a run of one, labelled or not (trial 17, T17-6: a one-workload mixed-size
+    run's series carry its label, while :func:`~perf.analysis.recommendation.frontier.workload_recommendations`
+    keys a run of one by ``""``: the label passed the check, the lookup raised KeyError)."""
+    labels = _labels(view)
+    return labels if len(labels) > 1 else []
+
+
+def _labels(view: RunResult) -> list[str]:
+    """Every workload label the run's series carry, in the run's order (one for a run of one mixed size)."""
     return [w for w in dict.fromkeys(workload(v) for v in view.variants) if w]
 
 
 def _parts(label: str) -> frozenset[str]:
     """A workload label's parts, as the user may type them: ``"time=16000, b=4"`` and
     ``"b=4,time=16000"`` alike; a mix with or without its ``(mixed)`` word."""
-    return frozenset(p.replace(MIXED_WORD, "").strip() for p in label.split(",") if p.strip())
+    parts = (p.replace(MIXED_WORD, "").strip(" []") for p in label.split(","))  # "[...]": a series name's tail pasted
+    return frozenset(p for p in parts if p)
 
 
 def only_workload(view: RunResult) -> str:
@@ -53,14 +62,15 @@ def match_workload(view: RunResult, text: str) -> str | None:
     batches = batch_sizes_swept(view)  # one batch size: the labels leave it out, a user may still write it
     implied = frozenset({f"b={batches[0]}"} if len(batches) == 1 else ())
     given = _parts(text)
-    measured = labels or [only_workload(view)]
+    measured = labels or _labels(view) or [only_workload(view)]
     if given and labels:
         found = next((w for w in labels if _parts(w) - implied == given - implied), None)
         if found is not None:
             return found
-    elif given and given <= _parts(measured[0]):  # the run's one workload, named by some or all of its parts
+    elif given and given - implied <= _parts(measured[0]):  # the run's one workload, named by some or all of its parts
         return None
-    have = "; ".join(labels) if labels else f"one workload only, {measured[0]} (no --shapes sizes, one --batch-sizes)"
+    why_one = f"{measured[0]}" if _labels(view) else f"{measured[0]} (no --shapes sizes, one --batch-sizes)"
+    have = "; ".join(labels) if labels else f"one workload only, {why_one}"
     axes = [p.split("=")[0].strip() for p in given if "=" in p]
     valid = dict.fromkeys([*(p.split("=")[0] for w in measured for p in _parts(w) if "=" in p), "b"])
     typo = unknown_names_error("--workload", axes, valid, kind="axis", owner="its workloads")

@@ -66,8 +66,10 @@ def workload(v: VariantResult) -> str | None:
 
 def several_workloads(view: RunResult) -> bool:
     """Whether a run as :func:`split_by_workload` shows it holds series of more than one client workload
-    (a pick is then said per workload)."""
-    return len({workload(v) for v in view.variants}) > 1
+    (a pick is then said per workload). A variant with no level measured is left unsplit, so carries no
+    workload: it is not another one (trial 17, T17-6: a one-workload mixed-size run with one such variant
+    was told as several, "each client workload has its own pick")."""
+    return len({workload(v) for v in view.variants if v.levels}) > 1
 
 
 def variant_name(v: VariantResult) -> str:
