@@ -30,6 +30,7 @@ from builders.model.models import LoadedModel, load_model
 from builders.model.outputs import infer_outputs, require_batch_first
 from builders.model.spec import ModelSpec
 from builders.repository.build_folder import Staging, earlier_records, earlier_variants, remove_failed, same_source
+from builders.repository.build_lock import build_folder_lock
 from builders.repository.manifest import MANIFEST, library_versions, read_manifest, weights_hash, write_manifest
 from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry
 from builders.repository.replacing import refuse_replacing
@@ -88,6 +89,8 @@ def build(opts: BuildOptions, progress: Progress | None = None, counted: Counted
         ModelSpecError: the model, its spec or its outputs cannot be used (or the only export
             failed verification on a spec problem).
         ConfigError: the variant grid is empty, or the build folder holds another model's build.
+        BuildBusyError: another build of the model is at work in its build folder (the message names
+            its pid); nothing was changed.
         ExportError, VerificationError, GpuRequiredError: the only export failed (its own error).
         PartialBuildError: several exports failed and nothing asked for was built, or some
             failed and the others' variants were written (``result``).
@@ -97,6 +100,14 @@ def build(opts: BuildOptions, progress: Progress | None = None, counted: Counted
     name = opts.name or loaded.name
     spec = _infer_outputs(opts, loaded, say)
     out = opts.build_dir / name
+    with build_folder_lock(out, name):  # one build per build folder: they would share its staging folder
+        return _build_held(opts, say, loaded, name, spec, out, counted)
+
+
+def _build_held(
+    opts: BuildOptions, say: Progress, loaded: LoadedModel, name: str, spec: ModelSpec, out: Path, counted: Counted | None
+) -> BuildResult:
+    """:func:`build`'s steps from claiming the build folder ``out`` on, its lock held."""
     old = _claim_build_folder(opts, out, name, loaded)
     versions = library_versions()
     weights = weights_hash(loaded.module)

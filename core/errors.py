@@ -151,3 +151,10 @@ class RepositoryError(ToolkitError):
     build folder)."""
 
     stage = "repository"
+
+
+class BuildBusyError(ToolkitError):
+    """Another build of the same model is at work in its build folder (``builds/<model>/``); the
+    message names its pid. One build per build folder at a time: they would share its staging folder."""
+
+    stage = "build"

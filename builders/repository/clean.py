@@ -16,6 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from builders.repository.build_lock import holder
 from core.errors import RecordError
 from core.names import read_text
 
@@ -30,12 +31,15 @@ class Cleaned:
     Attributes:
         deleted: The folders and files deleted, as paths under ``root``.
         kept: The model folders kept (no build listed them).
-        note: Why no variant folder was deleted, when the index could not be read (else ``None``).
+        note: Why no variant folder was deleted, when the index could not be read or a build is at
+            work (else ``None``).
+        busy: A build was at work (:mod:`builders.repository.build_lock`): nothing was deleted.
     """
 
     deleted: list[str] = dataclasses.field(default_factory=list)
     kept: list[str] = dataclasses.field(default_factory=list)
     note: str | None = None
+    busy: bool = False
 
 
 def _listed(index: Path) -> list[str]:
@@ -60,9 +64,18 @@ def clean(root: Path) -> Cleaned:
         root: Where ``make`` runs (the checkout's root).
 
     Returns:
-        What was deleted and kept; an unreadable index deletes no variant folder and says why.
+        What was deleted and kept; an unreadable index deletes no variant folder and says why; a
+        build at work in ``root/builds`` deletes nothing (trial 17, T17-9: it would lose its files).
     """
     out = Cleaned()
+    at_work = [f"{BUILDS / d.name}/ (pid {pid})" for d in _folders(root / BUILDS) if (pid := holder(d))]
+    if at_work:
+        out.busy = True
+        out.note = (
+            f"a build is at work in {', '.join(at_work)}: nothing deleted (a build writes {BUILDS}/ and {REPOSITORY}/); "
+            "run make clean again when it ends"
+        )
+        return out
     if (root / BUILDS).exists():
         shutil.rmtree(root / BUILDS)
         out.deleted.append(f"{BUILDS}/")
@@ -88,15 +101,23 @@ def clean(root: Path) -> Cleaned:
     return out
 
 
+def _folders(builds: Path) -> list[Path]:
+    """The build folders in ``builds`` (none when it is missing)."""
+    return sorted(d for d in builds.iterdir() if d.is_dir()) if builds.is_dir() else []
+
+
 def main() -> None:
     """``make clean``: :func:`clean` of the current folder, saying what it deleted and kept."""
     done = clean(Path.cwd())
     lines = [f"deleted: {', '.join(done.deleted)}" if done.deleted else "nothing a build made is left to delete"]
+    lines = [] if done.busy else lines
     if done.kept:
         lines.append(f"kept (no build listed them in {REPOSITORY / INDEX}): {', '.join(done.kept)}")
     if done.note:
         lines.append(done.note)
     sys.stdout.write("\n".join(lines) + "\n")
+    if done.busy:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -101,3 +101,33 @@ def test_an_index_of_another_form_deletes_no_model_folder_and_says_so(tmp_path: 
     done = clean(tmp_path)
     assert (tmp_path / "model_repository" / "a" / "1").is_dir() and (tmp_path / "model_repository" / "index.json").is_file()
     assert done.note and "cannot be read" in done.note and "no model folder deleted" in done.note
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_clean_deletes_nothing_while_a_build_is_at_work(tmp_path: Path):
+    """Trial 17, T17-9: a build at work holds ``builds/<model>/.build.lock``; ``make clean`` then would
+    delete its staged files under it: it deletes nothing, names the build's pid, and exits 1."""
+    tree = _tree(tmp_path)
+    _index(tree, "mlp_onnx_cpu1_nodb_mbs64")
+    hold = (
+        "import sys; from pathlib import Path; from builders.repository.build_lock import build_folder_lock\n"
+        "with build_folder_lock(Path(sys.argv[1]), 'mlp'):\n    print('held', flush=True); sys.stdin.read()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    first = subprocess.Popen(
+        [str(ROOT / ".venv/bin/python"), "-c", hold, str(tree / "builds/mlp")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert first.stdout is not None and first.stdout.readline().strip() == "held"
+        res = subprocess.run(["make", "-s", "clean", f"VENV={ROOT / '.venv'}"], cwd=tree, capture_output=True, text=True, env=env)
+        assert res.returncode != 0
+        assert f"a build is at work in builds/mlp/ (pid {first.pid}): nothing deleted" in res.stdout
+        assert (tree / "model_repository/index.json").is_file() and (tree / "model_repository/mlp_onnx_cpu1_nodb_mbs64").is_dir()
+        assert (tree / "builds/mlp").is_dir()
+    finally:
+        first.communicate("")
+    assert "deleted: builds/" in _make(tree, "clean")
