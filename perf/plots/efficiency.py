@@ -17,14 +17,15 @@ so. The right panel's time components use their own colours (:data:`perf.plots.p
 from __future__ import annotations
 
 import logging
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.wording import count
 from perf.analysis.efficiency import COMPONENTS, EfficiencyRow, best_rows
 from perf.markdown import flag_mark
-from perf.plots.canvas import Drawn, pyplot, xy
-from perf.plots.palette import BLACK, COMPONENT_COLOURS, REFERENCE, WHITE, series_colour
+from perf.plots.canvas import LEGEND_WRAP, Drawn, pyplot, xy
+from perf.plots.palette import BLACK, COMPONENT_COLOURS, REFERENCE, series_colour
 from perf.plots.styles import LINESTYLES, Style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.levels import HOST_BUSY
@@ -131,7 +132,7 @@ def _time_panel(ax, best: dict[str, EfficiencyRow], drawn: dict) -> None:
         label = (
             f"{count(len(negative), 'variant')} with a negative overhead: compute infer drawn whole as in-process (served faster)"
         )
-        ax.barh([], [], label=label, color=WHITE)
+        ax.plot([], [], ls="none", label=label)  # words, no swatch: an empty bar's swatch took the default blue (T17-8)
         drawn[label] = ([], [])
     ax.set_xlabel("µs per request (at each variant's highest throughput)")
     ax.set_title(TIME_TITLE)
@@ -142,8 +143,26 @@ def _time_panel(ax, best: dict[str, EfficiencyRow], drawn: dict) -> None:
 
 def _legend_below(ax) -> None:
     """The panel's legend under its x label, outside the data: inside, it hid the bottom bars'
-    segments (trial 9 F38: compute output and client recv of the last two variants)."""
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
+    segments (trial 9 F38: compute output and client recv of the last two variants). Labels wrap at
+    :data:`perf.plots.canvas.LEGEND_WRAP` characters and the legend stays within its half of the figure
+    (two columns, then one, then a smaller font): a long note ran into the other panel's legend (trial 17, T17-8)."""
+    entries = list(zip(*ax.get_legend_handles_labels(), strict=True))
+    notes = [(h, t) for h, t in entries if _words_only(h)]  # the notes (no swatch) after the swatches
+    handles, labels = zip(*[e for e in entries if e not in notes], *notes, strict=True) if entries else ((), ())
+    wrapped = [textwrap.fill(label, LEGEND_WRAP, break_long_words=False, break_on_hyphens=False) for label in labels]
+    renderer = ax.figure.canvas.get_renderer()
+    half = ax.figure.bbox.width / 2
+    for ncol, size in ((2, 7.0), (1, 7.0), (1, 6.0), (1, 5.0)):
+        legend = ax.legend(
+            handles, wrapped, fontsize=size, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=ncol, frameon=False
+        )
+        if legend.get_window_extent(renderer).width <= half:
+            return
+
+
+def _words_only(handle) -> bool:
+    """Whether a legend handle draws nothing (a note: an empty line without a marker)."""
+    return getattr(handle, "get_linestyle", lambda: "-")() in ("None", "none", "") and handle.get_marker() in (None, "None", "")
 
 
 def _segment(r: EfficiencyRow, field: str) -> float:

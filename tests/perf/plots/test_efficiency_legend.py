@@ -14,7 +14,8 @@ from perf.records.results import RunResult, VariantResult
 KEY = BaselineKey("m", "onnx", "fp32", "cpu", 2)
 
 
-def _run(n: int) -> RunResult:
+def _run(n: int, faster: int = 0) -> RunResult:
+    """``n`` variants; the first ``faster`` of them served faster than in-process (a negative overhead)."""
     run = RunResult("r", "now", environment={"cpu_count": 2})  # type: ignore[typeddict-item]
     targets = []
     for i in range(n):
@@ -30,7 +31,7 @@ def _run(n: int) -> RunResult:
                 network_server_us=600.0,
                 server_queue_us=400.0,
                 server_compute_input_us=50.0,
-                server_compute_infer_us=900.0,
+                server_compute_infer_us=100.0 if i < faster else 900.0,
                 server_compute_output_us=500.0,
                 client_recv_us=400.0,
                 host_busy_pct=1.0,
@@ -63,3 +64,25 @@ def test_no_legend_covers_a_bar_or_a_point(tmp_path: Path, keep_figures) -> None
         assert not [b for b in bars if b.overlaps(legend)], ax.get_title()
         assert not [pt for pt in points if legend.contains(*pt)], ax.get_title()
         assert not ax.xaxis.label.get_window_extent(renderer).overlaps(legend)
+
+
+def test_the_two_legends_stay_apart_and_no_swatch_repeats(tmp_path: Path, keep_figures) -> None:
+    """Trial 17, T17-8: the left legend's "served faster" note ran into the right legend, and the
+    negative-overhead note's empty bar showed the default blue of "network + protocol"."""
+    figures = keep_figures(plot_efficiency)
+    assert plot_efficiency.write_plot(efficiency_rows(_run(3, faster=1)), tmp_path / "e.png") is not None
+    (fig,) = figures
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    left, right = (ax.get_legend() for ax in fig.axes)
+    assert any("served faster" in t.get_text() for t in left.get_texts())
+    assert any("negative overhead" in t.get_text() for t in right.get_texts())
+    assert not left.get_window_extent(renderer).overlaps(right.get_window_extent(renderer))
+    for legend in (left, right):
+        assert fig.bbox.contains(*legend.get_window_extent(renderer).p0)
+        assert fig.bbox.contains(*legend.get_window_extent(renderer).p1)
+    for ax in fig.axes:
+        colours = [
+            tuple(h.get_facecolor()) for h in ax.get_legend().legend_handles if hasattr(h, "get_width") and h.get_visible()
+        ]
+        assert len(colours) == len(set(colours)), ax.get_title()
