@@ -41,35 +41,83 @@ def tradeoff_title(record: ColocationRecord) -> str:
     return f"co-located combinations: weighted throughput vs {x_words(record)}"
 
 
+def _point(c: judge.Measured, budgets: dict[str, float], relative: bool) -> tuple[float, float] | None:
+    """``c``'s (x, y) on the plot: its largest p99 (over its model's budget where ``relative``) and its
+    weighted throughput; ``None`` without numbers for every model."""
+    p99s = [p for p in c.p99_ms.values() if p is not None]
+    if c.weighted is None or len(p99s) != len(c.combination):
+        return None
+    if not relative:
+        return max(p99s), c.weighted
+    x = max((p / budgets[m] for m, p in c.p99_ms.items() if p is not None and m in budgets), default=None)
+    return None if x is None else (x, c.weighted)
+
+
+def _rounds_words(record: ColocationRecord, at: int) -> str:
+    """Which rounds a point is the median of: ``"step 3, 6 rounds"``."""
+    step = next(s for s in record.steps if s.index == at)
+    return f"step {at}, {step.rounds} rounds"
+
+
+def _pick_beside(
+    record: ColocationRecord,
+    chosen: judge.Combination,
+    drawn_from: set[int],
+    last: int,
+    budgets: dict[str, float],
+    relative: bool,
+):
+    """The pick's (x, y, step) in each earlier step that measured it and that other points are drawn
+    from: the rounds those points were compared with it in (trial 17, T17-7: the pick's final 6 rounds
+    at 1,770 weighted infer/s stood 1.87x above a combination the paired rule tied with it in their
+    shared 3 rounds)."""
+    out = []
+    for step in record.steps:
+        shared = step.index in drawn_from and step.index != last and step.rounds
+        if shared and any(judge.key(t) == judge.key(chosen) for t in step.targets):
+            xy = _point(judge.measured_in(record, step.index, step.rounds, chosen), budgets, relative)
+            if xy is not None:
+                out.append((*xy, step.index))
+    return out
+
+
 def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     """Draw the trade-off (module docstring) to ``path`` (PNG); ``None`` (no file) without a
-    combination that has numbers for every model."""
+    combination that has numbers for every model. Each point is labelled with the step whose rounds it
+    is the median of; the pick is also drawn (hollow star) in each earlier step's rounds that other points
+    come from, so a point is compared with the pick's in the same rounds."""
     budgets, one_budget, relative = _budget_axis(record)  # relative: budgets differ, each p99 against its own
-    rows = []
-    for c in judge.measured_combinations(record):
-        p99s = [p for p in c.p99_ms.values() if p is not None]
-        if c.weighted is None or len(p99s) != len(c.combination):
-            continue
-        if relative:
-            x = max((p / budgets[m] for m, p in c.p99_ms.items() if p is not None and m in budgets), default=None)
-            if x is not None:
-                rows.append((x, c.weighted, c))
-        else:
-            rows.append((max(p99s), c.weighted, c))
+    rows = [(*xy, c) for c in judge.measured_combinations(record) if (xy := _point(c, budgets, relative)) is not None]
     if not rows:
         return None
     fig, (ax,) = panels(1, 5.5)
     ax.set_title(tradeoff_title(record))
     within = [(x, y) for x, y, c in rows if not c.over]
     over = [(x, y) for x, y, c in rows if c.over]
+    each = "each the median of its last step's rounds (label)"
     if within:
-        ax.plot([x for x, _ in within], [y for _, y in within], "o", color=SERIES[0], label="within every model's budget")
+        ax.plot(
+            [x for x, _ in within], [y for _, y in within], "o", color=SERIES[0], label=f"within every model's budget, {each}"
+        )
     if over:
-        ax.plot([x for x, _ in over], [y for _, y in over], "x", color=CONTEXT, label="a model over its budget")
+        ax.plot([x for x, _ in over], [y for _, y in over], "x", color=CONTEXT, label=f"a model over its budget, {each}")
     chosen = verdict.decided_pick(record)
-    pick = next(((x, y) for x, y, c in rows if chosen and judge.key(c.combination) == judge.key(chosen)), None)
-    if pick is not None:
-        ax.plot([pick[0]], [pick[1]], "*", markersize=16, color=ALERT, label="the pick")
+    picked = next(((x, y, c) for x, y, c in rows if chosen and judge.key(c.combination) == judge.key(chosen)), None)
+    beside = []
+    if picked is not None and chosen is not None:
+        x, y, c = picked
+        ax.plot([x], [y], "*", markersize=16, color=ALERT, label=f"the pick ({_rounds_words(record, c.step)})")
+        beside = _pick_beside(record, chosen, {o.step for _, _, o in rows}, c.step, budgets, relative)
+        if beside:
+            ax.plot(
+                [b[0] for b in beside],
+                [b[1] for b in beside],
+                "*",
+                markersize=13,
+                markerfacecolor="none",
+                color=ALERT,
+                label="the pick in the rounds of the points it was compared with (label: step)",
+            )
     lead = verdict.lead(record) if chosen is None and verdict.undecided(record) else None
     if lead is not None and lead.leader is not None:
         at = next(((x, y) for x, y, c in rows if judge.key(c.combination) == judge.key(lead.leader.combination)), None)
@@ -84,7 +132,12 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
         f"{x_words(record)} ({said}; models without a budget left out)" if relative else f"{x_words(record)} (ms, {said})"
     )
     ax.set_ylabel(f"weighted throughput (infer/s),\n{judge.WEIGHTED_WORDS}")
+    names = [
+        (x, y, " ".join(c.combination[m.name] for m in record.models if m.name in c.combination), c.step) for x, y, c in rows
+    ]
     place_labels(
-        ax, [(x, y, " ".join(c.combination[m.name] for m in record.models if m.name in c.combination)) for x, y, c in rows]
+        ax,
+        [(x, y, f"{n} ({_rounds_words(record, at)})") for x, y, n, at in names]
+        + [(x, y, f"the pick (step {at})") for x, y, at in beside],
     )
     return finish(fig, [ax], path)

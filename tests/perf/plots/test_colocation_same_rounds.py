@@ -1,0 +1,59 @@
+"""The trade-off plot compares each combination with the pick in the same rounds (trial 17, T17-7): the
+pick's point was its final step's 6 rounds (a quieter moment, 1,770 weighted infer/s), the others' their
+move step's 3 rounds, 1.87x apart on the plot while the report's paired rule tied them in the rounds
+they shared. Read back from the plot's artists."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from perf.plots.colocation import plot_tradeoff
+from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+
+PICK = {"a": "a_1", "b": "b_1"}
+OTHER = {"a": "a_2", "b": "b_1"}
+#: step -> combination name -> per round (infer/s of a, infer/s of b); p99 10 ms throughout
+MOVE = {"pick": [(500.0, 400.0), (520.0, 410.0), (480.0, 390.0)], "other": [(450.0, 380.0), (470.0, 400.0), (430.0, 370.0)]}
+FINAL = [(900.0, 800.0)] * 6  # the pick alone in quieter rounds
+
+
+def _record() -> ColocationRecord:
+    models = [ColocatedModel(m, [f"{m}_1", f"{m}_2"], latency_budget_ms=50.0) for m in ("a", "b")]
+    combos = {"pick": PICK, "other": OTHER}
+    visits = [
+        ColocationVisit(
+            0, r, o, dict(combos[n]), [ModelSample(m, combos[n][m], nums[i], 10.0) for i, m in enumerate("ab")], wall_s=1.0
+        )
+        for o, n in enumerate(MOVE)
+        for r, nums in enumerate(MOVE[n])
+    ]
+    visits += [
+        ColocationVisit(1, r, 0, dict(PICK), [ModelSample(m, PICK[m], nums[i], 10.0) for i, m in enumerate("ab")], wall_s=1.0)
+        for r, nums in enumerate(FINAL)
+    ]
+    steps = [
+        SearchStep(0, "move", "a", dict(PICK), [dict(PICK), dict(OTHER)], len(MOVE["pick"])),
+        SearchStep(1, "final", None, dict(PICK), [dict(PICK)], len(FINAL)),
+    ]
+    return ColocationRecord("r", "now", "repo", models, steps=steps, visits=visits, pick=dict(PICK))
+
+
+def test_the_pick_is_drawn_in_the_rounds_it_was_compared_in(tmp_path: Path, kept_figures: list) -> None:
+    drawn = plot_tradeoff(_record(), tmp_path / "c.png")
+    assert drawn is not None
+    (fig,) = kept_figures
+    (ax,) = fig.axes
+    (lines,) = drawn.values()
+    final = [label for label in lines if label.startswith("the pick (")]
+    assert final == ["the pick (step 1, 6 rounds)"]  # the pick's star says which rounds it is
+    assert lines[final[0]][1] == [sum(FINAL[0])]
+    beside = [label for label in lines if label.startswith("the pick in the rounds")]
+    assert len(beside) == 1
+    move_sum = statistics.median(sum(r) for r in MOVE["pick"])
+    assert lines[beside[0]][1] == [move_sum]  # the pick in the move step's rounds, beside the other's point
+    other = statistics.median(sum(r) for r in MOVE["other"])
+    assert other in next(ys for label, (_, ys) in lines.items() if label.startswith("within every model's budget"))
+    texts = [t.get_text() for t in ax.texts]
+    assert "a_2 b_1 (step 0, 3 rounds)" in texts  # each point says which rounds it is the median of
+    assert "the pick (step 0)" in texts
