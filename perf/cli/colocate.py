@@ -144,12 +144,11 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     the report; exit 1 when no combination was measured with numbers for every model (nothing to judge: never
     said "not achieved" too)."""
     from rich.markup import escape
-    from rich.table import Table
 
     from perf.colocate import verdict
     from perf.colocate.builds import combination_words
     from perf.colocate.closest import NOTHING_MEASURED, closest, closest_title, closest_words, reason
-    from perf.colocate.judge import NEIGHBOUR_COLUMNS, neighbour_cost
+    from perf.colocate.judge import neighbour_cost
     from perf.report.colocation import REPORT_FILE
 
     rec = run.record
@@ -181,21 +180,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
         click.echo(f"{closest_title(rec, near)}: {closest_words(rec, near)}")
     rows = neighbour_cost(rec)
     if rows:
-        table = Table(title="each model alone and co-located (medians over the same rounds)")
-        for col in NEIGHBOUR_COLUMNS:
-            table.add_column(col)
-        for r in rows:
-            table.add_row(
-                r.model,
-                r.variant,
-                _num(r.alone),
-                _num(r.together),
-                r.paired.spread_text() if r.paired else r.unpaired,
-                _num(r.p99_ms, ".3g"),
-                _num(r.queue_us),
-                _num(r.compute_us),
-            )
-        print_table(table)
+        print_table(neighbour_table(rows))
     for g in rec.gpu_memory:
         mib = "no reading" if g.delta_bytes is None else f"{g.delta_bytes / 2**20:,.0f} MiB"
         click.echo(f"GPU memory of {g.variant} ({g.model}), at its load: {mib} ({g.source})")
@@ -220,6 +205,36 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
                 hint=f"{report}, and the server log in {run.run_dir}",
             )
         click.echo(f"not achieved: no combination measured meets every target; {report}")
+
+
+def neighbour_table(rows: list[Any]) -> Any:
+    """The console's "each model alone and co-located" table of :func:`perf.colocate.judge.neighbour_cost`'s
+    rows (a rich ``Table``): the ratio cell short (:meth:`perf.analysis.stats.paired.Paired.cell`), the caption
+    saying what it shows (trial 17, T17-7: the report's sentence wrapped into 13 lines a row)."""
+    from rich.table import Table
+
+    from perf.analysis.stats.paired import CELL_WORDS
+    from perf.colocate.judge import NEIGHBOUR_COLUMNS
+
+    table = Table(
+        title="each model alone and co-located (medians over the same rounds)",
+        caption=f"co-located / alone: {CELL_WORDS}; the min–max in report.md",
+    )
+    ratios = [r.paired.cell() if r.paired else r.unpaired for r in rows]
+    for col in NEIGHBOUR_COLUMNS:  # the names whole (they were cut to "sig_onnx_cpu2_db5…"); the rest wrap
+        table.add_column(col, no_wrap=col in ("model", "variant"))
+    for r, ratio in zip(rows, ratios, strict=True):
+        table.add_row(
+            r.model,
+            r.variant,
+            _num(r.alone),
+            _num(r.together),
+            ratio,
+            _num(r.p99_ms, ".3g"),
+            _num(r.queue_us),
+            _num(r.compute_us),
+        )
+    return table
 
 
 def _num(v: float | None, spec: str = ",.0f") -> str:

@@ -214,6 +214,18 @@ class Paired:
             f"{self.wins} of {self.rounds}; {p_words(self.decided_p, self.tier)})"
         )
 
+    def cell(self, higher: str = "higher", lower: str = "lower") -> str:
+        """The comparison for a narrow table cell (trial 17, T17-7: :meth:`spread_text` in the console's
+        12-character column wrapped into 13 lines a row): ``"0.649× lower, 0/6 ahead, p 0.031"`` (the sign
+        test's p; ``"p 0.0013 (gap)"``: the large consistent gap t-test's);
+        ``"not told apart"`` where the rule did not call it, ``"not called"`` where every round went one way
+        but it did not (:meth:`uncalled`). The table's caption says what the numbers are (:data:`CELL_WORDS`)."""
+        word = {"higher": higher, "lower": lower}.get(self.verdict, "not told apart")
+        if self.uncalled() is not None:
+            word = "not called"
+        gap = " (gap)" if self.tier == "gap" else ""
+        return f"{self.median:.3g}× {word}, {self.wins}/{self.rounds} ahead, p {self.decided_p:.2g}{gap}"
+
     @property
     def one_way(self) -> bool:
         """Whether every round went the same way: A above B in each, or below in each (a round where
@@ -260,6 +272,13 @@ class Paired:
             return f"{word} {every}, not called: {self.spread_text()}; {why}"
         word = {"higher": higher, "lower": lower}.get(self.verdict, "not distinguishable at this noise")
         return f"{word}: {self.spread_text()}"
+
+
+#: What :meth:`Paired.cell` shows, for a table's caption.
+CELL_WORDS = (
+    "median of the per-round ratios, the rule's verdict, the rounds ahead and the deciding test's p "
+    "(the sign test's; (gap): the large consistent gap t-test's)"
+)
 
 
 def p_words(p: float, tier: str = "sign") -> str:
