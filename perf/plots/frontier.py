@@ -6,16 +6,16 @@
   line, one per client workload (:func:`perf.analysis.recommendation.frontier.workload_frontiers`: swept input size,
   client batch size; a black staircase, its own line style: workloads are never compared), each of its
   points in its series' colour and marker (:func:`perf.plots.styles.series_looks`, the curves' own) and
-  labelled ``variant c=N`` in that colour (labels never overlap each other or cover a point), the
-  recommended levels marked in their series' colour and the latency budget drawn (trial 15, T15-4: the
-  frontiers took colours of their own, the reverse of the curves' for the same series, and the picks were black).
-* :func:`plot_small_multiples`: throughput against concurrency, one row of panels per client
-  workload (:func:`workload_rows`: client batch size, swept input size; never pooled), one panel
-  per value of one factor of the grid (:func:`facets`: instance count first), one line per value of a second
-  factor (the batching setting first), split by every other setting its variants differ in
-  (format, model, ...; up to :data:`MAX_LINES` lines, past it the label names what a line pools):
-  the median over the variants sharing them, with their min–max as a band — the grid's shape
-  at a glance, whatever its size. Flagged levels are ringed with the tables' mark; a panel
+  labelled ``variant c=N`` in that colour (labels never overlap each other or cover a point), the recommended
+  levels marked in their series' colour and the latency budget drawn (trial 15, T15-4: the frontiers took colours
+  of their own, the reverse of the curves' for the same series, and the picks were black); a higher median than a
+  pick's that its legend entry leaves unexplained is named in a note (:func:`perf.plots.picks.higher_words`; T17-17).
+* :func:`plot_small_multiples`: throughput against concurrency, one row of panels per client workload
+  (:func:`workload_rows`: client batch size, swept input size; never pooled), one panel per value of one factor of
+  the grid (:func:`facets`: instance count first), one line per value of a second factor (the batching setting
+  first), split by every other setting its variants differ in (format, model, ...; up to :data:`MAX_LINES` lines,
+  past it the label names what a line pools): the median over the variants sharing them, with their min–max as a
+  band — the grid's shape at a glance, whatever its size. Flagged levels are ringed with the tables' mark; a panel
   missing a line the grid has says why (cut for time, failed) under its title.
 
 Both return what they drew (:data:`perf.plots.canvas.Drawn`).
@@ -41,7 +41,7 @@ from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt_given
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
 from perf.plots.palette import BLACK, REFERENCE
-from perf.plots.picks import LOWEST, draw_pick, judged_latency, pick_colour, pick_points
+from perf.plots.picks import LOWEST, draw_pick, higher_words, judged_latency, pick_colour, pick_points
 from perf.plots.styles import ALL_DISTINCT, GREY, LINESTYLES, Style, series_looks, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
@@ -165,6 +165,8 @@ def plot_frontier(
         if pick.moved and pick.curve_ms is not None:  # at the budget's quieter-rounds latency: joined to its level's point
             c = pick.choice
             ax.plot([pick.curve_ms, pick.latency_ms], [c.throughput_infer_per_s] * 2, ls=":", lw=0.9, color=colour, zorder=4)
+        if higher := pick.higher_unsaid(every):  # a higher median the legend would leave unexplained (T17-17)
+            ax.plot([], [], ls="none", label=higher_words(pick, higher))
     ax.set_xlabel(f"client {name} latency (ms)")
     ax.set_ylabel("throughput (infer/s)")
     labels = [
@@ -180,13 +182,8 @@ def plot_frontier(
         ax, labels, 6.5, [(x, p.choice.throughput_infer_per_s, 14.0) for p in picks if (x := p.latency_ms) is not None]
     )
     if left_out:
-        ax.plot(
-            [],
-            [],
-            ls="none",
-            label=f"{count(left_out, 'frontier label')} left out where {agree(left_out, 'it', 'they')} would overlap a label "
-            "or cover a point (report table)",
-        )
+        what = f"{count(left_out, 'frontier label')} left out where {agree(left_out, 'it', 'they')} would overlap a label"
+        ax.plot([], [], ls="none", label=f"{what} or cover a point (report table)")
     return finish(fig, [ax], path)
 
 

@@ -27,15 +27,18 @@ from typing import Any
 
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, latency_metric
 from perf.analysis.recommendation.choice import Choice
+from perf.analysis.recommendation.frontier import size_of
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import peak_title
-from perf.analysis.stats.points import THROUGHPUT
-from perf.markdown import flag_mark, fmt_given
+from perf.analysis.stats.points import THROUGHPUT, Point
+from perf.markdown import flag_mark, fmt, fmt_given
 from perf.plots.palette import BLACK
 
 #: Kinds of pick: the best under the latency budget, the best peak, and where no level meets the budget the
 #: level closest to it (:class:`perf.analysis.recommendation.missed.Missed`, in its words).
 UNDER, PEAK, LOWEST = "under", "peak", "lowest"
+#: Higher levels named in a :func:`higher_words` note (the rest counted).
+HIGHER_NAMED = 3
 #: Each kind's matplotlib marker (a star, a bold plus, a bold cross).
 MARKERS = {UNDER: "*", PEAK: "P", LOWEST: "X"}
 
@@ -68,7 +71,38 @@ class Pick:
         c = self.choice
         note = f" ({c.judged_note})" if self.kind == UNDER and c.judged_note else ""
         below = f" — {c.dominated_mark.replace('`', '')}" if self.kind == UNDER and c.dominated_mark else ""  # T16-5
-        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.status)}{note}{below}"
+        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.status)}{note}{below}" + "".join(
+            f" — {w.replace('`', '')}" for w in self.higher_said
+        )
+
+    @property
+    def higher_said(self) -> list[str]:
+        """Why a level with a higher median throughput is not the pick, where the recommendation says it (trial 17,
+        T17-17: "best measured throughput" under a tie-set member's higher median, the plot silent): each tie-set
+        member's (:attr:`~perf.analysis.recommendation.choice.Choice.rivals`) and, for the best peak, a higher level
+        of its own variant's (:attr:`~perf.analysis.recommendation.choice.Choice.level_why`)."""
+        c = self.choice
+        return [*c.rivals, *([c.level_why] if self.kind == PEAK and c.level_why else [])]
+
+    def higher_unsaid(self, levels: Iterable[Point]) -> list[Point]:
+        """The ``levels`` of its client workload with a higher median throughput than the pick's whose why
+        :attr:`higher_said` does not give (another variant not named there; its own variant's without a
+        ``level_why``): a plot names them beside the pick (:func:`higher_words`). The best peak's alone: a best
+        under the budget is below the levels over it by the budget, and below a frontier level by its
+        :attr:`~perf.analysis.recommendation.choice.Choice.dominated_mark`."""
+        c = self.choice
+        if self.kind != PEAK:
+            return []
+        own = next((size_of(p) for p in levels if p.variant == c.variant), None)
+        said = " ".join(self.higher_said)
+        return [
+            p
+            for p in levels
+            if size_of(p) == own
+            and p.value(THROUGHPUT) > c.throughput_infer_per_s
+            and not (p.variant == c.variant and self.kind == PEAK and c.level_why)
+            and f"`{p.variant}`" not in said
+        ]
 
     @property
     def moved(self) -> bool:
@@ -86,6 +120,24 @@ class Pick:
         if metric is None:
             return float(self.choice.concurrency)
         return {THROUGHPUT: self.choice.throughput_infer_per_s, latency_metric(self.percentile): self.latency_ms}.get(metric)
+
+
+def higher_words(pick: Pick, higher: list[Point]) -> str:
+    """A legend note for :meth:`Pick.higher_unsaid`: what the pick is named by and the higher levels, with why
+    they are not ahead where the recommendation knows it (not compared in shared rounds; a flagged level)."""
+    c = pick.choice
+    parts = []
+    for p in sorted(higher, key=lambda p: -p.value(THROUGHPUT))[:HIGHER_NAMED]:
+        why = (
+            "behind it by the paired rule"
+            if p.variant in c.beats
+            else "not compared with it in shared rounds"
+            if p.variant in c.uncompared
+            else "not ranked against it here: see the report's paired ranking"
+        )
+        parts.append(f"{p.variant} c={p.concurrency}{flag_mark(p.status)} {fmt(p.value(THROUGHPUT))} infer/s ({why})")
+    more = f"; {len(higher) - HIGHER_NAMED} more" if len(higher) > HIGHER_NAMED else ""
+    return f"higher medians than the {pick.what}'s {fmt(c.throughput_infer_per_s)}, not the pick: {'; '.join(parts)}{more}"
 
 
 def pick_points(rec: Recommendation | None, per_workload: Mapping[str, Recommendation] | None = None) -> list[Pick]:
