@@ -189,7 +189,8 @@ class MoveDecision:
         low, high: Its min–max over rounds.
         wins, rounds: Rounds where the candidate was ahead, rounds compared.
         p_value: The p of the tier that decided (:attr:`perf.analysis.stats.paired.Paired.decided_p`).
-        p_tier: That tier: ``"sign"`` (the sign test) or ``"gap"`` (the large-gap t-test).
+        p_tier: That tier: ``"sign"`` (the sign test) or ``"gap"`` (the large-gap t-test) or ``"far"`` (every round more
+            than 2× apart; the p is then the t-test's, not needed).
         verdict: ``"higher"``, ``"lower"`` or ``"not distinguishable"``.
         within_budget: Every model meets its targets in the candidate combination: its
             median p99 within its budget and, where one is required, its median throughput

@@ -120,7 +120,8 @@ class PrecisionRow:
             of the paired ratios; ``None`` without both.
         speedup_low, speedup_high: The min and max of those ratios over rounds.
         speedup_p_value: The p of the paired rule's tier that decided (:mod:`perf.analysis.stats.paired`).
-        speedup_p_tier: That tier: ``"sign"`` (the sign test) or ``"gap"`` (the large-gap t-test).
+        speedup_p_tier: That tier: ``"sign"`` (the sign test) or ``"gap"`` (the large-gap t-test) or ``"far"`` (every round more
+            than 2× apart; the p is then the t-test's, not needed).
         speedup_verdict: ``"faster"``, ``"slower"`` or :data:`NOT_DISTINGUISHABLE` by that rule;
             :data:`UNFAIR` when the ratios span more than :data:`UNFAIR_SPREAD`.
         max_abs_err: max |out - fp32 eager| over every output element.

@@ -32,17 +32,18 @@ from collections.abc import Mapping
 
 from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison
 from perf.analysis.ranking.rank import Ranking
+from perf.analysis.stats.paired import FAR_GAP
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
 from perf.search import ladder as ladders
 from perf.search.plan import VariantPlan
 
-#: A contender behind the leader by more than this in every shared round cannot be lifted to it
-#: by the doubling level next to its best: in a closed loop (perf_analyzer's concurrency mode)
-#: doubling the concurrency N at most doubles the throughput X, since X = N / R (Little's law) and
-#: the mean response time R does not fall as N rises (closed queueing networks; mean value analysis).
-FAR_GAP = 2.0
+# FAR_GAP (perf.analysis.stats.paired, the one source): a contender behind the leader by more than it in every
+# shared round cannot be lifted to it by the doubling level next to its best: in a closed loop (perf_analyzer's
+# concurrency mode) doubling the concurrency N at most doubles the throughput X, since X = N / R (Little's law)
+# and the mean response time R does not fall as N rises (closed queueing networks; mean value analysis). From
+# GAP_ROUNDS shared rounds the paired rule calls such a gap itself; this narrows the rounds before that.
 
 
 def far_behind(comp: Comparison) -> bool:

@@ -12,7 +12,7 @@ comparison is *paired* within a round (:mod:`perf.analysis.stats.paired`). After
    (:mod:`perf.analysis.stats.paired`: a sign test at 5 % over 6 rounds, or a large gap every one
    of 3 rounds or more agrees on), and whose ladder can
    no longer lift it (:func:`perf.search.ladder.climbing`; a level it just added does not
-   protect one the leader is more than 2x ahead of in every round: :data:`perf.search.focus.FAR_GAP`), is dropped — by nothing else (the
+   protect one the leader is more than 2x ahead of in every round: :data:`perf.analysis.stats.paired.FAR_GAP`), is dropped — by nothing else (the
    ranking is under the latency budget when a contender has a level within it, else by peak, each client
    workload's on its own, :func:`perf.search.drops.met`; a ladder then retires levels at each workload as
    that workload's ranking judges them: :mod:`perf.search.retirement`); then

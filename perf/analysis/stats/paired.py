@@ -22,7 +22,11 @@ Rule (:func:`paired`; the report states it as :data:`RULE`), two tiers:
    tailed round from calling it. This is how racing designs drop clearly worse candidates
    early (M. Birattari et al., "A Racing Algorithm for Configuring Metaheuristics", GECCO
    2002; irace's t-test option). A 2× gap with ~10 % noise is called in 3 rounds, a 1.1× gap
-   waits for the sign test.
+   waits for the sign test. A gap whose *smallest* round is apart by more than :data:`FAR_GAP` (2×), every
+   round the same way, from :data:`GAP_ROUNDS` rounds, is called without the t-test (tier ``"far"``): a t-test
+   against 0 finds 16×, 57× and 89× "too uneven" (p 0.0091; trial 17, T17-1), since a bigger spread of a huge
+   gap raises its p. Equal targets put every one of 3 rounds 2× apart the same way only at a log-ratio noise
+   far beyond what the rounds measure; the same 2× is the search's "far behind" (:mod:`perf.search.focus`).
 
 Otherwise the two are *not distinguishable at this noise* — unless every round went the same way: then
 the words say so and why the rule did not call it (:meth:`Paired.uncalled`: too few rounds, a round apart by
@@ -57,10 +61,14 @@ GAP_ROUNDS = 3
 GAP_ALPHA = 0.005
 #: The least ratio every round must show for the large-gap tier (1.1: 10 %).
 GAP_MIN = 1.1
+#: Every round apart by more than this, the same way, from :data:`GAP_ROUNDS` rounds: called without the t-test
+#: (module rule 2). Also the search's "far behind" (:mod:`perf.search.focus`: doubling the concurrency at most
+#: doubles a closed loop's throughput, Little's law).
+FAR_GAP = 2.0
 #: The rule in a parenthesis, for sentences that name it.
 RULE_SHORT = (
     f"sign test at {ALPHA:g}, at least 6 rounds; or {GAP_ROUNDS}+ rounds all agreeing by {GAP_MIN:g}× or more "
-    f"with a t-test on log ratios at {GAP_ALPHA:g}"
+    f"with a t-test on log ratios at {GAP_ALPHA:g}, or every one more than {FAR_GAP:g}× apart"
 )
 #: What the rule says of a difference it did not call (:meth:`Paired.describe`, :meth:`Paired.uncalled`): the
 #: words a rule note ends on, never a bare "else not distinguishable" (trial 15, T15-2).
@@ -74,7 +82,8 @@ RULE = (
     "over rounds (of an even count, the geometric mean of the two middle ones, so B over A is 1 / (A over B)) with "
     "its min–max; a difference is called when an exact two-sided sign test over the rounds "
     f"gives p ≤ {ALPHA:g} (at least 6 rounds), or sooner for a large, consistent gap: at least {GAP_ROUNDS} rounds, "
-    f"every one agreeing by {GAP_MIN:g}× or more, and a one-sided t-test on the log ratios at p ≤ {GAP_ALPHA:g}; " + UNCALLED
+    f"every one agreeing by {GAP_MIN:g}× or more, and a one-sided t-test on the log ratios at p ≤ {GAP_ALPHA:g} "
+    f"or every one more than {FAR_GAP:g}× apart the same way; " + UNCALLED
 )
 Verdict = Literal["higher", "lower", "not distinguishable"]
 
@@ -172,7 +181,8 @@ class Paired:
 
     @property
     def by_gap(self) -> bool:
-        """Whether the large-gap tier (not the sign test) called the difference."""
+        """Whether the large-gap tier (its t-test, or every round more than :data:`FAR_GAP` apart; not the sign
+        test) called the difference."""
         return self.significant and self.p_value > ALPHA
 
     @property
@@ -188,18 +198,22 @@ class Paired:
     @property
     def decided_p(self) -> float:
         """The p-value of the tier that decided (what every verdict is shown beside): the large-gap
-        t-test's when it called the difference (:attr:`by_gap`), and when it was computed but did not
+        t-test's when it called the difference (:attr:`by_gap`; also when every round more than :data:`FAR_GAP`
+        apart called it, shown as not needed: :func:`p_words`), and when it was computed but did not
         (every round agreed by :data:`GAP_MIN`, so the sign test was not what failed: with every round
         agreeing it calls from 6 rounds, and fewer cannot reach it; trial 9: "0.25 (sign)" beside a
         member of 3 rounds the t-test found too uneven); else the sign test's."""
-        return self.gap_p_value if self.tier == "gap" and self.gap_p_value is not None else self.p_value
+        return self.gap_p_value if self.tier in ("gap", "far") and self.gap_p_value is not None else self.p_value
 
     @property
     def tier(self) -> str:
-        """``"gap"`` when the large-gap tier called the difference or was the one that could have
+        """``"far"`` when every round more than :data:`FAR_GAP` apart called the difference (neither the sign
+        test nor the t-test did), ``"gap"`` when the large-gap t-test called it or was the one that could have
         (:attr:`decided_p`), else ``"sign"``."""
         if self.gap_p_value is None:
             return "sign"
+        if self.by_gap and self.gap_p_value > GAP_ALPHA:
+            return "far"
         return "gap" if self.by_gap or not self.significant else "sign"
 
     def spread_text(self) -> str:
@@ -209,6 +223,13 @@ class Paired:
         (:func:`p_words`: ``"...; p = 0.0013, large consistent gap t-test)"``), not the sign test's."""
         if self.rounds == 1:  # one value: no median, no min–max (trial 9: "2.37–2.37")
             return f"{self.median:.3g}× in the one round both were measured ({p_words(self.decided_p, self.tier)})"
+        if self.tier == "far":  # the rule that called it, in its own terms (trial 17, T17-1)
+            way, least = ("ahead", self.low) if self.wins else ("behind", 1 / self.high)
+            return (
+                f"{self.median:.3g}× median of the per-round ratios (min–max {self.low:.3g}–{self.high:.3g}; {way} in each of "
+                f"the {self.rounds} rounds by at least {least:.3g}×, more than {FAR_GAP:g}× in every one; t-test p = "
+                f"{self.decided_p:.2g}, not needed)"
+            )
         return (
             f"{self.median:.3g}× median of the per-round ratios (min–max {self.low:.3g}–{self.high:.3g} over {self.rounds} rounds, ahead in "
             f"{self.wins} of {self.rounds}; {p_words(self.decided_p, self.tier)})"
@@ -253,11 +274,12 @@ class Paired:
         if self.gap_p_value is None:
             gap = f"not every round apart by {GAP_MIN:g}× or more"
             return gap if short else f"{gap}, so only the sign test could call it, and it needs {min_rounds(ALPHA)} rounds"
+        far = f"or every round more than {FAR_GAP:g}× apart"
         if short:
-            return f"too uneven for {count(n, 'round')} to tell, p {self.gap_p_value:.2g} (needs ≤ {GAP_ALPHA:g})"
+            return f"too uneven for {count(n, 'round')} to tell, p {self.gap_p_value:.2g} (needs ≤ {GAP_ALPHA:g}, {far})"
         return (
             f"by too uneven an amount for {count(n, 'round')} to tell (large consistent gap t-test p = "
-            f"{self.gap_p_value:.2g}, needs ≤ {GAP_ALPHA:g}), and {sign}: more rounds could tell"
+            f"{self.gap_p_value:.2g}, needs ≤ {GAP_ALPHA:g}, {far}), and {sign}: more rounds could tell"
         )
 
     def describe(self, higher: str = "higher", lower: str = "lower") -> str:
@@ -284,13 +306,17 @@ CELL_WORDS = (
 def p_words(p: float, tier: str = "sign") -> str:
     """A p-value beside a verdict, with the tier that decided (the trial read the sign test's
     p = 0.25 beside a verdict the large-gap t-test made at p = 0.0015): ``"p = 0.0015, large
-    consistent gap t-test"`` (``tier`` ``"gap"``) or ``"p = 0.25, sign test"``."""
+    consistent gap t-test"`` (``tier`` ``"gap"``), ``"p = 0.25, sign test"``, or, where every round more than
+    :data:`FAR_GAP` apart called it (``"far"``; its t-test's p over :data:`GAP_ALPHA`, so not what called it):
+    ``"every round more than 2× apart (t-test p = 0.0091, not needed)"``."""
+    if tier == "far":
+        return f"every round more than {FAR_GAP:g}× apart (t-test p = {p:.2g}, not needed)"
     return f"p = {p:.2g}, " + ("large consistent gap t-test" if tier == "gap" else "sign test")
 
 
 def p_cell(p: float, tier: str = "sign") -> str:
-    """:func:`p_words` for a table cell: ``"0.0015 (gap)"`` or ``"0.25 (sign)"``."""
-    return f"{p:.2g} ({'gap' if tier == 'gap' else 'sign'})"
+    """:func:`p_words` for a table cell: ``"0.0015 (gap)"``, ``"0.25 (sign)"`` or ``"0.0091 (each >2×)"``."""
+    return f"{p:.2g} (" + (f"each >{FAR_GAP:g}×" if tier == "far" else "gap" if tier == "gap" else "sign") + ")"
 
 
 def paired(a: Sequence[float | None], b: Sequence[float | None], alpha: float = ALPHA) -> Paired | None:
@@ -316,9 +342,15 @@ def paired(a: Sequence[float | None], b: Sequence[float | None], alpha: float = 
     wins, losses = sum(r > 1 for r in ratios), sum(r < 1 for r in ratios)
     p = sign_test_p(wins, losses)
     gap = gap_p(ratios)
-    called = p <= alpha or (gap is not None and gap <= GAP_ALPHA)
+    called = p <= alpha or (gap is not None and gap <= GAP_ALPHA) or far_apart(ratios)
     verdict: Verdict = "not distinguishable" if not called else "higher" if wins > losses else "lower"
     return Paired(ratios, median_ratio(ratios), min(ratios), max(ratios), wins, losses, p, verdict, gap)
+
+
+def far_apart(ratios: Sequence[float]) -> bool:
+    """Whether at least :data:`GAP_ROUNDS` rounds are each more than :data:`FAR_GAP` apart, all the same way
+    (module rule 2: called without the t-test; the smallest ratio, not the spread, decides)."""
+    return len(ratios) >= GAP_ROUNDS and (min(ratios) > FAR_GAP or max(ratios) < 1 / FAR_GAP)
 
 
 def gap_p(ratios: Sequence[float]) -> float | None:

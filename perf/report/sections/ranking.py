@@ -28,7 +28,7 @@ from perf.analysis.ranking.standing_words import others_words, outside_words, ti
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import peak_title
-from perf.analysis.stats.paired import GAP_ALPHA, GAP_MIN, GAP_ROUNDS, UNCALLED, p_cell
+from perf.analysis.stats.paired import FAR_GAP, GAP_ALPHA, GAP_MIN, GAP_ROUNDS, UNCALLED, p_cell
 from perf.analysis.stats.points import Point
 from perf.markdown import fmt, table
 from perf.records.levels import HOST_BUSY
@@ -196,7 +196,8 @@ def comparison_lines(
         lines.append(
             f"- A comparison with fewer than {MIN_ROUNDS} common rounds is called only on a large, consistent gap "
             f"({GAP_ROUNDS} rounds or more, every one {GAP_MIN:g}× or more the same way, a t-test on the log ratios at "
-            f"p ≤ {GAP_ALPHA:g}); {UNCALLED}."
+            f'p ≤ {GAP_ALPHA:g}, or every one more than {FAR_GAP:g}× apart the same way: p cell "each >{FAR_GAP:g}×"); '
+            f"{UNCALLED}."
         )
     return lines
 

@@ -29,7 +29,7 @@ def _run(tmp_path: Path) -> Path:
     variants = [
         _variant("lead", [1000, 1010, 990], 3.0),
         _variant("once", [420], 3.0),  # behind in its only round
-        _variant("uneven", [120, 360, 115], 3.0),  # 2.8-8.6x behind in every round: too uneven for the gap t-test
+        _variant("uneven", [120, 670, 115], 3.0),  # 1.5-8.6x behind in every round: too uneven, one round under 2x
         _variant("close", [950, 800, 700], 3.0),  # behind in every round, one by less than 1.1x
         _variant("half", [500, 505, 495], 3.0),  # 2x behind in every round, alike: the large-gap tier calls it
         _variant("over", [480, 520, 500], 50.0),  # no level within the budget
@@ -61,7 +61,7 @@ def test_each_member_says_why_the_rule_did_not_call_it(tmp_path: Path) -> None:
     text = write_report(_run(tmp_path)).read_text()
     tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
     assert "`once` (1 round, 2.38 times; too few rounds)" in tie and "2.38–2.38" not in tie
-    assert "`uneven` (3 rounds, 2.81–8.61 times; too uneven for 3 rounds to tell, p 0.0" in tie
+    assert "`uneven` (3 rounds, 1.51–8.61 times; too uneven for 3 rounds to tell, p 0.0" in tie
     assert "`close` (3 rounds, 1.05–1.41 times; not every round apart by 1.1× or more)" in tie
     ranking = text.split("## Paired ranking", 1)[1].split("- **Tie set**", 1)[1].split("\n\n- ", 1)[0]  # its table
     rows = {ln.split("|")[1].strip(): ln for ln in ranking.splitlines() if ln.startswith("| `")}
@@ -75,7 +75,7 @@ def test_each_member_says_why_the_rule_did_not_call_it(tmp_path: Path) -> None:
 
 
 def test_the_p_shown_is_the_tier_that_could_have_called_it() -> None:
-    uneven = paired([1000, 1010, 990], [120, 360, 115])
+    uneven = paired([1000, 1010, 990], [120, 670, 115])
     assert uneven is not None and uneven.verdict == "not distinguishable" and uneven.gap_p_value is not None
     assert uneven.tier == "gap" and uneven.decided_p == uneven.gap_p_value
     close = paired([1000, 1010, 990], [950, 800, 700])
