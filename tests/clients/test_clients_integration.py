@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from python_models import SITE_PACKAGES
 from tables import column_text
 
 from clients.cli.main import cli
@@ -32,12 +33,9 @@ BIG_CONFIG = {
     "input": [{"name": "N", "data_type": "TYPE_INT32", "dims": [1]}],
     "output": [{"name": "BIG", "data_type": "TYPE_FP32", "dims": [-1]}],
 }
-BIG_PY = b"""
-import os, site
-for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
-    if p:
-        site.addsitedir(p)
-import numpy as np
+BIG_PY = (
+    SITE_PACKAGES
+    + """import numpy as np
 import triton_python_backend_utils as pb_utils
 
 class TritonPythonModel:
@@ -48,6 +46,7 @@ class TritonPythonModel:
             out.append(pb_utils.InferenceResponse([pb_utils.Tensor("BIG", np.arange(n, dtype=np.float32))]))
         return out
 """
+).encode()
 
 
 @pytest.fixture(scope="module")
@@ -295,11 +294,9 @@ def test_cli_check_starts_its_own_server(tiny_repo, tiny_build, tmp_path):
     assert res.exit_code != 0 and "no variant in" in str(res.exception) and "matches 'nope'" in str(res.exception)
 
 
-NEVER_READY_PY = """
-import os, site, time
-for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
-    if p:
-        site.addsitedir(p)
+NEVER_READY_PY = (
+    SITE_PACKAGES
+    + """import time
 
 
 class TritonPythonModel:
@@ -310,6 +307,7 @@ class TritonPythonModel:
     def execute(self, requests):
         return []
 """
+)
 
 
 def test_cli_check_on_a_model_that_never_becomes_ready_stops_at_the_start_timeout_and_shows_why(tiny_repo, tiny_build, tmp_path):

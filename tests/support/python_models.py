@@ -27,12 +27,19 @@ from pathlib import Path
 #: 64-320 infer/s at concurrency 1, so 100/s (and 50/s of batch 2) was not achieved there; 20/s leaves 3x.
 EASY_RATE_PER_S = 20
 
-#: ``model.py`` of a python-backend model that holds each execute ``%(sleep_ms)s`` milliseconds.
-SERIAL_MODEL = """
-import os, site, time
+#: The lines a hand-made ``model.py`` starts with: the toolkit's site-packages (numpy for ``as_numpy()``), which the
+#: launcher passes in ``TRITON_TOOLKIT_SITE_PACKAGES``, added before any other import, as the toolkit's own python
+#: models do (builders/templates/triton_python_model.py); ``os`` is imported.
+SITE_PACKAGES = """import os, site
 for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
     if p:
-        site.addsitedir(p)  # numpy for as_numpy(), as the toolkit's own python models do
+        site.addsitedir(p)
+"""
+
+#: ``model.py`` of a python-backend model that holds each execute ``%(sleep_ms)s`` milliseconds.
+SERIAL_MODEL = (
+    SITE_PACKAGES
+    + """import time
 import triton_python_backend_utils as pb_utils
 
 
@@ -42,14 +49,13 @@ class TritonPythonModel:
         return [pb_utils.InferenceResponse([pb_utils.Tensor("y", pb_utils.get_input_tensor_by_name(r, "x").as_numpy())])
                 for r in requests]
 """
+)
 
 
 #: ``model.py`` of a python-backend model whose one-sample requests take turns (module docstring).
-ONE_SAMPLE_SERIAL_MODEL = """
-import fcntl, os, site, time
-for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
-    if p:
-        site.addsitedir(p)
+ONE_SAMPLE_SERIAL_MODEL = (
+    SITE_PACKAGES
+    + """import fcntl, time
 import triton_python_backend_utils as pb_utils
 
 
@@ -70,6 +76,7 @@ class TritonPythonModel:
             out.append(pb_utils.InferenceResponse([pb_utils.Tensor("y", x)]))
         return out
 """
+)
 
 
 def write_python_model(repo: Path, name: str, source: str, input_dims: str = "[ 4 ]", instances: int = 1) -> Path:

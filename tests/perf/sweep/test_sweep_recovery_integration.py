@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from process_checks import gone
-from python_models import write_python_model
+from python_models import SITE_PACKAGES, write_python_model
 
 from clients.server import ServerOptions
 from perf.records.settings import MeasureSettings
@@ -28,11 +28,9 @@ TINY = "tiny_onnx_cpu1_nodb_mbs8"
 
 #: A python-backend model whose finalize() sleeps: Triton lists it as UNLOADING (not ready,
 #: instances still there) for that long after an unload request.
-SLOW_UNLOAD_MODEL = """
-import os, site, time
-for p in os.environ.get("TRITON_TOOLKIT_SITE_PACKAGES", "").split(os.pathsep):
-    if p:
-        site.addsitedir(p)
+SLOW_UNLOAD_MODEL = (
+    SITE_PACKAGES
+    + """import time
 import triton_python_backend_utils as pb_utils
 
 
@@ -45,6 +43,7 @@ class TritonPythonModel:
         print("slow_unload: finalize sleeps", flush=True)
         time.sleep(%(sleep_s)s)
 """
+)
 
 
 def _children(pid: int) -> list[int]:
