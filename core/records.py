@@ -13,10 +13,12 @@ The JSON Schemas of the records are published under ``docs/schemas/`` (``scripts
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import re
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -244,10 +246,34 @@ def load_record(path: Path, kind: RecordKind[T]) -> T:
 
 
 def write_record(path: Path, kind: RecordKind[T], record: T) -> Path:
-    """Write ``record`` to ``path`` as indented JSON, atomically (temp file + rename); returns ``path``."""
+    """Write ``record`` to ``path`` as indented JSON, atomically (a temp file of this writer's own,
+    ``<name>.<random>.tmp`` beside it, then a rename); returns ``path``.
+
+    Two processes writing one record at once each rename a whole file of their own: the last
+    rename wins, neither fails (one shared temp name let the first rename take the other's file,
+    whose own rename then raised FileNotFoundError). A read-modify-write of a shared record also
+    needs a lock around it (:func:`builders.repository.writer.update_index` holds one).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(kind.dump(record), indent=2) + "\n")
-    os.replace(tmp, path)
+    name = path.with_name(f"{path.name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to any file written
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(json.dumps(kind.dump(record), indent=2) + "\n")
+        os.replace(name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
     return path
+
+
+#: How the temp file of a record being written ends (:func:`write_record`).
+TEMP_SUFFIX = ".tmp"
+
+
+def is_temp_of(name: str, record: str) -> bool:
+    """Whether file name ``name`` is a temp file :func:`write_record` makes for record file ``record``
+    (``results.json.k3j2_x.tmp`` for ``results.json``): a save cut short leaves one."""
+    return name.startswith(record + ".") and name.endswith(TEMP_SUFFIX)

@@ -7,6 +7,10 @@ until it returns; a second build, or ``make clean``, meets it and stops with one
 The lock is the kernel's: it is released when the process ends, however it ends (a killed build
 leaves the file, not the lock). The file is never removed (removing a locked file lets two builds
 lock two files of one name). Standard library only (``make clean`` imports it without the venv).
+
+Builds of different models hold different build folders but share the repository's ``index.json``:
+its read-modify-write holds :func:`repository_lock`, a blocking lock on the repository folder itself
+(no file is added to a repository Triton serves).
 """
 
 from __future__ import annotations
@@ -70,3 +74,16 @@ def build_folder_lock(out: Path, name: str) -> Iterator[None]:
             os.ftruncate(fd, 0)  # the pid is said while held only: the folder reads the same after every build
     finally:
         os.close(fd)  # releases the lock; the file stays (module docstring)
+
+
+@contextlib.contextmanager
+def repository_lock(repo: Path) -> Iterator[None]:
+    """Hold model repository ``repo`` (an existing folder) for one update of its index, waiting
+    while another process holds it (an update takes milliseconds). The lock is the kernel's
+    :func:`fcntl.flock` on the folder, released when this process ends however it ends."""
+    fd = os.open(repo, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

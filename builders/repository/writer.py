@@ -29,6 +29,7 @@ from builders.model.artifact_io import read_artifact_io
 from builders.model.artifact_signature import ArtifactIO
 from builders.model.spec import ModelSpec
 from builders.repository.build_folder import MODEL_FIELDS, identity_differences
+from builders.repository.build_lock import repository_lock
 from builders.repository.records import INDEX_FILE, INDEX_KIND, BuildManifest, IndexEntry, RepositoryIndex
 from core import formats
 from core.errors import ConfigError, RecordError
@@ -125,9 +126,19 @@ def update_index(repo: Path, entries: Sequence[IndexEntry | dict[str, Any]], *, 
         entries: One per written variant (:meth:`IndexEntry.of`, or its JSON form:
             ``Variant.to_json()`` plus ``serving``, ``build``).
         skipped: Grid points not written and why, replacing the previous list when given.
+
+    Two processes updating one index at once (builds of two models into one repository) each
+    wait for the other's update (:func:`builders.repository.build_lock.repository_lock`): neither's
+    entries are lost.
     """
-    path = repo / INDEX_FILE
     repo.mkdir(parents=True, exist_ok=True)
+    with repository_lock(repo):  # two builds of different models read-modify-write one index
+        return _merge_index(repo, entries, skipped)
+
+
+def _merge_index(repo: Path, entries: Sequence[IndexEntry | dict[str, Any]], skipped: list[Skipped] | None) -> Path:
+    """:func:`update_index`'s read-modify-write, under the repository's lock."""
+    path = repo / INDEX_FILE
     old = RepositoryIndex()
     if path.is_file():
         try:

@@ -31,6 +31,7 @@ from clients.runtimes.servable import refuse_unservable
 from clients.runtimes.server_flags import server_arg_refusal
 from core.errors import FlagError, PerfError, ToolkitError
 from core.names import require_known
+from core.records import is_temp_of
 from perf.measure.inputs import user_file
 from perf.records import colocation, results
 from perf.records.results import MIXED
@@ -294,8 +295,7 @@ def never_saved(run_dir: Path) -> bool:
     Such a folder holds no measurement (every run saves before it starts a server)."""
     if not (run_dir / RAW_DIR).is_dir() or any((run_dir / r).exists() for r in _RECORDS):
         return False
-    temps = {f"{r}.tmp" for r in _RECORDS}
-    return all(p.is_dir() or (p.parent == run_dir and p.name in temps) for p in run_dir.rglob("*"))
+    return all(p.is_dir() or (p.parent == run_dir and any(is_temp_of(p.name, r) for r in _RECORDS)) for p in run_dir.rglob("*"))
 
 
 def unmeasured_folder(run_dir: Path) -> bool:

@@ -197,14 +197,14 @@ def test_a_folder_stopped_before_its_first_save_is_taken_again_and_its_resume_sa
 
     run_dir = tmp_path / "results" / "r"
     (run_dir / "raw").mkdir(parents=True)
-    (run_dir / "results.json.tmp").write_text('{"cut short')  # the first save, interrupted
+    (run_dir / "results.json.3fa9c1d2e4b5.tmp").write_text('{"cut short')  # the first save, interrupted
     assert never_saved(run_dir) and unmeasured_folder(run_dir)
     with pytest.raises(PerfError) as e:
         Sweep(dataclasses.replace(_opts(repo, tmp_path), resume=True))
     assert e.value.message.startswith("run r in ") and "was stopped before its first save" in e.value.message
     assert "--run-id r instead of --resume r" in (e.value.hint or "")
     Sweep(_opts(repo, tmp_path))  # the same --run-id: a new run in that folder
-    assert not (run_dir / "results.json.tmp").exists()
+    assert not (run_dir / "results.json.3fa9c1d2e4b5.tmp").exists()
     for kept in ("raw/a_level.csv", "notes.txt"):  # a file a run writes later, or the user's: never taken
         shutil.rmtree(run_dir)
         (run_dir / "raw").mkdir(parents=True)
