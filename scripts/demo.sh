@@ -68,8 +68,9 @@ echo "== 2/4 check: served outputs vs PyTorch, HTTP and gRPC, each variant (one 
 echo "== 3/4 sweep: perf_analyzer over the variants, in interleaved rounds"
 echo "   make demo's settings: $SAID (advice below that names one of these flags is taken as VARIABLE=VALUE make demo)"
 rc=0
-perf/run_sweep.sh --runtime bundled --repository model_repository --variants "$VARIANTS" "${SWEEP_FLAGS[@]}" \
-  --run-id "$RUN_ID" || rc=$?
+# the demo's sweep, as advice says a flag make demo has no DEMO_* setting for (trial 17, T17-12: --shapes)
+SWEEP_ARGS=(--runtime bundled --repository model_repository --variants "$VARIANTS" "${SWEEP_FLAGS[@]}")
+perf/run_sweep.sh "${SWEEP_ARGS[@]}" --run-id "$RUN_ID" || rc=$?
 if [ "$rc" = 130 ]; then # Ctrl-C: the sweep said what it kept and how perf/run_sweep.sh continues it (trial 10, F33)
   # make demo takes no --run-id: its way to start again is itself; the report command spelled as the README
   # spells it, the command `make setup` installs (trial 13, T13-19: `$PY -m perf.cli.main report` here)
@@ -80,15 +81,17 @@ if [ "$rc" = 130 ]; then # Ctrl-C: the sweep said what it kept and how perf/run_
 fi
 [ "$rc" = 0 ] || exit "$rc"
 
-# the run's advice that names a flag this script sets (the baseline's skip, the variants cut for time), said
-# as its DEMO_* setting (trial 13, T13-13: the cut line kept "a longer `--time-budget`")
-"$PY" - "results/$RUN_ID" "${KNOBS[@]}" <<'EOF'
+# the run's advice that names a sweep flag (the baseline's skip, the notes below the sweep's table), said as its
+# DEMO_* setting (trial 13, T13-13: the cut line kept "a longer `--time-budget`") or, for a flag make demo has no
+# setting for, as the demo's perf/run_sweep.sh command with it (trial 17, T17-12: "--shapes time=400..16000")
+"$PY" - "results/$RUN_ID" "${KNOBS[@]}" -- "${SWEEP_ARGS[@]}" <<'EOF'
 import sys
 from pathlib import Path
 
-from perf.cli.demo_settings import advice, knob_pairs
+from perf.cli.demo_settings import advice, as_demo_args
 
-for line in advice(Path(sys.argv[1]), knob_pairs(sys.argv[2:])):
+knobs, _, sweep = as_demo_args(sys.argv[2:])
+for line in advice(Path(sys.argv[1]), knobs, sweep):
     print(f"== {line}")
 EOF
 
@@ -96,18 +99,19 @@ EOF
 # a line per trace and per device's precision rows as they go; DEMO_PROFILE=0 skips it (trial 14, T14-9: 373 s for
 # a MobileNet, outside any budget, nothing printed). Every later step's words pass through the demo's translation
 # of the flags it sets (the sweep's "a longer `--time-budget`" is DEMO_TIME_BUDGET here).
-AS_DEMO=("$PY" -m perf.cli.demo_settings --as-demo "${KNOBS[@]}")
+AS_DEMO=("$PY" -m perf.cli.demo_settings --as-demo "${KNOBS[@]}" -- "${SWEEP_ARGS[@]}")
 if [ "${DEMO_PROFILE:-1}" = 0 ]; then
   echo "== 3b/4 traces and precision study: skipped (DEMO_PROFILE=0); \`${VENV:-.venv}/bin/triton-perf baseline" \
     "results/$RUN_ID --profile-only --trace --precision fp32,fp16,bf16\` adds them later"
 else
+  AS_DEMO_BASELINE=("$PY" -m perf.cli.demo_settings --as-demo --own baseline "${KNOBS[@]}" -- "${SWEEP_ARGS[@]}")
   PROFILE_BUDGET=$("$PY" -m perf.cli.demo_settings --profile-budget "${DEMO_TIME_BUDGET:-6m}")
   echo "== 3b/4 traces and precision study: triton-perf baseline --trace --precision within $PROFILE_BUDGET (a quarter" \
     "of DEMO_TIME_BUDGET; DEMO_PROFILE=0 skips it), then the report again"
   # the tables go to the report; the console keeps the step's last line (what it wrote and ran, how long) and its
   # progress lines (stderr)
   "$PY" -m perf.cli.main baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 \
-    --time-budget "$PROFILE_BUDGET" 2> >("${AS_DEMO[@]}" >&2) | tail -n 1 | "${AS_DEMO[@]}" ||
+    --time-budget "$PROFILE_BUDGET" 2> >("${AS_DEMO_BASELINE[@]}" >&2) | tail -n 1 | "${AS_DEMO_BASELINE[@]}" ||
     echo "== no traces or precision rows stored: the reason is printed above"
   # its advice (stderr: the pick's caveat on the variants cut for time) said as make demo takes it too (trial 17,
   # T17-12: "a longer `--time-budget` measures them" after step 3 had said DEMO_TIME_BUDGET)
@@ -122,7 +126,7 @@ echo "== 4/4 deploy: the recommended variant as a Kubernetes bundle"
 DEPLOY_KNOBS=()
 for knob in "${KNOBS[@]}"; do [[ $knob == latency-budget-ms:* ]] || DEPLOY_KNOBS+=("$knob"); done
 "$PY" -m perf.cli.main export-deployment "results/$RUN_ID" 2>&1 |
-  "$PY" -m perf.cli.demo_settings --as-demo "${DEPLOY_KNOBS[@]}" ||
+  "$PY" -m perf.cli.demo_settings --as-demo --own export-deployment "${DEPLOY_KNOBS[@]}" -- "${SWEEP_ARGS[@]}" ||
   echo "== no deployment bundle: the reason is printed above; its flags are export-deployment's:" \
     "\`${VENV:-.venv}/bin/triton-perf export-deployment results/$RUN_ID --variant NAME\` (or --latency-budget-ms MS)" \
     "writes the bundle"

@@ -20,12 +20,13 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import click
 
 from core.names import file_problem
+from perf.cli.demo_commands import restore, sweep_commands
 
 #: A flag's metavar said as the unit of its number.
 _UNITS = {"MS": "milliseconds", "S": "seconds"}
@@ -161,7 +162,7 @@ def problems(
 _VALUE = r"[0-9][^\s`;,)]*|auto|none"
 
 
-def as_demo(text: str, knobs: Sequence[tuple[str, str]]) -> str:
+def as_demo(text: str, knobs: Sequence[tuple[str, str]], sweep: Sequence[str] | None = None, own: Collection[str] = ()) -> str:
     """``text`` with each advice that names one of ``knobs``' flags said as ``make demo`` takes it:
     "`--time-budget 8m` keeps it" -> "DEMO_TIME_BUDGET=8m make demo keeps it", "a longer `--time-budget`"
     -> "a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`)", "--round-window 1000" ->
@@ -171,28 +172,40 @@ def as_demo(text: str, knobs: Sequence[tuple[str, str]]) -> str:
     Args:
         text: A line of the sweep's advice.
         knobs: ``(flag, variable)`` per flag ``make demo`` passes (``("--time-budget", "DEMO_TIME_BUDGET")``).
+        sweep: The demo's ``perf/run_sweep.sh`` arguments (no ``--run-id``): a sweep flag with no ``DEMO_*``
+            setting is said as that command with the flag (:mod:`perf.cli.demo_commands`; trial 17, T17-12:
+            "--shapes time=400..16000" after ``make demo``). ``None``: such flags are left as they are.
+        own: The flags of the command whose words these are (``export-deployment``'s ``--latency-budget-ms``),
+            never said as a sweep command.
     """
+    kept: list[str] = []
+    if sweep is not None:
+        text, kept = sweep_commands(text, sweep, {f for f, _ in knobs}, own)
     for flag, var in knobs:
         text = re.sub(rf"`?{re.escape(flag)} (\S+?)`? keeps it", rf"{var}=\1 make demo keeps it", text)
         # a flag with its value is a command to run (trial 16, T16-20: "or DEMO_BUDGET_MS 31")
         text = re.sub(rf"`?{re.escape(flag)}[ =]({_VALUE})`?", rf"`{var}=\1 make demo`", text)
         text = text.replace(f"`{flag}`", f"{var} (`{var}=... make demo`)").replace(flag, var)
-    return text
+    return restore(text, kept)
 
 
-def advice(run_dir: Path, knobs: Sequence[tuple[str, str]]) -> list[str]:
-    """The run's advice that names one of ``knobs``' flags, each said by :func:`as_demo`: the line that
-    skips the in-process baseline, the note on one the budget cut after it started (the re-check of trial 14:
-    "--time-budget 2m keeps it" in a demo) and the pick's caveat on the variants cut for time."""
-    from perf.analysis.recommendation.cuts import unmeasured_caveat
+def advice(run_dir: Path, knobs: Sequence[tuple[str, str]], sweep: Sequence[str] | None = None) -> list[str]:
+    """The run's advice that names a sweep flag, each said by :func:`as_demo`: the line that skips the in-process
+    baseline, the note on one the budget cut after it started (the re-check of trial 14: "--time-budget 2m keeps
+    it" in a demo) and every note the sweep printed below its table (:func:`perf.cli.summary.summary`: the pick's
+    caveat on the variants cut for time, the recommendation's notes, batching measured at uniform sizes). With
+    ``sweep`` (the demo's ``perf/run_sweep.sh`` arguments), a flag with no ``DEMO_*`` setting is said as that
+    command (trial 17, T17-12: the "--shapes time=400..16000" advice was dropped, unchanged)."""
+    from perf.cli.summary import summary
     from perf.records.results import load
     from perf.sweep.baseline_step import CUT_NOTE
 
     run = load(run_dir)
     texts = [f"in-process baseline {c.reason}" for c in (run.rounds.cuts if run.rounds else []) if c.kind == "baseline"]
     texts += [n for n in (run.baseline.notes if run.baseline else []) if n.startswith(CUT_NOTE)]  # cut after it started
-    texts += [caveat] if (caveat := unmeasured_caveat(run)) else []
-    return [as_demo(t, knobs) for t in texts if as_demo(t, knobs) != t]
+    texts += summary(run).notes
+    said = [as_demo(t, knobs, sweep) for t in dict.fromkeys(texts)]
+    return [s for s, t in zip(said, dict.fromkeys(texts), strict=True) if s != t]
 
 
 #: Step 3b's share of ``DEMO_TIME_BUDGET`` (the traces and the precision study, after the sweep's budget;
@@ -228,24 +241,41 @@ def knob_pairs(items: Iterable[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def translate(knobs: Sequence[tuple[str, str]], lines: Iterable[str]) -> Iterator[str]:
+def translate(
+    knobs: Sequence[tuple[str, str]], lines: Iterable[str], sweep: Sequence[str] | None = None, own: Collection[str] = ()
+) -> Iterator[str]:
     """Each line of a later step's output said by :func:`as_demo` (trial 14: steps 3b and 4 repeated the
     sweep's "a longer `--time-budget` measures them" after the demo had said it as DEMO_TIME_BUDGET)."""
     for line in lines:
-        yield as_demo(line, knobs)
+        yield as_demo(line, knobs, sweep, own)
+
+
+def as_demo_args(args: Sequence[str]) -> tuple[list[tuple[str, str]], set[str], list[str] | None]:
+    """``--as-demo``'s arguments read: ``[--own COMMAND] KNOB... [-- SWEEP_ARGS...]`` -> the knobs
+    (:func:`knob_pairs`), ``triton-perf COMMAND``'s own flags (never said as a sweep command) and the demo's
+    ``perf/run_sweep.sh`` arguments (``None`` without ``--``)."""
+    from perf.cli.demo_commands import options_of
+
+    args = list(args)
+    own: set[str] = set()
+    if args[:1] == ["--own"]:
+        own, args = options_of(args[1]), args[2:]
+    sweep = args[args.index("--") + 1 :] if "--" in args else None
+    return knob_pairs(args[: args.index("--")] if "--" in args else args), own, sweep
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Check ``VARIABLE --flag VALUE`` triples (and ``DEMO_MODEL``, ``DEMO_SPEC`` from the environment):
     each problem ``make demo:`` lines on stderr, exit 2 (a usage error) when there is one, else 0 silently.
-    ``--profile-budget VALUE``: print :func:`profile_budget`; ``--as-demo FLAG:VARIABLE[:DEFAULT]...``: copy
-    stdin to stdout through :func:`translate`, line by line as it comes."""
+    ``--profile-budget VALUE``: print :func:`profile_budget`; ``--as-demo [--own COMMAND] FLAG:VARIABLE[:DEFAULT]...
+    [-- SWEEP_ARGS...]``: copy stdin to stdout through :func:`translate`, line by line as it comes (:func:`as_demo_args`)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--profile-budget"]:
         click.echo(profile_budget(args[1]))
         return 0
     if args[:1] == ["--as-demo"]:
-        for line in translate(knob_pairs(args[1:]), sys.stdin):
+        pairs, own, sweep = as_demo_args(args[1:])
+        for line in translate(pairs, sys.stdin, sweep, own):
             sys.stdout.write(line)
             sys.stdout.flush()
         return 0

@@ -320,3 +320,30 @@ def test_demo_variants_is_checked_before_step_1(tmp_path: Path) -> None:
     """T13-11: DEMO_VARIANTS is parsed by the sweep's --variants before anything runs, a refusal naming it."""
     (first,) = _refusals(tmp_path, DEMO_VARIANTS="detr onnx")
     assert first[0].startswith("make demo: DEMO_VARIANTS=detr onnx: ") and "--variants" not in "\n".join(first)
+
+
+#: The report (step 3b) and export-deployment (step 4) name a sweep flag make demo has no setting for.
+_NO_KNOB = """case "$*" in
+  *"main report"*) echo "note: -> measure a mix as clients send it: --shapes time=1000..16000" >&2;;
+  *export-deployment*) echo "  -> measure it again with --trials 3; or --latency-budget-ms 31"; exit 1;;
+  *--profile-budget*) echo 30s;;
+esac
+"""
+
+
+def test_a_sweep_flag_without_a_demo_setting_is_said_as_the_demos_own_sweep_command(tmp_path: Path) -> None:
+    """Trial 17, T17-12: "--shapes time=400..16000" after make demo, which cannot pass --shapes."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    real = f'  *--as-demo*) exec {sys.executable} "$@";;\n'
+    picked = '  *perf.cli.demo_variants*) echo "$3_a,$3_b"; exit 0;;\n'
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\ncase "$*" in\n{real}{picked}esac\n{_NO_KNOB}')
+    (venv / "bin" / "python").chmod(0o755)
+    env = {**os.environ, "VENV": str(venv), "PYTHONPATH": str(ROOT), "DEMO_TIME_BUDGET": "2m"}
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "demo.sh")], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    sweep = "perf/run_sweep.sh --runtime bundled --repository model_repository --variants mlp_a,mlp_b --concurrency auto"
+    sweep += " --round-window 300 --time-budget 2m --latency-budget-ms 25"
+    assert f"measure a mix as clients send it: `{sweep} --shapes time=1000..16000`" in done.stderr
+    # step 4: the sweep's --trials as the sweep command, export-deployment's own --latency-budget-ms as it is
+    assert f"-> measure it again with `{sweep} --trials 3`; or --latency-budget-ms 31" in done.stdout
