@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from pathlib import Path
 from typing import Any
@@ -70,12 +71,34 @@ def coldstart(
     with (measured on the variants without warmup). TensorRT variants are "not measured on this host" where the server
     cannot run them. With --into RUN, a variant whose cold start the run has is kept, not
     measured again, unless --replace."""
+    from builders.repository.view import Repository
+    from clients.shapes import parse_shapes
+    from perf.records.run_lock import holding_run
+
+    if replace and not into:
+        raise click.UsageError("--replace goes with --into RUN (it measures again the cold starts a run has)")
+    dims = parse_flag(parse_shapes, shapes, hint="--shape")
+    repo = Repository(server_opts.repository)
+    # --into: the run is held from its read to its save, so neither this nor another command loses measurements
+    with holding_run(into, "this cold start") if into else contextlib.nullcontext():
+        _measure(variants, batch_sizes, protocol, dims, into, replace, server_opts, repo)
+
+
+def _measure(
+    variants: tuple[str, ...],
+    batch_sizes: tuple[int, ...],
+    protocol: str,
+    dims: Any,
+    into: Path | None,
+    replace: bool,
+    server_opts: Any,
+    repo: Any,
+) -> None:
+    """:func:`coldstart`'s measurement, ``into`` held."""
     from google.protobuf import json_format
 
     from builders.config.pbtxt import read_config
-    from builders.repository.view import Repository
     from clients.server import TritonServer
-    from clients.shapes import parse_shapes
     from perf.coldstart import measure as cs
     from perf.measure import environment
     from perf.measure.inputs import check_variant_shapes, resolve_shapes
@@ -85,10 +108,6 @@ def coldstart(
     from perf.report.sections.servers import held_line, replaced_line
     from perf.sweep.server import now
 
-    if replace and not into:
-        raise click.UsageError("--replace goes with --into RUN (it measures again the cold starts a run has)")
-    dims = parse_flag(parse_shapes, shapes, hint="--shape")
-    repo = Repository(server_opts.repository)
     run = results.load(into) if into else results.RunResult(report.STANDALONE_RUN, now())
     kept_held: list[str] = []
     if into:  # the run's variants it files cold starts of: all there, or nothing is measured (trial 8, F21)

@@ -41,7 +41,8 @@ from perf.records import colocation
 from perf.records.build_check import read_checks
 from perf.records.colocation import ColocatedModel, ColocationRecord
 from perf.records.measured_files import SERVED, refuse_changed, refuse_missing
-from perf.sweep.preflight import RAW_DIR, check_runtime, take_again
+from perf.records.run_lock import RunHold, hold_run
+from perf.sweep.preflight import RAW_DIR, check_runtime, new_run_folder
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +143,16 @@ class Colocate:
     """
 
     def __init__(self, opts: ColocateOptions, events: Events | None = None):
+        self._hold: RunHold | None = None  # this command's hold on the run folder (perf.records.run_lock)
+        try:
+            self._setup(opts, events)
+        except BaseException:  # a refused run holds nothing
+            if self._hold is not None:
+                self._hold.release()
+            raise
+
+    def _setup(self, opts: ColocateOptions, events: Events | None) -> None:
+        """:meth:`__init__`'s checks and record; the run folder held from before its first read."""
         self.opts = opts
         self.events: Events = events or (lambda _e: None)
         self.repo = Repository(Path(opts.server.repository))
@@ -161,8 +172,8 @@ class Colocate:
         check_runtime(opts.server, [v for m in models for v in m.variants], every="--model")
         self.run_id = opts.run_id or "colocate-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.run_dir = Path(opts.results_dir) / self.run_id
-        if self.run_dir.exists():  # one that holds no measurement is taken again, as a sweep's
-            take_again(self.run_dir, f"--resume --run-id {self.run_id}")
+        # one that holds no measurement is taken again, as a sweep's; held from here (perf.records.run_lock)
+        self._hold = new_run_folder(self.run_dir, "this co-location run", f"--resume --run-id {self.run_id}")
         seed = opts.seed if opts.seed is not None else sum((i + 1) * ord(ch) for i, ch in enumerate(self.run_id)) % 1_000_003
         self.record = ColocationRecord(
             run_id=self.run_id,
@@ -186,6 +197,9 @@ class Colocate:
 
     def _resume(self) -> None:
         """Take the run to resume (:mod:`perf.colocate.resume`): its record, folder and checks."""
+        folder = Path(self.opts.results_dir) / (self.opts.run_id or "")
+        if self.opts.run_id and folder.is_dir():  # before its read: its save keeps no other's (perf.records.run_lock)
+            self._hold = hold_run(folder, "this resume")
         self.previous = resume.previous_run(self.opts)
         self.record = copy.deepcopy(self.previous)
         self.run_id, self.run_dir = self.record.run_id, Path(self.opts.results_dir) / self.record.run_id
@@ -221,11 +235,20 @@ class Colocate:
         colocation.save(self.record, self.run_dir)
 
     def run(self, start_server: Callable[[ColocateOptions, Path], TritonServer] | None = None) -> ColocationRecord:
-        """Start the server, run the search, stop the server; returns the record (also saved).
+        """Start the server, run the search, stop the server; returns the record (also saved). The run
+        folder is another command's to write once this returns (:mod:`perf.records.run_lock`).
 
         Raises:
             ServerError: the server does not start, or a variant does not load.
         """
+        try:
+            return self._run(start_server)
+        finally:
+            if self._hold is not None:
+                self._hold.release()
+
+    def _run(self, start_server: Callable[[ColocateOptions, Path], TritonServer] | None) -> ColocationRecord:
+        """:meth:`run`, the folder held."""
         if self.nothing_left is not None:
             return self.record
         (self.run_dir / RAW_DIR).mkdir(parents=True, exist_ok=True)

@@ -56,6 +56,7 @@ from perf.records.baseline import (
 )
 from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
 from perf.records.results import RunResult, mixed_axes
+from perf.records.run_lock import holding_run
 from perf.records.workloads import input_size
 
 log = logging.getLogger(__name__)
@@ -342,8 +343,17 @@ def baseline_for_run(
         PerfError: the run has a baseline and not ``replace``, its variants are not there or changed, its levels were all sent at mixed sizes, which
             no in-process call runs (:func:`perf.analysis.efficiency.sizes_apart`: nothing measured),
             or nothing was measured (the run is left as it was).
+        PerfError: another command is writing the run (:mod:`perf.records.run_lock`): nothing was measured.
         RecordError: ``results.json`` cannot be read.
     """
+    with holding_run(Path(run_dir), "this baseline"):  # from its read to its save: no other's measurements lost
+        return _baseline_for_run(Path(run_dir), opts, progress, repository, replace)
+
+
+def _baseline_for_run(
+    run_dir: Path, opts: BaselineOptions | None, progress: Progress | None, repository: Path | None, replace: bool
+) -> BaselineResult:
+    """:func:`baseline_for_run`, the run folder held."""
     run = results.load(run_dir)
     if not replace:
         refuse_replacing(run, baseline=True)

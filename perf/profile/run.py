@@ -50,6 +50,7 @@ from perf.records import results
 from perf.records.baseline import EAGER, BaselineKey
 from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
 from perf.records.profile import CUT, PrecisionRow, ProfileRecord, TraceRecord
+from perf.records.run_lock import holding_run
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,23 @@ def profile_target(
             without ``out_dir``, nothing traced or studied.
         RepositoryError: unknown variants.
     """
+    if (target / results.RESULTS_FILE).is_file():  # from its read to its save: no other's measurements lost
+        with holding_run(target, "this profile"):
+            return _profile_target(target, opts, out_dir, trace, precisions, repository, say, replace)
+    return _profile_target(target, opts, out_dir, trace, precisions, repository, say, replace)
+
+
+def _profile_target(
+    target: Path,
+    opts: BaselineOptions,
+    out_dir: Path | None,
+    trace: bool,
+    precisions: Sequence[str],
+    repository: Path | None,
+    say: Callable[[str], None] | None,
+    replace: bool,
+) -> tuple[ProfileRecord, Path]:
+    """:func:`profile_target`, a run folder held."""
     earlier = None
     if (target / results.RESULTS_FILE).is_file():
         run = results.load(target)

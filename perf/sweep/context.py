@@ -31,6 +31,7 @@ from perf.records.levels import SERVER_DIED, LevelResult
 from perf.records.measured_files import refuse_missing
 from perf.records.results import RunResult, Session, VariantResult
 from perf.records.rounds import RoundsRecord
+from perf.records.run_lock import hold_run
 from perf.records.search import SearchRecord
 from perf.search.events import log_event
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
@@ -39,7 +40,7 @@ from perf.search.resumed import resumed_budget
 from perf.sweep.analyzer_flags import pass_through_refusal, shadowed_repository, visit_lengtheners
 from perf.sweep.design_flags import other_design_refusal, window_hint
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
-from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, nothing_to_resume, require_plannable, take_again
+from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, new_run_folder, nothing_to_resume, require_plannable
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
 
@@ -68,6 +69,7 @@ class SweepBase:
                     f"there is no run {opts.run_id!r} to resume in {opts.results_dir}",
                     hint=f"runs there: {', '.join(have) or '(none)'}",
                 )
+            self._hold = hold_run(run_dir, "this resume")  # before its read: its save keeps no other's (run_lock)
             saved = results.load(run_dir)
             opts = resumed_options(opts, dict(saved.settings))
         #: The budget to record (a resumed run's own total), and for a resumed run which one it plans against.
@@ -98,10 +100,8 @@ class SweepBase:
             refuse_missing(saved, [v.name for v in saved.variants], repo, "the resumed sweep")
         names = self.repository.names(opts.variants, indexed=False)  # every model folder: a hand-made repository too
         if isinstance(opts.concurrency, str) and opts.concurrency != AUTO:
-            raise PerfError(
-                f"concurrency {opts.concurrency!r} is neither {AUTO!r} nor a list of levels",
-                hint=f"pass --concurrency {AUTO} or levels such as --concurrency 1,2,4,8",
-            )
+            hint = f"pass --concurrency {AUTO} or levels such as --concurrency 1,2,4,8"
+            raise PerfError(f"concurrency {opts.concurrency!r} is neither {AUTO!r} nor a list of levels", hint=hint)
         if not isinstance(opts.concurrency, str) and (any(c < 1 for c in opts.concurrency) or not opts.concurrency):
             raise PerfError(
                 f"concurrency levels must be >= 1, got {list(opts.concurrency)}",
@@ -134,10 +134,9 @@ class SweepBase:
             log.warning("%s is not measured: %s", n, why)
             self.plans[n] = dataclasses.replace(self.plans[n], levels=[], error=why)
         self._check_inputs()
-        if saved is None:  # nothing is started or written for a sweep that cannot measure anything
+        if saved is None:  # nothing is started or written for a sweep that cannot measure anything; then held (run_lock)
             require_plannable({n: p for n, p in self.plans.items() if n not in unservable}, opts.batch_sizes)
-        if self.run_dir.exists() and saved is None:
-            take_again(self.run_dir)
+            self._hold = new_run_folder(self.run_dir, "this sweep")
         self.run = saved or RunResult(self.run_id, now())
         if saved is not None and not saved.sessions:  # saved before sessions were recorded: its earlier ones as one
             self.run.sessions.append(Session(saved.created))
@@ -155,7 +154,7 @@ class SweepBase:
             )
         self.budget = Budget(opts.latency_budget_ms, opts.latency_percentile) if opts.latency_budget_ms else None
         self.search = Search(self.plans, self.run.search, levels, self.budget, opts.measure.stability_pct)
-        (self.run_dir / RAW_DIR).mkdir(parents=True, exist_ok=True)  # the first thing in a run folder (never_saved)
+        (self.run_dir / RAW_DIR).mkdir(parents=True, exist_ok=True)  # a resumed run's too
         self._lock = threading.RLock()  # several servers measure in parallel threads (perf.sweep.servers)
         self.servers = ServerPool(
             opts.server,

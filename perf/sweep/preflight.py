@@ -35,6 +35,7 @@ from core.records import is_temp_of
 from perf.measure.inputs import user_file
 from perf.records import colocation, results
 from perf.records.results import MIXED
+from perf.records.run_lock import RunHold, hold_run
 from perf.search.plan import VariantPlan
 
 log = logging.getLogger(__name__)
@@ -332,7 +333,30 @@ def take_again(run_dir: Path, resume: str = "--resume") -> None:
         raise PerfError(f"run folder {run_dir} already exists", hint=f"pass {resume} to continue it, or another --run-id")
     why = "stopped before its first save" if never_saved(run_dir) else "its start failed before the first level"
     log.info("run folder %s holds no measurement (%s): it is started again", run_dir, why)
-    shutil.rmtree(run_dir)
+    for p in run_dir.iterdir():  # emptied, not removed: the folder this command holds (perf.records.run_lock) stays
+        shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
+
+
+def new_run_folder(run_dir: Path, what: str, resume: str = "--resume") -> RunHold:
+    """Make run folder ``run_dir`` for a new run of command ``what`` (``"this sweep"``) and hold it
+    (:mod:`perf.records.run_lock`) before an existing one is taken again (:func:`take_again`): a
+    second command under one run id stops instead of emptying the first's folder.
+
+    Raises:
+        PerfError: another command holds the folder, or it holds measurements (``resume``: the flags
+            that continue it, for the hint).
+    """
+    existed = run_dir.exists()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    hold = hold_run(run_dir, what)
+    try:
+        if existed:
+            take_again(run_dir, resume)
+        (run_dir / RAW_DIR).mkdir(exist_ok=True)  # the first thing in a run folder (never_saved)
+    except BaseException:
+        hold.release()
+        raise
+    return hold
 
 
 def nothing_to_resume(run_dir: Path, again: str) -> PerfError | None:

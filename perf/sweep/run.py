@@ -55,7 +55,22 @@ log = logging.getLogger(__name__)
 
 
 class Sweep(Sequential, ResumedRounds, BaselineStep):
-    """One sweep run; :meth:`run_all` does the work (module docstring)."""
+    """One sweep run; :meth:`run_all` does the work (module docstring). From its construction until
+    :meth:`run_all` returns (or :meth:`close`) it holds its run folder: another command that would
+    write it stops with one error (:mod:`perf.records.run_lock`)."""
+
+    def __init__(self, opts: SweepOptions, progress: Progress | None = None):
+        try:
+            super().__init__(opts, progress)
+        except BaseException:  # a refused sweep holds nothing
+            if (hold := getattr(self, "_hold", None)) is not None:
+                hold.release()
+            raise
+
+    def close(self) -> None:
+        """Let go of the run folder without running (a Sweep made to read its plan); :meth:`run_all`
+        does it when it returns. A second call does nothing."""
+        self._hold.release()
 
     def _settings(self) -> dict[str, Any]:
         """What the run saves of its options (:func:`perf.sweep.options.run_settings`), with its design and seed."""
@@ -75,13 +90,16 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             PerfError / ServerError: when the server cannot be started at all.
         """
         try:
-            run = self._run_all()
-        except KeyboardInterrupt:
-            self.run.sessions[-1].ended = "interrupted"
+            try:
+                run = self._run_all()
+            except KeyboardInterrupt:
+                self.run.sessions[-1].ended = "interrupted"
+                self._save()
+                raise
+            self.run.sessions[-1].ended = "finished"
             self._save()
-            raise
-        self.run.sessions[-1].ended = "finished"
-        self._save()
+        finally:
+            self.close()  # the last save is done: another command may write the folder (run_lock)
         return run
 
     def _run_all(self) -> RunResult:

@@ -142,9 +142,8 @@ def test_a_colocation_folder_that_holds_no_measurement_is_taken_again(tmp_path: 
     run_dir = tmp_path / "results" / "c"
     colocation.save(_record(repo), run_dir)
     (run_dir / "tritonserver.log").write_text("E1202 failed\n")
-    Colocate(_opts(repo, tmp_path, perf_analyzer=pa))  # taken again
-    assert not run_dir.exists()
-    (run_dir / "raw").mkdir(parents=True)  # stopped before its first save
+    Colocate(_opts(repo, tmp_path, perf_analyzer=pa))  # taken again: emptied, then made anew (held until run ends)
+    assert [p.name for p in run_dir.iterdir()] == ["raw"]  # as a run stopped before its first save leaves it
     resume = ColocateOptions(
         server=ServerOptions(repository=repo, runtime="bundled"), results_dir=tmp_path / "results", run_id="c", resume=True
     )

@@ -304,6 +304,7 @@ def _saved_run(built: Path, tmp_path: Path, budget_s: float | None, spent_s: flo
     assert sw.run.rounds is not None
     sw.run.rounds.budget = BudgetRecord(budget_s, 1.2, 2.0, 100.0, 7, spent_s=spent_s, baseline_s=None)
     sw._save()
+    sw.close()  # its run folder, free for the resume (perf.records.run_lock)
 
 
 def test_a_resume_plans_against_what_is_left_of_the_runs_own_budget(built: Path, tmp_path: Path) -> None:
@@ -318,6 +319,7 @@ def test_a_resume_plans_against_what_is_left_of_the_runs_own_budget(built: Path,
         "within what is left of the run's own 120 s time budget: 40 s after the 80 s it spent (--time-budget gives a new one)"
         in said
     )
+    sw.close()
     again = Sweep(_opts(built, tmp_path, run_id="r120", resume=True, time_budget_s=300.0, given=frozenset({"time_budget_s"})))
     assert again.opts.time_budget_s == 300.0 and "within a time budget of 300 s (estimate below)" in " ".join(
         opening_lines(again, frozenset({"time_budget_s"}))
@@ -348,6 +350,7 @@ def test_a_session_stopped_during_its_loads_spends_none_of_the_runs_time_budget(
     sw._save()
     assert sw.run.rounds is not None and sw.run.rounds.budget is not None
     assert sw.run.rounds.budget.session_spent_s is not None and sw.run.rounds.budget.session_spent_s >= 21.0
+    sw.close()
     again = Sweep(_opts(built, tmp_path, run_id="r90", resume=True, given=frozenset()))
     if visits:
         assert again.opts.time_budget_s is not None and again.opts.time_budget_s <= 69.0

@@ -73,6 +73,7 @@ def test_a_resumed_runs_runtime_is_its_own_and_its_refusal_says_so(
     sw.run.settings = sw._settings()  # type: ignore[assignment]
     sw.run.settings["server"]["runtime"] = "local"
     sw._save()
+    sw.close()
     monkeypatch.delenv("TRITONSERVER", raising=False)
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     resume = dataclasses.replace(_opts(repo, tmp_path), resume=True, given=frozenset({"server"}))
@@ -123,6 +124,7 @@ def test_resume_says_which_wins_when_a_server_setting_changes(
     sw = Sweep(_opts(repo, tmp_path))
     sw.run.settings = sw._settings()  # type: ignore[assignment]
     sw._save()
+    sw.close()
     again = ServerOptions(repo, runtime="local")
     resume = dataclasses.replace(_opts(repo, tmp_path, server=again), resume=True, given=frozenset({"server"}))
     with caplog.at_level("WARNING"):
@@ -235,5 +237,6 @@ def test_a_run_stopped_before_its_first_round_resumes_against_its_own_time_budge
     resumed = Sweep(dataclasses.replace(_opts(repo, tmp_path), resume=True, given=frozenset()))
     assert resumed.opts.time_budget_s == 120.0 and resumed.recorded_budget_s == 120.0
     assert "the run's own 120 s time budget: all 120 s (it was stopped before its first round)" in (resumed.budget_note or "")
+    resumed.close()
     again = Sweep(dataclasses.replace(_opts(repo, tmp_path, time_budget_s=60.0), resume=True, given=frozenset({"time_budget_s"})))
     assert again.opts.time_budget_s == 60.0  # a budget given on the resume replaces it, as before

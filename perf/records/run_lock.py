@@ -1,0 +1,87 @@
+"""One writing command per run folder at a time.
+
+Every command that writes a run's record reads it first and saves it whole: a sweep (new or
+``--resume``), ``triton-perf baseline RUN`` (a baseline, traces or a precision study filed under the
+run), ``coldstart --into RUN`` and ``colocate`` (new or ``--resume``). Two of them on one folder at
+once each saved what it had read plus its own: the last save dropped the other's measurements,
+and a second sweep under one ``--run-id`` emptied the folder of the first, still starting. Each
+holds the folder from before its first read until its last save; a second one stops at once with
+one error and changes nothing. Reading commands (``report``, ``compare``, ``export-deployment``) take
+no lock: a record is replaced by a rename (:func:`core.records.write_record`), never read half written.
+
+The lock is the kernel's :func:`fcntl.flock` on the folder itself (no file is added to a run
+folder), released when the holder releases it or its process ends, however it ends. In the Python
+API a :class:`perf.sweep.run.Sweep` holds its folder from its construction until ``run_all`` returns,
+a :class:`perf.colocate.run.Colocate` until ``run`` returns; one dropped unrun lets go of it when
+it is collected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gc
+import os
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+
+from core.errors import PerfError
+
+
+class RunHold:
+    """This process's hold on one run folder (:func:`hold_run`); :meth:`release` ends it (also when
+    the object is collected)."""
+
+    def __init__(self, run_dir: Path, fd: int):
+        self.run_dir = run_dir
+        self._close = weakref.finalize(self, os.close, fd)
+
+    def release(self) -> None:
+        """Let other commands write the folder (a second call does nothing)."""
+        self._close()
+
+
+def hold_run(run_dir: Path, what: str) -> RunHold:
+    """Hold run folder ``run_dir`` (an existing folder) for this process's command ``what`` (``"this
+    sweep"``, ``"this baseline"``...).
+
+    Raises:
+        PerfError: another command holds it: it names the folder and what was not done; nothing in
+            the folder was read or changed.
+    """
+    fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
+    if not _locked(fd):
+        gc.collect()  # a hold of this process whose owner nobody can reach any more (a sweep never run) is let go
+    if not _locked(fd):
+        os.close(fd)
+        raise PerfError(
+            f"run folder {run_dir} is in use: another command is writing to it (a sweep or its --resume, "
+            f"`triton-perf baseline`, `coldstart --into` or `colocate`); {what} did nothing, so neither loses "
+            "the other's measurements",
+            hint="wait for that command to end (or stop it with Ctrl-C: it saves what it measured), then run this again",
+        ) from None
+    return RunHold(run_dir, fd)
+
+
+def _locked(fd: int) -> bool:
+    """Whether this process took the lock on folder ``fd`` (``False``: another open of it holds it)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def holding_run(run_dir: Path, what: str) -> Iterator[RunHold | None]:
+    """:func:`hold_run` for the ``with`` block; nothing is held (``None``) where ``run_dir`` is not a
+    folder: the command's own read of it then says what is missing."""
+    if not Path(run_dir).is_dir():
+        yield None
+        return
+    hold = hold_run(Path(run_dir), what)
+    try:
+        yield hold
+    finally:
+        hold.release()
