@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import logging
 from typing import Any
 
@@ -18,6 +17,7 @@ from clients.request_stats import own_processes as _own_processes
 from clients.shared_memory import Regions, shared_memory_module
 from core.errors import ClientError
 from core.host_load import HostLoad, HostSampler
+from core.names import close_names
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
             index = _repository_index(client, protocol)
             entry = next((m for m in index if m.get("name") == model), None)
             if entry is None:
-                close = difflib.get_close_matches(model, sorted(str(m["name"]) for m in index), n=1)
+                close = close_names(model, sorted(str(m["name"]) for m in index), n=1)
                 raise ClientError(
                     f"model {model!r} is unknown to the server" + (f" (did you mean {close[0]!r}?)" if close else ""),
                     hint="check the name (clients check lists the repository's variants) and the server's --model-repository",

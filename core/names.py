@@ -41,6 +41,23 @@ def x_separated_list(text: str) -> str | None:
     return ",".join(x_separated_dims(p) or p.strip() for p in parts)
 
 
+def close_names(name: str, valid: Iterable[str], n: int = 1) -> list[str]:
+    """The ``n`` names of ``valid`` closest to ``name``, the closest first: the "did you mean" rule of every
+    name the toolkit matches against names it knows (axes, inputs, outputs, variants, models, functions).
+    A name that differs only in case comes first (issue 26: ``--workload TIME=...`` got no "did you mean
+    'time'?" while ``tme`` did: :func:`difflib.get_close_matches` compares case-sensitively, so ``TIME``
+    shared no letter with ``time``), then the names :func:`difflib.get_close_matches` finds close with
+    case ignored (``Tme`` -> ``time``); ``[]`` when none is."""
+    valid = list(dict.fromkeys(valid))
+    folded = name.casefold()
+    same = [v for v in valid if v.casefold() == folded]
+    by_fold: dict[str, str] = {}
+    for v in valid:
+        by_fold.setdefault(v.casefold(), v)
+    near = [by_fold[m] for m in difflib.get_close_matches(folded, list(by_fold), n=n + len(same))]
+    return list(dict.fromkeys([*same, *near]))[:n]
+
+
 def unknown_names_error(
     flag: str,
     given: Iterable[str],
@@ -70,7 +87,7 @@ def unknown_names_error(
     unknown = [n for n in dict.fromkeys(given) if n not in valid]
     if not unknown:
         return None
-    close = {n: difflib.get_close_matches(n, valid, n=1) for n in unknown}
+    close = {n: close_names(n, valid) for n in unknown}
     named = ", ".join(f"{n!r}" + (f" (did you mean {close[n][0]!r}?)" if close[n] else "") for n in unknown)
     kinds = plural(kind)
     one = len(unknown) == 1
@@ -118,7 +135,7 @@ def closest_files(path: Path, pattern: str) -> str:
     for name in sorted(x.name for x in path.parent.glob(pattern)):
         stems.setdefault(Path(name).stem, []).append(name)
     want = path.stem.lower()
-    close = difflib.get_close_matches(path.stem, list(stems), n=len(stems)) if stems else []
+    close = close_names(path.stem, list(stems), n=len(stems)) if stems else []
     close += [s for s in stems if s not in close and want and want in s.lower()]
     return some_of([name for s in close for name in stems[s]])
 

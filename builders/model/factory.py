@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import difflib
 import importlib
 import importlib.util
 import inspect
@@ -22,6 +21,7 @@ from typing import Any
 
 from builders.model.user_frame import user_frame
 from core.errors import ModelSpecError
+from core.names import close_names
 
 #: The two forms of a factory, and an example of each (one wording for every message and help).
 FACTORY_FORMS = "path/to/file.py:factory or package.module:factory"
@@ -120,7 +120,7 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
             for n, v in vars(module).items()
             if inspect.isfunction(v) and v.__module__ == module.__name__ and not n.startswith("_")
         )
-        close = difflib.get_close_matches(fn_name, names, n=1)
+        close = close_names(fn_name, names, n=1)
         raise ModelSpecError(
             f"{where} has no {fn_name!r}"
             + (f"; its top-level functions: {', '.join(names)}" if names else "; it defines no top-level function"),

@@ -15,7 +15,7 @@ export, the check against eager PyTorch (fed the same way) and the served check 
   another order): refused, naming both orders; nothing is reordered for the user;
 - a ``<name>__<index>`` input (Triton's convention) whose index is not its position: refused;
 - a spec input whose name is not a ``forward()`` argument but close to one that no input names
-  (:func:`difflib.get_close_matches`, case-sensitive): refused as a likely typo ("did you mean");
+  (:func:`core.names.close_names`, case ignored): refused as a likely typo ("did you mean");
 - names that are simply other names (``INPUT__0``, a deliberate rename): built, and the binding
   (spec input -> ``forward()`` argument, by position) is returned for the manifest and the
   build's summary (:func:`binding_line`), unless one input goes to a ``forward()`` of one argument;
@@ -25,13 +25,13 @@ export, the check against eager PyTorch (fed the same way) and the served check 
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from core.errors import ModelSpecError
+from core.names import close_names
 
 #: What separates ``<name>`` from ``<index>`` in Triton's PyTorch backend's ``<name>__<index>``.
 SEPARATOR = "__"
@@ -133,7 +133,7 @@ def input_binding(inputs: Sequence[str], forward: Sequence[str] | None, where: s
     for i, name in enumerate(inputs):
         if name.casefold() in position or convention_index(name) is not None:
             continue
-        close = difflib.get_close_matches(name, free, n=1)
+        close = close_names(name, free, n=1)
         if close:
             passed = f"; it would be passed as {forward[i]!r}" if i < len(forward) and forward[i] != close[0] else ""
             raise ModelSpecError(

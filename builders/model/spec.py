@@ -11,7 +11,6 @@ Outputs"). A dimension is either a fixed ``int`` or the *name* of a dynamic axis
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -25,7 +24,7 @@ from builders.model.spec_flags import axis_range_form, parse_axis_flag, parse_in
 from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
 from builders.model.value_ranges import require_axis_bounds
 from core.errors import ModelSpecError
-from core.names import read_text, require_known
+from core.names import close_names, read_text, require_known
 from core.records import Record
 
 #: Batch size of the example inputs used to trace/export (not 1: torch.export specialises
@@ -262,7 +261,7 @@ class ModelSpec:
         unknown = unknown_spec_keys(data)
         if unknown:
             where, key, valid = unknown[0]
-            close = difflib.get_close_matches(key, valid, n=1)
+            close = close_names(key, valid, n=1)
             raise ModelSpecError(
                 f"spec file {p}: unknown key {key!r} in {where}"
                 + (f" (did you mean {close[0]!r}?)" if close else "")

@@ -23,7 +23,6 @@ first) and draws through :func:`draw_integers`: one rule for both forms.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -32,6 +31,7 @@ import numpy as np
 
 from core import dtypes
 from core.errors import ModelSpecError
+from core.names import close_names
 
 #: One bound: an integer, or the name of a dynamic axis (its size in the same request).
 Bound = int | str
@@ -114,7 +114,7 @@ def axis_problem(value_range: ValueRange | None, dtype: str, axes: Mapping[str, 
         why = f"names {unknown[0]!r} as a bound, but the spec declares no dynamic axis (a bound is an integer or a dynamic axis's name)"
         return why, _AXIS_FORM
     if unknown:
-        near = difflib.get_close_matches(unknown[0], list(axes), n=1)
+        near = close_names(unknown[0], list(axes), n=1)
         meant = f" (did you mean {near[0]!r}?)" if near else ""
         return f"names {unknown[0]!r}, which is not one of the dynamic axes {sorted(axes)}{meant}", _AXIS_FORM
     several = per_position(value_range)

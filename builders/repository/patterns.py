@@ -5,12 +5,12 @@ while ``clients infer`` said "did you mean" for a mistyped name)."""
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import re
 from collections.abc import Sequence
 
 from core.errors import RepositoryError
+from core.names import close_names
 from core.naming import parse_variant_name
 from core.wording import count
 
@@ -25,10 +25,10 @@ def meant(pattern: str, known: Sequence[str]) -> str | None:
     before the first ``_``) replaced by the closest model name, when that matches something.
     ``None`` when nothing is close."""
     if not _WILD.search(pattern):
-        close = difflib.get_close_matches(pattern, known, n=1)
+        close = close_names(pattern, known, n=1)
         return close[0] if close else None
     head, sep, rest = pattern.partition("_")
-    for model in difflib.get_close_matches(head, _models(known), n=3):
+    for model in close_names(head, _models(known), n=3):
         candidate = f"{model}{sep}{rest}"
         if fnmatch.filter(known, candidate):
             return candidate

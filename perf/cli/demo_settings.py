@@ -15,7 +15,6 @@ with its list of ``VARIABLE --flag VALUE`` triples (``DEMO_MODEL`` and ``DEMO_SP
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 import re
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import click
 
-from core.names import file_problem
+from core.names import close_names, file_problem
 from perf.cli.demo_commands import restore, sweep_commands
 
 #: A flag's metavar said as the unit of its number.
@@ -102,7 +101,7 @@ def model_problem(model: str, spec: str | None) -> str | None:
     expected = f"a built-in model ({', '.join(builtins)}), or your model's factory as {FACTORY_FORMS} with DEMO_SPEC"
     where, _, fn = model.rpartition(":")
     if not where or not fn.isidentifier():
-        close = difflib.get_close_matches(model, builtins, n=1)
+        close = close_names(model, builtins, n=1)
         wrong = f"{model!r} is no built-in model" + (f" (did you mean {close[0]}?)" if close else "")
         if where or model.endswith(".py"):
             wrong = f"{model!r} names no function to call (no :factory)"
@@ -115,7 +114,7 @@ def model_problem(model: str, spec: str | None) -> str | None:
             return f"DEMO_MODEL={model}: its file {where} is not a .py file\n  -> set DEMO_MODEL to {expected}"
         if not may_define(path, fn):
             names = top_level_functions(path)
-            close = difflib.get_close_matches(fn, names, n=1)
+            close = close_names(fn, names, n=1)
             return (
                 f"DEMO_MODEL={model}: {where} defines no {fn!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
                 + (f"; its top-level functions: {', '.join(names)}" if names else "; it defines no top-level function")

@@ -118,6 +118,13 @@ def test_an_axis_typo_in_workload_gets_the_closest_axis(tmp_path) -> None:
     )
 
 
+@pytest.mark.parametrize("typed", ["TIME", "Time", "TME"])
+def test_an_axis_in_another_case_gets_the_closest_axis(typed: str) -> None:
+    """Issue 26: `--workload TIME=...` got no "did you mean 'time'?" while `tme` did (the match compared case)."""
+    with pytest.raises(FlagError, match=rf"'{typed}' \(did you mean 'time'\?\) names no axis"):
+        choose_variant(_run(), workload_text=f"{typed}=16000")
+
+
 @pytest.mark.parametrize("named", [None, NODB["name"]], ids=["recommendation", "named variant"])
 def test_the_runs_recommendation_is_computed_once_per_bundle(named: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
     """choose_variant ranked the whole run two or three times for one bundle (the pick, the report's first
