@@ -24,6 +24,7 @@ def print_report(
     from perf.cli.summary import summary
     from perf.records import colocation, results
     from perf.records.unfinished import unfinished_text
+    from perf.report.sections.said import said_note
     from perf.report.write import write_report
     from perf.sweep.refused_run import refused_flags_text
 
@@ -46,6 +47,8 @@ def print_report(
         click.secho(refused, fg="yellow", err=True)
     if (stopped := unfinished_text(run, results_dir=Path(run_dir).parent)) is not None:
         click.secho(stopped, fg="yellow", err=True)
+    if (said := said_note(run)) is not None:  # an older toolkit's words, never today's verdict (issue 26)
+        click.secho(said, fg="yellow", err=True)
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
         click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
     else:

@@ -203,6 +203,7 @@ class Environment(TypedDict, total=False):
     versions: dict[str, str | None]
     server: ServerRecord
     perf_analyzer: PerfAnalyzerRecord
+    toolkit: list[str]  # each session's toolkit (perf.records.provenance.code_id), first session first
 
 
 _MEASURE = TypeAdapter(MeasureSettings)

@@ -45,7 +45,9 @@ from perf.report.sections.efficiency import efficiency_details, efficiency_secti
 from perf.report.sections.knees import knee_lines
 from perf.report.sections.profile import profile_section, trace_lines
 from perf.report.sections.ranking import busy_note, flagged_counts, ranking_lines
+from perf.report.sections.rounds_budget import CUT_WORDS
 from perf.report.sections.run import what_was_run
+from perf.report.sections.said import said_lines
 from perf.report.sections.search import search_lines
 from perf.report.sections.servers import servers_section
 from perf.report.sections.tables import (
@@ -307,6 +309,7 @@ def write_report(
         Part([], detail=True),  # the level tables: what the other parts leave of the report's length
         Part(request_rate_table(run), detail=True),
         Part(profile_section(run.profile, up), detail=True),
+        Part(said_lines(run, CUT_WORDS)),  # an older toolkit's saved verdicts, apart and labelled (issue 26)
         Part(["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]),
     ]
     room = MAX_REPORT_LINES - sum(len(p.lines) for p in parts) - LEVEL_TABLES_INTRO
@@ -330,6 +333,7 @@ def write_report(
         *(trace_lines(run.profile.traces, up) if run.profile else []),
         *(failed_lines(run, limit=None) if len(failed_measurements(run)) > LIST_LIMIT else []),
         *moved,
+        *said_lines(run, CUT_WORDS, limit=None),
     ]
     write_appendix(run, out, rec, points, effects, inters, up, details)
     path = out / REPORT_FILE

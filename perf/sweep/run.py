@@ -33,6 +33,7 @@ from perf.markdown import fmt
 from perf.measure import environment
 from perf.records.build_check import read_checks
 from perf.records.measured_files import LOADED, SERVED, refuse_changed
+from perf.records.provenance import stamp
 from perf.records.results import Environment, RunResult, SweepSettings, VariantResult
 from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
@@ -110,6 +111,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         deadline = None if o.time_budget_s is None else started + o.time_budget_s
         env: dict[str, Any] = {**environment.collect(), "perf_analyzer": {"path": str(self.pa), "version": self.pa_version}}
         self.run.environment.update(cast(Environment, env))
+        stamp(self.run)  # the code whose words this session saves (perf.records.provenance)
         self.run.settings = cast(SweepSettings, self._settings())
         own = o.server.runtime == "remote" and not o.server.deploy  # the server's own models: no build of ours
         unread = [n for n in self.names if (v := self.run.variant(n)) is None or v.build_check is None]

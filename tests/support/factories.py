@@ -18,6 +18,7 @@ from typing import Any
 from clients.runtimes.served import ServedModel, ServedSettings
 from perf.records.build_check import BuildCheck
 from perf.records.levels import LevelResult
+from perf.records.provenance import TOOLKIT_KEY, code_id
 from perf.records.results import RunResult, VariantResult
 
 CONC = [1, 2, 4, 8, 16]
@@ -93,8 +94,11 @@ def run_result(
     **fields: Any,
 ) -> RunResult:
     """One run (``results.json``) of ``variants``; any other ``RunResult`` field (``finished``,
-    ``baseline``, ``servers``, ...) by keyword."""
-    return RunResult(run_id, created, dict(environment or {}), dict(settings or {}), list(variants), **fields)  # type: ignore[arg-type]
+    ``baseline``, ``servers``, ...) by keyword. Its sessions were run by today's code (the words it
+    saved are today's, :func:`perf.records.provenance.written_by_today`) unless ``environment`` says
+    otherwise (``{"toolkit": []}``: a run saved before the toolkit was recorded)."""
+    env = {TOOLKIT_KEY: [code_id()], **(environment or {})}
+    return RunResult(run_id, created, env, dict(settings or {}), list(variants), **fields)  # type: ignore[arg-type]
 
 
 def params(count: int = 1, db: bool = False, fmt: str = "onnx", *, model: str = "mlp", max_batch_size: int = 64) -> dict:

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 from perf.analysis.ranking.rank import rank_variants
 from perf.records.levels import LevelResult
+from perf.records.provenance import stamp
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import BudgetRecord, LoadGroup, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
@@ -101,6 +102,7 @@ def rounds_run(
     mode = resolve_mode(mode, len(TRUE), SearchRules(), adaptive)  # as the sweep resolves it (perf.sweep.context)
     plans = {n: plan_levels(n, 8, levels, [1]) for n in TRUE}
     run = RunResult("sim", "now", variants=[VariantResult(n) for n in TRUE])
+    stamp(run)  # swept by today's code, as perf.sweep.run stamps a sweep
     run.search = SearchRecord(mode, adaptive)  # type: ignore[arg-type]
     run.rounds = RoundsRecord(seed=seed, rules=rules)
     budget = Budget(latency_ms) if latency_ms else None
@@ -120,6 +122,7 @@ def sim_run(names: Iterable[str], seed: int, rules: RoundRules = RoundRules()) -
     levels, adaptive = ladder(AUTO, SearchRules())
     plans = {n: plan_levels(n, 8, levels, [1]) for n in names}
     run = RunResult("sim", "now", variants=[VariantResult(n) for n in names])
+    stamp(run)  # swept by today's code, as perf.sweep.run stamps a sweep
     run.search = SearchRecord("prune", adaptive)
     run.rounds = RoundsRecord(seed=seed, rules=rules)
     return run, plans, levels, adaptive

@@ -33,6 +33,7 @@ from perf.plots.styles import series_looks
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult
 from perf.report.sections.inprocess import baseline_lines
+from perf.report.sections.said import cut_facts, own
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,10 @@ def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
     lines = ["## Serving efficiency", ""]
     if run.baseline is None:
         elsewhere = [s.url for s in run.servers if s.host != "this host"]
-        cut = next((c.reason for c in (run.rounds.cuts if run.rounds else []) if c.kind == "baseline"), None)
+        cut = next(
+            (c.reason if own(run) else cut_facts(c) for c in (run.rounds.cuts if run.rounds else []) if c.kind == "baseline"),
+            None,
+        )
         then = f"`triton-perf baseline {run_dir}` measures it and `triton-perf report {run_dir}` then shows this section"
         why = (
             f"the servers ran on another host ({', '.join(elsewhere)}): an in-process run here would measure this host"

@@ -23,6 +23,7 @@ from perf.markdown import capped, fmt
 from perf.records.results import RunResult
 from perf.records.rounds import BudgetRecord, Cut
 from perf.records.workloads import workload
+from perf.report.sections.said import SEE, cut_facts, own
 from perf.report.sections.servers import group_end_words
 from perf.search.budget import LOAD_WORDS, not_measured
 from perf.search.promise import CUT_ORDER
@@ -74,6 +75,14 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
             if same != g.index
             else ", ".join(f"`{n}`" for n in g.variants)
         )
+        if not own(run):  # an older toolkit's words on why it was loaded and ended: apart (issue 26)
+            end = group_end_words(run, g.index) if not g.ended else None
+            lines.append(
+                f"- Group {g.index + 1} ({who}): loaded and prepared in {fmt(g.load_s, 1)} s; {_rounds_of(run, g.index)}"
+                + (f"; {end}" if end else "")
+                + f" (why it was loaded{' and why its rounds ended' if g.ended else ''}: {SEE})."
+            )
+            continue
         end = ended_words(run, rec, g.ended) if g.ended else group_end_words(run, g.index)
         lines.append(
             f"- Group {g.index + 1} ({who}): {g.reason}; loaded and prepared in {fmt(g.load_s, 1)} s"
@@ -156,7 +165,7 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         + (f"; spent {fmt(b.spent_s, 0)} s on the sweep" if b.spent_s is not None and b.sessions == 1 else "")
         + (f"; the run in all: {fmt(b.spent_s, 0)} s over {count(b.sessions, 'session')}" if b.sessions > 1 else "")
         + (f" and {fmt(b.baseline_s, 0)} s on the in-process baseline" if b.baseline_s is not None else "")
-        + (f"; rounds ended: {ended_words(run, rec, rr.ended, whole=True)}" if rr.ended else "")
+        + (f"; rounds ended: {ended_words(run, rec, rr.ended, whole=True) if own(run) else SEE}" if rr.ended else "")
         + ".",
     ]
     judged = [j for c in rr.cuts if (j := judged_cut(run, c)) is not None]  # "still rose" by the one rule (peaks.rise)
@@ -171,13 +180,22 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
 
 def _cut_line(run: RunResult, c: Cut) -> str:
     """One cut in words; a variant with numbers (from an earlier session) is "not measured
-    further in this session", in the label and in a reason recorded before that wording."""
+    further in this session", in the label and in a reason recorded before that wording; an older
+    toolkit's reason is said apart (:mod:`perf.report.sections.said`), its numbers here."""
+    if not own(run):
+        return f"{CUT_WORDS[c.kind]}" + (f" (`{c.variant}`)" if c.variant else "") + f": {cut_facts(c)}"
     if c.kind == "variant":  # a run recorded before the order was said once carries it in each reason
         c = dataclasses.replace(c, reason=c.reason.split(" (cut in this order: ")[0])
     if c.kind == "variant" and c.variant and has_numbers(run, c.variant):
         further = not_measured(True)
         return f"variant {further} (`{c.variant}`): {further}: {c.reason.removeprefix(further + ': ').removeprefix('not measured: ')}"
     return f"{CUT_WORDS[c.kind]}" + (f" (`{c.variant}`)" if c.variant else "") + f": {c.reason}"
+
+
+def _rounds_of(run: RunResult, group: int) -> str:
+    """``"3 rounds measured"``: the rounds recorded for ``group`` (re-derived, not the saved words)."""
+    n = sum(1 for r in run.rounds.measured() if r.group == group) if run.rounds else 0
+    return f"{count(n, 'round')} measured"
 
 
 def _session_words(b: BudgetRecord) -> str:

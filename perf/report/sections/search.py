@@ -12,6 +12,7 @@ from perf.analysis.stats.points import aggregate
 from perf.markdown import APPENDIX_FILE, TOP_N, capped, fmt, table
 from perf.records.results import RunResult
 from perf.records.workloads import decision_name, series_decision, variant_name, workload, workloads_noun
+from perf.report.sections.said import SEE, own
 from perf.search.order import ORDER_RULE
 from perf.search.policy import AUTO, ladder
 
@@ -99,7 +100,13 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         if cap is not None and cs and max(cs) >= cap and (d is None or d.rule == "cap"):
             stop = capped_words  # not the ladder's own top: its peak above the cap was not measured
         rows.append([f"`{v.name}`", ", ".join(map(str, cs)) or "—", stop])
-    why = [f"`{decision_name(run, d)}`: {sentence(d.words())}" for d in rec.decisions if d.rule != "cap"]
+    why = [
+        f"`{decision_name(run, d)}`: {sentence(d.words())}"
+        if own(run)  # else an older toolkit's reason: its rule and level here, its words apart (issue 26)
+        else f"`{decision_name(run, d)}`: {RULE_WORDS[d.rule]}{f' at concurrency {d.concurrency}' if d.concurrency else ''} ({SEE})."
+        for d in rec.decisions
+        if d.rule != "cap"
+    ]
     if limit is not None and len(rows) > limit:
         ended: dict[str, int] = {}
         for row in rows:

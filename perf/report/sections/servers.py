@@ -9,6 +9,7 @@ from datetime import datetime
 from core.wording import agree, count, some_of
 from perf.markdown import table
 from perf.records.coldstart import ColdStart
+from perf.records.provenance import written_by_today
 from perf.records.results import RunResult
 from perf.records.servers import MeasuringServer
 
@@ -148,6 +149,8 @@ def why_not_measured(run: RunResult, name: str, url: str) -> str:
     if rr is None or not groups or any(r.group == g.index for g in groups for r in rr.measured()):
         return ""
     ended = next((g.ended for g in groups if g.ended), None)
+    if ended and not written_by_today(run):  # an older toolkit's words (issue 26): apart, in the report's own section
+        return "its group measured no round (why: the sweep's words, said apart in report.md)"
     return f"its group measured no round: {ended}" if ended else "its group measured no round (its session was interrupted)"
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from factories import params
 
 from perf.records.levels import LevelResult
+from perf.records.provenance import stamp
 from perf.records.results import RunResult, Session, VariantResult
 from perf.records.rounds import LoadGroup, RoundRecord, RoundsRecord, Visit
 from perf.records.servers import MeasuringServer
@@ -24,6 +25,7 @@ def _run(second_ended: str | None = "finished") -> RunResult:
         lv = [LevelResult(1, 1, r, throughput_infer_per_s=100.0 + r, latency_p99_ms=3.0) for r in range(4)]
         variants.append(VariantResult(n, params(int(n.split("cpu")[1][0]), "db500" in n), "ok", None, lv, server=NEW))
     run = RunResult("fc2", "now", {}, {}, variants)
+    stamp(run)  # swept by today's code: its groups' saved words are today's (perf.records.provenance)
     visits = [Visit(n, 1) for n in names]
     run.rounds = RoundsRecord(
         seed=1,

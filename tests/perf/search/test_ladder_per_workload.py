@@ -15,6 +15,7 @@ from typing import Any
 from perf.analysis.saturation.peaks import unreached, unreached_mark
 from perf.analysis.stats.points import aggregate
 from perf.records.levels import LevelResult
+from perf.records.provenance import stamp
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut, RoundRules, RoundsRecord
 from perf.records.search import SearchDecision, SearchRecord, SearchRules
@@ -47,6 +48,7 @@ def _measure(name: str, key: LevelKey) -> LevelResult:
 
 def _sweep(budget: Budget | None = None, deadline: float | None = None) -> tuple[Rounds, RunResult, list[dict[str, Any]]]:
     run = RunResult("r", "now", variants=[VariantResult("v", status="ok")])
+    stamp(run)  # swept by today's code, as perf.sweep.run stamps a sweep: its saved words are today's
     run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
     plans = {"v": plan_levels("v", 8, LADDER, [1], shapes=(SMALL, LARGE))}
     setup = Setup(plans, LADDER, True, SearchRules(), RoundRules(max_rounds=10), "prune", budget)

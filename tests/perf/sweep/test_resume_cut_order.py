@@ -14,6 +14,7 @@ from rich.console import Console
 
 from perf.analysis.recommendation.recommend import recommend
 from perf.cli.summary import summary_table
+from perf.records.provenance import stamp
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import BudgetRecord, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord
@@ -35,6 +36,7 @@ def _run() -> RunResult:
         lv = [x for t in (0, 1) for x in levels([top / 3, top / 2, top], [4.0, 5.0, 8.0], trial=t)]
         vrs.append(VariantResult(n, levels=lv, status="pending"))
     run = RunResult("th-kill", "now", variants=vrs)
+    stamp(run)  # swept by today's code, as perf.sweep.run stamps a sweep: its saved words are today's
     run.search = SearchRecord("brute", False, order=list(NAMES))
     run.rounds = RoundsRecord(seed=1, rules=RoundRules(), budget=BudgetRecord(90.0, 1.25, 5.0, 68.0, 7))
     return run
