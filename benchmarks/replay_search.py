@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("results/replay_search.json"), help="JSON output file")
     args = p.parse_args(argv)
 
+    from perf.analysis.ranking.budget_latency import host_cores
     from perf.analysis.ranking.rank import rank_variants
     from perf.records.levels import LevelResult
     from perf.records.results import RunResult, VariantResult, load
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     fixed_s = (args.wall_s - rounds_s) if args.wall_s is not None else None
     b = replay("brute", ladder(AUTO, search_rules)[0], "brute")
     s = replay("prune", AUTO, "search")
-    real_tie = rank_variants(brute.variants).names
+    real_tie = rank_variants(brute.variants, cores=host_cores(brute)).names
     out: dict[str, Any] = {
         "benchmark": "replay_search",
         "run": str(args.run_dir),

@@ -95,7 +95,7 @@ def judged_p99(visits: Sequence[ColocationVisit], step: int, combination: Combin
     load = visit_series(visits, step, combination, rounds, "host_busy_pct")
     busy = visit_series(visits, step, combination, rounds, "host_busy")
     # a step's rounds: the level's rule; the load was sampled on this host as the visits ran, so its cores bound it
-    return judge_rounds(((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy)), os.cpu_count())
+    return judge_rounds(((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy)), cores=os.cpu_count())
 
 
 def budget_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> float | None:

@@ -187,7 +187,7 @@ def level_caveats(
         )
     if budget_ms is not None and ok:
         pct = int(run.settings.get("latency_percentile") or 99)
-        judged = level_judged(ok, latency_metric(pct), run.rounds is not None, host_cores(run))
+        judged = level_judged(ok, latency_metric(pct), run.rounds is not None, cores=host_cores(run))
         if judged is not None:
             at, limit = judged.ms, f"{whose} p{pct} budget of {fmt_given(budget_ms)} ms"
             basis = f"; {judged.basis()}" if judged.quieter or judged.loaded else ""

@@ -22,6 +22,12 @@ def cpu_model() -> str | None:
     return platform.processor() or None
 
 
+def cores() -> int | None:
+    """This host's CPU cores (``os.cpu_count()``; ``None`` unknown): the run's environment's ``cpu_count``, and the
+    cores a live search judges a latency budget with (:class:`perf.search.policy.Budget`)."""
+    return os.cpu_count()
+
+
 def collect() -> dict[str, Any]:
     """Host, OS, CPU, memory, GPUs and package versions."""
     versions = package_versions(("torch", "onnx", "onnxruntime", "tritonclient", "nvidia-pytriton", "tensorrt"))
@@ -34,7 +40,7 @@ def collect() -> dict[str, Any]:
         "os": platform.platform(),
         "python": platform.python_version(),
         "cpu": cpu_model(),
-        "cpu_count": os.cpu_count(),
+        "cpu_count": cores(),
         "memory_bytes": mem,
         "gpus": gpu_info(),
         "versions": versions,

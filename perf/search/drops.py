@@ -60,7 +60,10 @@ def met(variants: Iterable[VariantResult], budget: Budget | None) -> set[Workloa
         return out
     for vr in variants:
         for side in levels_of(vr) if vr.status != "failed" else []:
-            if workload_of(side) not in out and (s := summary(vr, side, budget.ms, budget.metric)) is not None:
+            if (
+                workload_of(side) not in out
+                and (s := summary(vr, side, budget.ms, budget.metric, cores=budget.cores)) is not None
+            ):
                 if within(s.latency, budget.ms):
                     out.add(workload_of(side))
     return out
@@ -113,7 +116,7 @@ def stale_drops(
         for side in _beating_sides(d, by):  # each workload's: the drop stands on every one
             if workload_of(side) not in under:  # that workload is ranked by peak: a drop by peak stands
                 continue
-            judge = judged(records(by, side), metric) if side in levels_of(by) else None
+            judge = judged(records(by, side), metric, cores=budget.cores) if side in levels_of(by) else None
             if within(judge, budget_ms):
                 continue
             now = f"{pct} {fmt(judge.ms, 2)} ms ({judge.basis()})" if judge is not None else f"no {pct} measured"

@@ -161,7 +161,7 @@ def seen(vr: VariantResult, load: Workload | None = None) -> set[int]:
 def _latency(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> tuple[float | None, int, str]:
     """The level's latency as the budget judges it (:mod:`perf.analysis.ranking.budget_latency`), its
     rounds, and how it was taken in words."""
-    j = judged(records(vr, side(plan, c)), budget.metric)
+    j = judged(records(vr, side(plan, c)), budget.metric, cores=budget.cores)
     if j is None:
         return None, 0, ""
     return j.ms, j.all_rounds, j.basis()
@@ -205,7 +205,7 @@ def decision(plan: VariantPlan, vr: VariantResult, rule: str, at: int, reason: s
     """The ladder's stop ``rule`` at concurrency ``at``, with its numbers there (module rule "Stop"), at the search
     series' client workload (one ladder's: :func:`perf.search.plan.at_workload`)."""
     at_side = side(plan, at)
-    s = summary(vr, at_side, None, budget.metric if budget else "latency_p99_ms")
+    s = summary(vr, at_side, None, budget.metric if budget else "latency_p99_ms", cores=budget.cores if budget else None)
     load = (at_side.batch_size, at_side.shape)
     return SearchDecision(
         variant=plan.name,

@@ -60,10 +60,12 @@ AUTO = "auto"
 
 @dataclasses.dataclass(frozen=True)
 class Budget:
-    """A latency budget: ``ms`` on client latency percentile ``percentile`` (50, 90, 95, 99)."""
+    """A latency budget: ``ms`` on client latency percentile ``percentile`` (50, 90, 95, 99), judged on a host of
+    ``cores`` cores (``None``: unknown; required, as by :func:`perf.analysis.ranking.budget_latency.judged`)."""
 
     ms: float
     percentile: int = 99
+    cores: int | None = dataclasses.field(kw_only=True)
 
     @property
     def metric(self) -> str:

@@ -99,8 +99,8 @@ def best_level(
     with ``min_rounds`` rounds when any has them (a level just added is not yet its best), at ``plan``'s search
     series (:func:`perf.search.plan.side`)."""
     metric = budget.metric if budget else "latency_p99_ms"
-    adjusted = Adjusted([vr])
-    stats = [summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in levels]
+    adjusted, cores = Adjusted([vr]), budget.cores if budget else None  # cores judge a budget: none, none needed
+    stats = [summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted, cores=cores) for c in levels]
     ranked = [s for s in stats if s is not None and _under(s, budget)]
     ranked = [s for s in ranked if s.rounds >= min_rounds] or ranked
     return max(ranked, key=lambda s: s.adjusted_infer_per_s, default=None)
@@ -119,8 +119,8 @@ def _active(
     other level is measured in the next round."""
     keep_top = set(levels[-(rounds.flat_window + 1) :]) if not ended else set()
     metric = budget.metric if budget else "latency_p99_ms"
-    adjusted = Adjusted([vr])
-    stats = {c: summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted) for c in levels}
+    adjusted, cores = Adjusted([vr]), budget.cores if budget else None
+    stats = {c: summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted, cores=cores) for c in levels}
     best = best_level(vr, plan, levels, budget, rounds.min_rounds)
     inside = [c for c, s in stats.items() if s is not None and s.rounds >= rounds.min_rounds and _under(s, budget)]
     out: dict[int, str] = {}

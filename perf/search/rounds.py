@@ -50,6 +50,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.wording import count
+from perf.analysis.ranking.budget_latency import host_cores
 from perf.analysis.ranking.operating import Comparison, Side
 from perf.analysis.ranking.rank import Ranking, rank_variants
 from perf.records.levels import LevelResult
@@ -173,8 +174,8 @@ class Rounds:
         it is under the budget: a level of one is within it (:func:`perf.search.drops.met`), else it is by peak."""
         b = self.setup.budget
         if b is not None and drops.met(variants, b):
-            return rank_variants(variants, b.ms, b.metric), True
-        return rank_variants(variants, None, b.metric if b else "latency_p99_ms"), False
+            return rank_variants(variants, b.ms, b.metric, cores=host_cores(self.run)), True
+        return rank_variants(variants, None, b.metric if b else "latency_p99_ms", cores=host_cores(self.run)), False
 
     def ranking(self, names: Sequence[str]) -> Ranking:
         """The paired ranking of ``names`` (:meth:`ranked`)."""

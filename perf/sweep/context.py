@@ -22,7 +22,7 @@ from clients.runtimes.server_flags import server_arg_refusal
 from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
 from perf.coldstart import measure as coldstart
-from perf.measure import analyzer
+from perf.measure import analyzer, environment
 from perf.measure.inputs import check_user_data, check_variant_shapes, describe_dynamic, input_args, refused_words
 from perf.measure.level import HostCheck, Load, measure_level, measure_visit
 from perf.measure.mixed import spec_at
@@ -152,7 +152,7 @@ class SweepBase:
             self.run.rounds = RoundsRecord(
                 seed=opts.seed if opts.seed is not None else _seed(self.run_id), rules=opts.rounds_rules
             )
-        self.budget = Budget(opts.latency_budget_ms, opts.latency_percentile) if opts.latency_budget_ms else None
+        self.budget = Budget(ms, opts.latency_percentile, cores=environment.cores()) if (ms := opts.latency_budget_ms) else None
         self.search = Search(self.plans, self.run.search, levels, self.budget, opts.measure.stability_pct)
         (self.run_dir / RAW_DIR).mkdir(parents=True, exist_ok=True)  # a resumed run's too
         self._lock = threading.RLock()  # several servers measure in parallel threads (perf.sweep.servers)

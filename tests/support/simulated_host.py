@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterable
 from types import SimpleNamespace
 
+from perf.analysis.ranking.budget_latency import host_cores
 from perf.analysis.ranking.rank import rank_variants
 from perf.records.levels import LevelResult
 from perf.records.provenance import stamp
@@ -105,7 +106,7 @@ def rounds_run(
     stamp(run)  # swept by today's code, as perf.sweep.run stamps a sweep
     run.search = SearchRecord(mode, adaptive)  # type: ignore[arg-type]
     run.rounds = RoundsRecord(seed=seed, rules=rules)
-    budget = Budget(latency_ms) if latency_ms else None
+    budget = Budget(latency_ms, cores=None) if latency_ms else None  # simulated: no host load sampled
     setup = Setup(plans, levels, adaptive, SearchRules(), rules, mode, budget)  # type: ignore[arg-type]
     deadline = None if budget_s is None else host.clock() + budget_s
     sched = Rounds(run, setup, VISIT_S, host.clock, deadline)
@@ -224,4 +225,4 @@ def sequential_pick(seed: int, levels: tuple[int, ...] = (1, 2, 4, 8, 16)) -> st
 
 def rounds_pick(run: RunResult) -> list[str]:
     """The tie set of a finished rounds run by the report's rule (leader first)."""
-    return rank_variants(run.variants).names
+    return rank_variants(run.variants, cores=host_cores(run)).names

@@ -232,7 +232,7 @@ def _levels(run: RunResult, metric: str) -> Iterator[tuple[str, int, int, Judged
         keys = sorted({(lv.batch_size, lv.concurrency) for lv in v.levels if lv.request_rate is None})
         for bs, c in keys:
             levels = [lv for lv in v.levels if (lv.batch_size, lv.concurrency, lv.request_rate) == (bs, c, None)]
-            if (j := level_judged(levels, metric, run.rounds is not None, host_cores(run))) is not None:
+            if (j := level_judged(levels, metric, run.rounds is not None, cores=host_cores(run))) is not None:
                 yield v.name, bs, c, j
 
 
@@ -322,49 +322,52 @@ def within(judge: Judged | None, budget_ms: float | None) -> bool:
     return budget_ms is None or (judge is not None and judge.ms <= budget_ms)
 
 
-def level_judged(levels: Iterable[LevelResult], metric: str, paired: bool, cores: int | None = None) -> Judged | None:
+def level_judged(levels: Iterable[LevelResult], metric: str, paired: bool, *, cores: int | None) -> Judged | None:
     """The budget's latency of one level (module rule) by the run's design.
 
     Args:
         levels: The level's records, one per round or trial.
         metric: The latency percentile field (``latency_p99_ms``).
         paired: A rounds run (:func:`judged`); ``False``: a sequential run, the median over its trials.
-        cores: The host's cores (:attr:`Judged.cores`); ``None``: unknown.
+        cores: The host's cores (:func:`host_cores`, :attr:`Judged.cores`); ``None``: unknown. Required: without
+            them a level far over the budget cannot be called so (trial 17, T17-3).
     """
     if paired:
-        return judged(levels, metric, cores)
-    return judge([(getattr(lv, metric), None, False) for lv in levels if lv.ok])
+        return judged(levels, metric, cores=cores)
+    return judge([(getattr(lv, metric), None, False) for lv in levels if lv.ok], cores=cores)
 
 
-def judged(levels: Iterable[LevelResult], metric: str, cores: int | None = None) -> Judged | None:
+def judged(levels: Iterable[LevelResult], metric: str, *, cores: int | None) -> Judged | None:
     """The budget's latency of one level (module rule) from its rounds' records.
 
     Args:
         levels: One (variant, concurrency, batch size, shape) level's records, one per round.
         metric: The latency percentile field (``latency_p99_ms``).
-        cores: The host's cores (:attr:`Judged.cores`); ``None``: unknown.
+        cores: The host's cores (:func:`host_cores`, :attr:`Judged.cores`); ``None``: unknown. Required (keyword
+            only, no default): without them a level far over the budget, more than the host's load explains, is
+            "not verified here" (trial 17, T17-3: five callers left them out).
 
     Returns:
         ``None`` when no round has a value; a quiet level of fewer than :data:`MIN_QUIET_ROUNDS` rounds
         is :attr:`Judged.short` (module rule).
     """
-    return judge_rounds(((getattr(lv, metric), lv.host_busy_pct, lv.host_busy) for lv in levels if lv.ok), cores)
+    return judge_rounds(((getattr(lv, metric), lv.host_busy_pct, lv.host_busy) for lv in levels if lv.ok), cores=cores)
 
 
-def judge_rounds(rounds: Iterable[tuple[float | None, float | None, bool]], cores: int | None = None) -> Judged | None:
+def judge_rounds(rounds: Iterable[tuple[float | None, float | None, bool]], *, cores: int | None) -> Judged | None:
     """:func:`judge` on a rounds design's rounds (a level's records, :func:`judged`, or a co-location step's
     model, :func:`perf.colocate.judge.judged_p99`): a quiet level of fewer than :data:`MIN_QUIET_ROUNDS`
-    rounds is :attr:`Judged.short` (module rule)."""
-    j = judge(rounds, cores)
+    rounds is :attr:`Judged.short` (module rule). ``cores``: the host's, as :func:`judged`'s."""
+    j = judge(rounds, cores=cores)
     if j is not None and j.busy_rounds == 0 and j.all_rounds < MIN_QUIET_ROUNDS:
         return dataclasses.replace(j, short=True)
     return j
 
 
-def judge(rounds: Iterable[tuple[float | None, float | None, bool]], cores: int | None = None) -> Judged | None:
+def judge(rounds: Iterable[tuple[float | None, float | None, bool]], *, cores: int | None) -> Judged | None:
     """The module rule on ``(latency ms, other processes' CPU %, host busy)`` per round (a
     co-location step's model, :mod:`perf.colocate.judge`, or a level's records); rounds without a
-    latency are left out; ``None`` when none has one. ``cores``: the host's (:attr:`Judged.cores`)."""
+    latency are left out; ``None`` when none has one. ``cores``: the host's (:attr:`Judged.cores`), as :func:`judged`'s."""
     rows = [(float(v), pct, busy) for v, pct, busy in rounds if v is not None]
     if not rows:
         return None

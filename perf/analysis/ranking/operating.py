@@ -230,13 +230,20 @@ def levels_of(vr: VariantResult) -> list[Side]:
 
 
 def summary(
-    vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str, adjusted: Adjusted | None = None
+    vr: VariantResult,
+    side: Side,
+    budget_ms: float | None,
+    latency_metric: str,
+    adjusted: Adjusted | None = None,
+    *,
+    cores: int | None,
 ) -> Operating | None:
-    """Medians over ``side``'s rounds (and its round-adjusted throughput); ``None`` when it has no throughput."""
+    """Medians over ``side``'s rounds (and its round-adjusted throughput); ``None`` when it has no throughput.
+    ``cores``: the host's (:func:`perf.analysis.ranking.budget_latency.judged`'s, required there too)."""
     thr = per_round(vr, side)
     if not thr:
         return None
-    lat, judge = per_round(vr, side, latency_metric), judged(records(vr, side), latency_metric)
+    lat, judge = per_round(vr, side, latency_metric), judged(records(vr, side), latency_metric, cores=cores)
     within = None if budget_ms is None else sum(1 for v in lat.values() if v <= budget_ms)
     med = statistics.median(thr.values())
     adj = adjusted.of(side) if adjusted is not None else None
@@ -249,12 +256,19 @@ def operating_point(
     latency_metric: str = "latency_p99_ms",
     adjusted: Adjusted | None = None,
     backed: bool = True,
+    *,
+    cores: int | None,
 ) -> Operating | None:
     """The variant's operating point (module docstring); ``None`` when no level qualifies.
     ``adjusted``: the fit to order levels by (default: one over this variant alone);
-    ``backed=False``: its best level whatever its rounds (the leader's peak)."""
+    ``backed=False``: its best level whatever its rounds (the leader's peak); ``cores``: the host's
+    (:func:`summary`)."""
     adjusted = adjusted or Adjusted([vr])
-    cands = [s for s in (summary(vr, side, budget_ms, latency_metric, adjusted) for side in levels_of(vr)) if s is not None]
+    cands = [
+        s
+        for s in (summary(vr, side, budget_ms, latency_metric, adjusted, cores=cores) for side in levels_of(vr))
+        if s is not None
+    ]
     if budget_ms is not None:
         cands = [s for s in cands if within(s.latency, budget_ms)]
     enough = [s for s in cands if s.rounds >= GAP_ROUNDS] if backed else []  # levels a verdict can rest on (a large gap's)

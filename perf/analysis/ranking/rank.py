@@ -102,6 +102,8 @@ def rank_variants(
     latency_metric: str = "latency_p99_ms",
     dropped: Drops | None = None,
     fit: Iterable[VariantResult] = (),
+    *,
+    cores: int | None,
 ) -> Ranking:
     """The paired ranking of ``variants`` (module docstring). Failed variants are left out.
 
@@ -112,6 +114,9 @@ def rank_variants(
         dropped: The search's drops (:data:`Drops`, from :func:`dropped_by_search`).
         fit: Other series of the run the round-adjusted throughput is fitted over too, never ranked
             (a named variant's level: its workload's series, as the report fits them; trial 12, F5).
+        cores: The cores of the host the rounds ran on (:func:`perf.analysis.ranking.budget_latency.host_cores`;
+            ``None``: unknown): each level's :class:`perf.analysis.ranking.budget_latency.Judged` carries them, so a
+            level far over the budget is called so, not "not verified here" (trial 17, T17-3). Required, no default.
     """
     by_name = {v.name: v for v in variants if v.status != "failed"}
     adjusted = Adjusted([*by_name.values(), *(v for v in fit if v.status != "failed" and v.name not in by_name)])
@@ -119,12 +124,12 @@ def rank_variants(
     peaks: dict[str, Operating] = {}  # each variant's best level whatever its rounds: a leader is named at it
     unranked = []
     for v in by_name.values():
-        op = operating_point(v, budget_ms, latency_metric, adjusted)
+        op = operating_point(v, budget_ms, latency_metric, adjusted, cores=cores)
         if op is None:
             unranked.append(v.name)
         else:
             ops.append(op)
-            peaks[v.name] = operating_point(v, budget_ms, latency_metric, adjusted, backed=False) or op
+            peaks[v.name] = operating_point(v, budget_ms, latency_metric, adjusted, backed=False, cores=cores) or op
     ops.sort(key=lambda o: -peaks[o.side.variant].adjusted_infer_per_s)
 
     def cmp(x: Operating, y: Operating) -> Comparison:
@@ -139,10 +144,15 @@ def rank_variants(
     own = workload(by_name[leader.side.variant])  # trial 10, F12: another workload's series without a level is no rival
     other_sizes, unranked = other_sizes + [n for n in unranked if workload(by_name[n]) not in (None, own)], [n for n in unranked if workload(by_name[n]) in (None, own)]  # fmt: skip
     lead_v = by_name[leader.side.variant]
-    others = [s for s in levels_of(lead_v) if s != leader.side and _within(lead_v, s, budget_ms, latency_metric)]
+    others = [s for s in levels_of(lead_v) if s != leader.side and _within(lead_v, s, budget_ms, latency_metric, cores)]
     comparisons = [
         _as_dropped(
-            _other_levels(cmp(leader, o), lead_v, others, by_name, latency_metric), by_name, dropped, latency_metric, budget_ms
+            _other_levels(cmp(leader, o), lead_v, others, by_name, latency_metric),
+            by_name,
+            dropped,
+            latency_metric,
+            budget_ms,
+            cores,
         )
         for o in ops
         if o.side.variant != leader.side.variant
@@ -152,9 +162,9 @@ def rank_variants(
     return Ranking(leader, ties, comparisons, unranked, other_sizes, budget_ms, latency_metric)
 
 
-def _within(vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str) -> bool:
+def _within(vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str, cores: int | None) -> bool:
     """``side``'s latency percentile as the budget judges it is within ``budget_ms`` (always, without one)."""
-    return within(judged(records(vr, side), latency_metric), budget_ms)
+    return within(judged(records(vr, side), latency_metric, cores=cores), budget_ms)
 
 
 def _other_levels(
@@ -171,7 +181,12 @@ def _other_levels(
 
 
 def _as_dropped(
-    c: Comparison, by_name: Mapping[str, VariantResult], dropped: Drops | None, metric: str, budget_ms: float | None
+    c: Comparison,
+    by_name: Mapping[str, VariantResult],
+    dropped: Drops | None,
+    metric: str,
+    budget_ms: float | None,
+    cores: int | None,
 ) -> Comparison:
     """``c``, or the comparison that dropped ``c.b`` in the search when it still holds (module docstring)."""
     if c.verdict == "a" or dropped is None or c.b.variant not in dropped:
@@ -180,7 +195,7 @@ def _as_dropped(
     va, vb = by_name.get(by), by_name.get(c.b.variant)
     a = next((s for s in levels_of(va) if s.concurrency == at_by), None) if va else None
     b = next((s for s in levels_of(vb) if s.concurrency == at), None) if vb else None
-    if va is None or vb is None or a is None or b is None or not _within(va, a, budget_ms, metric):
+    if va is None or vb is None or a is None or b is None or not _within(va, a, budget_ms, metric, cores):
         return c
     search = compare(va, a, vb, b, metric)
     return search if search.verdict == "a" else c

@@ -197,7 +197,7 @@ def lowest(ranking: Ranking, run: RunResult, name: str) -> str:
     # the run's cores: the far-over rule needs them (trial 17, T17-3: without them a level the same report called far
     # over the budget, more than the host load explains, was "not verified here" in this line)
     cores = host_cores(run)
-    got = [(j, s) for s in levels_of(vr) if (j := judged(records(vr, s), ranking.latency_metric, cores)) is not None]
+    got = [(j, s) for s in levels_of(vr) if (j := judged(records(vr, s), ranking.latency_metric, cores=cores)) is not None]
     if not got:
         return ""
     j, side = min(got, key=lambda x: x[0].ms)

@@ -108,7 +108,7 @@ def missed(run: RunResult, cands: Iterable[Point], budget_ms: float, percentile:
             for lv in (v.levels if v is not None else [])
             if (lv.concurrency, lv.batch_size, lv.request_rate) == (p.concurrency, p.batch_size, None)
         ]
-        if (j := level_judged(levels, metric, paired, host_cores(run))) is not None:
+        if (j := level_judged(levels, metric, paired, cores=host_cores(run))) is not None:
             judged.append((j, p))
     if not judged:
         return Missed(budget_ms, percentile, paired)

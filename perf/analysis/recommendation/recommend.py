@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from core.errors import PerfError
 from perf.analysis.build_checks import run_verdict
 from perf.analysis.effects.thread_hint import thread_hints
-from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, latency_metric, unverified_words
+from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, host_cores, latency_metric, unverified_words
 from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
 from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_words
@@ -265,8 +265,10 @@ def _first_ranking(
     for v in run.variants:
         groups.setdefault(workload(v), []).append(v)
     if len(groups) < 2:
-        return rank_variants(run.variants, budget_ms, metric, dropped, fit)
-    ranked = [(rank_variants(series, budget_ms, metric, dropped, fit), series) for series in groups.values()]
+        return rank_variants(run.variants, budget_ms, metric, dropped, fit, cores=host_cores(run))
+    ranked = [
+        (rank_variants(series, budget_ms, metric, dropped, fit, cores=host_cores(run)), series) for series in groups.values()
+    ]
 
     def level(r: Ranking) -> tuple[float, float]:
         op = r.leader

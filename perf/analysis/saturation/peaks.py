@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Protocol
 
+from perf.analysis.ranking.budget_latency import host_cores
 from perf.analysis.ranking.operating import Adjusted, Side, compare, operating_point, side_of
 from perf.analysis.saturation.rises import Judge, Rising, judge, knee, paired_rise, shown
 from perf.analysis.stats.curves import curve, peak
@@ -233,7 +234,7 @@ def best_levels(run: RunResult | None, points: dict[str, list[Point]]) -> dict[s
     ok = [v for v in run.variants if v.status != "failed"]
     adjusted = Adjusted(ok)
     for v in ok:
-        op = operating_point(v, None, adjusted=adjusted, backed=False)
+        op = operating_point(v, None, adjusted=adjusted, backed=False, cores=host_cores(run))
         at = next((p for p in points.get(v.name, []) if at_side(p, op.side)), None) if op is not None else None
         if at is not None:
             out[v.name] = at

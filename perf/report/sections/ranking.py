@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 
 from core.wording import count, sentence
 from perf.analysis.build_checks import named
-from perf.analysis.ranking.budget_latency import Judged, judged, latency_metric, within
+from perf.analysis.ranking.budget_latency import Judged, host_cores, judged, latency_metric, within
 from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison, Side, levels_of, per_round, records
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.ranking.standing import (
@@ -49,13 +49,15 @@ def _unranked_higher(run: RunResult | None, c: Comparison, budget_ms: float | No
     level it is ranked at (:func:`perf.analysis.ranking.operating.operating_point`; trial 8: "the pick beats
     it" at c=1, 4.1x, beside its 304.5 infer/s at c=4, 2.3x the pick's), else ``""``."""
     vr = run.variant(c.b.variant) if run is not None else None
-    if vr is None:
+    if run is None or vr is None:
         return ""
     at = statistics.median(list(per_round(vr, c.b).values()) or [0.0])
     more = [
         (statistics.median(vals.values()), s, len(vals))
         for s in levels_of(vr)
-        if (vals := per_round(vr, s)) and len(vals) < GAP_ROUNDS and within(judged(records(vr, s), metric), budget_ms)
+        if (vals := per_round(vr, s))
+        and len(vals) < GAP_ROUNDS
+        and within(judged(records(vr, s), metric, cores=host_cores(run)), budget_ms)
     ]
     best = max((m for m in more if m[0] > at), key=lambda m: m[0], default=None)
     if best is None:

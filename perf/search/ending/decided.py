@@ -84,7 +84,7 @@ def _one(
     if rank.leader is None:
         return None
     pct = s.budget.percentile if s.budget else 99
-    pending = unverified.rivals(rank, alive, pct, host_cores(sched.run)) if met else {}
+    pending = unverified.rivals(rank, alive, pct, cores=host_cores(sched.run)) if met else {}
     if rounds_left > 0 and any(_lane(sched, n, alive[n], label).active for n in pending):  # more rounds may verify it
         return None
     names = [n for n in contention(rank) if n in alive]  # one never compared may still move too

@@ -42,4 +42,4 @@ def _kept(ranked: tuple[Ranking, bool], variants: dict[str, VariantResult], perc
     if rank.leader is None:
         return list(variants)  # one never compared is not out
     kept = contention(rank)
-    return kept + [n for n in (unverified.rivals(rank, variants, percentile, cores) if met else {}) if n not in kept]
+    return kept + [n for n in (unverified.rivals(rank, variants, percentile, cores=cores) if met else {}) if n not in kept]

@@ -19,7 +19,7 @@ from perf.analysis.ranking.rank import Ranking
 from perf.records.results import VariantResult
 
 
-def rivals(rank: Ranking, variants: Mapping[str, VariantResult], percentile: int, cores: int | None = None) -> dict[str, str]:
+def rivals(rank: Ranking, variants: Mapping[str, VariantResult], percentile: int, *, cores: int | None) -> dict[str, str]:
     """The variants of ``variants`` (by name; the leader's among them) with a level over the budget
     of ``rank`` that this host cannot verify and that the leader does not beat by the rule, each with
     why the first such level is not verified (``"every round host busy; p99 23.90 ms over all 3"``);
@@ -34,7 +34,7 @@ def rivals(rank: Ranking, variants: Mapping[str, VariantResult], percentile: int
         if name == lead.side.variant:
             continue
         for side in levels_of(vr):
-            j = judged(records(vr, side), rank.latency_metric, cores)
+            j = judged(records(vr, side), rank.latency_metric, cores=cores)
             why = j.unverified_why(percentile, rank.budget_ms) if j is not None else None
             if why and compare(lead_v, lead.side, vr, side, rank.latency_metric).verdict != "a":
                 out[name] = why

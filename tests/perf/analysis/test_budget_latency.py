@@ -42,21 +42,21 @@ def _run(busy: bool | None = True) -> RunResult:
 def test_a_level_is_judged_on_its_quieter_rounds_when_some_were_host_busy_and_on_all_on_a_quiet_host() -> None:
     run = _run()
     a8 = [lv for lv in run.variant("a").levels if lv.concurrency == 8]
-    j = judged(a8, "latency_p99_ms")
+    j = judged(a8, "latency_p99_ms", cores=None)
     assert j is not None and j.quieter and (j.ms, j.rounds, j.all_rounds, j.busy_rounds) == (20.0, 3, 6, 3)
     assert j.all_ms == 30.0 and "median of its 3 rounds not host busy of 6 (3 host busy; 30" in j.basis()
     quiet = [LevelResult(8, 1, r, throughput_infer_per_s=1.0, latency_p99_ms=20.0 + r, host_busy_pct=5.0) for r in range(4)]
-    jq = judged(quiet, "latency_p99_ms")
+    jq = judged(quiet, "latency_p99_ms", cores=None)
     assert jq is not None and not jq.quieter and jq.ms == 21.5 and jq.basis() == "median of 4 rounds"
     unsampled = [lv for lv in _run(busy=None).variant("a").levels if lv.concurrency == 8]
-    assert not judged(unsampled, "latency_p99_ms").quieter  # load not sampled: every round counts
+    assert not judged(unsampled, "latency_p99_ms", cores=None).quieter  # load not sampled: every round counts
 
 
 def test_a_pick_over_the_budget_only_in_the_busy_rounds_is_within_it_and_says_on_which_rounds() -> None:
     """bench_busy_host's case: under load every p99 passed the budget at c>=4, and a variant
     without batching at c=2 became the pick; the quiet host's pick was a batching one at c=4."""
     run = _run()
-    under = rank_variants(run.variants, 25.0)
+    under = rank_variants(run.variants, 25.0, cores=None)
     assert under.leader is not None and (under.leader.side.variant, under.leader.side.concurrency) == ("a", 8)
     rec = recommend(run, 25.0)
     pick = rec.best_under_budget
@@ -73,7 +73,7 @@ def test_a_pick_over_the_budget_only_in_the_busy_rounds_is_within_it_and_says_on
     for v in flat.variants:
         for lv in v.levels:
             lv.host_busy = False
-    lead = rank_variants(flat.variants, 25.0).leader
+    lead = rank_variants(flat.variants, 25.0, cores=None).leader
     assert lead is not None and (lead.side.variant, lead.side.concurrency) == ("b", 8)  # a at c=8 is out: 30 ms
     assert recommend(flat, 25.0).best_under_budget.judged_on is None
 

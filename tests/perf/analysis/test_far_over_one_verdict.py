@@ -4,6 +4,7 @@ line and "far over it; more than the CPU host load took explains" two lines belo
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 from perf.analysis.ranking.budget_latency import unverified_words
@@ -49,7 +50,46 @@ def test_the_rounds_keep_no_far_over_level_as_an_unverified_rival() -> None:
     ]
     run.variants.append(VariantResult("onnx", status="ok", levels=fast))
     variants = {v.name: v for v in run.variants}
-    rank = rank_variants(run.variants, 30.0)
+    rank = rank_variants(run.variants, 30.0, cores=None)
     assert rank.leader is not None and rank.leader.side.variant == "onnx"
-    assert rivals(rank, variants, 99, host_cores(run)) == {}  # was {"ts": "every round host busy; ..."}
-    assert "ts" in rivals(rank, variants, 99)  # cores unknown: no bound, not verified here
+    assert rivals(rank, variants, 99, cores=host_cores(run)) == {}  # was {"ts": "every round host busy; ..."}
+    assert "ts" in rivals(rank, variants, 99, cores=None)  # cores unknown: no bound, not verified here
+
+
+def test_a_rankings_levels_carry_the_runs_cores() -> None:
+    """Issue 26 (T17-3's kind at depth): five callers of ``judged`` left the host's cores out, so the level a
+    ranking carries (its :class:`~perf.analysis.ranking.budget_latency.Judged`) could not be called far over a budget
+    and read "not verified here". The run's ranking now judges it on the run's cores."""
+    from perf.analysis.recommendation.recommend import recommend
+
+    rec = recommend(_run())  # ranked by peak: `ts` at c=1, every round host busy, 209-230 ms
+    assert rec.ranking is not None and rec.ranking.leader is not None
+    lat = rec.ranking.leader.latency
+    assert lat is not None and lat.cores == 2, lat  # was None
+    assert lat.far_over(99, 30.0) is not None and lat.unverified_note(99, 30.0) is None  # was "not verified here (...)"
+
+
+def test_cores_are_required_wherever_a_level_is_judged() -> None:
+    """Keyword-only with no default: a caller that leaves the cores out fails at once instead of judging without them."""
+    import inspect
+
+    from perf.analysis.ranking import budget_latency, operating, rank
+    from perf.search.ending import unverified
+
+    funcs = [
+        budget_latency.judged,
+        budget_latency.level_judged,
+        budget_latency.judge_rounds,
+        budget_latency.judge,
+        operating.summary,
+        operating.operating_point,
+        rank.rank_variants,
+        unverified.rivals,
+    ]
+    for f in funcs:
+        p = inspect.signature(f).parameters["cores"]
+        assert p.kind is p.KEYWORD_ONLY and p.default is p.empty, f.__qualname__
+    from perf.search.policy import Budget
+
+    field = next(f for f in dataclasses.fields(Budget) if f.name == "cores")
+    assert field.kw_only and field.default is dataclasses.MISSING

@@ -21,7 +21,7 @@ def test_a_member_ahead_in_the_shared_rounds_is_named_first_not_the_higher_round
     a = _vr("a", {0: 1000.0, 1: 1000.0, 2: 1000.0})
     b = _vr("b", {0: 1100.0, 1: 1090.0, 2: 1120.0, 3: 100.0, 4: 110.0, 5: 105.0})  # later rounds: far lower
     c = _vr("c", {r: 500.0 for r in range(6)})  # measured in every round: the later rounds were not slower
-    rank = rank_variants([a, b, c])
+    rank = rank_variants([a, b, c], cores=None)
     assert rank.leader is not None and rank.leader.side.variant == "b"
     comp = next(x for x in rank.comparisons if x.b.variant == "a")
     assert comp.result is not None and comp.result.median > 1.0  # the leader is ahead of `a` in their shared rounds
@@ -38,5 +38,5 @@ def test_when_the_medians_go_round_the_round_adjusted_order_decides() -> None:
     x = _vr("x", {0: 1000.0, 1: 1000.0, 4: 990.0, 5: 1010.0})
     y = _vr("y", {0: 990.0, 1: 980.0, 2: 1000.0, 3: 1000.0})
     z = _vr("z", {2: 990.0, 3: 985.0, 4: 1000.0, 5: 1020.0})
-    rank = rank_variants([x, y, z])
+    rank = rank_variants([x, y, z], cores=None)
     assert rank.leader is not None and set(rank.names) == {"x", "y", "z"}

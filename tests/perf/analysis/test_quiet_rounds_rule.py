@@ -49,7 +49,7 @@ def _all_busy_run():
 
 
 def test_rounds_all_host_busy_are_no_quieter_rounds_and_a_level_over_the_budget_on_them_is_not_verified_here() -> None:
-    j = judged(_all_busy_run().variant(FAST).levels, "latency_p99_ms")
+    j = judged(_all_busy_run().variant(FAST).levels, "latency_p99_ms", cores=None)
     assert j is not None and not j.quieter and j.loaded
     assert (j.ms, j.rounds, j.busy_rounds) == (5.89, 3, 3)  # every round: not the mean of 3.99 and 5.89
     assert not within(j, BUDGET)
@@ -62,14 +62,16 @@ def test_rounds_all_host_busy_are_no_quieter_rounds_and_a_level_over_the_budget_
 def test_quieter_rounds_count_only_when_enough_of_them_are_not_host_busy() -> None:
     few = MIN_QUIET_ROUNDS - 1  # the quiet rounds within the budget, the busy ones over it
     rows = [(4.0, 5.0, False)] * few + [(9.0, 150.0, True)] * 2
-    j = judge(rows)
+    j = judge(rows, cores=None)
     assert j is not None and j.loaded and j.ms == 6.5 and not within(j, BUDGET)
     assert f"{few} of 4 rounds not host busy, fewer than the {MIN_QUIET_ROUNDS}" in (j.unverified_note(99, BUDGET) or "")
-    enough = judge([(4.0, 5.0, False)] * MIN_QUIET_ROUNDS + [(9.0, 150.0, True)] * 2)
+    enough = judge([(4.0, 5.0, False)] * MIN_QUIET_ROUNDS + [(9.0, 150.0, True)] * 2, cores=None)
     assert enough is not None and enough.quieter and enough.ms == 4.0 and within(enough, BUDGET)
     assert f"median of its {MIN_QUIET_ROUNDS} rounds not host busy of {MIN_QUIET_ROUNDS + 2}" in enough.basis()
     # a busy round with less load than the others is still busy: it is not a quiet round
-    loaded = judge([(4.0, 100.0, True), (4.2, 110.0, True), (9.0, 150.0, True), (9.5, 160.0, True), (9.9, 170.0, True)])
+    loaded = judge(
+        [(4.0, 100.0, True), (4.2, 110.0, True), (9.0, 150.0, True), (9.5, 160.0, True), (9.9, 170.0, True)], cores=None
+    )
     assert loaded is not None and loaded.ms == 9.0 and not loaded.quieter
 
 
@@ -111,7 +113,7 @@ def test_a_quiet_level_of_fewer_rounds_than_the_rule_needs_over_the_budget_is_no
     few = MIN_QUIET_ROUNDS - 1
     p99 = (3.99, 8.77)[:few]
     run = _run(_levels(1300.0, p99, (15.0,) * few, (False,) * few), _levels(560.0, (2.0,) * few, (15.0,) * few, (False,) * few))
-    j = judged(run.variant(FAST).levels, "latency_p99_ms")
+    j = judged(run.variant(FAST).levels, "latency_p99_ms", cores=None)
     assert j is not None and j.short and not j.loaded and not within(j, BUDGET)
     said = f"{few} rounds, fewer than the {MIN_QUIET_ROUNDS} the budget is judged on alone; p99 6.38 ms over all {few}"
     assert j.unverified_note(99, BUDGET) == f"not verified here ({said})"
@@ -121,9 +123,11 @@ def test_a_quiet_level_of_fewer_rounds_than_the_rule_needs_over_the_budget_is_no
     assert "not verified here: measured on a quiet host in fewer than the 3 rounds the budget is judged on, and more " in notes
     assert "host busy to judge" not in notes and "a quiet host might" not in notes
     assert j.unverified_note(99, 7.0) is None  # within the budget: said as within, as a loaded host's is
-    enough = judged(_levels(1300.0, (3.99, 8.77, 9.0), (15.0,) * 3, (False,) * 3), "latency_p99_ms")
+    enough = judged(_levels(1300.0, (3.99, 8.77, 9.0), (15.0,) * 3, (False,) * 3), "latency_p99_ms", cores=None)
     assert enough is not None and not enough.short and enough.unverified_note(99, BUDGET) is None  # over it, verified
-    trials = judge([(3.99, None, False), (8.77, None, False)])  # a run of trials is ranked on its median: no rounds rule
+    trials = judge(
+        [(3.99, None, False), (8.77, None, False)], cores=None
+    )  # a run of trials is ranked on its median: no rounds rule
     assert trials is not None and not trials.short
 
 
@@ -145,6 +149,6 @@ def test_a_level_over_the_budget_by_more_than_the_hosts_load_explains_is_said_fa
         f"work at most {bound:.1f}× on average)." in notes
     )
     assert f"`{FAST}` at concurrency 1 (every round host busy" not in notes
-    j = judged(run.variant(FAST).levels, "latency_p99_ms", cores)
+    j = judged(run.variant(FAST).levels, "latency_p99_ms", cores=cores)
     assert j is not None and j.unverified_note(99, budget) is None and j.far_over(99, budget)
-    assert judged(run.variant(FAST).levels, "latency_p99_ms").far_over(99, budget) is None  # cores unknown: no bound
+    assert judged(run.variant(FAST).levels, "latency_p99_ms", cores=None).far_over(99, budget) is None  # cores unknown: no bound

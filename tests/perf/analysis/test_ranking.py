@@ -60,22 +60,22 @@ def test_levels_measured_in_different_rounds_are_ordered_on_the_round_adjusted_s
     v = _vr("v", {**{(2, r): 600 * load[r] for r in range(4)}, **{(8, r): 500 * load[r] for r in (0, 1)}})
     adj = Adjusted([v])
     assert adj.of(Side("v", 2)) == pytest.approx(300) and adj.of(Side("v", 8)) == pytest.approx(250)  # the median round's scale
-    assert operating_point(v).side.concurrency == 2
+    assert operating_point(v, cores=None).side.concurrency == 2
 
 
 def test_the_tie_set_holds_what_the_leader_does_not_beat_and_a_budget_picks_the_level() -> None:
     a = _vr("a", {(4, r): 1000.0 + r for r in range(6)})
     b = _vr("b", {(4, r): x for r, x in enumerate([990, 1020, 985, 1010, 1001, 999])})
     c = _vr("c", {(4, r): 500.0 + r for r in range(6)})
-    rank = rank_variants([a, b, c])
+    rank = rank_variants([a, b, c], cores=None)
     assert rank.names[0] in ("a", "b") and set(rank.names) == {"a", "b"}
     assert [x.verdict for x in rank.comparisons if x.b.variant == "c"] == ["a"] and rank.beaten()[0].b.variant == "c"
     # a budget of 25 ms: c=4 (p99 20 ms) qualifies, c=8 (40 ms) does not
     d = _vr("d", {**{(4, r): 700.0 for r in range(3)}, **{(8, r): 900.0 for r in range(3)}})
-    assert operating_point(d, 25.0).side.concurrency == 4 and operating_point(d).side.concurrency == 8
-    assert operating_point(d, 25.0).within_budget == 3
-    assert operating_point(d, 1.0) is None
-    assert rank_variants([d], 1.0).leader is None and rank_variants([d], 1.0).unranked == ["d"]
+    assert operating_point(d, 25.0, cores=None).side.concurrency == 4 and operating_point(d, cores=None).side.concurrency == 8
+    assert operating_point(d, 25.0, cores=None).within_budget == 3
+    assert operating_point(d, 1.0, cores=None) is None
+    assert rank_variants([d], 1.0, cores=None).leader is None and rank_variants([d], 1.0, cores=None).unranked == ["d"]
 
 
 def test_a_variant_the_search_dropped_stays_beaten_when_the_leader_climbed_past_the_compared_level() -> None:
@@ -85,15 +85,15 @@ def test_a_variant_the_search_dropped_stays_beaten_when_the_leader_climbed_past_
     a = _vr("a", {(16, r): 1500.0 + r for r in range(4, 10)})
     x = _vr("x", {(4, r): 1000.0 + r for r in range(6)})
     b = _vr("b", {(4, r): 800.0 + r for r in range(6)})
-    plain = rank_variants([a, x, b])
+    plain = rank_variants([a, x, b], cores=None)
     assert plain.leader.side == Side("a", 16) and plain.names == ["a", "x", "b"]  # the contradiction this rule removes
-    rank = rank_variants([a, x, b], dropped=dropped_by_search([_pruned("b", "x", 4, 4)]))
+    rank = rank_variants([a, x, b], dropped=dropped_by_search([_pruned("b", "x", 4, 4)]), cores=None)
     assert rank.names == ["a", "x"]
     dropped = next(c for c in rank.comparisons if c.b.variant == "b")
     assert dropped.a == Side("x", 4) and dropped.verdict == "a"
     # a drop the recorded rounds no longer back (b ahead in two rounds) ranks like any other variant
     b2 = _vr("b", {(4, r): (800.0 if r > 1 else 1100.0) + r for r in range(6)})
-    assert rank_variants([a, x, b2], dropped=dropped_by_search([_pruned("b", "x", 4, 4)])).names == ["a", "x", "b"]
+    assert rank_variants([a, x, b2], dropped=dropped_by_search([_pruned("b", "x", 4, 4)]), cores=None).names == ["a", "x", "b"]
     # only pruned decisions count; a knee is no drop
     assert dropped_by_search([dataclasses.replace(_pruned("b", "x", 4, 4), rule="knee")]) == {}
 
@@ -107,38 +107,38 @@ def test_the_picks_other_levels_separate_a_runner_up_its_operating_point_shares_
     a = _vr("a", {**{(2, r): 900.0 + r for r in range(10)}, **{(16, r): 2800.0 + r for r in range(4, 10)}})
     b = _vr("b", {(2, r): 500.0 + r for r in range(6)})
     assert len(compare(a, Side("a", 16), b, Side("b", 2)).rounds) == 2
-    rank = rank_variants([a, b])
+    rank = rank_variants([a, b], cores=None)
     assert rank.leader.side == Side("a", 16) and rank.names == ["a"]
     c = rank.comparisons[0]
     assert c.a == Side("a", 2) and c.verdict == "a" and len(c.rounds) == 6
     # a runner-up that beats one of the pick's levels stays in the tie set
     b_fast = _vr("b", {(2, r): 950.0 + r for r in range(6)})
-    assert rank_variants([a, b_fast]).names == ["a", "b"]
+    assert rank_variants([a, b_fast], cores=None).names == ["a", "b"]
     # under a budget only the pick's levels within it count (p99 = 5 ms x c: c=2 is 10 ms, over a 5 ms budget)
-    assert rank_variants([a, b], budget_ms=5.0).leader is None
+    assert rank_variants([a, b], budget_ms=5.0, cores=None).leader is None
     a_fast = _vr("a", {**{(1, r): 700.0 + r for r in range(8)}, **{(2, r): 900.0 + r for r in range(5, 8)}})
     b1 = _vr("b", {(1, r): 400.0 + r for r in range(8)})
-    assert rank_variants([a_fast, b1], budget_ms=10.0).names == ["a"]  # a@1 (5 ms) beats b@1 over 8 rounds
-    assert rank_variants([a_fast, b1], budget_ms=7.0).names[0] == "a"  # a@2 (10 ms) over 7 ms: a's op is c=1
+    assert rank_variants([a_fast, b1], budget_ms=10.0, cores=None).names == ["a"]  # a@1 (5 ms) beats b@1 over 8 rounds
+    assert rank_variants([a_fast, b1], budget_ms=7.0, cores=None).names[0] == "a"  # a@2 (10 ms) over 7 ms: a's op is c=1
 
 
 def test_an_operating_point_is_a_level_with_the_rounds_a_verdict_needs_when_the_variant_has_one() -> None:
     # c=2 looks best on 2 rounds (retired early); c=4 has 8 rounds: the comparison can rest on c=4 only
     v = _vr("v", {**{(2, r): 450.0 for r in range(2)}, **{(4, r): 400.0 for r in range(8)}})
-    assert operating_point(v).side.concurrency == 4
+    assert operating_point(v, cores=None).side.concurrency == 4
     # 3 rounds are enough (a large gap is called from 3): a variant pruned early is compared at its best level
     u = _vr("u", {**{(16, r): 1500.0 for r in range(3)}, **{(1, r): 400.0 for r in range(8)}})
-    assert operating_point(u).side.concurrency == 16
+    assert operating_point(u, cores=None).side.concurrency == 16
     # a variant without such a level is ranked on all its levels
     w = _vr("w", {**{(2, r): 450.0 for r in range(2)}, **{(4, r): 400.0 for r in range(2)}})
-    assert operating_point(w).side.concurrency == 2
+    assert operating_point(w, cores=None).side.concurrency == 2
 
 
 def test_the_leader_is_named_at_its_peak_even_when_that_level_joined_late() -> None:
     # c=16 reached in round 6 (2 rounds, the highest throughput); c=4 measured in all 8 rounds
     a = _vr("a", {**{(4, r): 1000.0 + r for r in range(8)}, **{(16, r): 1900.0 + r for r in range(6, 8)}})
     b = _vr("b", {(4, r): 500.0 + r for r in range(8)})
-    rank = rank_variants([a, b])
+    rank = rank_variants([a, b], cores=None)
     assert rank.leader.side == Side("a", 16) and rank.names == ["a"]
     assert rank.comparisons[0].a == Side("a", 4)  # beaten through the pick's level with the rounds
 
@@ -148,7 +148,9 @@ def test_a_shape_sweep_compares_the_leader_with_series_of_its_own_size_only() ->
         lv = [LevelResult(4, 1, r, throughput_infer_per_s=thr + r, latency_p99_ms=2.0, shape=shape) for r in range(3)]
         return VariantResult(f"{name} [{shape}]", status="ok", levels=lv)
 
-    rank = rank_variants([series("a", "side=16", 3000.0), series("a", "side=64", 900.0), series("b", "side=16", 2900.0)])
+    rank = rank_variants(
+        [series("a", "side=16", 3000.0), series("a", "side=64", 900.0), series("b", "side=16", 2900.0)], cores=None
+    )
     assert rank.names == ["a [side=16]", "b [side=16]"]  # a at side=64 is another input size, not a rival
     assert all(c.b.shape == "side=16" for c in rank.comparisons)
 
@@ -158,7 +160,7 @@ def test_the_ranking_tables_p_is_the_p_of_the_tier_that_decided() -> None:
     from perf.report.sections.ranking import comparison_lines
 
     a2, b2 = _vr("a", {(4, r): 2000.0 + 90 * r for r in range(3)}), _vr("b", {(4, r): 1000.0 for r in range(3)})
-    ranking = rank_variants([a2, b2])
+    ranking = rank_variants([a2, b2], cores=None)
     (c,) = ranking.comparisons
     rows = [[x.strip() for x in ln.strip("|").split("|")] for ln in comparison_lines(ranking, "Pick", 99) if ln.startswith("|")]
     head, row = rows[0], rows[2]

@@ -114,7 +114,7 @@ def test_the_search_cuts_say_still_rising_by_the_same_rule_as_the_report():
     run = run_result([real, noisy])
     run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
     plans = {n: plan_levels(n, 8, grid, [1]) for n in ("real", "noisy")}
-    setup = Setup(plans, grid, True, SearchRules(), RoundRules(), budget=Budget(100.0), cap=2)
+    setup = Setup(plans, grid, True, SearchRules(), RoundRules(), budget=Budget(100.0, cores=None), cap=2)
     sched = Rounds(run, setup, 1.0)
     for n in plans:
         lad = ladder.start(plans[n], grid, True, RoundRules(), 2)

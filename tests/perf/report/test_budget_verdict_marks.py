@@ -19,13 +19,13 @@ P99 = [(20.0, 90.0, True), (21.0, 95.0, True), (30.0, 5.0, False), (31.0, 6.0, F
 
 
 def test_a_verdict_that_differs_from_the_all_rounds_median_is_said_both_ways() -> None:
-    j = judge(P99)
+    j = judge(P99, cores=None)
     assert (j.all_ms, j.ms) == (30.0, 30.5)
     assert j.verdict_note(99, 30.2) == "over the budget on its quieter rounds: p99 30.50 ms"
     assert j.verdict_note(99, 31.0) is None  # within the budget on both numbers
     # over it on both: the number the exclusion rests on is said (trial 12, F12)
     assert j.verdict_note(99, 29.0) == "over the budget on its quieter rounds: p99 30.50 ms"
-    low = judge([(40.0, 90.0, True), (41.0, 95.0, True), (30.0, 5.0, False), (29.0, 6.0, False), (29.5, 7.0, False)])
+    low = judge([(40.0, 90.0, True), (41.0, 95.0, True), (30.0, 5.0, False), (29.0, 6.0, False), (29.5, 7.0, False)], cores=None)
     assert low.verdict_note(99, 29.8) == "within the budget on its quieter rounds: p99 29.50 ms"
 
 

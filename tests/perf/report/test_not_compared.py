@@ -51,7 +51,7 @@ def _run() -> RunResult:
 
 def test_a_pair_without_a_common_round_is_not_compared_and_not_in_the_tie_set() -> None:
     run = _run()
-    rank = rank_variants(run.variants)
+    rank = rank_variants(run.variants, cores=None)
     assert rank.leader is not None and rank.leader.side.variant in ("lead", "peer")
     apart = next(c for c in rank.comparisons if c.b.variant == "apart")
     assert not apart.rounds and apart.result is None
@@ -87,7 +87,7 @@ def test_the_report_never_calls_a_pair_without_a_common_round_as_good_a_choice(t
 
 def test_the_rounds_end_names_a_member_never_compared_apart_from_the_tie_set() -> None:
     run = _run()
-    rank = rank_variants(run.variants)
+    rank = rank_variants(run.variants, cores=None)
     tied = [c for c in rank.comparisons if c.verdict != "a"]
     said = settled_words(tied, RoundRules().max_rounds - ROUNDS, RoundRules().max_rounds)
     names = "`lead`, `peer`"

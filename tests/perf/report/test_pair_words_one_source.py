@@ -43,7 +43,7 @@ def _run() -> RunResult:
 def test_the_rounds_left_of_a_series_pair_are_its_variants_group_s() -> None:
     view = split_by_workload(_run())
     assert all("[" in v.name for v in view.variants)  # series names, as the report ranks them
-    comp = rank_variants(view.variants).comparisons[0]
+    comp = rank_variants(view.variants, cores=None).comparisons[0]
     assert rounds_left(view, comp) == RoundRules().max_rounds - ROUNDS
 
 
@@ -62,5 +62,5 @@ def test_the_report_says_of_a_settled_series_pair_what_the_end_line_says(tmp_pat
 
 def test_kind_of_the_report_s_comparison_is_settled() -> None:
     view = split_by_workload(_run())
-    comp = rank_variants(view.variants).comparisons[0]
+    comp = rank_variants(view.variants, cores=None).comparisons[0]
     assert kind(dataclasses.replace(comp, rounds_left=rounds_left(view, comp))) == SETTLED

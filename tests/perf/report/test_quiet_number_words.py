@@ -50,23 +50,25 @@ def _run():
 
 
 def test_a_level_over_the_budget_both_ways_says_the_quieter_number_it_was_ruled_out_on() -> None:
-    j = judge(OVER)
+    j = judge(OVER, cores=None)
     assert j.all_ms < j.ms and j.all_ms > BUDGET
     assert j.verdict_note(99, BUDGET) == f"over the budget on its quieter rounds: p99 {j.ms:.2f} ms"
-    assert judge(_quiet(5.0)).verdict_note(99, BUDGET) is None  # no host-busy round: nothing to say
+    assert judge(_quiet(5.0), cores=None).verdict_note(99, BUDGET) is None  # no host-busy round: nothing to say
 
 
 def test_the_console_row_of_the_excluded_variant_carries_its_reason() -> None:
     out = io.StringIO()
     Console(file=out, width=300).print(summary_table(_run()))
     notes = column_text(out.getvalue(), "note")
-    assert f"over the budget on its quieter rounds: p99 {judge(OVER).ms:.2f} ms" in notes
+    assert f"over the budget on its quieter rounds: p99 {judge(OVER, cores=None).ms:.2f} ms" in notes
 
 
 def test_a_quieter_rounds_number_carries_no_host_busy_mark() -> None:
     u = recommend(_run(), BUDGET).best_under_budget
-    assert judge(WITHIN).all_ms > BUDGET >= judge(WITHIN).ms  # within the budget on its quieter rounds only
+    assert (
+        judge(WITHIN, cores=None).all_ms > BUDGET >= judge(WITHIN, cores=None).ms
+    )  # within the budget on its quieter rounds only
     assert u is not None and u.variant == "pick" and u.headroom is not None
-    quiet = f"{judge(WITHIN).ms:.2f} ms"
+    quiet = f"{judge(WITHIN, cores=None).ms:.2f} ms"
     assert f"p99 {quiet} on its quieter rounds at c=4" in u.headroom
     assert f"{quiet}{UNSTABLE_MARK}" not in u.headroom and f"{quiet} {UNSTABLE_MARK}" not in u.headroom

@@ -43,7 +43,7 @@ def test_a_picks_others_are_the_series_of_its_own_workload_only():
     from perf.analysis.ranking.rank import rank_variants
 
     run = _run()
-    ranking = rank_variants(run.variants, 3.0)  # p99 2 ms at c=1, b=1 only: no b=8 level within it
+    ranking = rank_variants(run.variants, 3.0, cores=None)  # p99 2 ms at c=1, b=1 only: no b=8 level within it
     lead = ranking.leader.side.variant
     assert lead == "fast [b=1]"
     assert "fast [b=8]" in ranking.other_sizes and "slow [b=8]" in ranking.other_sizes

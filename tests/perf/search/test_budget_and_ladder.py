@@ -88,7 +88,7 @@ def _update(
     lad: ladder.Ladder, vr: VariantResult, budget_ms: float | None = None, levels: tuple[int, ...] = LADDER
 ) -> ladder.Ladder:
     plan = plan_levels("v", 8, levels, [1])
-    b = Budget(budget_ms) if budget_ms else None
+    b = Budget(budget_ms, cores=None) if budget_ms else None
     return ladder.update(lad, plan, vr, levels, True, SearchRules(), RoundRules(), b, None)
 
 

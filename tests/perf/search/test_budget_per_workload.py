@@ -20,7 +20,7 @@ from perf.search.policy import ladder as ladder_of
 from perf.search.rounds import Rounds, Setup
 
 LADDER = ladder_of(AUTO, SearchRules())[0]
-BUDGET = Budget(25.0)
+BUDGET = Budget(25.0, cores=None)
 #: Variant -> batch size -> (infer/s, p99 ms): every b=1 level within the budget, every b=8 level over it.
 TRUE = {
     "lead": {1: (1000.0, 10.0), 8: (4000.0, 40.0)},

@@ -16,7 +16,7 @@ from perf.search.promise import CUT_ORDER, RULE, by_measurements, places
 
 CONC = (1, 2)
 RULES = RoundRules(window_ms=300)
-LIMIT = Budget(5.0)
+LIMIT = Budget(5.0, cores=None)
 WITHIN, OVER = LIMIT.ms * 0.7, LIMIT.ms * 1.5
 
 

@@ -43,9 +43,9 @@ def _sched(thr: dict[str, list[float]], p99: float, budget: Budget | None) -> Ro
 def test_the_words_say_which_ranking_was_decided_with_the_budget_as_given() -> None:
     far = {"a": [1000.0] * 6, "b": [500.0] * 6}
     assert _sched(far, 2.0, None).decided(["a", "b"], 4) == "ranking decided"
-    said = _sched(far, 2.0, Budget(5.125)).decided(["a", "b"], 4)
+    said = _sched(far, 2.0, Budget(5.125, cores=None)).decided(["a", "b"], 4)
     assert said == "ranking under the p99 budget of 5.125 ms decided"
-    said = _sched(far, 9.0, Budget(5.125, 95)).decided(["a", "b"], 4)  # no level within it: ranked by peak
+    said = _sched(far, 9.0, Budget(5.125, 95, cores=None)).decided(["a", "b"], 4)  # no level within it: ranked by peak
     assert said == "no variant in contention has a level within the p95 budget of 5.125 ms: peak ranking decided"
 
 
@@ -58,7 +58,7 @@ def test_a_tie_settled_on_fewer_rounds_than_a_verdict_needs_says_so_as_the_repor
     # the round left could not separate it: no lack of rounds (trial 9, F37: "too few rounds to tell" after such a stop)
     assert len(member) == 1 and f"`{member[0]}` shared 4 rounds with the leader: not distinguishable at this noise" in said
     assert "too few rounds" not in said
-    ranking = rank_variants(sched.run.variants)  # the report's tie-set words for the same rounds and the round left
+    ranking = rank_variants(sched.run.variants, cores=None)  # the report's tie-set words for the same rounds and the round left
     ranking.comparisons = [dataclasses.replace(c, rounds_left=1) for c in ranking.comparisons]
     report = tie_words(ranking, None)
     assert f"not distinguishable at this noise from `{member[0]}` (4 rounds; further rounds could not have separated" in report

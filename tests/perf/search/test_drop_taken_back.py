@@ -42,7 +42,7 @@ def _engine(variants: list[VariantResult], rules: RoundRules | None = None) -> t
     names = [v.name for v in variants]
     plans = {n: plan_levels(n, 8, LADDER, [1]) for n in names}
     events: list[dict[str, Any]] = []
-    setup = Setup(plans, LADDER, True, SearchRules(), rules or RoundRules(), "prune", Budget(BUDGET))
+    setup = Setup(plans, LADDER, True, SearchRules(), rules or RoundRules(), "prune", Budget(BUDGET, cores=None))
     sched = Rounds(run, setup, 1.0, events=events.append)
     end = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
     sched.ladders = {n: {(1, None): ladder.Ladder([1], [1], end=end)} for n in names}
@@ -109,18 +109,18 @@ def test_a_drop_judged_while_ranking_by_peak_is_taken_back_once_a_level_is_withi
     d = SearchDecision("slow", "pruned", 1, "", [1], best_variant="lead", best_concurrency=1)
     search = SearchRecord("prune", True, decisions=[d])
     events: list[dict[str, Any]] = []
-    back = drops.take_back(search, {"lead": lead, "slow": slow}, Budget(BUDGET), events.append)
+    back = drops.take_back(search, {"lead": lead, "slow": slow}, Budget(BUDGET, cores=None), events.append)
     assert back == ["slow"] and search.decisions == [] and events[0]["why"].endswith("p99 40.00 ms (median of 6 rounds)")
     search.decisions = [d]  # without a listener it is logged, once (perf.search.events)
     with caplog.at_level("INFO"):
-        drops.take_back(search, {"lead": lead, "slow": slow}, Budget(BUDGET), log_event)
+        drops.take_back(search, {"lead": lead, "slow": slow}, Budget(BUDGET, cores=None), log_event)
     assert [r.getMessage() for r in caplog.records if "no longer dropped" in r.getMessage()] == [
         f"slow: measured again, no longer dropped: {events[0]['why']}"
     ]
     # a drop whose beater is within the budget, or of a variant outside the group, is left alone
     lead.levels = _levels(1, [(1000.0, 20.0)] * 6)
     search.decisions = [d, SearchDecision("gone", "pruned", 1, "", [1], best_variant="lead", best_concurrency=1)]
-    assert drops.take_back(search, {"lead": lead, "slow": slow}, Budget(BUDGET), events.append) == []
+    assert drops.take_back(search, {"lead": lead, "slow": slow}, Budget(BUDGET, cores=None), events.append) == []
     assert len(search.decisions) == 2
 
 
@@ -142,7 +142,7 @@ def _run_with_stale_drop() -> RunResult:
 
 def test_the_ranking_does_not_keep_a_drop_whose_beating_level_is_over_the_budget_now() -> None:
     run = _run_with_stale_drop()
-    under = rank_variants(run.variants, BUDGET, "latency_p99_ms", dropped_by_search(run.search.decisions))
+    under = rank_variants(run.variants, BUDGET, "latency_p99_ms", dropped_by_search(run.search.decisions), cores=None)
     by_b = {c.b.variant: c for c in under.comparisons}
     # no comparison stands in for the pick's: each row is the pick against the runner-up
     assert all(c.a == under.leader.side for c in under.comparisons), under.comparisons
@@ -150,13 +150,13 @@ def test_the_ranking_does_not_keep_a_drop_whose_beating_level_is_over_the_budget
     # with the beater's c=2 within the budget the drop stands, as before
     for lv in run.variant("beater").levels:
         lv.latency_p99_ms = min(lv.latency_p99_ms or 0.0, 24.0)
-    under = rank_variants(run.variants, BUDGET, "latency_p99_ms", dropped_by_search(run.search.decisions))
+    under = rank_variants(run.variants, BUDGET, "latency_p99_ms", dropped_by_search(run.search.decisions), cores=None)
     kept = [c for c in under.comparisons if c.a.variant == "beater" and c.a.concurrency == 2]
     assert kept and all(c.verdict == "a" for c in kept)
     # a pick that is not the beater (measured only after the drops): the report's row of a drop that
     # holds says its numbers are that comparison's, not the pick's (trial 8, F6)
     run.variants.append(VariantResult("top", status="ok", levels=_levels(1, [(260.0, 20.0)] * 3, start=8)))
-    under = rank_variants(run.variants, BUDGET, "latency_p99_ms", dropped_by_search(run.search.decisions))
+    under = rank_variants(run.variants, BUDGET, "latency_p99_ms", dropped_by_search(run.search.decisions), cores=None)
     assert under.leader.side.variant == "top"
     lines = comparison_lines(under, "Best under the p99 budget", 99, BUDGET, ["dropped", "third"], run)
     rows = [ln for ln in lines if ln.startswith("| `") and "(the search dropped it)" in ln]
@@ -171,13 +171,13 @@ def test_a_runner_up_ranked_below_a_level_with_too_few_rounds_says_that_level() 
     lead = VariantResult("lead", status="ok", levels=_levels(4, [(700.0, 9.0)] * 6))
     other = VariantResult("other", status="ok", levels=_levels(1, [(170.0, 5.0)] * 6) + _levels(4, [(304.5, 9.0)] * 2, start=4))
     run = RunResult("r", "now", variants=[lead, other])
-    peak = rank_variants(run.variants, None, "latency_p99_ms")
+    peak = rank_variants(run.variants, None, "latency_p99_ms", cores=None)
     (c,) = peak.comparisons
     assert (c.b.concurrency, c.verdict) == (1, "a")
     (row,) = [ln for ln in comparison_lines(peak, "Best measured throughput", 99, None, (), run) if ln.startswith("| `other`")]
     assert "the pick beats it; its c=4, 304.5 infer/s over 2 rounds, too few to compare" in row, row
     # under a budget its c=4 is over: nothing to add
-    under = rank_variants(run.variants, 6.0, "latency_p99_ms")
+    under = rank_variants(run.variants, 6.0, "latency_p99_ms", cores=None)
     assert not any("too few to compare" in ln for ln in comparison_lines(under, "Best under", 99, 6.0, (), run))
 
 
@@ -212,11 +212,13 @@ def test_a_drop_at_several_client_workloads_is_taken_back_when_any_beating_level
     run, _, events = _pruned(lead, slow)
     d = run.search.decision("slow")
     assert d is not None and [(b.concurrency, b.batch_size) for b in d.beaten_at] == [(1, 1), (1, 8)]
-    assert drops.take_back(run.search, {"lead": lead, "slow": slow}, Budget(BUDGET), events.append) == []  # both within
+    assert (
+        drops.take_back(run.search, {"lead": lead, "slow": slow}, Budget(BUDGET, cores=None), events.append) == []
+    )  # both within
     for lv in lead.levels:
         if lv.batch_size == 8:
             lv.latency_p99_ms = 31.0
-    assert drops.take_back(run.search, {"lead": lead, "slow": slow}, Budget(BUDGET), events.append) == ["slow"]
+    assert drops.take_back(run.search, {"lead": lead, "slow": slow}, Budget(BUDGET, cores=None), events.append) == ["slow"]
     (said,) = [e for e in events if e.get("reopened")]
     assert said["why"].startswith("`lead` at concurrency 1 (batch 8), the level that beat it, is over the p99 budget")
 

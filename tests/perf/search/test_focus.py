@@ -27,7 +27,7 @@ def _vr(name: str, by_c: dict[int, list[float]]) -> VariantResult:
 
 def _focus(variants: list[VariantResult], lads: dict[str, ladder.Ladder], rounds_left: int) -> dict[str, list[int]]:
     plans = {v.name: plan_levels(v.name, 8, LADDER, [1]) for v in variants}
-    rank = rank_variants(variants)
+    rank = rank_variants(variants, cores=None)
     return focus(rank, lads, plans, {v.name: v for v in variants}, SearchRules(), RoundRules(), rounds_left)
 
 

@@ -92,7 +92,7 @@ def test_each_workloads_ladder_measures_only_its_own_levels() -> None:
 
 def test_a_budget_stop_at_one_workload_does_not_stop_another() -> None:
     """25 ms: seq=128 goes over it at c=8 (p99 32 ms), seq=8 stays within it up to c=16: seq=8 still reaches its knee."""
-    sched, run, _ = _sweep(budget=Budget(25.0))
+    sched, run, _ = _sweep(budget=Budget(25.0, cores=None))
     over = sched.search.decision("v", LATE)
     assert over is not None and over.rule == "budget" and over.workload == LATE
     assert max(_measured(run, LARGE)) <= 16 and max(_measured(run, SMALL)) == 16
@@ -145,7 +145,7 @@ def test_the_reports_search_section_says_each_workloads_stop() -> None:
 
 
 END = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
-BUDGET = Budget(20.0)
+BUDGET = Budget(20.0, cores=None)
 
 
 def _level(r: int, thr: float, p99: float, busy: bool, shape: str) -> LevelResult:

@@ -38,7 +38,7 @@ def _update(lad: ladder.Ladder, vr: VariantResult, levels: tuple[int, ...], budg
 
 def test_ranked_by_peak_the_peak_level_stays_measured_though_every_level_is_over_the_budget() -> None:
     vr = _vr({1: dict.fromkeys(range(3), 100.0), 4: dict.fromkeys(range(3), 390.0), 16: dict.fromkeys(range(3), 700.0)})
-    tight = Budget(0.5)  # p99 1, 4 and 16 ms: no level within it
+    tight = Budget(0.5, cores=None)  # p99 1, 4 and 16 ms: no level within it
     under = _update(ladder.Ladder([1, 4, 16], [1, 4, 16]), vr, CAPPED, tight, peak=False)
     assert under.end is not None and under.end.rule == "budget" and under.active == []  # the ranking under it: none left
     peak = _update(ladder.Ladder([1, 4, 16], [1, 4, 16]), vr, CAPPED, tight, peak=True)
@@ -87,6 +87,6 @@ def test_a_level_without_a_latency_is_never_within_the_budget() -> None:
     from perf.search.retirement import _under
 
     unknown = Operating(Side("v", 4), 100.0, None, 6)
-    assert not _under(unknown, Budget(25.0)) and _under(unknown, None)
-    assert _under(Operating(Side("v", 4), 100.0, 24.0, 6), Budget(25.0))
-    assert not _under(Operating(Side("v", 4), 100.0, 26.0, 6), Budget(25.0))
+    assert not _under(unknown, Budget(25.0, cores=None)) and _under(unknown, None)
+    assert _under(Operating(Side("v", 4), 100.0, 24.0, 6), Budget(25.0, cores=None))
+    assert not _under(Operating(Side("v", 4), 100.0, 26.0, 6), Budget(25.0, cores=None))

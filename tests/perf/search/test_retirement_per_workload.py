@@ -22,7 +22,7 @@ from perf.search.policy import ladder as ladder_of
 from perf.search.rounds import Rounds, Setup
 
 LADDER = ladder_of(AUTO, SearchRules())[0]
-BUDGET = Budget(25.0)
+BUDGET = Budget(25.0, cores=None)
 SHAPES = ("seq=8", "seq=128")
 #: Variant -> shape -> concurrency -> (infer/s, p99 ms), levels above 4 as at 4 (T16-1's medians, round 1's
 #: ratios: ts c=1 3x behind c=4 at seq=8, 1.56x at seq=128, where c=4 is over the budget).

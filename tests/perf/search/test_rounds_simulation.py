@@ -73,12 +73,12 @@ def test_a_large_gap_is_called_after_three_rounds_and_nothing_before() -> None:
     run, sched, tie = rounds_run(2, host=SimHost(2, amplitude=0.0, noise=0.01), rules=RoundRules(max_rounds=8))
     n = len(run.rounds.rounds)  # the pick's refined levels get their 3 rounds before the ranking is decided
     assert run.rounds.ended == f"ranking decided (after {n} rounds)" and tie == ["v_best"]
-    comps = rank_variants(run.variants).comparisons
+    comps = rank_variants(run.variants, cores=None).comparisons
     assert comps and all(c.verdict == "a" and c.result.by_gap and len(c.rounds) >= 3 for c in comps)  # not the sign test
     # the same run cut after 2 rounds: nothing is called yet
     for v in run.variants:
         v.levels = [lv for lv in v.levels if lv.trial < 2]
-    assert all(c.verdict == "not distinguishable" for c in rank_variants(run.variants).comparisons)
+    assert all(c.verdict == "not distinguishable" for c in rank_variants(run.variants, cores=None).comparisons)
 
 
 def test_the_recommendation_names_the_pick_and_what_it_beats_or_the_tie_set() -> None:

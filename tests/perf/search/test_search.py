@@ -96,7 +96,7 @@ def test_a_step_pays_only_above_the_measured_spread_and_the_floor():
 
 
 def test_the_budget_stops_the_ladder_then_bisection_looks_for_its_edge():
-    budget = Budget(10.0, 99)
+    budget = Budget(10.0, 99, cores=None)
     pts = series("v", {1: (100, 5.0), 2: (190, 8.0), 4: (300, 30.0)})
     assert next_step("v", pts, LADDER, True, RULES, budget=budget) == 3
     pts = series("v", {1: (100, 5.0), 2: (190, 8.0), 3: (250, 12.0), 4: (300, 30.0)})
@@ -107,7 +107,7 @@ def test_the_budget_stops_the_ladder_then_bisection_looks_for_its_edge():
         "v", series("v", {1: (100, 5.0), 2: (190, 8.0), 8: (300, 30.0)}), LADDER, True, SearchRules(refine_steps=0), budget=budget
     )
     assert isinstance(no_refine, SearchDecision)
-    p95 = Budget(10.0, 95)
+    p95 = Budget(10.0, 95, cores=None)
     pts95 = aggregate([lv(1, 100, 50.0, latency_p95_ms=5.0), lv(2, 190, 60.0, latency_p95_ms=6.0)], "v")
     assert next_step("v", pts95, LADDER, True, RULES, budget=p95) == 4  # the budget is on p95, not p99
 
@@ -166,7 +166,7 @@ def test_a_probe_at_the_top_of_the_ladder_is_still_compared_with_the_best():
 def test_a_host_busy_level_is_no_evidence_to_prune_on():
     """make demo on a loaded host pruned its best variant on one host-busy p99 over the budget:
     a level other processes moved never drops a variant; a ladder stop on it says so."""
-    budget = Budget(5.0)
+    budget = Budget(5.0, cores=None)
     lead = series("lead", {1: (300, 1.0), 2: (550, 2.0), 4: (1000, 9.0)})
     top = best_point({"lead": lead}, budget, 10.0)
     busy = aggregate([lv(1, 100, 7.0, host_busy=True)], "v")
@@ -179,7 +179,7 @@ def test_a_host_busy_level_is_no_evidence_to_prune_on():
 
 
 def test_pruning_with_a_budget_compares_with_the_best_under_it_and_drops_a_variant_over_it_at_the_lowest_load():
-    budget = Budget(5.0)
+    budget = Budget(5.0, cores=None)
     lead = series("lead", {1: (300, 1.0), 2: (550, 2.0), 4: (1000, 9.0)})
     top = best_point({"lead": lead}, budget, 10.0)
     assert top is not None and top.concurrency == 2

@@ -21,7 +21,7 @@ from perf.search.rounds import Rounds, Setup
 
 RULES = SearchRules()
 LADDER = ladder_of(AUTO, RULES)[0]
-BUDGET = Budget(10.0)
+BUDGET = Budget(10.0, cores=None)
 SMALL, LARGE = "seq=16", "seq=256"
 #: Given largest first, as a user may write them.
 SHAPES = (LARGE, SMALL)

@@ -63,7 +63,7 @@ def test_the_time_budgets_cap_cut_is_judged_on_the_final_numbers_not_when_the_ca
     run = run_result([peaked, rising])
     run.search, run.rounds = SearchRecord("prune", True), RoundsRecord(seed=1)
     plans = {n: plan_levels(n, 8, LADDER, [1]) for n in ("peaked", "rising")}
-    setup = Setup(plans, LADDER, True, SearchRules(), RoundRules(), budget=Budget(100.0), cap=CAP)
+    setup = Setup(plans, LADDER, True, SearchRules(), RoundRules(), budget=Budget(100.0, cores=None), cap=CAP)
     sched = Rounds(run, setup, 1.0)
     for n in plans:  # the ladder reaches the cap with c=1 and c=4 measured: c=4 the best so far
         lad = ladder.start(plans[n], LADDER, True, RoundRules(), CAP)

@@ -20,7 +20,7 @@ from perf.search.rounds import Rounds, Setup
 
 LADDER = ladder_of(AUTO, SearchRules())[0]
 END = SearchDecision(variant="x", rule="cap", concurrency=1, reason="")
-BUDGET = Budget(20.0)
+BUDGET = Budget(20.0, cores=None)
 ROUNDS = 3
 DECIDED = "ranking under the p99 budget of 20.00 ms decided"  #: the words of a decided ranking, nothing assumed
 
