@@ -49,7 +49,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.wording import count
 from perf.analysis.ranking.budget_latency import host_cores
 from perf.analysis.ranking.operating import Comparison, Side
 from perf.analysis.ranking.rank import Ranking, rank_variants
@@ -61,7 +60,7 @@ from perf.search import by_workload, drops
 from perf.search import ladder as ladders
 from perf.search.ending import cuts as ladder_cuts
 from perf.search.ending.decided import decided_words
-from perf.search.ending.ends import end_words, start_ladders
+from perf.search.ending.ends import after, end_words, start_ladders
 from perf.search.ending.out_of_time import out_of_time, slow_words, stopped_mid_round
 from perf.search.ending.tie import tie_set
 from perf.search.events import log_event
@@ -229,7 +228,7 @@ class Rounds:
                 if todo:
                     why = out_of_time(self, alive, done, cost + reserve_s, group)
                 else:  # every contender's levels retired or resting: a round without a visit is no round
-                    why = f"no level left to measure (after {count(done, 'round')}): each contender's levels retired or resting"
+                    why = f"no level left to measure ({after(self.record, done)}): each contender's levels retired or resting"
                 break
             random.Random(rr.seed).shuffle(todo)
             left = self._measure(rr, todo, measure, reserve_s)

@@ -77,10 +77,18 @@ def end_words(sched: Engine, alive: Sequence[str], done: int, reserve_s: float =
     settled = sched.decided(alive, max(0, s.rounds.max_rounds - done)) if done >= s.rounds.min_rounds else None
     if settled:
         left = None if sched.deadline is None else sched.deadline - sched.clock()
-        return f"{settled} (after {count(done, 'round')})" + no_room(settled, left, sched.round_s(alive) + reserve_s)
+        return f"{settled} ({after(sched.record, done)})" + no_room(settled, left, sched.round_s(alive) + reserve_s)
     if done >= s.rounds.max_rounds:
         return f"{done} rounds, the most a group gets (max_rounds)"
     return None
+
+
+def after(record: RoundsRecord, done: int) -> str:
+    """``"after 3 rounds"`` of a group that counts ``done`` rounds (:meth:`perf.records.rounds.RoundsRecord.group_rounds`),
+    and where the run measured more (several groups): ``"after 3 rounds of this group, 9 in the run"`` (issue 26: a
+    final group's "after 3 rounds" read as the run's beside its "measured in 9 rounds")."""
+    run = len(record.measured())
+    return f"after {count(done, 'round')}" + (f" of this group, {run} in the run" if run > done else "")
 
 
 def ended_before(sched: Engine, names: Sequence[str]) -> str | None:

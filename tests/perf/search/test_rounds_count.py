@@ -87,7 +87,9 @@ def test_a_final_groups_end_counts_its_own_rounds_not_the_other_groups() -> None
     final = run.rounds.groups[2]
     own = [r for r in run.rounds.rounds if r.group == 2]
     assert own and len(run.rounds.rounds) > len(own)  # the groups before it had rounds of their own
-    assert final.ended is not None and final.ended.endswith(f"(after {len(own)} rounds)"), final.ended
+    # the group's count said as the group's, with the run's (issue 26: "(after 6 rounds)" read as the run's 13)
+    said = f"(after {len(own)} rounds of this group, {len(run.rounds.measured())} in the run)"
+    assert final.ended is not None and final.ended.endswith(said), final.ended
     assert run.rounds.group_rounds(2) == own
 
 
@@ -111,3 +113,10 @@ def test_no_recorded_round_is_empty_under_a_latency_budget_no_level_meets() -> N
                 name,
                 sched.ladders[name],
             )
+
+
+def test_a_one_group_run_says_its_rounds_plainly() -> None:
+    from perf.search.ending.ends import after
+
+    rec = RoundsRecord(seed=0, groups=[LoadGroup(0, ["a", "b"], "fits")], rounds=[_round(r, 0, "a", "b") for r in range(3)])
+    assert after(rec, 3) == "after 3 rounds"
