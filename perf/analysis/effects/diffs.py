@@ -5,10 +5,12 @@ spread over the pairs (:class:`Spread`, :func:`summarise`; the effects: :mod:`pe
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 from collections.abc import Sequence
 
 from builders.config.variants import Variant
+from perf.analysis.stats.paired import median_gain
 from perf.analysis.stats.points import spread_unknown
 
 #: With at least this many pairs the spread is the interquartile range, else min–max.
@@ -25,8 +27,8 @@ class Spread:
 
     Attributes:
         values: The differences, one per pair (%).
-        median: Their median (%).
-        low, high: The spread: min–max, or the interquartile range from :data:`IQR_FROM` pairs.
+        median: Their median (%), taken as a median of ratios (:func:`summarise`).
+        low, high: The spread: min–max, or the interquartile range from :data:`IQR_FROM` pairs (of the ratios' logs).
         significant: The spread does not cover zero (n >= 2); with one pair, the pair's
             trial-spread verdict (None: unknown, one trial). Paired over rounds: also every
             pair significant by the paired rule (:mod:`perf.analysis.effects.rounds`).
@@ -80,18 +82,34 @@ def summarise(
 ) -> Spread:
     """:class:`Spread` of ``values``; ``single`` is the significance of a lone pair; ``paired``:
     each pair's verdict by the paired rule (a rounds sweep): all must be significant too;
-    ``uncalled``: a lone paired pair's reason the rule did not call rounds that all agreed."""
+    ``uncalled``: a lone paired pair's reason the rule did not call rounds that all agreed.
+
+    Each value is a ratio's change (``changed / reference - 1``, in %), so the median and the quartiles are
+    taken as ratios' (:func:`perf.analysis.stats.paired.median_gain`; the quartiles of the ratios' logs), and a
+    factor read the other way round (reference over changed) says the same effect reversed, for an even count of
+    pairs too (issue 26: the arithmetic median of +10 % and +50 % is +30 %, of their reverses -9.1 % and -33.3 %
+    is -21.2 %, not the -23.1 % that reverses +30 %; R16-3 fixed the same in the rounds' ratios)."""
     vals = tuple(values)
     if len(vals) >= IQR_FROM:
-        q1, _, q3 = statistics.quantiles(vals, n=4, method="inclusive")
-        low, high = q1, q3
+        logs = [math.log1p(v / 100.0) for v in vals]
+        q1, _, q3 = statistics.quantiles(logs, n=4, method="inclusive")
+        low, high = math.expm1(q1) * 100.0, math.expm1(q3) * 100.0
     else:
         low, high = min(vals), max(vals)
     sig = single if len(vals) == 1 else not (low <= 0 <= high)
     if paired is not None:
         sig = bool(sig) and all(paired)
     lone = uncalled if len(vals) == 1 and paired is not None else None
-    return Spread(vals, statistics.median(vals), low, high, sig, paired is not None, sum(not p for p in paired or ()), lone)
+    return Spread(
+        vals,
+        median_gain(v / 100.0 for v in vals) * 100.0,
+        low,
+        high,
+        sig,
+        paired is not None,
+        sum(not p for p in paired or ()),
+        lone,
+    )
 
 
 @dataclasses.dataclass(frozen=True)

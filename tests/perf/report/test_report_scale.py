@@ -115,11 +115,13 @@ def test_main_effects_and_a_sign_changing_interaction_on_a_2x2_grid():
     count, batching = effects["count"], effects["batching"]
     assert count.change == "2 instances vs 1 instance" and len(count.pairs) == 2
     assert sorted(d.throughput_pct for d in count.pairs) == pytest.approx([-20.0, 100.0])
-    assert count.throughput.median == pytest.approx(40.0)  # median of -20 and +100
+    assert count.throughput.median == pytest.approx(1.6**0.5 * 100.0 - 100.0)  # of -20 and +100 as ratios: +26.5 % (issue 26)
     assert count.throughput.significant is False  # min-max -20..+100 covers zero
     assert "not significant" in count.throughput.describe()
     assert sorted(d.throughput_pct for d in batching.pairs) == pytest.approx([20.0, 200.0])
-    assert batching.throughput.significant is True and batching.throughput.median == pytest.approx(110.0)
+    assert batching.throughput.significant is True and batching.throughput.median == pytest.approx(
+        3.6**0.5 * 100.0 - 100.0
+    )  # +89.7 %
     assert [d.concurrency for d in batching.pairs] == [4, 4]  # p99 at the common load (c=4): 4.0 vs 4.0 ms
     assert batching.p99.median == pytest.approx(0.0)
     inter = interactions(list(effects.values()))
@@ -135,7 +137,7 @@ def test_spread_rule():
     assert summarise([1.0, 2.0, 3.0]).significant is True
     assert summarise([-1.0, 2.0, 3.0]).significant is False
     four = summarise([-50.0, 10.0, 12.0, 14.0, 16.0, 90.0])  # an outlier does not hide a clear effect
-    assert four.significant is True and (four.low, four.high) == pytest.approx((10.5, 15.5))
+    assert four.significant is True and (four.low, four.high) == pytest.approx((10.497, 15.497), abs=1e-3)  # of the ratios' logs
     assert summarise([5.0], None).describe() == "+5.0 % (1 pair; spread unknown (1 trial))"
 
 
@@ -147,7 +149,7 @@ def test_report_of_a_2x2_grid_names_effects_in_its_conclusions(tmp_path: Path, m
     assert "| instance count | 2 instances vs 1 instance |" in " ".join(effects.split())
     assert "**Interactions**" in effects
     concl = text.split("## Conclusions")[1].split("## Plots")[0]
-    assert "**Main effects**" in concl and "batching on vs batching off: peak throughput +110.0 %" in concl
+    assert "**Main effects**" in concl and "batching on vs batching off: peak throughput +89.7 %" in concl
     when = concl.split("**When this holds.**")[1]
     assert "1 effect changes sign with another factor, so it holds only" in when and "2 instances vs 1 instance" in when
 
