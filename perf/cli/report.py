@@ -125,7 +125,7 @@ def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
     from perf.records.unfinished import unfinished_text
     from perf.sweep.refused_run import refused_flags_text
 
-    click.echo(f"comparison: {compare_runs(run_a, run_b, out)}")
+    click.echo(f"comparison: {compare_runs(run_a, run_b, out, refused=refused_flags_text)}")
     for run in (run_a, run_b):
         loaded = results.load(run)
         if (refused := refused_flags_text(loaded)) is not None:  # its numbers may be mislabelled (R16-10)

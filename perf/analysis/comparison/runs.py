@@ -6,6 +6,7 @@ markdown and its summary (:func:`compare_runs`); each level's rule and verdict a
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import PerfError
@@ -31,6 +32,10 @@ from perf.records.unfinished import unfinished_text
 from perf.records.workloads import split_by_workload
 
 log = logging.getLogger(__name__)
+
+#: ``(run, subject) -> sentence | None``: why a run's numbers may be mislabelled, a flag it passed through being
+#: refused by this version (:func:`perf.sweep.refused_run.refused_flags_text`).
+Refused = Callable[[RunResult, str], "str | None"]
 
 
 def _summary(a: RunResult, b: RunResult, counts: dict[str, list[int]], label_a: str, label_b: str) -> list[str]:
@@ -83,12 +88,17 @@ def compare_markdown(
     label_a: str = "A",
     label_b: str = "B",
     folders: tuple[Path | None, Path | None] = (None, None),
+    *,
+    refused: Refused,
 ) -> str:
     """The comparison report as markdown (see :func:`compare_runs`); ``folders``: the runs' folders
-    (their parents named in the command that continues an interrupted one; ``None``: not known)."""
+    (their parents named in the command that continues an interrupted one; ``None``: not known); ``refused``:
+    as :func:`compare_runs`'."""
     lines = [f"{_HEADING}{a.run_id} ({label_a}) → {b.run_id} ({label_b})", ""]
     for label, run, folder in ((label_a, a, folders[0]), (label_b, b, folders[1])):  # an interrupted run is said first
         parent = Path(folder).parent if folder is not None else None
+        if (flags := refused(run, f"**{label}** (run `{run.run_id}`)")) is not None:  # the console's line (R16-10)
+            lines += [f"> {sentence(flags)}", ""]
         if (stopped := unfinished_text(run, f"**{label}** (run `{run.run_id}`)", parent)) is not None:
             lines += [f"> {sentence(stopped)}", ""]
     ea, eb = env_line(a), env_line(b)
@@ -193,7 +203,7 @@ def _refuse_foreign(out: Path) -> None:
         )
 
 
-def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
+def compare_runs(run_a: Path, run_b: Path, out: Path | None = None, *, refused: Refused) -> Path:
     """Compare two sweeps (before/after, or two machines) and write a markdown report.
 
     Per variant (matched by name) and level (matched by concurrency and batch size): the
@@ -205,6 +215,9 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
         run_a: Run folder of the baseline ("before") sweep.
         run_b: Run folder of the compared ("after") sweep.
         out: Markdown file to write (default ``<run_b>/compare_<run_a id>.md``).
+        refused: A run's refused pass-through flags in one sentence about ``subject``, ``None`` when it passed
+            none (:func:`perf.sweep.refused_run.refused_flags_text`, a layer above this one): said first of each
+            run, as the console says it (issue 26: compare.md left out what the console printed). Required.
 
     Returns:
         The path written.
@@ -229,7 +242,7 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None) -> Path:
         raise no_shared_level(a, b)
     out = Path(out) if out else Path(run_b) / f"compare_{a.run_id}.md"
     _refuse_foreign(out)
-    text = compare_markdown(a, b, folders=(Path(run_a), Path(run_b)))
+    text = compare_markdown(a, b, folders=(Path(run_a), Path(run_b)), refused=refused)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     log.info("comparison written to %s", out)

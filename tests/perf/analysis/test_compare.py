@@ -10,6 +10,7 @@ from core.errors import PerfError
 from perf.analysis.comparison.runs import compare_runs, matched_points
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult, save
+from perf.sweep.refused_run import refused_flags_text
 
 
 def lv(c: int, thr: float, p99: float, trial: int = 0, stable: bool = True) -> LevelResult:
@@ -73,7 +74,7 @@ def row(text: str, variant: str, conc: int) -> list[str]:
 
 def test_compare_significance(runs: tuple[Path, Path]):
     a, b = runs
-    path = compare_runs(a, b)
+    path = compare_runs(a, b, refused=refused_flags_text)
     assert path == b / "compare_before.md"
     text = path.read_text()
     # single trial on both sides: spread unknown, never "yes" or "no" (no assumed 5 % noise)
@@ -111,23 +112,23 @@ def test_matched_points_and_out_path(runs: tuple[Path, Path], tmp_path: Path):
         ("mixed", 1),
         ("mixed", 4),
     ]
-    out = compare_runs(runs[0], runs[1], tmp_path / "x" / "cmp.md")
+    out = compare_runs(runs[0], runs[1], tmp_path / "x" / "cmp.md", refused=refused_flags_text)
     assert out.exists() and out.read_text().startswith("# Comparison: before (A) → after (B)")
 
 
 def test_compare_errors(runs: tuple[Path, Path], tmp_path: Path):
     with pytest.raises(PerfError, match="no results.json"):
-        compare_runs(tmp_path / "missing", runs[1])
+        compare_runs(tmp_path / "missing", runs[1], refused=refused_flags_text)
     save(run("other", "h", {"unrelated": [lv(1, 1, 1)]}), tmp_path / "c")
     with pytest.raises(PerfError, match="share no measured level"):
-        compare_runs(runs[0], tmp_path / "c")
+        compare_runs(runs[0], tmp_path / "c", refused=refused_flags_text)
     with pytest.raises(PerfError, match="compared with itself"):  # also through another spelling of the path
-        compare_runs(runs[0], runs[0].parent / "." / runs[0].name)
+        compare_runs(runs[0], runs[0].parent / "." / runs[0].name, refused=refused_flags_text)
     import shutil
 
     shutil.copytree(runs[0], tmp_path / "copy")
     with pytest.raises(PerfError, match="one is a copy of the other"):
-        compare_runs(runs[0], tmp_path / "copy")
+        compare_runs(runs[0], tmp_path / "copy", refused=refused_flags_text)
 
 
 def test_compare_out_never_writes_over_a_file_that_is_not_a_comparison(runs: tuple[Path, Path], tmp_path: Path):
@@ -137,12 +138,12 @@ def test_compare_out_never_writes_over_a_file_that_is_not_a_comparison(runs: tup
     for out in (report, runs[1] / "results.json"):
         before = out.read_bytes()
         with pytest.raises(PerfError, match="exists and is not a comparison.*nothing written, it is kept"):
-            compare_runs(runs[0], runs[1], out)
+            compare_runs(runs[0], runs[1], out, refused=refused_flags_text)
         assert out.read_bytes() == before
     with pytest.raises(PerfError, match="is a folder"):
-        compare_runs(runs[0], runs[1], tmp_path)
-    again = compare_runs(runs[0], runs[1])  # the default file: written, then written anew
-    assert compare_runs(runs[0], runs[1]) == again and again.read_text().startswith("# Comparison: ")
+        compare_runs(runs[0], runs[1], tmp_path, refused=refused_flags_text)
+    again = compare_runs(runs[0], runs[1], refused=refused_flags_text)  # the default file: written, then written anew
+    assert compare_runs(runs[0], runs[1], refused=refused_flags_text) == again and again.read_text().startswith("# Comparison: ")
 
 
 # ---------------------------------------------------------------- two rounds runs (issue 26)
@@ -193,7 +194,7 @@ def two_rounds_runs(tmp_path: Path) -> str:
     )
     save(a, tmp_path / "a")
     save(b, tmp_path / "b")
-    return compare_runs(tmp_path / "a", tmp_path / "b").read_text()
+    return compare_runs(tmp_path / "a", tmp_path / "b", refused=refused_flags_text).read_text()
 
 
 def test_two_rounds_runs_are_compared_by_an_unpaired_rule_over_their_rounds(two_rounds_runs: str):
@@ -238,6 +239,6 @@ def test_a_level_with_too_few_quiet_rounds_is_not_measured_fairly_and_says_what_
         lv.host_busy = True
     save(rounds_run("before", {"v": busy}), tmp_path / "a")
     save(rounds_run("after", {"v": per_round(1, [130, 131, 129, 130, 130, 130])}), tmp_path / "b")
-    text = compare_runs(tmp_path / "a", tmp_path / "b").read_text()
+    text = compare_runs(tmp_path / "a", tmp_path / "b", refused=refused_flags_text).read_text()
     assert row(text, "v", 1)[4:6] == ["+30.0", "not measured fairly (host busy; quiet rounds 2 in A, 6 in B: too few)"]
     assert "sweep them in one run (its interleaved rounds measure them under the same load" in text

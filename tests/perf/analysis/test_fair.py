@@ -13,6 +13,7 @@ from perf.analysis.stats.fair import cannot_act, unfair
 from perf.analysis.stats.points import aggregate, run_points
 from perf.records.results import RunResult, VariantResult
 from perf.report.sections.effects import effects_section, effects_sentences
+from perf.sweep.refused_run import refused_flags_text
 
 
 def _run(thr: dict[tuple[int, bool], list[float]], batch: dict[bool, list[float] | None] | None = None) -> RunResult:
@@ -84,7 +85,7 @@ def test_run_comparison_with_a_host_busy_side_is_not_measured_fairly():
         lv.trial = 0
     b.variants[0].levels[1].host_busy, b.variants[0].levels[1].host_busy_pct = True, 150.0
     a.run_id, b.run_id = "a", "b"
-    text = compare_markdown(a, b)
+    text = compare_markdown(a, b, refused=refused_flags_text)
     rows = [[c.strip() for c in r.strip("|").split("|")] for r in text.splitlines() if r.startswith("|")]
     row = next(r for r in rows if r[:2] == ["2", "1"])
     assert row[3] == "120.0 † host busy" and row[5] == row[9] == "not measured fairly (host busy)"

@@ -19,6 +19,7 @@ from factories import level_result, run_result, served_model, variant_result
 from synthetic_runs import DEMO_RUN
 
 from perf.cli.main import cli as perf_cli
+from perf.sweep.refused_run import refused_flags_text
 
 GROUP = "triton-perf"
 
@@ -397,7 +398,7 @@ def compare_out(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "results.json").write_text(json.dumps({**data, "run_id": f"run-{name}"}))
-    assert compare_runs(tmp_path / "a", tmp_path / "b") == tmp_path / "b" / "compare_run-a.md"
+    assert compare_runs(tmp_path / "a", tmp_path / "b", refused=refused_flags_text) == tmp_path / "b" / "compare_run-a.md"
 
 
 def deploy_workload(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -88,3 +88,19 @@ def test_the_report_says_it_on_the_console_and_first_in_report_md(tmp_path: Path
     clean = tmp_path / "clean"
     results.save(_run(()), clean)
     assert "refuses" not in write_report(clean).read_text()
+
+
+def test_compare_md_says_it_first_as_the_console_does(tmp_path: Path) -> None:
+    """Issue 26: ``compare`` printed the sentence on the console, but compare.md, the file a reader keeps, left it out."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    results.save(_run(), old)
+    clean = _run(())
+    clean.run_id, clean.created = "new", "later"
+    results.save(clean, new)
+    res = CliRunner().invoke(cli, ["compare", str(old), str(new)], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    assert any(ln.startswith("run `old` was measured with a flag this version refuses") for ln in res.output.splitlines())
+    md = (new / "compare_old.md").read_text().splitlines()
+    said = [ln for ln in md if "was measured with a flag this version refuses" in ln]
+    assert len(said) == 1 and said[0].startswith(f"> **A** (run `old`) was measured with a flag this version refuses: {ARG}")
+    assert MISLABELLED in said[0] and md.index(said[0]) < next(i for i, ln in enumerate(md) if ln.startswith("|"))

@@ -24,6 +24,7 @@ from perf.report.conclusions.pairs import pair_bullets
 from perf.report.conclusions.written import conclusions
 from perf.report.sections.tables import level_tables
 from perf.report.write import write_report
+from perf.sweep.refused_run import refused_flags_text
 
 HOST_CPU_PANEL = (
     "Host CPU (%) — every process on the host, perf_analyzer included (Triton's nv_cpu_utilization) — client batch size 1"
@@ -348,7 +349,7 @@ def test_an_unfinished_run_says_so_at_the_top_in_its_recommendation_and_in_a_com
     rec = text.split("## Recommendation")[1].split("\n## ")[0]
     assert "- **Not a finished run's pick**: run `20240101-000000` " + said in rec
     done = make_run()
-    compared = compare_markdown(done, run)
+    compared = compare_markdown(done, run, refused=refused_flags_text)
     assert "> **B** (run `20240101-000000`) " + said in compared and "**A**" not in compared
 
 
