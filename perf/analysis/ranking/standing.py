@@ -11,9 +11,12 @@ A tie-set member is whatever the pick does not beat by the paired rule
 - a member that shared fewer rounds but was behind (or ahead) in every one of them is said so,
   with its range of ratios and why the rule did not call it (:func:`uncalled`: too few rounds for
   the large-gap tier of :mod:`perf.analysis.stats.paired`, a round apart by less than its 1.1×, or its
-  rounds too uneven for its t-test): "behind in every one of its 3 rounds, 3.54–9.96 times; by too
-  uneven an amount for 3 rounds to tell (large consistent gap t-test p = 0.021, needs ≤ 0.005), and
-  the sign test needs 6 rounds all one way: more rounds could tell" — never as a tie;
+  rounds too uneven for its t-test while one of them is apart by no more than
+  :data:`~perf.analysis.stats.paired.FAR_GAP` (2×)): "behind in every one of its 3 rounds, 1.51–8.61 times;
+  by too uneven an amount for 3 rounds to tell (large consistent gap t-test p = 0.069, needs ≤ 0.005, or every
+  round more than 2× apart), and the sign test needs 6 rounds all one way: more rounds could tell" — never as a
+  tie. Every round more than 2× apart is called from 3 rounds (the far tier, trial 17, T17-1: 3.54–9.96×,
+  trial 15's example here, is called now: the pick beats it);
 - any other member with fewer rounds is *too few rounds to tell*.
 
 A variant whose level never shared a round with the pick's is *not compared*
