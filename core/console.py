@@ -249,3 +249,15 @@ def _quiet_half_built_clients(unraisable: Any) -> None:
         return
     before = _quiet_half_built_clients.__dict__.get("before") or sys.__unraisablehook__
     before(unraisable)
+
+
+def ignore_further_interrupts() -> None:
+    """Ignore any further Ctrl-C: called where a command, interrupted once, says and files what it
+    kept and exits 130. A second Ctrl-C there (re-check of trial 17: 0.4 s after the first) cut that
+    short and ended the process by SIGINT, losing what the first one kept. Outside the main thread
+    (no signal handlers there) nothing is done."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

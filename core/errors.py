@@ -10,7 +10,9 @@ Messages follow one shape: what happened, what was expected vs found, what to do
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
+
+E = TypeVar("E", bound=BaseException)
 
 
 class ToolkitError(Exception):
@@ -158,3 +160,15 @@ class BuildBusyError(ToolkitError):
     message names its pid. One build per build folder at a time: they would share its staging folder."""
 
     stage = "build"
+
+
+def first_in_chain(exc: BaseException, kind: type[E]) -> E | None:
+    """The first exception of ``kind`` in ``exc``'s chain (``exc`` itself, then what it was raised while
+    handling, ``__context__``); ``None`` if none. A second Ctrl-C while a command stops after the first
+    raises a plain ``KeyboardInterrupt`` whose context holds the first one and what it kept."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, kind):
+            return seen
+        seen = seen.__context__
+    return None

@@ -116,6 +116,7 @@ def infer(
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
     from clients.request_stats import RequestsInterrupted, not_finite_lines
     from clients.shapes import parse_shapes
+    from core.console import ignore_further_interrupts
     from core.errors import ClientError
     from core.names import require_known
 
@@ -159,6 +160,7 @@ def infer(
             url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory
         )
     except RequestsInterrupted as stop:  # what ended before Ctrl-C, what was not sent, exit 130 (T17-16)
+        ignore_further_interrupts()
         click.secho(stop.text(), fg="yellow", err=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
     except ClientError as e:
@@ -232,6 +234,8 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
 
     from clients.check import check_running, check_summary, check_with_server, running_urls
     from clients.check_stop import CheckInterrupted, interrupted_text
+    from core.console import ignore_further_interrupts
+    from core.errors import first_in_chain
 
     console = make_console(stderr=False)
     protocols = ("http", "grpc") if protocol == "both" else (protocol,)
@@ -244,14 +248,16 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
             results = check_running(server_opts.repository, urls.urls, variants, lambda m: console.log(escape(m)))
         else:
             results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
-    except CheckInterrupted as stop:  # the rows it has, what it did not check, exit 130 (T17-16)
+    except KeyboardInterrupt as e:  # the rows it has, what it did not check, exit 130 (T17-16)
+        ignore_further_interrupts()
+        stop = first_in_chain(e, CheckInterrupted)  # a second Ctrl-C while it stopped keeps the first's rows
+        if stop is None:  # before the first variant (the server's start): nothing was checked
+            console.print("[yellow]interrupted (Ctrl-C) before any variant was checked[/yellow]")
+            raise SystemExit(EXIT_INTERRUPTED) from None
         if stop.results:
             print_table(results_table(stop.results), console)
             click.echo(check_summary(stop.results))
         console.print(f"[yellow]{escape(interrupted_text(stop))}[/yellow]")
-        raise SystemExit(EXIT_INTERRUPTED) from None
-    except KeyboardInterrupt:  # before the first variant (the server's start): nothing was checked
-        console.print("[yellow]interrupted (Ctrl-C) before any variant was checked[/yellow]")
         raise SystemExit(EXIT_INTERRUPTED) from None
     print_table(results_table(results), console)
     click.echo(check_summary(results))

@@ -11,6 +11,7 @@ import click
 
 from clients.cli.options import server_options
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, list_option, parse_flag, verbosity_option
+from core.console import ignore_further_interrupts
 from core.errors import PerfError, ToolkitError
 from core.options import option
 from core.wording import of
@@ -139,6 +140,7 @@ def _measure(
             try:
                 records.append(cs.measure(srv, repo.variant(name), batch_sizes, protocol, dims))
             except KeyboardInterrupt:
+                ignore_further_interrupts()  # what it measured is filed and shown, whatever comes next
                 stopped = names[i:]
                 wait = f"up to {srv.runtime_impl.stop_wait_s():g} s"
                 click.secho(f"stopping (Ctrl-C): {name} left unfinished; stopping tritonserver ({wait})", fg="yellow", err=True)

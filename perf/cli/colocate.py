@@ -11,6 +11,7 @@ import click
 
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
+from core.console import ignore_further_interrupts
 from core.options import build, panel, specs
 from core.wording import count
 from perf.colocate.options import COLOCATE_SETS, RUN_PANEL, WHAT_PANEL, ColocateOptions
@@ -97,6 +98,7 @@ def colocate(no_report: bool, **params: Any) -> None:
     try:
         rec = run.run()
     except KeyboardInterrupt:
+        ignore_further_interrupts()  # a second Ctrl-C cuts no word of what was kept
         again = f"the same command with --run-id {run.run_id}"
         said = interrupted_text(run.run_dir, again, resume_command(rec, opts.results_dir, None))
         console.print(f"[yellow]{escape(said)}[/yellow]")

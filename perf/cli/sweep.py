@@ -10,6 +10,7 @@ import click
 
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, verbosity_option
 from core.cli import console as make_console
+from core.console import ignore_further_interrupts
 from core.options import OptionSpec, build, given_fields, panel, specs
 from core.wording import count, of
 from perf.cli.baseline import describe_event
@@ -120,6 +121,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
                 finally:
                     progress.drop_if_idle()
     except KeyboardInterrupt:
+        ignore_further_interrupts()  # a second Ctrl-C cuts no word of what was kept
         try:  # what the run folder holds now: its last save
             holds = holds_text(results.load(sw.run_dir)) if (sw.run_dir / RESULTS_FILE).is_file() else None
         except ToolkitError:

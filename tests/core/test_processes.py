@@ -133,3 +133,45 @@ def test_a_process_group_refuses_the_launchers_own_and_its_guardian_ends_with_it
     finally:
         if child.poll() is None:
             child.kill()
+
+
+def test_a_ctrl_c_while_a_child_stops_kills_it_and_ends_the_stop_without_raising(caplog):
+    """A second Ctrl-C while a command stops its server (re-check of trial 17) ends the server at once
+    instead of cutting the stop short with a KeyboardInterrupt, which dropped what the first one kept."""
+    from core.processes import interrupt_then_kill
+
+    deaf = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"
+    proc = subprocess.Popen([sys.executable, "-c", deaf], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "ready\n"  # SIGINT ignored from here: only a kill ends it
+    waits = []
+    real_wait = proc.wait
+
+    def wait(timeout=None):
+        waits.append(timeout)
+        if len(waits) == 1:  # the graceful wait: Ctrl-C arrives
+            raise KeyboardInterrupt
+        return real_wait(timeout)
+
+    proc.wait = wait  # type: ignore[method-assign]
+    with caplog.at_level(logging.WARNING):
+        interrupt_then_kill(proc, 30, "tritonserver")  # no KeyboardInterrupt out of it
+    assert proc.returncode == -signal.SIGKILL
+    assert f"Ctrl-C while tritonserver (pid {proc.pid}) stopped: killing it now" in caplog.text
+
+
+def test_the_first_interrupt_of_a_chain_is_found_under_a_second_one():
+    from core.errors import first_in_chain
+
+    class Kept(KeyboardInterrupt):
+        pass
+
+    try:
+        try:
+            raise Kept("rows")
+        except Kept:
+            raise KeyboardInterrupt from None  # `from None` hides it from a traceback, not from __context__
+    except KeyboardInterrupt as e:
+        second = e
+    found = first_in_chain(second, Kept)
+    assert isinstance(found, Kept) and found.args == ("rows",)
+    assert first_in_chain(KeyboardInterrupt(), Kept) is None
