@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from clients.runtimes.options import ServerOptions
-from core.cli import ToolkitCommand, list_option, print_table, verbosity_option
+from core.cli import EXIT_INTERRUPTED, ToolkitCommand, list_option, print_table, verbosity_option
+from core.console import ignore_further_interrupts
 from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import option
 from core.precision import PRECISION_NAMES
@@ -26,6 +27,7 @@ from core.wording import count
 from perf.cli.baseline_time import duration, estimate_options, estimate_words, profile_words
 from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
+from perf.profile.stopped import BaselineInterrupted, interrupted_text
 from perf.profile.timing import COMMAND_BUDGET, TimingSettings
 from perf.records.baseline import BaselineResult
 from perf.records.levels import FLAG_MEANINGS, HOST_BUSY
@@ -172,18 +174,21 @@ def baseline(
     if not profile_only:
         if said := estimate_words(estimate_opts, time_budget):
             say(said)
-        if is_run:
-            earlier = _earlier_baseline(estimate_opts) if replace else None
-            result = api.baseline_for_run(target, opts, _progress(), repository, replace=replace)
-            where = f"stored in {target / RESULTS_FILE}; `triton-perf report {target}` shows the serving efficiency"
-            if earlier is not None:  # said as coldstart --replace says its own (re-check 14, NEW-5)
-                from perf.profile.replacing import replaced_line
+        earlier = _earlier_baseline(estimate_opts) if is_run and replace else None
+        try:
+            if is_run:
+                result = api.baseline_for_run(target, opts, _progress(), repository, replace=replace)
+                where = f"stored in {target / RESULTS_FILE}; `triton-perf report {target}` shows the serving efficiency"
+            else:
+                assert out is not None
+                result = api.run_baseline(opts, _progress())
+                where = f"written to {api.write_baseline(result, out)}"
+        except BaselineInterrupted as stop:  # what it measured is shown and kept, the rest named, exit 130
+            _interrupted(stop, None if is_run else out, earlier, trace or bool(precisions))
+        if earlier is not None:  # said as coldstart --replace says its own (re-check 14, NEW-5)
+            from perf.profile.replacing import replaced_line
 
-                where += f"\n{replaced_line(earlier)}"
-        else:
-            assert out is not None
-            result = api.run_baseline(opts, _progress())
-            where = f"written to {api.write_baseline(result, out)}"
+            where += f"\n{replaced_line(earlier)}"
         print_table(baseline_table(result))
         click.echo(f"baseline: {where}")
     if trace or precisions:
@@ -199,6 +204,26 @@ def baseline(
             say(cut)
         click.echo("\n".join(profile_section(profile, operators=None)))
         click.echo(profile_line(profile, stored, time.monotonic() - started, trace=trace, precision=bool(precisions)))
+
+
+def _interrupted(stop: BaselineInterrupted, out: Path | None, earlier: BaselineResult | None, profile: bool) -> None:
+    """Say what an interrupted baseline measured (its table), where it is kept (a repository's: written to
+    ``out`` here; a run's: filed by :func:`perf.profile.stopped.kept_in`), what it did not, and exit 130."""
+    from perf.profile import baseline as api
+    from perf.profile.replacing import replaced_line
+
+    ignore_further_interrupts()  # a second Ctrl-C cuts none of it
+    if out is not None and any(p.ok for p in stop.result.points):
+        stop.stored = api.write_baseline(stop.result, out)
+    if stop.result.points:
+        print_table(baseline_table(stop.result))
+    lines = [interrupted_text(stop)]
+    if earlier is not None and stop.stored is not None:
+        lines.append(replaced_line(earlier))
+    if profile:
+        lines.append("--trace/--precision: not started (the baseline comes first)")
+    click.secho("\n".join(lines), fg="yellow", err=True)
+    raise SystemExit(EXIT_INTERRUPTED) from None
 
 
 def _earlier_baseline(opts: Any | None) -> BaselineResult | None:

@@ -43,6 +43,7 @@ from perf.profile.checks import acted_on, refuse_nothing_measured, run_repositor
 from perf.profile.points import At, measure_keys
 from perf.profile.replacing import file_baseline, refuse_replacing, set_aside
 from perf.profile.runners import reference_size, torch_threads_kept
+from perf.profile.stopped import BaselineInterrupted, kept_in, stopped_notes
 from perf.profile.timing import ORDER_SEED, SWEEP_BUDGET, OutOfTime, TimingSettings
 from perf.records import results
 from perf.records.baseline import (
@@ -228,6 +229,7 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
 
     Raises:
         RepositoryError: unknown variants.
+        BaselineInterrupted: Ctrl-C, with the record of what it measured (:mod:`perf.profile.stopped`).
     """
     planned, notes = plan_targets(opts)
     jobs: dict[BaselineKey, tuple[RepositoryVariant, str, set[At]]] = {}  # key -> (a variant serving it, file, points)
@@ -238,46 +240,50 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
     total = sum(len(b) for *_, b in jobs.values())
     points: list[BaselinePoint] = []
     models = list(dict.fromkeys(k.model for k in jobs))
+    stop, planned_notes = None, len(notes)
     with torch_threads_kept():
-        for model in models:
-            if opts.deadline is not None and time.monotonic() >= opts.deadline:
-                notes.append(f"`{model}`: not measured: {opts.budget} was spent before it")
-                continue
-            group = {k: (rv, file, sorted(b, key=_order)) for k, (rv, file, b) in jobs.items() if k.model == model}
-            tell = None if progress is None else _rounds_event(progress, model, len(points), total)
-            if progress:  # its loads and warm-up come before its first round's line (trial 14, T14-4: 49 s unsaid)
-                progress(
-                    {
-                        "event": "baseline_loading",
-                        "model": model,
-                        "keys": len(group),
-                        "points": sum(len(b) for *_, b in group.values()),
-                    }
-                )
-            try:
-                timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline, tell)
-            except OutOfTime as e:  # no round it cannot finish starts (trial 13, T13-16)
-                notes.append(f"`{model}`: not measured: {e.words(opts.budget)}")
-                if progress:
-                    progress({"event": "baseline_cut", "model": model, "text": notes[-1]})
-                continue
-            rounds = BaselineResult.rounds_timed(timed, opts.timing.rounds)
-            cut = f"`{model}`: timed in {rounds} of {opts.timing.rounds} rounds: {opts.budget} ran out"
-            if rounds < opts.timing.rounds:  # on the console too (trial 12, F15: only the appendix said it)
-                notes.append(cut)
-                if progress:
-                    progress({"event": "baseline_cut", "model": model, "text": cut})
-            for p in timed:
-                points.append(p)
-                if progress:
-                    progress({"event": "baseline_point", "point": p, "done": len(points), "total": total})
-    return BaselineResult(
+        try:
+            for model in models:
+                if opts.deadline is not None and time.monotonic() >= opts.deadline:
+                    notes.append(f"`{model}`: not measured: {opts.budget} was spent before it")
+                    continue
+                group = {k: (rv, file, sorted(b, key=_order)) for k, (rv, file, b) in jobs.items() if k.model == model}
+                tell = None if progress is None else _rounds_event(progress, model, len(points), total)
+                if progress:  # its loads and warm-up come before its first round's line (trial 14, T14-4: 49 s unsaid)
+                    n = sum(len(b) for *_, b in group.values())
+                    progress({"event": "baseline_loading", "model": model, "keys": len(group), "points": n})
+                try:
+                    timed = measure_keys(group, opts.timing, busy_threshold(opts), opts.deadline, tell)
+                except OutOfTime as e:  # no round it cannot finish starts (trial 13, T13-16)
+                    notes.append(f"`{model}`: not measured: {e.words(opts.budget)}")
+                    if progress:
+                        progress({"event": "baseline_cut", "model": model, "text": notes[-1]})
+                    continue
+                rounds = BaselineResult.rounds_timed(timed, opts.timing.rounds)
+                cut = f"`{model}`: timed in {rounds} of {opts.timing.rounds} rounds: {opts.budget} ran out"
+                if rounds < opts.timing.rounds:  # on the console too (trial 12, F15: only the appendix said it)
+                    notes.append(cut)
+                    if progress:
+                        progress({"event": "baseline_cut", "model": model, "text": cut})
+                for p in timed:
+                    points.append(p)
+                    if progress:
+                        progress({"event": "baseline_point", "point": p, "done": len(points), "total": total})
+        except KeyboardInterrupt as e:  # what was timed is kept (the rounds timed whole), the rest named (issue 26)
+            cut, cut_before = getattr(e, "points", []), " ".join(notes[planned_notes:])  # RoundsInterrupted's points
+            left = [m for m in models if m not in {p.key.model for p in points} and f"`{m}`:" not in cut_before]
+            notes += stopped_notes(left, getattr(e, "rounds", 0) if cut else 0, opts.timing.rounds) if left else []
+            points, stop = points + cut, e
+    result = BaselineResult(
         created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         settings=baseline_settings(opts),
         targets=[t for t, *_ in planned],
         points=points,
         notes=notes,
     )
+    if stop is not None:
+        raise BaselineInterrupted(result) from None
+    return result
 
 
 def _order(at: At) -> tuple[str, int]:
@@ -345,6 +351,7 @@ def baseline_for_run(
             or nothing was measured (the run is left as it was).
         PerfError: another command is writing the run (:mod:`perf.records.run_lock`): nothing was measured.
         RecordError: ``results.json`` cannot be read.
+        BaselineInterrupted: Ctrl-C; what it measured is then the run's baseline (:func:`perf.profile.stopped.kept_in`).
     """
     with holding_run(Path(run_dir), "this baseline"):  # from its read to its save: no other's measurements lost
         return _baseline_for_run(Path(run_dir), opts, progress, repository, replace)
@@ -364,7 +371,8 @@ def _baseline_for_run(
     if why := sizes_apart(sent_sizes(run)):  # trial 12, F23
         raise PerfError(f"no in-process baseline for run {run.run_id}: {why}", hint=SIZES_APART_HINT)
     kept = f"run {run.run_id}'s results.json keeps what it held"
-    new = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")
+    with kept_in(run, run_dir):  # Ctrl-C: what it measured is the run's baseline (perf.profile.stopped)
+        new = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")
     file_baseline(run, new)
     results.save(run, run_dir)
     return new
@@ -389,7 +397,8 @@ def measure_after_sweep(
         return
     log.info("measuring the in-process baseline (triton-perf baseline; --no-baseline skips it)")
     try:
-        new = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING, deadline=deadline), progress)
+        with kept_in(run, run_dir):  # Ctrl-C: what it measured is kept in the run (the sweep says the rest)
+            new = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING, deadline=deadline), progress)
         file_baseline(run, new)  # a resumed sweep's baseline of more variants: the earlier one kept beside it
     except ToolkitError as e:
         log.warning("in-process baseline not measured: %s", e.message)

@@ -17,7 +17,7 @@ from builders.repository.view import RepositoryVariant
 from core.errors import ToolkitError
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
 from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, inputs_at
-from perf.profile.timing import OutOfTime, Timing, TimingSettings, time_interleaved
+from perf.profile.timing import OutOfTime, RoundsInterrupted, Timing, TimingSettings, time_interleaved
 from perf.records.baseline import EAGER, NOT_RUN, BaselineKey, BaselinePoint
 
 
@@ -67,6 +67,7 @@ def measure_keys(
 
     Raises:
         OutOfTime: the deadline leaves no time for the loads, the warm-up or the first round.
+        RoundsInterrupted: Ctrl-C after the first round; its ``points`` are those timed in the rounds timed whole.
     """
     out: dict[tuple[BaselineKey, At], BaselinePoint] = {}
     todo: list[tuple[BaselineKey, At, Callable[[], Any]]] = []
@@ -87,21 +88,29 @@ def measure_keys(
                 out[(key, at)] = BaselinePoint(key, b, shape, status="failed", reason=reason)
                 continue
             todo.append((key, at, fn))
+    stopped = None
     if todo:
         with HostSampler([os.getpid()]) as hosts:
-            timings = time_interleaved(
-                [fn for *_, fn in todo],
-                [k.threads for k, *_ in todo],
-                timing,
-                deadline=deadline,
-                on_round=None if on_round is None else lambda r, n: on_round(r, n, len(todo)),
-            )
+            try:
+                timings = time_interleaved(
+                    [fn for *_, fn in todo],
+                    [k.threads for k, *_ in todo],
+                    timing,
+                    deadline=deadline,
+                    on_round=None if on_round is None else lambda r, n: on_round(r, n, len(todo)),
+                )
+            except RoundsInterrupted as e:  # Ctrl-C: the rounds timed whole become the points
+                timings, stopped = e.timings, e
         load = hosts.load(timings[0].span, threshold_pct)
         for (key, at, _), t in zip(todo, timings):
             p = _point(key, at, t)
             load.fill(p)
             out[(key, at)] = p
-    return [out[(k, at)] for k, (_, _, ats) in group.items() for at in ats]
+    points = [out[(k, at)] for k, (_, _, ats) in group.items() for at in ats]
+    if stopped is not None:
+        stopped.points = points
+        raise stopped
+    return points
 
 
 def measure_key(

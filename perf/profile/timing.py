@@ -61,6 +61,19 @@ def cut_for_time(note: str) -> bool:
     return any(budget in note for budget in (SWEEP_BUDGET, COMMAND_BUDGET))
 
 
+class RoundsInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`time_interleaved` after its first round: still a ``KeyboardInterrupt`` to a caller
+    that does not look for it; ``timings`` (one per call, in order) hold the ``rounds`` rounds timed whole (the
+    one cut is dropped, so every call has the same rounds); ``points`` is for a caller that turns them into points.
+    """
+
+    def __init__(self, rounds: int):
+        super().__init__(f"interrupted after {rounds} rounds")
+        self.rounds = rounds
+        self.timings: list[Timing] = []
+        self.points: list[Any] = []
+
+
 class OutOfTime(Exception):
     """:func:`time_interleaved`'s deadline came before its first round could end: nothing was timed.
 
@@ -155,6 +168,12 @@ class _State:
     singles: list[float] = dataclasses.field(default_factory=list)
     round_p50: list[float] = dataclasses.field(default_factory=list)
     round_median: list[float] = dataclasses.field(default_factory=list)
+
+
+def _copy(s: _State) -> _State:
+    """``s`` as it is now, apart from later turns (its lists copied)."""
+    lists = {f: [*getattr(s, f)] for f in ("blocks", "singles", "round_p50", "round_median")}
+    return dataclasses.replace(s, **lists)
 
 
 def _set_threads(threads: int | None) -> None:
@@ -287,6 +306,8 @@ def time_interleaved(
     Raises:
         ValueError: ``calls`` and ``threads`` differ in length.
         OutOfTime: ``deadline`` leaves no time for the warm-up or the first round: nothing was timed.
+        RoundsInterrupted: Ctrl-C after the first round, with the timings of the rounds timed whole
+            (before it ended: a plain ``KeyboardInterrupt``, nothing timed).
     """
     if len(calls) != len(threads):
         raise ValueError(f"{len(calls)} calls but {len(threads)} thread counts")
@@ -304,18 +325,35 @@ def time_interleaved(
     begin = last = time.monotonic()
     rounds = fit_rounds([s.call_s for s in states], settings)  # fewer when max_target_s holds slow calls
     need = sum(turn_s(s.call_s, settings) for s in states)
-    for r in range(rounds):
-        if deadline is not None and time.monotonic() + need > deadline:
-            if r == 0:
-                raise OutOfTime(need, deadline - time.monotonic())
-            break
-        if on_round is not None:
-            on_round(r, rounds)
-        rng.shuffle(order)
-        for i in order:
-            _turn(states[i], budget, min_singles, max_singles)
-        need, last = time.monotonic() - last, time.monotonic()  # the next round as long as this one
+    stopped, marks = None, [_copy(s) for s in states]
+    try:
+        for r in range(rounds):
+            if deadline is not None and time.monotonic() + need > deadline:
+                if r == 0:
+                    raise OutOfTime(need, deadline - time.monotonic())
+                break
+            marks = [_copy(s) for s in states]  # as the round starts: what a Ctrl-C in it goes back to
+            if on_round is not None:
+                on_round(r, rounds)
+            rng.shuffle(order)
+            for i in order:
+                _turn(states[i], budget, min_singles, max_singles)
+            need, last = time.monotonic() - last, time.monotonic()  # the next round as long as this one
+    except KeyboardInterrupt:  # the rounds timed whole are kept, the one cut is dropped (nothing before one ended)
+        states = marks
+        if not states[0].round_p50:
+            raise
+        stopped = RoundsInterrupted(len(states[0].round_p50))
     span = (begin, time.monotonic())
+    out = _timings(states, span)
+    if stopped is not None:
+        stopped.timings = out
+        raise stopped
+    return out
+
+
+def _timings(states: Sequence[_State], span: tuple[float, float]) -> list[Timing]:
+    """The :class:`Timing` of each state over the rounds it was timed in (``span``: their wall clock)."""
     out = []
     for s in states:
         q1, q3 = np.percentile(s.blocks, [25, 75])  # Measurement.times: per call already

@@ -1,0 +1,79 @@
+"""What ``triton-perf baseline`` (and the sweep's in-process baseline) keeps and says when Ctrl-C stops it.
+
+A Ctrl-C used to end the baseline with a bare "aborted": nothing measured was shown or kept (issue 26,
+trial 17). The points of one model are timed together in rounds (:func:`perf.profile.timing.time_interleaved`),
+so a Ctrl-C keeps every model timed before it and, of the model it cut, the rounds timed whole
+(:class:`perf.profile.timing.RoundsInterrupted`; none when it came in the first round). The baseline
+then raises :class:`BaselineInterrupted` with that partial record, its notes naming what was not
+measured; a run keeps it as its baseline (:func:`kept_in`), a repository's ``--out`` as baseline.json,
+and the command shows it, names the rest and exits 130.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from core.wording import of
+from perf.records import results
+from perf.records.baseline import BaselineResult
+from perf.records.results import RunResult
+
+INTERRUPTED = "interrupted (Ctrl-C)"
+
+
+class BaselineInterrupted(KeyboardInterrupt):
+    """A baseline stopped by Ctrl-C, with what it measured: still a ``KeyboardInterrupt`` to a caller that
+    does not look for it.
+
+    Args:
+        result: The record of the points measured (rounds timed whole only); its notes name the models
+            not measured or cut, as a time budget's cut is named.
+    """
+
+    def __init__(self, result: BaselineResult):
+        super().__init__(INTERRUPTED)
+        self.result = result
+        self.stored: Path | None = None  # where it was kept (a run's results.json, baseline.json), once it was
+
+
+def stopped_notes(models: Sequence[str], rounds_done: int, rounds: int) -> list[str]:
+    """The notes of the models a Ctrl-C left: the first one cut (timed in ``rounds_done`` of ``rounds``
+    rounds, or not at all), the others not started."""
+    first, *rest = models
+    cut = f"timed in {rounds_done} of {rounds} rounds: {INTERRUPTED}" if rounds_done else f"not measured: {INTERRUPTED}"
+    return [f"`{first}`: {cut}"] + [f"`{m}`: not measured: {INTERRUPTED} before it" for m in rest]
+
+
+@contextlib.contextmanager
+def kept_in(run: RunResult, run_dir: Path) -> Iterator[None]:
+    """Keep an interrupted baseline that measured a point as ``run``'s baseline (the earlier one, if it had
+    one, kept in ``replaced_baselines``, as ``--replace`` keeps it) and save the run in ``run_dir``."""
+    from perf.profile.replacing import file_baseline
+
+    try:
+        yield
+    except BaselineInterrupted as stop:
+        if any(p.ok for p in stop.result.points):
+            file_baseline(run, stop.result)
+            stop.stored = results.save(run, run_dir)
+        raise
+
+
+def interrupted_text(stop: BaselineInterrupted) -> str:
+    """The closing line of an interrupted baseline: what it measured (the table above) and where that is
+    kept, what it did not measure, and the command that measures it."""
+    r = stop.result
+    models = list(dict.fromkeys(t.key.model for t in r.targets))
+    measured = [m for m in models if any(p.ok and p.key.model == m for p in r.points)]
+    cut = [n.split("`")[1] for n in r.notes if INTERRUPTED in n and n.startswith("`")]
+    line = f"{INTERRUPTED}: in-process baseline of {of(len(measured), len(models), 'model')} measured"
+    if stop.stored is not None:
+        line += f" (the table above), kept in {stop.stored}"
+    else:
+        line += ", nothing kept"
+    if cut:
+        line += f"; not measured or cut short: {', '.join(cut)}"
+    again = "the same command with --replace measures every variant again (this one kept beside it)"
+    return f"{line}; {again if stop.stored is not None else 'the same command measures it'}"

@@ -1,0 +1,71 @@
+"""Ctrl-C in ``triton-perf baseline`` (a real process, the real tiny build): the rounds timed whole are
+shown and kept (baseline.json), the model cut is named with the command that measures it, exit 130
+(issue 26: it ended in a bare "aborted", nothing measured shown or kept)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _baseline_interrupted(repo: Path, out: Path, at_line: str) -> tuple[int, str, str]:
+    """``triton-perf baseline REPO --out OUT`` of one variant and its eager model, Ctrl-C when stderr says ``at_line``."""
+    cmd = [sys.executable, "-m", "perf.cli.main", "baseline", str(repo), "--out", str(out)]
+    cmd += ["--variants", "tiny_onnx_cpu1_nodb_mbs8", "--min-run-time", "10", "--warmup", "0.2"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "250"}
+    # a suite started in the background hands SIGINT down ignored: give the command Python's own handler
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    lines: list[str] = []
+    try:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            lines.append(line)
+            if at_line in line:
+                break
+        proc.send_signal(signal.SIGINT)
+        stdout, rest = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, stdout, "".join(lines) + rest
+
+
+def test_ctrl_c_in_the_third_round_keeps_the_two_rounds_timed(tiny_repo: Path, tmp_path: Path):
+    out = tmp_path / "bl"
+    rc, stdout, err = _baseline_interrupted(tiny_repo, out, "tiny: round 3 of")
+    assert rc == 130, stdout + err
+    assert "aborted" not in err and "Traceback" not in err, err
+    assert "In-process baseline" in stdout + err, stdout + err  # the table
+    said = " ".join(err.split())
+    assert (
+        f"interrupted (Ctrl-C): in-process baseline of 1 of 1 model measured (the table above), kept in {out}/baseline.json"
+        in said
+    )
+    assert "not measured or cut short: tiny; the same command with --replace measures every variant again" in said
+    kept = json.loads((out / "baseline.json").read_text())
+    points = kept["points"]
+    assert points and all(len(p["rounds_ms"]) == 2 for p in points), points  # the two rounds timed whole, not the third
+    assert any("`tiny`: timed in 2 of " in n and "interrupted (Ctrl-C)" in n for n in kept["notes"]), kept["notes"]
+
+
+def test_ctrl_c_before_the_first_round_ends_keeps_nothing_and_says_so(tiny_repo: Path, tmp_path: Path):
+    out = tmp_path / "bl"
+    rc, stdout, err = _baseline_interrupted(tiny_repo, out, "tiny: round 1 of")
+    assert rc == 130, stdout + err
+    assert "aborted" not in err and "Traceback" not in err, err
+    said = " ".join(err.split())
+    assert "interrupted (Ctrl-C): in-process baseline of 0 of 1 model measured, nothing kept" in said
+    assert "not measured or cut short: tiny; the same command measures it" in said
+    assert not (out / "baseline.json").exists()
