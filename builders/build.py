@@ -22,6 +22,7 @@ from typing import Any
 from builders.backends import servable
 from builders.build_exports import Failure, export_each_format, export_order, export_tasks
 from builders.build_options import BuildOptions, BuildResult, Counted, ExportStep, Progress
+from builders.build_stop import BuildInterrupted, before_commit, while_writing
 from builders.build_variants import check_variants, write_repository
 from builders.config.variants import GridPlan
 from builders.config.warmup import WarmupCount, warmup_count
@@ -117,6 +118,7 @@ def _build_held(
     mpath = out / MANIFEST
     tasks = export_tasks(opts.formats, opts.precisions, tuple(opts.plans))
     staging = Staging(out)
+    exported: dict[tuple[str, str], ExportResult] = {}  # what passed (export_each_format's), when it returned
     try:
         ref_batch = min(4, max(1, max(opts.grid.max_batch_sizes)))  # reference data at batch min(4, max_batch_size)
         save_reference(staging.root, loaded.module, spec, spec.example_inputs(ref_batch, seed=1234))
@@ -138,14 +140,19 @@ def _build_held(
             for path in staging.keep_new(exported.values(), old):
                 say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
             raise _nothing_to_serve(opts, plan, exported)
-    except BaseException:
+    except BaseException as e:
         staging.discard()  # the build folder, its manifest and the repository stay as they were
+        if isinstance(e, KeyboardInterrupt):  # said, not a bare "aborted" (issue 26)
+            raise before_commit(out, opts.repository, exported) from None
         raise
     staging.commit(exported.values())
     variant_dirs: list[Path] = []
     entries: list[IndexEntry] = []
+    stop: BuildInterrupted | None = None
     try:
         write_repository(opts, writes, out, warm.count, variant_dirs, entries, counted)
+    except KeyboardInterrupt:
+        stop = while_writing(mpath, opts.repository, len(entries), len(writes))
     finally:  # the exports were moved in: the manifest describes them, with the variants written
         failed = [(f, p) for f, p, _ in failures]
         saved = _finish_manifest(opts, manifest, mpath, plan, entries, warm, _Earlier(old, tasks, failed), say)
@@ -154,6 +161,8 @@ def _build_held(
             say(line)
         update_index(opts.repository, entries, skipped=plan.skipped)
         remove_failed(out)
+    if stop is not None:
+        raise stop from None
     say(f"wrote {count(len(variant_dirs), 'variant')} to {opts.repository}")
     built = BuildResult(saved, mpath, variant_dirs)
     if failures:

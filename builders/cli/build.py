@@ -14,8 +14,9 @@ import click
 
 from builders import build as build_api
 from builders.build import BuildOptions
+from builders.build_stop import BuildInterrupted
 from builders.cli.flags import EXPORT_PANEL, FORMAT_FLAGS, GRID_FLAGS, SERVING_FLAGS, formats_of, with_grid, with_serving
-from builders.cli.summary import print_build_summary, repository_line
+from builders.cli.summary import print_build_summary, repository_line, say_interrupted
 from builders.config.warmup import DEFAULT_WARMUP_COUNT
 from builders.export.tensorrt import CONTAINER_BUILD_DIR, trtexec_docker_command
 from builders.model.spec import ModelSpec
@@ -307,6 +308,8 @@ def build(
 
         try:
             result = build_api.build(opts, progress, counted)
+        except BuildInterrupted as stop:  # what it left written, what builds the rest; exit 130 (issue 26)
+            say_interrupted(stop, status)
         except ToolkitError as e:  # the manifest written before the error says what was verified
             if e.log_path and Path(e.log_path).name in (MANIFEST_FILE, FAILED_MANIFEST_FILE) and Path(e.log_path).is_file():
                 status.stop()

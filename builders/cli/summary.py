@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from builders.build_stop import BuildInterrupted
 from builders.graph.facts import build_summary_lines
 from builders.model.forward_args import binding_line
 from builders.repository.records import BuildManifest, ExportRecord, FailedExport
@@ -231,3 +232,15 @@ def repository_line(repository: Path, written: list[Path]) -> str:
         line
         + f"; its index lists {len(index)}: the {len(names)} written now and {sum(kept.values())} kept from before: {groups})"
     )
+
+
+def say_interrupted(stop: BuildInterrupted, status: Any) -> None:
+    """Say what a build Ctrl-C stopped left written and what builds the rest, its ``status`` line
+    (rich's) stopped first; exit 130 (a further Ctrl-C ignored)."""
+    from core.cli import EXIT_INTERRUPTED
+    from core.console import ignore_further_interrupts
+
+    ignore_further_interrupts()
+    status.stop()
+    click.secho(f"interrupted (Ctrl-C): {stop.text}", fg="yellow", err=True)
+    raise SystemExit(EXIT_INTERRUPTED) from None
