@@ -197,9 +197,12 @@ def baseline(
         started = time.monotonic()
         if said := profile_words(estimate_opts, trace, precisions, time_budget):
             say(said)
-        profile, stored = profile_run.profile_target(
-            target, opts, out, trace=trace, precisions=precisions, repository=repository, say=say, replace=replace
-        )
+        try:
+            profile, stored = profile_run.profile_target(
+                target, opts, out, trace=trace, precisions=precisions, repository=repository, say=say, replace=replace
+            )
+        except KeyboardInterrupt:  # said with what measures them, exit 130 (issue 26: a bare "aborted")
+            _profile_interrupted(target, None if is_run else out, trace, precisions, replace, kept=not profile_only)
         if cut := cut_words(profile, target, trace, precisions, out):
             say(cut)
         click.echo("\n".join(profile_section(profile, operators=None)))
@@ -223,6 +226,29 @@ def _interrupted(stop: BaselineInterrupted, out: Path | None, earlier: BaselineR
     if profile:
         lines.append("--trace/--precision: not started (the baseline comes first)")
     click.secho("\n".join(lines), fg="yellow", err=True)
+    raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+def _profile_interrupted(
+    target: Path, out: Path | None, trace: bool, precisions: Sequence[str], replace: bool, kept: bool
+) -> None:
+    """Say that an interrupted ``--trace``/``--precision`` of ``target`` stored nothing (in the run, or in
+    the repository's ``out``; ``kept``: the baseline measured first is) and what measures them; exit 130."""
+    ignore_further_interrupts()
+    folder = out or target
+    what = " and ".join((["the traces"] if trace else []) + (["the precision study"] if precisions else []))
+    where = f"{folder} holds what it held before" + (
+        f"; trace files written before it in {folder}/traces are not recorded" if trace else ""
+    )
+    again = f"triton-perf baseline {target}" + (f" --out {out}" if out is not None else "") + " --profile-only"
+    again += (" --trace" if trace else "") + (f" --precision {','.join(precisions)}" if precisions else "")
+    kept_words = "; the baseline above is kept" if kept else ""
+    click.secho(
+        f"interrupted (Ctrl-C): {what} stored nothing ({where}){kept_words}; `{again}{' --replace' if replace else ''}` "
+        "measures them",
+        fg="yellow",
+        err=True,
+    )
     raise SystemExit(EXIT_INTERRUPTED) from None
 
 

@@ -17,10 +17,11 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _baseline_interrupted(repo: Path, out: Path, at_line: str) -> tuple[int, str, str]:
-    """``triton-perf baseline REPO --out OUT`` of one variant and its eager model, Ctrl-C when stderr says ``at_line``."""
+def _baseline_interrupted(repo: Path, out: Path, at_line: str, *more: str) -> tuple[int, str, str]:
+    """``triton-perf baseline REPO --out OUT`` of one variant and its eager model (``more``: further flags),
+    Ctrl-C when stderr says ``at_line``."""
     cmd = [sys.executable, "-m", "perf.cli.main", "baseline", str(repo), "--out", str(out)]
-    cmd += ["--variants", "tiny_onnx_cpu1_nodb_mbs8", "--min-run-time", "10", "--warmup", "0.2"]
+    cmd += ["--variants", "tiny_onnx_cpu1_nodb_mbs8", "--min-run-time", "10", "--warmup", "0.2", *more]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "250"}
     # a suite started in the background hands SIGINT down ignored: give the command Python's own handler
     proc = subprocess.Popen(
@@ -69,3 +70,18 @@ def test_ctrl_c_before_the_first_round_ends_keeps_nothing_and_says_so(tiny_repo:
     assert "interrupted (Ctrl-C): in-process baseline of 0 of 1 model measured, nothing kept" in said
     assert "not measured or cut short: tiny; the same command measures it" in said
     assert not (out / "baseline.json").exists()
+
+
+def test_ctrl_c_in_the_precision_study_says_what_was_not_stored_and_what_measures_it(tiny_repo: Path, tmp_path: Path):
+    out = tmp_path / "bl"
+    more = ("--profile-only", "--trace", "--precision", "fp32,bf16")
+    rc, stdout, err = _baseline_interrupted(tiny_repo, out, "precision study on cpu", *more)
+    assert rc == 130, stdout + err
+    assert "aborted" not in err and "Traceback" not in err, err
+    said = " ".join(err.split())
+    assert (
+        f"interrupted (Ctrl-C): the traces and the precision study stored nothing ({out} holds what it held before; "
+        f"trace files written before it in {out}/traces are not recorded); `triton-perf baseline {tiny_repo} --out {out} "
+        "--profile-only --trace --precision fp32,bf16` measures them"
+    ) in said, err
+    assert not (out / "profile.json").exists()
