@@ -203,6 +203,9 @@ def plain_width(narrowest: int, widest: int) -> int:
     return max(min(target, widest), narrowest)
 
 
+_IN_CLI = {"process": False}  # set by quiet_gevent_interrupts, i.e. by core.cli.run_cli
+
+
 def quiet_gevent_interrupts() -> None:
     """Let a Ctrl-C that lands inside gevent's event loop reach the command without gevent printing it.
 
@@ -216,6 +219,7 @@ def quiet_gevent_interrupts() -> None:
     command waits, which says what happened in its own lines. Every CLI calls it
     (:func:`core.cli.run_cli`); nothing is done where gevent is not installed.
     """
+    _IN_CLI["process"] = True  # ignore_further_interrupts acts in a CLI process only, not in a test's
     if sys.unraisablehook is not _quiet_half_built_clients:
         _quiet_half_built_clients.__dict__["before"] = sys.unraisablehook
         sys.unraisablehook = _quiet_half_built_clients
@@ -254,10 +258,11 @@ def _quiet_half_built_clients(unraisable: Any) -> None:
 def ignore_further_interrupts() -> None:
     """Ignore any further Ctrl-C: called where a command, interrupted once, says and files what it
     kept and exits 130. A second Ctrl-C there (re-check of trial 17: 0.4 s after the first) cut that
-    short and ended the process by SIGINT, losing what the first one kept. Outside the main thread
-    (no signal handlers there) nothing is done."""
+    short and ended the process by SIGINT, losing what the first one kept. Only in a process a CLI
+    runs in (:func:`core.cli.run_cli`: a command invoked in a test's own process leaves its handler
+    alone) and in the main thread (no signal handlers elsewhere)."""
     import signal
     import threading
 
-    if threading.current_thread() is threading.main_thread():
+    if _IN_CLI["process"] and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
