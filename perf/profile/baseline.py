@@ -43,7 +43,7 @@ from perf.profile.checks import acted_on, refuse_nothing_measured, run_repositor
 from perf.profile.points import At, measure_keys
 from perf.profile.replacing import file_baseline, refuse_replacing, set_aside
 from perf.profile.runners import reference_size, torch_threads_kept
-from perf.profile.stopped import BaselineInterrupted, kept_in, stopped_notes
+from perf.profile.stopped import BaselineInterrupted, interrupted_parts, kept_in
 from perf.profile.timing import ORDER_SEED, SWEEP_BUDGET, OutOfTime, TimingSettings
 from perf.records import results
 from perf.records.baseline import (
@@ -247,7 +247,9 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
                 if opts.deadline is not None and time.monotonic() >= opts.deadline:
                     notes.append(f"`{model}`: not measured: {opts.budget} was spent before it")
                     continue
-                group = {k: (rv, file, sorted(b, key=_order)) for k, (rv, file, b) in jobs.items() if k.model == model}
+                group = {
+                    k: (rv, f, sorted(b, key=lambda a: (a[0] or "", a[1]))) for k, (rv, f, b) in jobs.items() if k.model == model
+                }
                 tell = None if progress is None else _rounds_event(progress, model, len(points), total)
                 if progress:  # its loads and warm-up come before its first round's line (trial 14, T14-4: 49 s unsaid)
                     n = sum(len(b) for *_, b in group.values())
@@ -270,24 +272,13 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
                     if progress:
                         progress({"event": "baseline_point", "point": p, "done": len(points), "total": total})
         except KeyboardInterrupt as e:  # what was timed is kept (the rounds timed whole), the rest named (issue 26)
-            cut, cut_before = getattr(e, "points", []), " ".join(notes[planned_notes:])  # RoundsInterrupted's points
-            left = [m for m in models if m not in {p.key.model for p in points} and f"`{m}`:" not in cut_before]
-            notes += stopped_notes(left, getattr(e, "rounds", 0) if cut else 0, opts.timing.rounds) if left else []
-            points, stop = points + cut, e
-    result = BaselineResult(
-        created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        settings=baseline_settings(opts),
-        targets=[t for t, *_ in planned],
-        points=points,
-        notes=notes,
-    )
+            cut, more = interrupted_parts(e, points, notes[planned_notes:], models, opts.timing.rounds)
+            points, notes, stop = points + cut, notes + more, e
+    targets = [t for t, *_ in planned]
+    result = BaselineResult(time.strftime("%Y-%m-%dT%H:%M:%S%z"), baseline_settings(opts), targets, points, notes)
     if stop is not None:
         raise BaselineInterrupted(result) from None
     return result
-
-
-def _order(at: At) -> tuple[str, int]:
-    return at[0] or "", at[1]
 
 
 def _rounds_event(progress: Progress, model: str, done: int, total: int) -> Callable[[int, int, int], None]:

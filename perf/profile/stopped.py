@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.wording import of
 from perf.records import results
-from perf.records.baseline import BaselineResult
+from perf.records.baseline import BaselinePoint, BaselineResult
 from perf.records.results import RunResult
 
 INTERRUPTED = "interrupted (Ctrl-C)"
@@ -44,6 +44,18 @@ def stopped_notes(models: Sequence[str], rounds_done: int, rounds: int) -> list[
     first, *rest = models
     cut = f"timed in {rounds_done} of {rounds} rounds: {INTERRUPTED}" if rounds_done else f"not measured: {INTERRUPTED}"
     return [f"`{first}`: {cut}"] + [f"`{m}`: not measured: {INTERRUPTED} before it" for m in rest]
+
+
+def interrupted_parts(
+    stop: KeyboardInterrupt, points: Sequence[BaselinePoint], notes: Sequence[str], models: Sequence[str], rounds: int
+) -> tuple[list[BaselinePoint], list[str]]:
+    """What a Ctrl-C (``stop``) in :func:`perf.profile.baseline.run_baseline` adds to its ``points`` (those
+    timed before it) and notes: the points of the rounds timed whole of the model it cut
+    (:class:`perf.profile.timing.RoundsInterrupted`'s), and the notes of the ``models`` neither measured
+    nor named in ``notes`` (the loop's so far: cut by the time budget)."""
+    cut, said = list(getattr(stop, "points", [])), " ".join(notes)
+    left = [m for m in models if m not in {p.key.model for p in points} and f"`{m}`:" not in said]
+    return cut, stopped_notes(left, getattr(stop, "rounds", 0) if cut else 0, rounds) if left else []
 
 
 @contextlib.contextmanager
