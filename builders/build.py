@@ -140,9 +140,9 @@ def _build_held(
             for path in staging.keep_new(exported.values(), old):
                 say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
             raise _nothing_to_serve(opts, plan, exported)
-    except BaseException as e:
+    except BaseException as err:
         staging.discard()  # the build folder, its manifest and the repository stay as they were
-        if isinstance(e, KeyboardInterrupt):  # said, not a bare "aborted" (issue 26)
+        if isinstance(err, KeyboardInterrupt):  # said, not a bare "aborted" (issue 26)
             raise before_commit(out, opts.repository, exported) from None
         raise
     staging.commit(exported.values())

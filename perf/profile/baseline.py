@@ -272,8 +272,8 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
                     if progress:
                         progress({"event": "baseline_point", "point": p, "done": len(points), "total": total})
         except KeyboardInterrupt as e:  # what was timed is kept (the rounds timed whole), the rest named (issue 26)
-            cut, more = interrupted_parts(e, points, notes[planned_notes:], models, opts.timing.rounds)
-            points, notes, stop = points + cut, notes + more, e
+            timed_whole, more = interrupted_parts(e, points, notes[planned_notes:], models, opts.timing.rounds)
+            points, notes, stop = points + timed_whole, notes + more, e
     targets = [t for t, *_ in planned]
     result = BaselineResult(time.strftime("%Y-%m-%dT%H:%M:%S%z"), baseline_settings(opts), targets, points, notes)
     if stop is not None:

@@ -172,8 +172,9 @@ class _State:
 
 def _copy(s: _State) -> _State:
     """``s`` as it is now, apart from later turns (its lists copied)."""
-    lists = {f: [*getattr(s, f)] for f in ("blocks", "singles", "round_p50", "round_median")}
-    return dataclasses.replace(s, **lists)
+    return dataclasses.replace(
+        s, blocks=[*s.blocks], singles=[*s.singles], round_p50=[*s.round_p50], round_median=[*s.round_median]
+    )
 
 
 def _set_threads(threads: int | None) -> None:
