@@ -195,6 +195,12 @@ class Colocate:
         #: what its earlier sessions timed): what the search's first timed loads are compared with.
         self.prices = plan.prices(self.record)
 
+    def close(self) -> None:
+        """Let go of the run folder without running (a Colocate made to read its plan); :meth:`run`
+        does it when it returns. A second call does nothing."""
+        if self._hold is not None:
+            self._hold.release()
+
     def _resume(self) -> None:
         """Take the run to resume (:mod:`perf.colocate.resume`): its record, folder and checks."""
         folder = Path(self.opts.results_dir) / (self.opts.run_id or "")
@@ -244,8 +250,7 @@ class Colocate:
         try:
             return self._run(start_server)
         finally:
-            if self._hold is not None:
-                self._hold.release()
+            self.close()
 
     def _run(self, start_server: Callable[[ColocateOptions, Path], TritonServer] | None) -> ColocationRecord:
         """:meth:`run`, the folder held."""

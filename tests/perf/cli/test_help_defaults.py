@@ -579,6 +579,7 @@ def colocate_words(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     run = Colocate(base)
     got = [(m.concurrency, m.weight, m.latency_budget_ms, m.required_throughput) for m in run.record.models]
     assert got == [(1, 1.0, None, None), (1, 1.0, None, None)]
+    run.close()  # its folder, free for the next (perf.records.run_lock)
     assert re.fullmatch(r"colocate-\d{8}-\d{6}", run.run_id) and run.record.seed == Colocate(base).record.seed
     src = cs.SynthSource(0)
     rec = cs.record(0)
