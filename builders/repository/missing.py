@@ -53,3 +53,14 @@ def repository_not_found(
     """The error for a repository folder that is not there (:func:`not_found_parts`), of class ``error``."""
     state, hint = not_found_parts(path, flag)
     return error(f"{what} {path} {state}", hint=hint)
+
+
+def empty_repository(path: Path | str, state: str, flag: str = "-r") -> RepositoryError:
+    """The error for a repository folder that is there but holds nothing a command can use (``state``:
+    ``"holds no model folder with a config.pbtxt"``): it names the absolute path looked at and, as
+    :func:`not_found_parts` does, this checkout's own repository when that is another folder
+    (trial 18, T18-14: an empty ``model_repository`` in the current directory, the user's build elsewhere)."""
+    p = Path(path)
+    where = "" if p.is_absolute() else f" (looked at {p.absolute()}: a relative path is from the current directory)"
+    _, hint = not_found_parts(path, flag)
+    return RepositoryError(f"{path} {state}{where}", hint=hint.replace("run `builders build` here first", "build into it"))

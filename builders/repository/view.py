@@ -28,7 +28,7 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from builders.repository.build_verdict import BuildVerdict, build_verdict
 from builders.repository.missing import DEFAULT_REPOSITORY as DEFAULT_REPOSITORY  # every command's default -r
-from builders.repository.missing import repository_not_found
+from builders.repository.missing import empty_repository, repository_not_found
 from builders.repository.patterns import unmatched_error
 from builders.repository.records import (
     INDEX_FILE,
@@ -276,11 +276,8 @@ class Repository:
         known = sorted(self.index.entries()) if indexed else self.model_folders()
         where = f"{self.path}/{INDEX_FILE}" if indexed else str(self.path)
         if not known:
-            raise RepositoryError(
-                f"{self.path} has no {INDEX_FILE} listing its variants"
-                if indexed
-                else f"{self.path} holds no model folder with a config.pbtxt",
-                hint="build one with `builders build`, or pass the repository that build wrote",
+            raise empty_repository(
+                self.path, f"has no {INDEX_FILE} listing its variants" if indexed else "holds no model folder with a config.pbtxt"
             )
         names: list[str] = []
         missing = []

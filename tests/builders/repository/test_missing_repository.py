@@ -75,3 +75,16 @@ def test_validate_names_the_folder_to_pass(elsewhere):
     _says_where_and_what(f"{problem.file} {problem.problem}", problem.fix, elsewhere, flag="")
     res = CliRunner().invoke(builders_cli, ["validate", "model_repository"])
     assert res.exit_code != 0 and "this checkout's repository" in res.output
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_an_empty_repository_in_the_current_folder_names_where_it_looked_and_the_checkouts(elsewhere, indexed):
+    """Trial 18, T18-14: a sweep run from another folder that held an empty model_repository said
+    "model_repository holds no model folder with a config.pbtxt" with no path and no way to the user's build."""
+    (Path.cwd() / "model_repository").mkdir()
+    with pytest.raises(RepositoryError) as e:
+        Repository(Path("model_repository")).names(indexed=indexed)
+    what = "has no index.json listing its variants" if indexed else "holds no model folder with a config.pbtxt"
+    looked = Path.cwd() / "model_repository"
+    assert e.value.message == f"model_repository {what} (looked at {looked}: a relative path is from the current directory)"
+    assert f"pass -r {elsewhere} (this checkout's repository)" in (e.value.hint or "")
