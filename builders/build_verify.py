@@ -19,6 +19,7 @@ from builders.config.checks import device_constant_problems
 from builders.export.artifacts import ExportResult
 from builders.export.chain import Verify
 from builders.export.onnx_names import renamed_line
+from builders.verify.compare import differing_words
 from builders.verify.input_draws import DRAWS
 from builders.verify.verdicts import describe, overall
 from builders.verify.verification import error_summary, verification_points, verify_export
@@ -116,10 +117,17 @@ def _show_tracer_warnings(say: Progress, what: str, result: ExportResult) -> Non
 
 
 def verdict_line(record: dict[str, Any]) -> str:
-    """One progress line: the verdict, the strategy, where it was verified, the worst errors."""
+    """One progress line: the verdict, the strategy, where it was verified, the worst errors of
+    the float outputs, and how many elements of an integer output differed, if any."""
     errors = record.get("errors") or {}
-    worst = max((o["max_rel_err"] for o in errors.values()), default=0.0)
-    worst_abs = max((o["max_abs_err"] for o in errors.values()), default=0.0)
+    floats = [o for o in errors.values() if o.get("differing") is None]
+    worst = max((o["max_rel_err"] for o in floats), default=0.0)
+    worst_abs = max((o["max_abs_err"] for o in floats), default=0.0)
+    labels = "".join(
+        "; " + differing_words(name, o["differing"], o["elements"], o["rtol"])
+        for name, o in errors.items()
+        if o.get("differing")  # an integer output with flipped elements: said in counts, not as a relative error
+    )
     on = ", ".join(f"{v['verified_on']['runner']} on {v['verified_on']['device']}" for v in record.get("verdicts", []))
     status = describe(
         record["status"],
@@ -130,5 +138,5 @@ def verdict_line(record: dict[str, Any]) -> str:
         return f"{status} (strategy {record['strategy']}; nothing here could run it)"
     return (
         f"{status} (strategy {record['strategy']}, verified by {on or 'nothing'}, "
-        f"max abs err {worst_abs:.2e}, max rel err {worst:.2e})"
+        f"max abs err {worst_abs:.2e}, max rel err {worst:.2e}{labels})"
     )

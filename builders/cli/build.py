@@ -125,7 +125,8 @@ BUILD_FLAGS = (
         metavar="OUTPUT=VALUE",
         parse=parse_rtols,
         panel=EXPORT_PANEL,
-        help="Relative tolerance of one output, e.g. logits=1e-3 (repeat) [default: by precision: fp32 1e-4, fp16/bf16 1e-2].",
+        help="Relative tolerance of one output, e.g. logits=1e-3 (repeat); for an integer or bool output (argmax labels), "
+        "the fraction of its elements allowed to differ [default: by precision: fp32 1e-4, fp16/bf16 1e-2].",
     ),
     option(
         BuildOptions,

@@ -13,6 +13,7 @@ from builders.graph.facts import build_summary_lines
 from builders.model.forward_args import binding_line
 from builders.repository.records import BuildManifest, ExportRecord, FailedExport
 from builders.repository.view import read_index
+from builders.verify.compare import differing_words
 from builders.verify.explain import rejection_line
 from builders.verify.value_sources import range_lines
 from builders.verify.verdicts import describe
@@ -88,7 +89,15 @@ def _export_rows(e: ExportRecord | FailedExport) -> list[list[str]]:
 
 
 def _errors(errors: dict[str, Any]) -> str:
-    return "\n".join(f"{name}: abs {o.max_abs_err:.2e}, rel {o.max_rel_err:.2e} (rtol {o.rtol:g})" for name, o in errors.items())
+    return "\n".join(
+        f"{name}: "
+        + (
+            f"abs {o.max_abs_err:.2e}, rel {o.max_rel_err:.2e} (rtol {o.rtol:g})"
+            if o.differing is None or o.elements is None
+            else differing_words("", o.differing, o.elements, o.rtol)
+        )
+        for name, o in errors.items()
+    )
 
 
 def rejected_strategies(manifest: BuildManifest) -> list[str]:

@@ -64,8 +64,18 @@ class OutputError(Record):
     """Worst errors of one output over every verification point."""
 
     max_abs_err: float
-    max_rel_err: float
-    rtol: float = Field(description="the relative tolerance the verification applied")
+    max_rel_err: float = Field(
+        description="max |actual - expected| / max |expected|; for an integer or bool output, the fraction of its elements "
+        "that differ (builders.verify.compare)"
+    )
+    rtol: float = Field(
+        description="the relative tolerance the verification applied; for an integer or bool output, the fraction of its "
+        "elements allowed to differ"
+    )
+    differing: int | None = Field(
+        None, description="integer or bool output: elements that differ at the point with the largest fraction differing"
+    )
+    elements: int | None = Field(None, description="integer or bool output: its elements at that point")
 
 
 class VerificationPoint(Record):

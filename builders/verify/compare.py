@@ -1,4 +1,15 @@
-"""Comparing an exported artifact with eager PyTorch, output by output (Polygraphy-style)."""
+"""Comparing an exported artifact with eager PyTorch, output by output (Polygraphy-style).
+
+A float output is compared by its relative error (max |actual - expected| / max |expected|).
+An integer or bool output (an argmax label, topk indices, a threshold) is compared by the
+fraction of its elements that differ: such an output is computed from float values, and where
+two of them nearly tie (two class scores within rounding) the export's rounding may pick the
+other one; a label that flips there is rounding carried through, not a different computation.
+Its tolerance is that fraction (the precision's default, 1e-4 in fp32, so an output of fewer
+than 10,000 elements must agree exactly; ``--rtol NAME=F`` tightens or loosens it). The
+float outputs of the same run are held to their own tolerance, so a flip passes only where
+they agree.
+"""
 
 from __future__ import annotations
 
@@ -23,10 +34,14 @@ class OutputComparison:
         max_abs_err: max |actual - expected| (for fp16/bf16 exports compared with fp32
             eager PyTorch, this is the number to read).
         max_rel_err: max |actual - expected| / max(|expected|), a scale-aware relative error
-            that does not explode on near-zero elements.
-        rtol: The tolerance applied to ``max_rel_err``.
+            that does not explode on near-zero elements; for an integer or bool output, the
+            fraction of its elements that differ (``differing / elements``).
+        rtol: The tolerance applied to ``max_rel_err`` (for an integer or bool output: the
+            fraction of its elements allowed to differ).
         passed: ``max_rel_err <= rtol`` and no NaN/Inf, shapes and dtypes equal.
         problem: Why it failed, when it did (shape, dtype, NaN, tolerance).
+        differing: For an integer or bool output, how many elements differ; else ``None``.
+        elements: For an integer or bool output, how many elements it has; else ``None``.
     """
 
     name: str
@@ -35,10 +50,28 @@ class OutputComparison:
     rtol: float
     passed: bool
     problem: str | None = None
+    differing: int | None = None
+    elements: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The manifest's record of this comparison: every field."""
         return dataclasses.asdict(self)
+
+
+def is_label_dtype(dtype: Any) -> bool:
+    """Whether an output of ``dtype`` is compared by the fraction of elements that differ
+    (integer and bool outputs) rather than by relative error."""
+    return np.dtype(dtype).kind in "biu"
+
+
+def differing_words(name: str, differing: int, elements: int, rtol: float) -> str:
+    """``"1 of 4,194,304 'mask' elements differ (2.4e-07), within the integer-output bound 1e-4"``
+    (or ``"over"``): what an integer or bool output's comparison found, in words (without the
+    name when ``name`` is empty)."""
+    frac = differing / elements if elements else 0.0
+    side = "within" if frac <= rtol else "over"
+    what = f"{name!r} elements" if name else "elements"
+    return f"{differing:,} of {elements:,} {what} differ ({frac:.2g}), {side} the integer-output bound {rtol:g}"
 
 
 def compare_outputs(
@@ -51,7 +84,9 @@ def compare_outputs(
     Checks, in order: output present, same shape, reference finite (a model that itself
     produces NaN/Inf fails), actual finite, same dtype, ``max_rel_err <= rtol``. Errors are
     measured in float64. A failed tolerance names the tolerance that would have passed when
-    the error could be rounding (below :data:`ROUNDING_LIMIT`).
+    the error could be rounding (below :data:`ROUNDING_LIMIT`). An integer or bool output
+    (:func:`is_label_dtype` of the expected dtype) is compared by the fraction of its elements
+    that differ, with ``rtol`` as the fraction allowed (see the module's docstring).
 
     Args:
         actual: Output name -> array from the artifact or the server.
@@ -95,14 +130,20 @@ def compare_outputs(
         max_abs = float(diff.max()) if diff.size else 0.0
         scale = float(np.abs(exp.astype(np.float64)).max()) if exp.size else 0.0
         max_rel = max_abs / scale if scale > 0 else max_abs
+        differing = elements = None
+        if is_label_dtype(exp.dtype):
+            differing, elements = int(np.count_nonzero(diff)), int(exp.size)
+            max_rel = differing / elements if elements else 0.0
         problem = None
         if act.dtype != exp.dtype:
             problem = f"dtype {act.dtype} != expected {exp.dtype} (the export changed the output's dtype)"
+        elif differing is not None and elements is not None and max_rel > tol:
+            problem = differing_words(name, differing, elements, tol)
         elif max_rel > tol:
             problem = f"max relative error {max_rel:.3g} > tolerance {tol:g}" + (
                 f" (rtol={_passing_tol(max_rel):g} would pass)" if max_rel < ROUNDING_LIMIT else ""
             )
-        results.append(OutputComparison(name, max_abs, max_rel, tol, problem is None, problem))
+        results.append(OutputComparison(name, max_abs, max_rel, tol, problem is None, problem, differing, elements))
     return results
 
 

@@ -12,7 +12,11 @@ Causes, in the order they are recognised:
 - a changed dtype;
 - a tolerance breach: a small one (max rel err < :data:`builders.verify.compare.ROUNDING_LIMIT`) may be rounding
   and the hint names the ``--rtol`` that would pass; a large one is a different result,
-  and no tolerance is suggested.
+  and no tolerance is suggested;
+- an integer or bool output with more differing elements than its bound: a small fraction
+  (under :data:`builders.verify.compare.ROUNDING_LIMIT`) may be labels flipped at near-ties of the
+  float values they are computed from (said with the float outputs that agreed), and the hint
+  names the ``--rtol`` (fraction) that would pass; a large one is a different result.
 """
 
 from __future__ import annotations
@@ -60,7 +64,13 @@ def frozen_control_flow(fmt: str, tracer_warnings: Sequence[str]) -> tuple[str, 
 
 
 def comparison_error(
-    what: str, where: str, c: OutputComparison, frozen: list[str], fmt: str, tracer_warnings: Sequence[str]
+    what: str,
+    where: str,
+    c: OutputComparison,
+    frozen: list[str],
+    fmt: str,
+    tracer_warnings: Sequence[str],
+    agreed: Sequence[str] = (),
 ) -> VerificationError:
     """The error of one failed output comparison.
 
@@ -71,15 +81,18 @@ def comparison_error(
         frozen: Dynamic axes the export lost (see ``builders.verify.verification``), may be empty.
         fmt: Export format.
         tracer_warnings: What the exporter's tracer warned.
+        agreed: The float outputs of the same run that were within their tolerance (said
+            for an integer output whose few differing elements may be near-ties).
     """
     problem = c.problem or "failed"
+    labels = c.differing is not None and "integer-output bound" in problem
     hint = None
     if problem.startswith("shape") and frozen:
         problem += f"; the export lost dynamic axis {frozen} (frozen at the example size)"
         hint = "a dynamic axis was frozen at the example size: avoid Python ints from tensor sizes in forward()"
     elif "eager PyTorch" in problem:
         hint = "fix the model or the input spec (value ranges) so that eager PyTorch gives finite outputs"
-    elif python_value_warnings(tracer_warnings) and (problem.startswith("shape") or "tolerance" in problem):
+    elif python_value_warnings(tracer_warnings) and (problem.startswith("shape") or "tolerance" in problem or labels):
         cause, hint = frozen_control_flow(fmt, tracer_warnings)
         problem += f"; {cause}"
     elif problem.startswith("shape"):
@@ -88,6 +101,23 @@ def comparison_error(
         hint = "the export overflows or diverges: try fp32, or another exporter/opset"
     elif problem.startswith("dtype"):
         hint = "the exporter changed a dtype: cast the output explicitly in forward(), or try another exporter"
+    elif labels and c.max_rel_err < ROUNDING_LIMIT:
+        floats = f"the float outputs {', '.join(map(repr, agreed))} agree within their tolerance, so " if agreed else ""
+        problem += (
+            f"; {floats}these may be labels flipped where the float values they are computed from nearly tie "
+            "(argmax, topk, a threshold), which the export's rounding can tip either way"
+        )
+        hint = (
+            f"if {c.differing} flipped elements of {c.elements:,} are acceptable, pass --rtol "
+            f"{c.name}={passing_tolerance(c.max_rel_err):g} (for an integer output: the fraction of elements allowed "
+            "to differ); flips away from near-ties would be a wrong result"
+        )
+    elif labels:
+        problem += ": a different result, not labels flipped at near-ties"
+        hint = (
+            "the export computes something else than eager PyTorch on these inputs: look for control flow or "
+            "sizes that depend on input values in forward(), or try another exporter/opset"
+        )
     elif "tolerance" in problem and c.max_rel_err < ROUNDING_LIMIT:
         hint = f"if this error is acceptable, pass --rtol {c.name}={passing_tolerance(c.max_rel_err):g}"
     elif "tolerance" in problem:
@@ -96,8 +126,9 @@ def comparison_error(
             "the export computes something else than eager PyTorch on these inputs: look for control flow or "
             "sizes that depend on input values in forward(), or try another exporter/opset"
         )
+    errors = f"max abs err {c.max_abs_err:.3g}" + ("" if labels else f", max rel err {c.max_rel_err:.3g}")
     return VerificationError(
-        f"{what} output {c.name!r} at {where}: {problem} (max abs err {c.max_abs_err:.3g}, max rel err {c.max_rel_err:.3g})",
+        f"{what} output {c.name!r} at {where}: {problem} ({errors})",
         hint=hint,
     )
 

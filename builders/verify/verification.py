@@ -35,8 +35,8 @@ from core.errors import GpuRequiredError, ModelSpecError, ToolkitError
 #: Reference inputs and eager outputs, in the build folder.
 REFERENCE = "reference.npz"
 #: Version of the verification policy (points, draws, verdicts); part of every export's reuse
-#: key, so an export verified under an older policy is verified again.
-VERIFICATION_POLICY = 2
+#: key, so an export verified under an older policy is verified again (3: integer outputs by the fraction differing).
+VERIFICATION_POLICY = 3
 #: Verification's progress: called with ``(done, total, sizes)``: cases (one point, one draw each) done of
 #: all, and each case's size (its inputs' elements), what a progress line's estimate of the rest weighs them by.
 Tick = Callable[[int, int, Sequence[float]], None]
@@ -161,10 +161,12 @@ def verify_artifact(
             raise errs.run_error(what, where, e, _frozen_axes(runner, spec, batch, sizes)) from e
         comps = compare_outputs(actual, expected, tol)
         records.append({**record, "outputs": [c.to_json() for c in comps]})
-        for c in comps:
+        # a float output's failure first: an integer output computed from it is then no near-tie
+        for c in sorted(comps, key=lambda c: c.differing is not None):
             if not c.passed:
                 frozen = _frozen_axes(runner, spec, batch, sizes) if (c.problem or "").startswith("shape") else []
-                raise errs.comparison_error(what, where, c, frozen, result.format, result.tracer_warnings)
+                agreed = [o.name for o in comps if o.passed and o.differing is None]
+                raise errs.comparison_error(what, where, c, frozen, result.format, result.tracer_warnings, agreed)
     if tick is not None:
         tick(len(records), len(cases), costs)
     return records
@@ -304,13 +306,17 @@ def _frozen_axes(runner: Any, spec: ModelSpec, batch: int, sizes: dict[str, int]
     return axes + [a for a, v in sizes.items() if v != ex_sizes.get(a)]
 
 
-def error_summary(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """Worst max abs / max rel error per output over all verification points and draws."""
-    out: dict[str, dict[str, float]] = {}
+def error_summary(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Worst max abs / max rel error per output over all verification points and draws; for an
+    integer or bool output also ``differing`` and ``elements`` of the point with the largest
+    fraction differing (:class:`builders.verify.compare.OutputComparison`)."""
+    out: dict[str, dict[str, Any]] = {}
     for rec in records:
         for o in rec.get("outputs", []):
             s = out.setdefault(o["name"], {"max_abs_err": 0.0, "max_rel_err": 0.0, "rtol": o["rtol"]})
             s["max_abs_err"] = max(s["max_abs_err"], o["max_abs_err"])
+            if o.get("differing") is not None and (o["max_rel_err"] >= s["max_rel_err"] or "differing" not in s):
+                s["differing"], s["elements"] = o["differing"], o["elements"]  # the worst point's count, for the words
             s["max_rel_err"] = max(s["max_rel_err"], o["max_rel_err"])
     return out
 
