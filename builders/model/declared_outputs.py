@@ -14,6 +14,7 @@ clients and the sweep read), and a note says so.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 from collections.abc import Sequence
 
@@ -92,6 +93,61 @@ def check_declared(
             hint=f'write "shape": {json.dumps(want)} for it in the spec (a dim that varies takes any name), {bare}',
         )
     return dataclasses.replace(found, shape=tuple(dims)), notes
+
+
+#: Above this many outputs the orders of the spec's names are not searched for one that fits.
+MAX_REORDERED = 6
+
+
+def check_order(names: Sequence[str], found: Sequence[TensorSpec], declared: dict[str, TensorSpec], spec: ModelSpec) -> None:
+    """Refuse a spec whose outputs, named by position, are listed in another order than the model
+    returns them (trial 18, T18-11: a swapped pair was reported as one output's dtype mismatch,
+    with advice to change that dtype).
+
+    Called before :func:`check_declared` on outputs named by position (a tuple output): when a
+    declared output contradicts the model's output at its own position (dtype, rank or a fixed
+    dim) and another order of the spec's names fits every declared output, the spec's order is
+    the mistake, and the error says so and gives the order that fits.
+
+    Args:
+        names: The spec's output names, in its order (the model's output at position i is named ``names[i]``).
+        found: The model's outputs, in the order forward() returns them.
+        declared: The spec's declared outputs (dtype and shape given) by name.
+        spec: The input spec (its dynamic axes).
+
+    Raises:
+        ModelSpecError: the spec's declared outputs fit the model only in another order.
+    """
+    fits = [[name not in declared or _agrees(declared[name], f, spec) for f in found] for name in names]
+    if all(fits[i][i] for i in range(len(names))) or len(names) > MAX_REORDERED:
+        return
+    order = next((p for p in itertools.permutations(range(len(names))) if all(fits[p[j]][j] for j in range(len(names)))), None)
+    if order is None:
+        return  # no order fits: the per-output check names what differs
+    listed = ", ".join(f"{n!r} ({_words(declared[n]) if n in declared else 'bare name'})" for n in names)
+    returned = ", ".join(_words(f) for f in found)
+    want = [names[i] for i in order]
+    raise ModelSpecError(
+        f"the spec's outputs look listed out of order: it lists {listed}; forward() returns ({returned}) in that order, "
+        "and a tuple output is named by position",
+        hint=f"list the spec's outputs in the order forward() returns them: {json.dumps(want)} "
+        "(or return a dict keyed by the output names, matched by name)",
+    )
+
+
+def _agrees(d: TensorSpec, f: TensorSpec, spec: ModelSpec) -> bool:
+    """Whether declared output ``d`` fits model output ``f``: its dtype, its rank, and every dim
+    (:func:`_fits`, a named dim of a fixed size included)."""
+    return (
+        d.dtype == f.dtype
+        and len(d.shape) == len(f.shape)
+        and all(_fits(dd, ff, spec) or (isinstance(dd, str) and isinstance(ff, int)) for dd, ff in zip(d.shape, f.shape))
+    )
+
+
+def _words(t: TensorSpec) -> str:
+    """``int64 [height, width]``."""
+    return f"{t.dtype} [{', '.join(map(str, t.shape))}]"
 
 
 def _fits(d: Dim, f: Dim, spec: ModelSpec) -> bool:

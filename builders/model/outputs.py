@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from builders.model.declared_outputs import check_declared
+from builders.model.declared_outputs import check_declared, check_order
 from builders.model.eager import Key, flatten_with_keys, run_keyed
 from builders.model.spec import EXAMPLE_BATCH, ModelSpec
 from builders.model.tensor import TensorSpec
@@ -114,7 +114,9 @@ def infer_outputs(module: Any, spec: ModelSpec, note: Callable[[str], None] | No
     The outputs come in the model's flattened order, the order every export returns them.
     An output the spec declares (dtype and shape, not a bare name) is checked against the
     eager model's (:func:`builders.model.declared_outputs.check_declared`): a contradiction is
-    refused, a less specific spec is noted, and the dynamic dims the user named keep their names.
+    refused, a less specific spec is noted, and the dynamic dims the user named keep their names;
+    declared outputs named by position that fit the model only in another order are refused as
+    listed out of order, with the order that fits (:func:`builders.model.declared_outputs.check_order`).
 
     Args:
         module: The eager model.
@@ -152,7 +154,8 @@ def infer_outputs(module: Any, spec: ModelSpec, note: Callable[[str], None] | No
     names = name_outputs(keys, [t.name for t in spec.outputs])
     declared = {t.name: t for t in spec.outputs if t.declared}
     say = note or (lambda _line: None)
-    outs = []
+    outs: list[TensorSpec] = []
+    found: list[TensorSpec] = []
     for i, name in enumerate(names):
         x = outputs[0][i]
         if not hasattr(x, "shape"):
@@ -165,9 +168,13 @@ def infer_outputs(module: Any, spec: ModelSpec, note: Callable[[str], None] | No
         dims = output_dims(name, seen, [sizes for _b, sizes in points])
         dtype = dtypes.from_torch(x.dtype).name
         dtypes.require_tensor_io(dtype, f"output {name!r}")
-        out = TensorSpec(name, dtype, tuple(dims), key=keys[i], batch_axis=axis)
-        if name in declared:
-            out, notes = check_declared(declared[name], out, spec, seen)
+        found.append(TensorSpec(name, dtype, tuple(dims), key=keys[i], batch_axis=axis))
+    if declared and not any(_is_dict_key(k) for k in keys):  # named by position: a spec in another order says so
+        check_order(names, found, declared, spec)
+    for i, out in enumerate(found):
+        if out.name in declared:
+            seen = [_drop(tuple(r[i].shape), out.batch_axis) for r in outputs]
+            out, notes = check_declared(declared[out.name], out, spec, seen)
             for line in notes:
                 say(line)
         outs.append(out)
