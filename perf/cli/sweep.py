@@ -263,7 +263,7 @@ class _progress:
             log(f"[red]{escape(e['variant'])} failed: {escape(e['error'])}[/red]")
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels that will not run now
         elif e["event"] in ("plan", "spent"):  # the rounds' time budget: the estimate, then the real time
-            log(escape(e["text"]))
+            log(escape(e.get("after_opening") or e["text"]))  # the resume line printed above says the rest
         elif e["event"] == "round_start":  # a round says its size as it starts
             done = self.bar.tasks[0].completed if self.bar.tasks else 0
             self.bar.update(self.task, total=done + e["visits"])

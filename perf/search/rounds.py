@@ -127,7 +127,7 @@ class Rounds:
         self.run, self.setup, self.clock, self.deadline = run, setup, clock, deadline
         self.record: RoundsRecord = run.rounds
         self.search: SearchRecord = run.search
-        self.save, self.events = save, events
+        self.save, self.events, self.replaying = save, events, False  # replaying: a resume rebuilds ladders (ends.py)
         self.ladders: dict[str, ladders.Lanes] = {}  # per variant, one ladder per client workload
         self.resting: set[str] = set()  # settled tie members not measured while their leader leads (focus)
         self.withdrawn: set[str] = set()  # not loaded again after the server died: the time left did not fit it
@@ -334,7 +334,7 @@ class Rounds:
             self.failed.end_ladder(lanes, plan, vr, s.budget)
             for w, lad in lanes.items():
                 for c, why in lad.retired_why.items():  # said once, as it retires (T16-1: no word said why)
-                    if (w, c) in before:
+                    if (w, c) in before and not self.replaying:  # a resume's replay: said when it was measured (T18-13)
                         self.events({"event": "level_retired", "variant": n, "concurrency": c, "batch_size": w[0], "shape": w[1], "why": why})  # fmt: skip
 
     def narrow(self, left: Sequence[str], rounds_left: int) -> None:

@@ -183,14 +183,18 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         cuts = self.final.cuts if self.final is not None else []
         self._save()
         missing = baseline_missing(self.run, self.opts)
-        text = f"run {self.run_id} {done}: nothing more is measured into it (a new --run-id measures again)"
+        end = ": nothing more is measured into it (a new --run-id measures again)"
+        # a listener that printed the resume line (perf.sweep.opening), which says why and the cuts, says it short (T18-13)
+        text, short = f"run {self.run_id} {done}{end}", f"run {self.run_id} {done.split(' (', 1)[0]}{end}"
         if cuts and kept:  # what it finished with is kept; this session's finding is said beside it
             kept_words = f"its {count(len(cuts), 'variant')} cut for time keep the reasons recorded when it finished"
             text += f"; {kept_words}; within this session's time budget: {cut_words(cuts)}"
+            short += f"; {kept_words} (this session's: the resume line above)"
         elif cuts:
             text += f"; {cut_words(cuts)}"
-        text += "; its in-process baseline is measured now" if missing else ""
-        self.progress({"event": "plan", "text": text, "estimate_s": 0.0})  # said once (perf.search.events)
+            short += f"; {count(len(cuts), 'variant')} cut for time (the resume line above)"
+        baseline = "; its in-process baseline is measured now" if missing else ""
+        self.progress({"event": "plan", "text": text + baseline, "after_opening": short + baseline, "estimate_s": 0.0})
         if missing:  # it loads the artifacts: they must be the ones the run measured
             refuse_changed(self.run, self.names, self.repository.path, "baseline filed under the run", LOADED)
             self._baseline(deadline)

@@ -20,6 +20,8 @@ class Engine(Rounds, Protocol):
 
     record: RoundsRecord
     deadline: float | None
+    #: While a resume rebuilds its ladders from the record: what retires then was said when it was measured.
+    replaying: bool
 
     def clock(self) -> float:
         """The budget's clock (s)."""
@@ -61,7 +63,11 @@ def start_ladders(sched: Engine, names: Sequence[str]) -> None:
     if not resumed:
         return
     alive = sched.contenders(names)
-    sched.update_ladders(alive, [n for n in resumed if n in alive])
+    sched.replaying = True
+    try:
+        sched.update_ladders(alive, [n for n in resumed if n in alive])
+    finally:
+        sched.replaying = False
     if s.mode == "prune" and alive and all(ladders.seen(sched.run_variant(n)) for n in alive):
         sched.narrow(alive, max(0, s.rounds.max_rounds - len(sched.record.rounds_of(names))))
 

@@ -29,7 +29,7 @@ CUT = ["c_mbs8", "d_mbs8"]
 LEVELS = (1, 2, 4)
 
 
-def _interrupted(tmp_path: Path) -> tuple[Path, int]:
+def _interrupted(tmp_path: Path, **kw: Any) -> tuple[Path, int]:
     """The run as the trial's Ctrl-C left it (its results dir, and the rounds its group got: max_rounds)."""
     repo = tmp_path / "repo"
     for n in [*RANKED, *CUT]:
@@ -40,7 +40,7 @@ def _interrupted(tmp_path: Path) -> tuple[Path, int]:
         )
         (repo / n / "1" / "model.bin").write_bytes(b"weights measured")
     opts = SweepOptions(
-        ServerOptions(repo, runtime="bundled"), results_dir=tmp_path / "results", run_id="t13", time_budget_s=120.0
+        ServerOptions(repo, runtime="bundled"), results_dir=tmp_path / "results", run_id="t13", time_budget_s=120.0, **kw
     )
     sw = Sweep(opts)
     run, rr = sw.run, sw.run.rounds
@@ -94,6 +94,8 @@ def test_a_resume_after_the_rounds_ended_loads_nothing_when_no_final_fits(monkey
     assert "will measure: more rounds" not in said
     assert "will measure: no round (its rounds had ended (" in said
     assert f"nor its 2 variants cut for time, within a time budget of 30 s: `{CUT[0]}` not measured: after the rounds" in said
+    assert said.count(f"`{CUT[0]}` not measured") == 1, said  # the end line points at the resume line (T18-13)
+    assert "no longer measured" not in said  # the replay's retirements were said when they were measured (T18-13)
     run = results.load(results_dir / "t13")
     assert run.rounds is not None and len(run.rounds.measured()) == done  # no round added
     assert [v.status for v in run.variants if v.name in RANKED] == ["ok", "ok"]  # settled on the rounds it had
@@ -218,10 +220,10 @@ def test_a_resume_names_each_variant_it_cannot_fit_with_its_own_time(monkeypatch
     assert run.rounds is not None
     cuts = {c.variant: c for c in run.rounds.cuts if c.kind == "variant"}
     assert len({cuts[n].need_s for n in CUT}) == len(CUT)  # each its own time
-    line = _plan_line(res.output)
-    assert "more)" not in line
+    said = " ".join(res.output.split())  # said once, in the resume line; the end line points at it (T18-13)
+    assert "more)" not in said
     for n in CUT:
-        assert f"`{n}` {cuts[n].reason}" in line
+        assert said.count(f"`{n}` {cuts[n].reason}") == 1, said
 
 
 def test_a_resume_of_a_finished_run_keeps_its_recorded_cuts_and_says_its_own_beside_them(
@@ -246,7 +248,19 @@ def test_a_resume_of_a_finished_run_keeps_its_recorded_cuts_and_says_its_own_bes
     again = results.load(results_dir / "t13")
     assert again.rounds is not None
     assert ([dataclasses.asdict(c) for c in again.rounds.cuts], [(v.status, v.error) for v in again.variants]) == recorded
-    line = _plan_line(res.output)
-    assert "cut for time keep the reasons recorded when it finished; within this session's time budget: " in line
-    for n in CUT:
-        assert f"`{n}` not measured: after the rounds 30 s of the time budget were left" in line
+    line, said = _plan_line(res.output), " ".join(res.output.split())
+    assert "cut for time keep the reasons recorded when it finished (this session's: the resume line above)" in line
+    for n in CUT:  # this session's finding: in the resume line, once (T18-13)
+        assert said.count(f"`{n}` not measured: after the rounds 30 s of the time budget were left") == 1, said
+
+
+def test_a_resume_does_not_say_again_the_levels_its_rounds_retired(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """Trial 18, T18-13: a resume printed six "no longer measured: its p99 ... is over the budget" lines, the
+    retirements its ladders' replay found again, before the resume line; they were said when measured."""
+    results_dir, _ = _interrupted(tmp_path, latency_budget_ms=5.0)  # c=4's p99 of 8 ms: over it in every round
+    monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started for rounds that had ended"))
+    res = _resume(results_dir, "30s")
+    assert res.exit_code == 0, res.output
+    said = " ".join(res.output.split())
+    assert said.startswith("resume t13 — kept:"), said  # its first line says what it kept (README)
+    assert "no longer measured" not in said
