@@ -48,7 +48,7 @@ from core.errors import PerfError, RecordError
 from core.wording import sentence
 from perf.deploy import k8s
 from perf.deploy.choose import Chosen, choose_variant
-from perf.deploy.measured import Measured, check_as_measured, cpu_request_cores, difference_lines, measured
+from perf.deploy.measured import Measured, busy_words, check_as_measured, cpu_request_cores, difference_lines, measured
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, readme
 from perf.deploy.release import ReleaseCheck, check_release, refuse_unloadable
 from perf.records import results
@@ -332,7 +332,7 @@ def export_deployment(
         config = read_config(tmp / BUNDLE_REPOSITORY / chosen.variant / "config.pbtxt")
         renamed = renamed_tensors(rv, tmp / BUNDLE_REPOSITORY)
         check_as_measured(m, ServedSettings.of(config), chosen.variant)
-        res = k8s.resources(config, cpu_request_cores(m), m.level)
+        res = k8s.resources(config, cpu_request_cores(m), m.level, busy_words(m))
         plan = k8s.ServingPlan(kname, chosen.variant, _image(run, image), res, _tree_bytes(tmp / BUNDLE_REPOSITORY))
         checked = check_release(tmp / BUNDLE_REPOSITORY, plan.image)
         refuse_unloadable(checked, plan.image)

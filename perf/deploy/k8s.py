@@ -98,7 +98,9 @@ class Resources:
         )
 
 
-def resources(config: mc.ModelConfig, measured_cpu_cores: float | None = None, where: str = "") -> Resources:
+def resources(
+    config: mc.ModelConfig, measured_cpu_cores: float | None = None, where: str = "", busy: str | None = None
+) -> Resources:
     """Container resources from the model's ``instance_group`` (Triton docs, "Model
     Configuration: Instance Groups") and, for CPU, what the server used where it was measured.
 
@@ -116,6 +118,7 @@ def resources(config: mc.ModelConfig, measured_cpu_cores: float | None = None, w
         config: The served ``config.pbtxt``.
         measured_cpu_cores: The CPU request from the measurement (already rounded), or ``None``.
         where: The measured level, in words (for the reason).
+        busy: Why the measured CPU is not used although there is one (the host was busy), in words.
 
     Returns:
         GPUs (``None`` without KIND_GPU groups), CPU cores (``None`` without CPU groups), reasons.
@@ -150,8 +153,8 @@ def resources(config: mc.ModelConfig, measured_cpu_cores: float | None = None, w
         return Resources(gpus, measured_cpu_cores, tuple(why))
     if cores:
         why.append(
-            f"{wording.count(cores, 'CPU core')} requested, one per instance: the server's CPU was not measured at the "
-            "deployed level"
+            f"{wording.count(cores, 'CPU core')} requested, one per instance: "
+            + (busy or "the server's CPU was not measured at the deployed level")
         )
     return Resources(gpus, cores or None, tuple(why))
 

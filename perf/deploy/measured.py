@@ -46,11 +46,15 @@ class Measured:
         server_cpu_cores: The server's own CPU at the chosen level, in cores (median over
             trials); ``None`` when not measured (a server on another host).
         level: The chosen level, in words.
+        others_cpu_cores: CPU other processes used on the host while the level was measured, in
+            cores (median over its trials), where the host was busy then (the server's own CPU is
+            then what they left it: a floor, not its need); ``None`` on a quiet host or unsampled.
     """
 
     served: ServedModel | None
     server_cpu_cores: float | None
     level: str
+    others_cpu_cores: float | None = None
 
     @property
     def threads(self) -> int | None:
@@ -77,15 +81,28 @@ def measured(run: RunResult, variant: str, level: Choice) -> Measured:
     where = f"concurrency {level.concurrency}, batch {level.batch_size}" + (
         f", {', '.join(workload_text(part, None) for part in shape.split(','))}" if shape else ""
     )
-    return Measured(first, statistics.median(cores) if cores else None, where)
+    busy = [lv.host_busy_pct / 100 for lv in levels if lv.host_busy and lv.host_busy_pct is not None]
+    return Measured(first, statistics.median(cores) if cores else None, where, statistics.median(busy) if busy else None)
 
 
 def cpu_request_cores(m: Measured) -> float | None:
     """The CPU request: the measured server CPU rounded up to a tenth of a core (at least 0.1);
-    ``None`` when it was not measured."""
-    if m.server_cpu_cores is None:
+    ``None`` when it was not measured, or measured while other processes kept the host busy
+    (:attr:`Measured.others_cpu_cores`: it is then what they left the server, not what it needs;
+    trial 18, T18-9: 0.4 cores requested for two instances measured with 1.5 of 2 cores taken)."""
+    if m.server_cpu_cores is None or m.others_cpu_cores is not None:
         return None
     return max(0.1, math.ceil(m.server_cpu_cores * 10 - 1e-9) / 10)
+
+
+def busy_words(m: Measured) -> str | None:
+    """Why a measured server CPU is not the request (:func:`cpu_request_cores`), in words; ``None`` when it is."""
+    if m.server_cpu_cores is None or m.others_cpu_cores is None:
+        return None
+    return (
+        f"the server's own CPU at {m.level}, {m.server_cpu_cores:.2f} cores, was measured while other processes used "
+        f"{m.others_cpu_cores:.1f} cores of the host: what they left it, not what it needs on a node of its own"
+    )
 
 
 def check_as_measured(m: Measured, bundle: ServedSettings, variant: str) -> None:

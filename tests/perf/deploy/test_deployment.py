@@ -513,3 +513,26 @@ def test_the_bundle_says_what_its_image_could_not_be_checked_for(run_dir: Path):
     assert all(line in text for line in bundle.release_check.lines()) and "**Not checked:** model.onnx: ONNX limits" in text
     checked = export_deployment(run_dir, CPU1, run_dir / "c", image="nvcr.io/nvidia/tritonserver:24.05-py3").release_check
     assert checked is not None and checked.not_run == () and "Checked against Triton 24.05" in checked.lines()[0]
+
+
+def test_a_cpu_measured_while_the_host_was_busy_is_not_the_request(tmp_path: Path):
+    """Trial 18, T18-9: 0.4 CPU cores requested for a 2-instance KIND_CPU variant whose level was measured while
+    other processes took 1.5 of the host's 2 cores: what they left the server, not what it needs."""
+    from perf.analysis.recommendation.choice import Choice
+    from perf.deploy.measured import busy_words, cpu_request_cores, measured
+
+    busy = level_result(2, 37.6, 60.0, server_cpu_cores=0.36)
+    busy.host_busy, busy.host_busy_pct = True, 150.0
+    m = measured(run_result([variant_result("v", [busy])], run_id="s"), "v", Choice("v", 2, 1, 37.6, 60.0, True, 1))
+    assert (m.server_cpu_cores, m.others_cpu_cores, cpu_request_cores(m)) == (0.36, 1.5, None)
+    cfg = mc.ModelConfig(instance_group=[mc.ModelInstanceGroup(kind=mc.ModelInstanceGroup.KIND_CPU, count=2)])
+    res = k8s.resources(cfg, cpu_request_cores(m), m.level, busy_words(m))
+    assert res.cpu_cores == 2  # one per instance, as where it was not measured
+    assert res.why[-1] == (
+        "2 CPU cores requested, one per instance: the server's own CPU at concurrency 2, batch 1, 0.36 cores, was "
+        "measured while other processes used 1.5 cores of the host: what they left it, not what it needs on a node of its own"
+    )
+    quiet = level_result(2, 37.6, 60.0, server_cpu_cores=0.36)
+    quiet.host_busy_pct = 30.0  # sampled, under the threshold: the measurement stands
+    q = measured(run_result([variant_result("v", [quiet])], run_id="s"), "v", Choice("v", 2, 1, 37.6, 60.0, True, 1))
+    assert (cpu_request_cores(q), busy_words(q)) == (0.4, None)
