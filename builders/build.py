@@ -22,6 +22,7 @@ from typing import Any
 from builders.backends import servable
 from builders.build_exports import Failure, export_each_format, export_order, export_tasks
 from builders.build_options import BuildOptions, BuildResult, Counted, ExportStep, Progress
+from builders.build_preflight import refuse_missing_prerequisites
 from builders.build_stop import BuildInterrupted, before_commit, while_writing
 from builders.build_variants import check_variants, write_repository
 from builders.config.variants import GridPlan
@@ -89,6 +90,10 @@ def build(opts: BuildOptions, progress: Progress | None = None, counted: Counted
     Raises:
         ModelSpecError: the model, its spec or its outputs cannot be used (or the only export
             failed verification on a spec problem).
+        GpuRequiredError, ConfigError: before anything is loaded or exported, an asked format, precision
+            or instance kind lacks a prerequisite here (TensorRT, a GPU, ``--serving native`` for plans),
+            all of them named in one message
+            (:func:`builders.build_preflight.refuse_missing_prerequisites`).
         ConfigError: the variant grid is empty, or the build folder holds another model's build.
         BuildBusyError: another build of the model is at work in its build folder (the message names
             its pid); nothing was changed.
@@ -97,6 +102,7 @@ def build(opts: BuildOptions, progress: Progress | None = None, counted: Counted
             failed and the others' variants were written (``result``).
     """
     say = progress or (lambda _msg: None)
+    refuse_missing_prerequisites(opts)  # before the model loads: nothing is exported for a format this host cannot build
     loaded = _load(opts, say)
     name = opts.name or loaded.name
     spec = _infer_outputs(opts, loaded, say)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 import textwrap
 from pathlib import Path
@@ -228,20 +227,16 @@ def test_cli_builds_a_user_model_from_flags_and_prints_the_trtexec_command(tmp_p
     assert f"--plan=fp32={tmp_path / 'b' / 'make' / 'model.plan'}" in back and "--serving native" in back
 
 
-@pytest.mark.slow  # real export (torch.onnx.export, torch.export)
 def test_trt_without_gpu_is_one_clear_error_with_the_trtexec_way_out(tmp_path):
     from builders.serving.tensorrt_env import missing_requirements
 
     if not missing_requirements():
         pytest.skip("this machine can build TensorRT plans; the no-GPU error cannot occur here")
     with pytest.raises(GpuRequiredError) as e:
-        build(_opts(tmp_path, formats=("trt",)))
+        build(_opts(tmp_path, formats=("trt",), serving="native"))
     assert "tensorrt" in e.value.message or "GPU" in e.value.message
-    assert "trtexec --onnx=" in e.value.hint
-    assert (tmp_path / "builds" / "tiny" / "model.onnx").is_file()  # the ONNX it needs is built
-    # trial 7: the docker way out mounted the staging folder, gone by the time the user runs it
-    mount = re.search(r"-v (\S+):/build ", e.value.hint)
-    assert mount and Path(mount[1]) == tmp_path / "builds" / "tiny" and (Path(mount[1]) / "model.onnx").is_file()
+    assert "`builders build --format trt --print-trtexec` builds the ONNX here and prints the docker command" in e.value.hint
+    assert not (tmp_path / "builds").exists()  # refused before the ONNX export (issue 26, T18-1)
 
 
 def test_plans_of_every_precision_are_built_from_the_fp32_onnx():
