@@ -146,6 +146,9 @@ class ExportStep:
         staging: Where fresh exports are written (moved into ``out`` when the build succeeds).
         counted: The progress of a long step (an export, a TensorRT build, verification's points × draws);
             ``None``: none drawn.
+        verified: This build's verifications so far: ``(what, seconds)``, e.g. ``("torchscript fp32 via
+            script on cpu", 569.0)``; every one runs the same points × draws (one max_batch_size a build),
+            so the latest says up front what the next costs.
     """
 
     opts: BuildOptions
@@ -161,6 +164,7 @@ class ExportStep:
     manifest: dict[str, Any]
     staging: Staging
     counted: Counted | None = None
+    verified: list[tuple[str, float]] = dataclasses.field(default_factory=list)
 
     @property
     def max_batch_size(self) -> int:

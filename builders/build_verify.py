@@ -10,6 +10,7 @@ weighs the cases left by their size (trial 16, T16-17: several times too low on 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ from builders.verify.compare import differing_words
 from builders.verify.input_draws import DRAWS
 from builders.verify.verdicts import describe, overall
 from builders.verify.verification import error_summary, verification_points, verify_export
+from core.progress import clock_text
 from core.wording import count
 
 
@@ -76,19 +78,42 @@ def verifier(
         step.say(
             f"{fmt} {precision}: exported via {r.strategy} in {r.export_s:.1f} s; verifying against eager PyTorch "
             f"on {', '.join(on)} ({count(points, 'point')} × {count(len(DRAWS), 'input draw')}{sample} = "
-            f"{count(points * len(DRAWS) + (step.sample is not None), 'run')} per device)"
+            f"{count(points * len(DRAWS) + (step.sample is not None), 'run')} per device{planned_cost(step)})"
         )
         renamed = renamed_line(r.extra.get("renamed_values", []))
         if renamed:
             step.say(f"{fmt} {precision}: {renamed}")
         _show_tracer_warnings(step.say, f"{fmt} {precision}", r)
+        start = time.monotonic()
         verdicts[:] = verify_export(r, step.module, step.spec, step.max_batch_size, step.opts.rtol, on, step.sample, tick)
+        step.verified.append((f"{fmt} {precision} via {r.strategy} on {', '.join(on)}", time.monotonic() - start))
 
     def tick(device: str, done: int, total: int, sizes: Sequence[float]) -> None:
         if step.counted is not None:
             step.counted(f"{fmt} {precision}: verifying on {device}", done, total, sizes)
 
     return verify
+
+
+def planned_cost(step: ExportStep) -> str:
+    """What a verification will cost, said before it starts (issue 26, trial 18, T18-3: 25 runs at batch 64
+    × 3x256x256 took ~10 min a format, and nothing said so up front): the largest point's batch and axis
+    sizes, the time this build's latest verification took for the same runs, and the flag that shrinks it.
+
+    Returns:
+        ``", the largest at batch 64 at height 256, width 256; the torchscript fp32 via script on cpu
+        verification took 9:29 for the same runs; --max-batch-sizes 8 verifies and serves up to batch 8"``;
+        a part is left out where it has nothing to say (no earlier verification, a max_batch_size of 8 or less).
+    """
+    batch, sizes = max(verification_points(step.spec, step.max_batch_size), key=lambda p: (p[0], sorted(p[1].values())))
+    text = f", the largest at batch {batch}" + (" at " + ", ".join(f"{axis} {n}" for axis, n in sizes.items()) if sizes else "")
+    if step.verified:
+        what, seconds = step.verified[-1]
+        text += f"; the {what} verification took {clock_text(seconds)} for the same runs"
+    if step.max_batch_size > 8:
+        smaller = max(1, step.max_batch_size // 8)
+        text += f"; --max-batch-sizes {smaller} verifies and serves up to batch {smaller}"
+    return text
 
 
 def verified_record(result: ExportResult, verdicts: list[dict[str, Any]]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ def test_the_verification_line_counts_its_runs_and_each_run_is_reported(tmp_path
     points = len(result.manifest["exports"][0]["verification"]) // len(DRAWS)  # one record per point and draw
     runs = points * len(DRAWS)
     said = next(line for line in lines if "verifying against eager PyTorch" in line)
-    assert f"({points} points × {len(DRAWS)} input draws = {runs} runs per device)" in said
+    assert f"({points} points × {len(DRAWS)} input draws = {runs} runs per device, the largest at batch 4)" in said
     export = [t[:3] for t in ticks if "exporting" in t[0]]
     assert export == [("torchscript fp32: exporting via script", 0, 1), ("torchscript fp32: exporting via script", 1, 1)]
     verifying = [t for t in ticks if "verifying" in t[0]]
