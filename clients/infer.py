@@ -220,6 +220,7 @@ def run_requests(
         raise ClientError(
             f"requests ({requests}) and concurrency ({concurrency}) must be >= 1",
             hint="pass --requests N and --concurrency N of at least 1",
+            flag="--requests",
         )
     concurrency = min(concurrency, requests)
     with contextlib.closing(make_client(url, protocol)) as client:
@@ -237,6 +238,7 @@ def run_requests(
         raise ClientError(
             f"{model}: unknown {'output' if len(bad) == 1 else 'outputs'} {bad}; the model has {known_out}",
             hint="name outputs of the served config (--output NAME), or leave --output out to get them all",
+            flag="--output",
         )
     lock = threading.Lock()
     latencies: list[float] = []

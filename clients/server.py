@@ -85,6 +85,7 @@ class TritonServer:
             raise ServerError(
                 "models to load at start (--load-model) need explicit model control",
                 hint="use --model-control explicit, or drop --load-model (modes none/poll load the whole repository)",
+                flag="--load-model",
             )
         if runtime is None:
             runtime, self.runtime_reason = resolve_runtime(opts)

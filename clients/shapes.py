@@ -66,6 +66,7 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
             f"--shape {text!r}: dims are comma-separated: did you mean {name}:{meant}?",
             hint=f"--shape {name}:{meant} (the dims without the batch axis, perf_analyzer's --shape)"
             + (f"; if {first} is the batch size: {BATCH_APART.format(batch=first, shape=f'{name}:{rest}')}" if rest else ""),
+            flag="--shape",
         )
     bad = [d.strip() for d in dims.split(",") if not d.strip().lstrip("-").isdigit()]
     if sep and name and dims.strip() and bad:  # name the part that is wrong, not the whole flag's form
@@ -75,6 +76,7 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
             "every dim must be an integer >= 1, the dims comma-separated",
             hint=f"give every dim of {name} as an integer, without the batch axis (perf_analyzer's --shape), "
             "e.g. --shape input_ids:128",
+            flag="--shape",
         )
     try:
         shape = tuple(int(d) for d in dims.split(","))
@@ -84,11 +86,13 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
         raise ClientError(
             f"--shape {text!r}: every dim must be an integer >= 1",
             hint="give the dims without the batch axis, e.g. --shape input_ids:128 (perf_analyzer's --shape)",
+            flag="--shape",
         )
     if not sep or not name or not shape:
         raise ClientError(
             f"--shape {text!r} is not NAME:dims",
             hint="give the dims without the batch axis, each >= 1, e.g. --shape input_ids:128 (perf_analyzer's --shape)",
+            flag="--shape",
         )
     return name, shape
 
@@ -113,6 +117,7 @@ def parse_shapes(values: Iterable[str]) -> dict[str, tuple[int, ...]]:
             hint=f"give its dims in one flag, comma-separated, without the batch axis: --shape {name}:"
             + ",".join(str(x) for dims in all_dims for x in dims)
             + " (a model with two dims), or the one size you meant",
+            flag="--shape",
         )
     return {name: all_dims[0] for name, all_dims in given.items()}
 
@@ -218,6 +223,7 @@ def check_sizes(
                 hint=BATCH_APART.format(batch=given[0], shape=f"{name}:{_text(given[1:])}")
                 if batch_first
                 else "give every dim, without the batch axis of a batching model; -1 dims are free, the others fixed",
+                flag="--shape",
             )
         what = f"--shape {name}:{_text(given)}" if source is None else f"input {name!r} of {source}"
         for axis, size in zip(labels(dims, tensors.get(name), max_batch_size), given):
@@ -340,6 +346,7 @@ def _colon_separated_dims(sizes: Mapping[str, Sequence[int]], config: Mapping[st
             raise ClientError(
                 f"--shape '{name}:{_text(given)}': dims are comma-separated, not colon-separated: did you mean {meant}?",
                 hint=f"--shape {meant} (NAME:dims, the dims without the batch axis, comma-separated; perf_analyzer's --shape)",
+                flag="--shape",
             )
 
 

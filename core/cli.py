@@ -30,15 +30,23 @@ from core.console import plain_width as plain_width
 from core.console import print_table as print_table
 from core.console import quiet_gevent_interrupts
 from core.console import setup_logging as setup_logging
-from core.errors import FlagError, ToolkitError
+from core.errors import ToolkitError
 from core.flag_refusals import named_once
 
-#: Exit codes of every command (one table). ``EXIT_USAGE`` is click's own.
+#: Exit codes of every command (one table). The rule between 1 and 2 (trial 17, T17-15: the same kind of
+#: mistake exited 1 from one command and 2 from another): a mistake in what the user typed is 2, a problem
+#: found while working is 1.
 #: Done; also a measurement that answered "no" (a sweep in which no variant meets the budget, a
 #: co-location whose verdict is "not achieved"): an answer, written in its report, not an error.
 EXIT_OK = 0
-#: A :class:`~core.errors.ToolkitError`, or a check that found a problem.
+#: A problem found while working: a :class:`~core.errors.ToolkitError` without a flag (a model that does
+#: not export, a server that does not start, a file that is not what it should be), or a check that found one.
 EXIT_ERROR = 1
+#: A mistake in what the user typed: click's own usage errors (an unknown flag, a value of the wrong type
+#: or out of its range) and every refusal after parsing of a flag's value or of flags that do not go
+#: together (a ``--shapes`` size outside the axis's range, a ``--variants`` pattern that matches no
+#: variant, a ``--resume`` run that does not exist): a :class:`~core.errors.ToolkitError` raised with
+#: ``flag=`` (:class:`~core.errors.FlagError` among them), said as click says its own.
 EXIT_USAGE = 2
 #: A sweep finished, but at least one variant failed (load, crash, no measurement) and
 #: ``--allow-failed-variants`` was not given; its results and report are written.
@@ -84,9 +92,9 @@ def _run(group: click.Command, prog_name: str | None) -> None:
         sys.exit(e.exit_code)
     except click.exceptions.Exit as e:
         sys.exit(e.exit_code)
-    except ToolkitError as e:
+    except ToolkitError as e:  # one with a flag raised outside a command's body (a group's): still a usage error
         click.secho(f"error ({e.stage}): {e}", fg="red", err=True)
-        sys.exit(EXIT_ERROR)
+        sys.exit(EXIT_USAGE if e.flag else EXIT_ERROR)
 
 
 def _stdout_closed() -> bool:
@@ -161,16 +169,19 @@ class ToolkitCommand(click.Command):
             raise named_once(e) from None
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the command; a :class:`~core.errors.FlagError` (a flag naming what the inputs
-        lack, found once they are read) becomes a usage error of that flag (:data:`EXIT_USAGE`),
-        which, as every refusal of a flag, names the flag once (:func:`core.flag_refusals.named_once`).
+        """Run the command; a :class:`~core.errors.ToolkitError` raised with a ``flag`` (a
+        :class:`~core.errors.FlagError`, or any stage's refusal of what the user typed, found once the
+        inputs are read) becomes a usage error of that flag (:data:`EXIT_USAGE`), which, as every
+        refusal of a flag, names the flag once (:func:`core.flag_refusals.named_once`).
 
         Raises:
-            click.BadParameter: from a :class:`~core.errors.FlagError`, or a flag refused in the body.
+            click.BadParameter: from a :class:`~core.errors.ToolkitError` with a flag, or a flag refused in the body.
         """
         try:
             return super().invoke(ctx)
-        except FlagError as e:
+        except ToolkitError as e:
+            if e.flag is None:
+                raise
             raise named_once(click.BadParameter(str(e), ctx=ctx, param_hint=e.flag)) from None
         except click.BadParameter as e:
             raise named_once(e) from None

@@ -2,7 +2,10 @@
 
 A :class:`ToolkitError` is a *user* error: something the user can fix (bad model, bad
 config, busy port, missing tool). The CLIs print its message and exit 1 without a
-traceback. Any other exception is a bug and keeps its traceback.
+traceback; one raised with ``flag=`` is a mistake in what the user typed (a flag's value
+malformed, out of range, naming what is not there, or flags that do not go together, found
+after parsing) and exits 2, as click's own usage errors (trial 17, T17-15; the table in
+:mod:`core.cli`). Any other exception is a bug and keeps its traceback.
 
 Messages follow one shape: what happened, what was expected vs found, what to do.
 """
@@ -22,14 +25,18 @@ class ToolkitError(Exception):
         message: What happened, expected vs found.
         hint: What to do about it (appended as ``"-> hint"``).
         log_path: A log file with more detail, when there is one.
+        flag: The flag (``"--shapes"``) whose value or combination with others the user got wrong, for a
+            usage error (exit 2); ``None`` (the default) for a problem found while working (exit 1).
     """
 
     stage = "toolkit"
+    flag: str | None = None
 
-    def __init__(self, message: str, *, hint: str | None = None, log_path: str | None = None):
+    def __init__(self, message: str, *, hint: str | None = None, log_path: str | None = None, flag: str | None = None):
         self.message = message
         self.hint = hint
         self.log_path = log_path
+        self.flag = flag
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
@@ -44,7 +51,8 @@ class ToolkitError(Exception):
 class FlagError(ToolkitError):
     """A flag's value that is well formed but names something the inputs do not have (an axis
     no variant has), found once the command reads them: a usage error (exit 2, turned into
-    click's by :class:`core.cli.ToolkitCommand`), not a failure.
+    click's by :class:`core.cli.ToolkitCommand`), not a failure. Any :class:`ToolkitError` raised
+    with ``flag=`` is one too; this class is for refusals of no stage of their own.
 
     Args:
         message: What was wrong, and what the inputs have.
@@ -55,8 +63,7 @@ class FlagError(ToolkitError):
     stage = "usage"
 
     def __init__(self, message: str, *, flag: str, hint: str | None = None):
-        self.flag = flag
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, flag=flag)
 
 
 class ModelSpecError(ToolkitError):

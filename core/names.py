@@ -98,7 +98,7 @@ def unknown_names_error(
     hint = hint or (f"name one of those {kinds} with {flag}" if valid else f"drop {flag}: {owner} has no {kinds}")
     if issubclass(error, FlagError):  # shown as click's "Invalid value for --shapes: ...": the flag once
         return FlagError(message.removeprefix(f"{flag} "), flag=flag, hint=hint)
-    return error(message, hint=hint)
+    return error(message, hint=hint, flag=flag)  # a name the user typed that is not there: a usage error (exit 2)
 
 
 def require_known(

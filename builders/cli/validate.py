@@ -222,5 +222,6 @@ def spec(example: bool, model: str | None, build: Path | None) -> None:
             hint="your own model's spec is the one you write for `builders build --spec` (`builders spec --example` "
             "prints a complete one to start from); once built, `builders spec --build builds/<name>` prints the "
             "spec its build recorded",
+            flag="--model",
         )
     click.echo(json.dumps(get_builtin(model or "encoder").spec.to_json(), indent=2))

@@ -14,10 +14,10 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-import math
 from typing import Any
 
 from builders import backends
+from builders.config.queue_delays import parse_queue_delays as parse_queue_delays  # its home before
 from builders.triton import rules
 from builders.triton.rules import Problem, raise_problems
 from core import formats
@@ -27,56 +27,12 @@ from core.gpu import detect as detect_gpus
 from core.gpu import gpu_available
 from core.naming import WARMUPS, NameParts, check_name, parse_variant_name, variant_name
 from core.precision import PRECISION_NAMES, TRT_ACCELERATOR_PRECISIONS
-from core.units import OtherUnit, parse_in, plain
 
 log = logging.getLogger(__name__)
 
 #: Instance kinds accepted on the command line; ``auto`` becomes ``gpu`` where the server
 #: has a GPU, else ``cpu``.
 KINDS = ("cpu", "gpu", "auto")
-
-
-#: What to write for dynamic batching on (the tables' "on, 500 µs"), for the words that mean on.
-_ON_VALUES, _ON_WORDS = "500 (on, 500 µs: the default delay) or 0 (on, no delay)", ("on", "true", "yes", "enabled")
-
-
-def parse_queue_delays(text: str) -> tuple[int | None, ...]:
-    """The dynamic-batching axis from ``"off,100,500"``: ``off`` (or ``none``) is batching
-    off (``None``), a number (µs, with or without ``us``: :func:`core.units.parse_in`, the one
-    unit rule) is on with that ``max_queue_delay_microseconds``.
-
-    Raises:
-        ConfigError: a part is neither ``off`` nor a whole number of µs >= 0; the message says
-            what to write (``on`` -> 500 or 0, ``0.5ms`` -> 500, ``1.5`` -> 2).
-    """
-    delays: list[int | None] = []
-    for part in (p.strip().lower() for p in text.split(",")):
-        if part in ("off", "none", ""):
-            delays.append(None)
-            continue
-        if part in _ON_WORDS:
-            raise ConfigError(
-                f"dynamic batching setting {part!r} needs its queue delay in µs: write {_ON_VALUES}",
-                hint="e.g. --dynamic-batching off,500",
-            )
-        try:
-            us = parse_in(part, "us", "queue delay")  # 500, 500us; 0.5ms is refused saying 500
-        except ValueError as e:
-            raise ConfigError(
-                str(e)
-                if isinstance(e, OtherUnit)
-                else f"dynamic batching setting {part!r} is neither 'off' nor a queue delay in µs: write off, or {_ON_VALUES}",
-                hint="e.g. --dynamic-batching off,500",
-            ) from e
-        if us < 0 or us != int(us):
-            meant = f"write {math.floor(us)} or {math.ceil(us)}; {plain(us)} ms would be {plain(us * 1000)}"
-            raise ConfigError(
-                f"dynamic batching setting {part!r} is not a whole number of µs >= 0 "
-                f"({meant if us >= 0 else 'write 0 or a delay in µs'})",
-                hint="e.g. --dynamic-batching off,500",
-            )
-        delays.append(int(us))
-    return tuple(dict.fromkeys(delays))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,7 +188,9 @@ class VariantGrid:
         unknown = [k for k in self.kinds if k not in KINDS]
         if unknown:
             raise ConfigError(
-                f"instance_group.kind: {unknown} not in {', '.join(KINDS)}", hint=f"pass --instance-kind {'|'.join(KINDS)}"
+                f"instance_group.kind: {unknown} not in {', '.join(KINDS)}",
+                hint=f"pass --instance-kind {'|'.join(KINDS)}",
+                flag="--instance-kind",
             )
         for field, values in (
             ("instance kinds", self.kinds),
@@ -251,12 +209,14 @@ class VariantGrid:
                 f"--preferred-batch-sizes {list(self.preferred_batch_sizes)} apply to dynamic batching, "
                 "but the grid has none (--dynamic-batching off)",
                 hint="add a queue delay, e.g. --dynamic-batching off,500, or drop --preferred-batch-sizes",
+                flag="--preferred-batch-sizes",
             )
         if self.gpus and not {"gpu", "auto"} & set(self.kinds):
             raise ConfigError(
                 f"--gpus {list(self.gpus)} apply to KIND_GPU instance groups, but the grid has only "
                 f"{', '.join(self.kinds)} instances",
                 hint="add --instance-kind gpu (or auto), or drop --gpus",
+                flag="--gpus",
             )
 
     def _server_gpu(self, server_gpu: bool | None) -> bool:
@@ -311,6 +271,7 @@ class VariantGrid:
                 raise ConfigError(
                     f"--gpus {absent}: no such GPU on this host (its GPUs: {present})",
                     hint="use ids from nvidia-smi -L, or pass --server-gpu when the repository is served elsewhere",
+                    flag="--gpus",
                 )
         skipped: list[Skipped] = []
         kinds: list[str] = []

@@ -85,7 +85,9 @@ def warmup_count(count: int | None = None, reason: str | None = None) -> WarmupC
             "without warmup measures how many requests it needs and prints the --warmup-count to build with",
         )
     if count < 1:
-        raise ConfigError(f"--warmup-count {count}: each warmup sample must run at least once", hint="pass a count >= 1")
+        raise ConfigError(
+            f"--warmup-count {count}: each warmup sample must run at least once", hint="pass a count >= 1", flag="--warmup-count"
+        )
     return WarmupCount(count=count, measured=bool(reason), reason=reason or "given with --warmup-count (no reason given)")
 
 

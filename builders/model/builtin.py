@@ -257,4 +257,5 @@ def get_builtin(name: str) -> BuiltinModel:
             f"unknown built-in model {name!r}",
             hint=f"choose one of {', '.join(sorted(BUILTINS))}, or pass your own model as --model path/to/file.py:factory or "
             "package.module:factory (a function returning the nn.Module) with --spec or --input, e.g. --model seqnet.py:make",
+            flag="--model",
         ) from None

@@ -80,6 +80,7 @@ def split_factory(source: str) -> tuple[str, str]:
         raise ModelSpecError(
             f"--model {source!r} is not {FACTORY_FORMS}",
             hint=f"name the module or file and the function that returns the model, e.g. {FACTORY_EXAMPLE}",
+            flag="--model",
         )
     return where, fn_name
 
@@ -104,6 +105,7 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
             f"--model {source!r}: {where} {'is not a .py file' if Path(where).is_file() else 'does not exist'}"
             + ("" if Path(where).is_absolute() else f" (a relative path is from the current directory, {os.getcwd()})"),
             hint=f"--model takes {FACTORY_FORMS}, e.g. {FACTORY_EXAMPLE}",
+            flag="--model",
         )
     try:
         if is_file:
@@ -127,11 +129,13 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
             hint=f"did you mean --model {where}:{close[0]}?"
             if close
             else f"--model takes {FACTORY_FORMS}: name a function of {where} that returns the nn.Module",
+            flag="--model",
         )
     if not callable(factory):
         raise ModelSpecError(
             f"{fn_name!r} in {where!r} is a {type(factory).__name__}, not a function",
             hint=f"--model takes {FACTORY_FORMS}: name a function that returns the nn.Module",
+            flag="--model",
         )
     return fn_name, factory
 

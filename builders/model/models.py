@@ -266,6 +266,7 @@ def _require_spec(source: str, spec: ModelSpec | None) -> ModelSpec:
             hint="pass --spec spec.json, or --input NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN] (repeat) with --dynamic-axis AXIS=MIN,OPT,MAX; "
             "in Python: BuildOptions(spec=ModelSpec(...)) or BuildOptions(example_inputs=one_batch); "
             "make demo: DEMO_SPEC=spec.json",
+            flag="--spec",
         )
     return spec
 

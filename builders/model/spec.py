@@ -315,6 +315,7 @@ class ModelSpec:
                 raise ModelSpecError(
                     f"--dynamic-axis {name} given twice ({','.join(map(str, sizes[name]))} and {','.join(map(str, bounds))})",
                     hint=f"give each axis once: --dynamic-axis {name}=MIN,OPT,MAX",
+                    flag="--dynamic-axis",
                 )
             sizes[name] = bounds
         return cls(tuple(parse_input_flag(f) for f in inputs), tuple(output_placeholder(n) for n in outputs), sizes)

@@ -32,6 +32,7 @@ def parse_input_flag(text: str) -> TensorSpec:
             "input_ids:int64:seq:0..30521, lengths:int64:1:1..time (a bound may name a dynamic axis: its size in the "
             "same request), categories:int64:3:0..4,0..11,0..29 (one range per position of the last axis) "
             "or attention_mask:int64:seq:mask",
+            flag="--input",
         )
     dims = [x.strip() for x in parts[2].split(",") if x.strip()]
     if any(x_separated_dims(d) for d in dims):
@@ -40,6 +41,7 @@ def parse_input_flag(text: str) -> TensorSpec:
             f"--input {text!r}: {parts[2]!r} is a shape typed with x, not the name of a dynamic axis: "
             f"dims are comma-separated: did you mean {meant}?",
             hint=f"--input {':'.join([*parts[:2], meant, *parts[3:]])}",
+            flag="--input",
         )
     shape: list[Dim] = []
     for d in dims:
@@ -56,6 +58,7 @@ def parse_input_flag(text: str) -> TensorSpec:
                 hint="expected LOW..HIGH (e.g. 0..30521), LOW..AXIS (at most the size of a dynamic axis in the same "
                 "request, e.g. 1..time), one LOW..HIGH per position of the last axis (e.g. 0..4,0..11,0..29) or one of "
                 f"the domains {sorted(DOMAINS)}",
+                flag="--input",
             )
     return TensorSpec(parts[0], parts[1], tuple(shape), value_range, domain=domain)
 
@@ -79,11 +82,12 @@ def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
         raise ModelSpecError(
             f"--dynamic-axis {text!r}: the sizes are comma-separated: did you mean {name}={meant}?",
             hint="expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128",
+            flag="--dynamic-axis",
         )
     form = "expected AXIS=MIN,OPT,MAX, e.g. seq=1,64,128"
     if not sep or not name:
         why = "has no '=' between the axis and its sizes" if not sep else "names no axis before '='"
-        raise ModelSpecError(f"--dynamic-axis {text!r} {why}", hint=form)
+        raise ModelSpecError(f"--dynamic-axis {text!r} {why}", hint=form, flag="--dynamic-axis")
     sizes = [v.strip() for v in values.split(",")]
     bad = [v for v in sizes if not v.lstrip("-").isdigit()]
     if bad or len(sizes) != 3:  # say which part is wrong (break test B5's kind: the form alone said nothing)
@@ -92,7 +96,7 @@ def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
             if bad
             else f"gives {len(sizes)} sizes, not 3 (min, opt and max)"
         )
-        raise ModelSpecError(f"--dynamic-axis {text!r}: {why}", hint=f"{form} (min <= opt <= max)")
+        raise ModelSpecError(f"--dynamic-axis {text!r}: {why}", hint=f"{form} (min <= opt <= max)", flag="--dynamic-axis")
     lo, opt, hi = (int(v) for v in sizes)
     return name, (lo, opt, hi)
 

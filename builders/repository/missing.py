@@ -50,9 +50,10 @@ def not_found_parts(path: Path | str, flag: str = "-r") -> tuple[str, str]:
 def repository_not_found(
     path: Path | str, *, what: str = "model repository", flag: str = "-r", error: type[ToolkitError] = RepositoryError
 ) -> ToolkitError:
-    """The error for a repository folder that is not there (:func:`not_found_parts`), of class ``error``."""
+    """The error for a repository folder that is not there (:func:`not_found_parts`), of class ``error``: a usage
+    error of ``flag`` (exit 2, :mod:`core.cli`): the folder named is not there."""
     state, hint = not_found_parts(path, flag)
-    return error(f"{what} {path} {state}", hint=hint)
+    return error(f"{what} {path} {state}", hint=hint, flag=flag)
 
 
 def empty_repository(path: Path | str, state: str, flag: str = "-r") -> RepositoryError:

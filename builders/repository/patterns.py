@@ -35,10 +35,10 @@ def meant(pattern: str, known: Sequence[str]) -> str | None:
     return None
 
 
-def unmatched_error(where: str, missing: Sequence[str], known: Sequence[str]) -> RepositoryError:
+def unmatched_error(where: str, missing: Sequence[str], known: Sequence[str], flag: str | None = None) -> RepositoryError:
     """The error for ``missing`` patterns that match no variant of ``known`` (in ``where``): each with
     its :func:`meant` pattern, the known variants listed (by model when there are more than
-    :data:`LISTED`)."""
+    :data:`LISTED`); ``flag``: the flag that gave them (a usage error, exit 2: :mod:`core.cli`), if one did."""
     named = ", ".join(f"{p!r}" + (f" (did you mean {m!r}?)" if (m := meant(p, known)) else "") for p in missing)
     if len(known) <= LISTED:
         listed = ", ".join(known)
@@ -48,7 +48,7 @@ def unmatched_error(where: str, missing: Sequence[str], known: Sequence[str]) ->
             by_model[_model(name)] = by_model.get(_model(name), 0) + 1
         listed = ", ".join(f"{m}_* ({count(n, 'variant')})" for m, n in by_model.items())
         listed += "; `builders variants` prints a grid's names"
-    return RepositoryError(f"no variant in {where} matches {named}", hint=f"known: {listed}")
+    return RepositoryError(f"no variant in {where} matches {named}", hint=f"known: {listed}", flag=flag)
 
 
 def _model(name: str) -> str:

@@ -258,7 +258,7 @@ class Repository:
             return []
         return sorted(p.name for p in self.path.iterdir() if (p / "config.pbtxt").is_file())
 
-    def names(self, patterns: Sequence[str] = (), *, indexed: bool = True) -> list[str]:
+    def names(self, patterns: Sequence[str] = (), *, indexed: bool = True, flag: str | None = "--variants") -> list[str]:
         """Variant names matching ``patterns`` (names or shell patterns such as ``mlp_*``, as
         ``--variants`` takes them), in the order the patterns name them; every variant when
         ``patterns`` is empty.
@@ -266,6 +266,8 @@ class Repository:
         Args:
             patterns: Names or patterns.
             indexed: Choose among the index's variants (default), else among the model folders.
+            flag: The flag that gave ``patterns`` (default ``--variants``): a pattern that matches nothing is a
+                usage error of it (exit 2, :mod:`core.cli`); ``None`` for patterns no flag gave.
 
         Raises:
             RepositoryError: the repository does not exist or has none to choose from, or a pattern matches nothing
@@ -286,7 +288,7 @@ class Repository:
             missing += [] if hits else [pattern]
             names += [h for h in hits if h not in names]
         if missing:
-            raise unmatched_error(where, missing, known)
+            raise unmatched_error(where, missing, known, flag)
         return names or known
 
     def manifest(self, build_dir: Path) -> BuildManifest | None:

@@ -179,6 +179,7 @@ def release(target: str) -> TritonRelease:
         f"--target-triton {target!r} is not a Triton release this toolkit knows",
         hint=f"give a container tag or server version of one of: {known}; "
         "newer releases need a row in builders/triton/releases.py",
+        flag="--target-triton",
     )
 
 

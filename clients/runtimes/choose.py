@@ -41,11 +41,14 @@ def resolve_runtime(opts: ServerOptions) -> tuple[Runtime, str]:
         raise ServerError(
             f"--url names a server the toolkit did not start; --runtime {name} starts one",
             hint="pass --runtime remote (or leave --runtime out) with --url, or drop --url",
+            flag="--url",
         )
     if opts.urls and name == "auto":
         return RemoteRuntime(opts), "--url given"
     if name == RemoteRuntime.name and not opts.urls:
-        raise ServerError("--runtime remote needs the server's address", hint="pass --url HOST:PORT (its HTTP endpoint)")
+        raise ServerError(
+            "--runtime remote needs the server's address", hint="pass --url HOST:PORT (its HTTP endpoint)", flag="--url"
+        )
     if name != "auto":
         return RUNTIME_CLASSES[name](opts), "asked for"
     for candidate in AUTO_ORDER:

@@ -99,4 +99,4 @@ def expand_model_patterns(repository: Path, patterns: Sequence[str]) -> tuple[st
     try:
         return tuple(Repository(repository).names(patterns, indexed=False))
     except RepositoryError as e:
-        raise ServerError(f"--load-model {' '.join(patterns)}: {e.message}", hint=e.hint) from None
+        raise ServerError(f"--load-model {' '.join(patterns)}: {e.message}", hint=e.hint, flag="--load-model") from None

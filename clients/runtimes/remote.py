@@ -107,6 +107,7 @@ def parse_endpoint(url: str, metrics_url: str | None = None) -> Endpoint:
             f"--url {url!r} is not [http://|grpc://]HOST:PORT",
             hint="give the server's HTTP endpoint (e.g. 10.0.0.5:8000) or its gRPC one (grpc://10.0.0.5:8001); "
             "several servers: a comma list",
+            flag="--url",
         )
     host = parts.hostname
     netloc = f"[{host}]" if ":" in host else host
@@ -158,6 +159,7 @@ class RemoteRuntime(Runtime):
             raise ServerError(
                 f"the remote runtime talks to one server here, got {len(opts.urls)} --url values",
                 hint="pass --url HOST:PORT (several servers in parallel: `triton-perf sweep --url a,b`)",
+                flag="--url",
             )
         metrics = opts.metrics_urls[0] if opts.metrics_urls else None
         self.endpoint = parse_endpoint(opts.urls[0], metrics)

@@ -82,6 +82,7 @@ def parse_docker_size(text: str) -> int:
         raise ServerError(
             f"--shm-size {text!r} is not a size docker takes",
             hint="a number with an optional unit b, k, m, g (powers of 1024), e.g. 512m or 2g",
+            flag="--shm-size",
         )
     return size
 
@@ -193,6 +194,7 @@ def check_shm_size(given: str, repository: Path, image: str | None = None) -> No
             f"({'; '.join(lines[:5])}{'; ...' if len(lines) > 5 else ''})",
             hint=f"pass --shm-size {default_shm_size(repository, image)} (the default computed for this repository and "
             "image), or leave it out",
+            flag="--shm-size",
         )
 
 

@@ -29,7 +29,7 @@ from perf.colocate.options import ColocateOptions
 from perf.colocate.search import Source
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep
-from perf.sweep.preflight import nothing_to_resume
+from perf.sweep.resuming import nothing_to_resume
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,9 @@ def previous_run(opts: ColocateOptions) -> ColocationRecord:
     """
     if not opts.run_id:
         raise PerfError(
-            "--resume needs the --run-id of the run to continue", hint="e.g. --resume --run-id colocate-20261201-2130"
+            "--resume needs the --run-id of the run to continue",
+            hint="e.g. --resume --run-id colocate-20261201-2130",
+            flag="--run-id",
         )
     given = [
         flag
@@ -137,6 +139,7 @@ def previous_run(opts: ColocateOptions) -> ColocationRecord:
             f"--resume continues run {opts.run_id} as recorded: {', '.join(given)} cannot change it",
             hint="drop them (the run's models, traffic, targets, objective and seed are in its colocation.json), "
             "or start a new run with another --run-id",
+            flag="--resume",
         )
     run_dir = Path(opts.results_dir) / opts.run_id
     again = f"the command with --run-id {opts.run_id} and its --model flags, without --resume,"
@@ -146,6 +149,7 @@ def previous_run(opts: ColocateOptions) -> ColocationRecord:
         raise PerfError(
             f"no co-location run {opts.run_id} in {opts.results_dir} ({run_dir / colocation.COLOCATION_FILE} is missing)",
             hint="pass the --results-dir and --run-id of the interrupted run",
+            flag="--run-id",
         )
     return colocation.load(run_dir)
 

@@ -78,6 +78,7 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
         raise PerfError(
             f"co-location needs two models at least; got {len(opts.models)}",
             hint="pass --model NAME=PATTERN once per model, e.g. --model mlp='mlp_onnx_*' --model tiny='tiny_onnx_*'",
+            flag="--model",
         )
     named = (
         ("--mix", opts.mix),
@@ -90,29 +91,35 @@ def resolve_models(opts: ColocateOptions, repo: Repository) -> list[ColocatedMod
         unknown = sorted(set(given) - set(opts.models))
         if unknown:
             raise PerfError(
-                f"{flag} names {', '.join(unknown)}, not a --model of this run", hint=f"models: {', '.join(opts.models)}"
+                f"{flag} names {', '.join(unknown)}, not a --model of this run",
+                hint=f"models: {', '.join(opts.models)}",
+                flag=flag,
             )
     if opts.objective == "fewest-instances" and not opts.required_throughput:
         raise PerfError(
             "--objective fewest-instances needs a required throughput: without one, one instance of each model is the answer",
             hint="add --required-throughput NAME=INFER/S per model (e.g. --required-throughput mlp=500,tiny=200)",
+            flag="--required-throughput",
         )
     owner: dict[str, str] = {}
     out = []
     remote = remote_server(opts)
     visible = 1 if remote else local_gpus()
     for name, patterns in opts.models.items():
-        variants = repo.names(patterns, indexed=False)
+        variants = repo.names(patterns, indexed=False, flag="--model")
         for v in variants:
             if v in owner:
                 raise PerfError(
                     f"variant {v} is matched by both --model {owner[v]} and --model {name}",
                     hint="give each model its own patterns",
+                    flag="--model",
                 )
             owner[v] = name
         start = opts.starts.get(name)
         if start is not None and start not in variants:
-            raise PerfError(f"--start {name}={start}: not one of its variants", hint=f"its variants: {', '.join(variants)}")
+            raise PerfError(
+                f"--start {name}={start}: not one of its variants", hint=f"its variants: {', '.join(variants)}", flag="--start"
+            )
         groups = {v: groups_of(repo.path, v, max(1, visible)) for v in variants}
         out.append(
             ColocatedModel(

@@ -243,7 +243,9 @@ def _check_out(out: Path) -> None:
     """Refuse an ``out`` that holds something other than a previous bundle."""
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST_DIR / SERVER_FILE).is_file())):
         raise PerfError(
-            f"{out} exists and is not a deployment bundle", hint="pass --out with a new folder or a previous bundle's"
+            f"{out} exists and is not a deployment bundle",
+            hint="pass --out with a new folder or a previous bundle's",
+            flag="--out",
         )
 
 
@@ -310,11 +312,13 @@ def export_deployment(
     )
     repo = Path(repository) if repository else Path(run.settings.get("repository") or "")
     if not repository and not run.settings.get("repository"):
-        raise PerfError(f"run {run.run_id} does not record its repository", hint="pass --repository")
+        raise PerfError(f"run {run.run_id} does not record its repository", hint="pass --repository", flag="--repository")
     try:
         kname = k8s.check_name(name) if name else k8s.k8s_name(chosen.variant)
     except ValueError as e:
-        raise PerfError(f"--name: {e}", hint="pass --name with such a name (e.g. --name my-model), or leave it out") from None
+        raise PerfError(
+            f"--name: {e}", hint="pass --name with such a name (e.g. --name my-model), or leave it out", flag="--name"
+        ) from None
     out = Path(out) if out else Path(run_dir) / f"deployment-{chosen.variant}"
     vr = run.variant(chosen.variant)
     refuse_missing(run, [chosen.variant], repo, "a bundle")

@@ -136,11 +136,15 @@ def export_combination(
     try:
         kname = k8s.check_name(name) if name else k8s.k8s_name(f"colocate-{rec.run_id}")
     except ValueError as e:
-        raise PerfError(f"--name: {e}", hint="pass --name with such a name (e.g. --name my-model), or leave it out") from None
+        raise PerfError(
+            f"--name: {e}", hint="pass --name with such a name (e.g. --name my-model), or leave it out", flag="--name"
+        ) from None
     out = Path(out) if out else Path(run_dir) / COMBINATION_DIR
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / README_FILE).is_file())):
         raise PerfError(
-            f"{out} exists and is not a deployment bundle", hint="pass --out with a new folder or a previous bundle's"
+            f"{out} exists and is not a deployment bundle",
+            hint="pass --out with a new folder or a previous bundle's",
+            flag="--out",
         )
     refuse_missing(rec, rec.pick.values(), repo, "a bundle of the combination")
     variants = [source_variant(repo, v) for v in rec.pick.values()]  # every one checked before anything is written

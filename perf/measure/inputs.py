@@ -277,6 +277,7 @@ def check_user_data(
             f"--input-data {user_data}: not a kind of file the sweep reads ({kinds}, as clients infer reads them)",
             hint=f'give a {kinds} file (perf_analyzer\'s JSON: {{"data": [{{"NAME": {{"content": [...], "shape": [...]}}}}]}}), '
             f"a folder of raw files, or {' or '.join(OWN_FORMS)}",
+            flag="--input-data",
         )
     try:
         load_samples(user_data, ModelSignature.from_config(config), spec, what)

@@ -26,7 +26,7 @@ def run_repository(run: RunResult, repository: Path | None = None) -> Path:
     if repository is not None:
         return Path(repository)
     if not run.settings.get("repository"):
-        raise PerfError(f"run {run.run_id} does not record its repository", hint="pass -r/--repository")
+        raise PerfError(f"run {run.run_id} does not record its repository", hint="pass -r/--repository", flag="--repository")
     return Path(run.settings["repository"])
 
 

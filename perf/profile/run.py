@@ -178,7 +178,7 @@ def _profile_target(
         refuse_changed(run, [v.name for v in run.variants], repo, "trace filed under the run", LOADED)
         opts, out_dir, earlier = dataclasses.replace(opts, repository=repo, run=run), target, run.profile
     if out_dir is None:
-        raise PerfError("no folder for the traces", hint="pass --out")
+        raise PerfError("no folder for the traces", hint="pass --out", flag="--out")
     in_file = (
         load_record(out_dir / PROFILE_FILE, PROFILE_KIND) if earlier is None and (out_dir / PROFILE_FILE).is_file() else None
     )

@@ -40,7 +40,8 @@ from perf.search.resumed import resumed_budget
 from perf.sweep.analyzer_flags import pass_through_refusal, shadowed_repository, visit_lengtheners
 from perf.sweep.design_flags import other_design_refusal, window_hint
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
-from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, new_run_folder, nothing_to_resume, require_plannable
+from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, new_run_folder, require_plannable
+from perf.sweep.resuming import resumed_run
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
 
@@ -55,20 +56,7 @@ class SweepBase:
     def __init__(self, opts: SweepOptions, progress: Progress | None = None):
         saved: RunResult | None = None
         if opts.resume:
-            if not opts.run_id:
-                raise PerfError(
-                    "resuming needs the id of the run to continue", hint="pass --resume RUN_ID (a folder in results/)"
-                )
-            run_dir = Path(opts.results_dir) / opts.run_id
-            if not (run_dir / results.RESULTS_FILE).is_file():
-                anew = f"the sweep's command with --run-id {opts.run_id} instead of --resume {opts.run_id}"
-                if (refusal := nothing_to_resume(run_dir, anew)) is not None:
-                    raise refusal
-                have = sorted(p.parent.name for p in Path(opts.results_dir).glob(f"*/{results.RESULTS_FILE}"))
-                raise PerfError(
-                    f"there is no run {opts.run_id!r} to resume in {opts.results_dir}",
-                    hint=f"runs there: {', '.join(have) or '(none)'}",
-                )
+            run_dir = resumed_run(opts.run_id, Path(opts.results_dir))
             self._hold = hold_run(run_dir, "this resume")  # before its read: its save keeps no other's (run_lock)
             saved = results.load(run_dir)
             opts = resumed_options(opts, dict(saved.settings))
@@ -92,7 +80,11 @@ class SweepBase:
         self.progress, self.slow_why = progress or log_event, visit_lengtheners(pa)  # each message said once (events)
         repo = Path(opts.server.repository)
         if not repo.is_dir():  # before perf_analyzer is looked for and run: the more basic error first
-            raise PerfError(r[0], hint=r[1]) if (r := shadowed_repository(repo)) else repository_not_found(repo, error=PerfError)
+            raise (
+                PerfError(r[0], hint=r[1], flag="-r")
+                if (r := shadowed_repository(repo))
+                else repository_not_found(repo, error=PerfError)
+            )
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
         self.pa_version = analyzer.perf_analyzer_version(self.pa)
         self.repository = Repository(repo)
@@ -101,11 +93,14 @@ class SweepBase:
         names = self.repository.names(opts.variants, indexed=False)  # every model folder: a hand-made repository too
         if isinstance(opts.concurrency, str) and opts.concurrency != AUTO:
             hint = f"pass --concurrency {AUTO} or levels such as --concurrency 1,2,4,8"
-            raise PerfError(f"concurrency {opts.concurrency!r} is neither {AUTO!r} nor a list of levels", hint=hint)
+            raise PerfError(
+                f"concurrency {opts.concurrency!r} is neither {AUTO!r} nor a list of levels", hint=hint, flag="--concurrency"
+            )
         if not isinstance(opts.concurrency, str) and (any(c < 1 for c in opts.concurrency) or not opts.concurrency):
             raise PerfError(
                 f"concurrency levels must be >= 1, got {list(opts.concurrency)}",
                 hint=f"pass --concurrency {AUTO} or levels of 1 or more, such as --concurrency 1,2,4,8",
+                flag="--concurrency",
             )
         rules = saved.search.rules if saved is not None and saved.search is not None else opts.search_rules
         levels, adaptive = ladder(opts.concurrency, rules)
@@ -226,6 +221,7 @@ class SweepBase:
                     f"[{lo}, {hi}] in the build's spec",
                     hint=f"sweep sizes within {lo}..{hi} (what the export was verified for); "
                     + wider_range_hint(axis, have[axis], outside, verb="sweep"),
+                    flag="--shapes",
                 )
         axes = list(self.opts.sweep_axes)
         return tuple(

@@ -330,7 +330,9 @@ def take_again(run_dir: Path, resume: str = "--resume") -> None:
         PerfError: the folder holds measurements (or is not a run folder).
     """
     if not unmeasured_folder(run_dir):
-        raise PerfError(f"run folder {run_dir} already exists", hint=f"pass {resume} to continue it, or another --run-id")
+        raise PerfError(
+            f"run folder {run_dir} already exists", hint=f"pass {resume} to continue it, or another --run-id", flag="--run-id"
+        )
     why = "stopped before its first save" if never_saved(run_dir) else "its start failed before the first level"
     log.info("run folder %s holds no measurement (%s): it is started again", run_dir, why)
     for p in run_dir.iterdir():  # emptied, not removed: the folder this command holds (perf.records.run_lock) stays
@@ -357,19 +359,6 @@ def new_run_folder(run_dir: Path, what: str, resume: str = "--resume") -> RunHol
         hold.release()
         raise
     return hold
-
-
-def nothing_to_resume(run_dir: Path, again: str) -> PerfError | None:
-    """The refusal of ``--resume`` of a folder stopped before its first save (:func:`never_saved`):
-    it holds no measurement and no options to continue with, and ``again`` (the command without
-    ``--resume``) takes it again; ``None`` for any other folder."""
-    if not never_saved(run_dir):
-        return None
-    return PerfError(
-        f"run {run_dir.name} in {run_dir.parent} was stopped before its first save: it holds no measurement and no "
-        "record of its options, so there is nothing to resume",
-        hint=f"start it again: {again} takes the folder again",
-    )
 
 
 def interrupted_text(run_dir: Path, again: str, resume: str, holds: str | None = None) -> str:

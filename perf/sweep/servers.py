@@ -165,12 +165,14 @@ class ServerPool:
             raise PerfError(
                 f"--metrics-url gives {count(len(metrics), 'endpoint')} for {count(len(urls), '--url server')}",
                 hint="give one metrics endpoint per server, in the --url order, or none (the default layout)",
+                flag="--metrics-url",
             )
         if len(urls) > 1 and not opts.deploy:
             raise PerfError(
                 f"--no-deploy with {len(urls)} servers: each variant goes to whichever server is free, but each server "
                 "only has its own models loaded",
                 hint="sweep one --url at a time with --no-deploy, or let the toolkit deploy the variants (drop --no-deploy)",
+                flag="--no-deploy",
             )
         self.lanes = [
             SweepServer(

@@ -163,7 +163,7 @@ def test_a_repository_that_does_not_exist_is_named_so(tmp_path: Path):
             Repository(tmp_path / "nowhere").names(indexed=indexed)
         assert "index.json" not in str(err.value)
     res = CliRunner().invoke(clients_cli, ["check", "--repository", str(tmp_path / "nowhere")])
-    assert "does not exist" in str(res.exception) and "index.json" not in str(res.exception)
+    assert res.exit_code == 2 and "does not exist" in res.output and "index.json" not in res.output
 
 
 def test_a_shape_outside_the_verified_range_is_refused_before_anything_is_sent(tmp_path: Path, monkeypatch):

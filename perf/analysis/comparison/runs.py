@@ -188,7 +188,7 @@ def _refuse_foreign(out: Path) -> None:
         PerfError: ``out`` is a folder, or an existing file that does not start as a comparison.
     """
     if out.is_dir():
-        raise PerfError(f"--out {out} is a folder", hint=f"name a file, e.g. --out {out / 'compare.md'}")
+        raise PerfError(f"--out {out} is a folder", hint=f"name a file, e.g. --out {out / 'compare.md'}", flag="--out")
     if not out.exists():
         return
     try:
@@ -200,6 +200,7 @@ def _refuse_foreign(out: Path) -> None:
         raise PerfError(
             f"--out {out} exists and is not a comparison (it starts {first.strip()[:60]!r}): nothing written, it is kept",
             hint="name a new file, or delete that one first if it is yours to lose",
+            flag="--out",
         )
 
 

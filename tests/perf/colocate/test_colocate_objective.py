@@ -162,10 +162,10 @@ def test_flags_make_the_objective_the_requirements_and_each_variants_instances(
 @pytest.mark.parametrize(
     ("extra", "code", "message"),
     [
-        (["--objective", "fewest-instances"], 1, "--objective fewest-instances needs a required throughput"),
+        (["--objective", "fewest-instances"], 2, "--objective fewest-instances needs a required throughput"),
         (["--required-throughput", "a=lots"], 2, "'a=lots' is not NAME=INFER/S or INFER/S"),
         (["--required-throughput", "a=-5"], 2, "a INFER/S must be a number above 0"),
-        (["--required-throughput", "c=5"], 1, "--required-throughput names c, not a --model of this run"),
+        (["--required-throughput", "c=5"], 2, "--required-throughput names c, not a --model of this run"),
         (["--objective", "cheapest"], 2, "'cheapest' is not one of 'throughput', 'fewest-instances'"),
     ],
 )

@@ -148,7 +148,7 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     kept = len(complete_rounds(saved))
     assert 0 < kept <= 20 and saved.pick is None
     again = CliRunner().invoke(cli, [*base, "--model", "big=big_*", "--resume"])
-    assert again.exit_code == 1 and "--resume continues run r as recorded: --model cannot change it" in str(again.exception)
+    assert again.exit_code == 2 and "--resume continues run r as recorded: --model cannot change it" in again.output
     stop["after"] = 10_000
     measured.clear()
     resumed = CliRunner().invoke(cli, [*base, "--resume"])
