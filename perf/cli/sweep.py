@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 import click
@@ -92,6 +94,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
 
     from core.errors import ToolkitError
     from perf.records import results
+    from perf.sweep.budget_scope import process_started
     from perf.sweep.opening import opening_lines
     from perf.sweep.preflight import interrupted_text
     from perf.sweep.run import Sweep
@@ -104,6 +107,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     console = make_console()
     progress = _progress(console)
     sw = Sweep(opts, progress.on_event)
+    sw.invoked_at = process_started()  # its start-up is timed from the process's start (perf.sweep.budget_scope)
     o = sw.opts  # after --resume these are the run's saved settings
     for line in opening_lines(sw, given):
         console.print(escape(line))
@@ -134,10 +138,11 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
 
 
 def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_variants: bool, no_report: bool) -> None:
-    """List what was skipped, write the report, and exit by what failed."""
+    """List what was skipped, write the report, say the time in and outside the budget, and exit by what failed."""
     from rich.markup import escape
 
     from perf.report.sections.tables import failed_measurements
+    from perf.sweep.budget_scope import end_line
 
     for line in skipped_summary(run):
         console.print(escape(line))
@@ -156,7 +161,13 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
             else f"see {sw.run_dir / 'results.json'} and the server log there",
         )
     if not no_report:
+        began = time.monotonic()
         print_report(sw.run_dir, sw.opts.latency_budget_ms, sw.opts.latency_percentile)
+        _time_report(sw, run, time.monotonic() - began)
+    else:
+        click.echo(
+            end_line(run.sessions[-1] if run.sessions else None, sw.opts.time_budget_s, None, time.monotonic() - sw.invoked_at)
+        )
     if not failed:
         return
     names = ", ".join(v.name for v in failed)
@@ -176,6 +187,28 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
         err=True,
     )
     ctx.exit(EXIT_VARIANT_FAILED)
+
+
+def _time_report(sw: Any, run: Any, report_s: float) -> None:
+    """Record the report's time in the session (``results.json``) and say the sweep's end line after it
+    (:func:`perf.sweep.budget_scope.end_line`: the wall time on the budget's clock and outside it)."""
+    from core.errors import PerfError
+    from perf.records import results
+    from perf.records.run_lock import holding_run
+    from perf.sweep.budget_scope import end_line
+
+    session = run.sessions[-1] if run.sessions else None
+    if session is not None:
+        session.report_s = round(report_s, 1)
+        try:  # the sweep let go of its folder: held again, read again, only this session's report_s added (run_lock)
+            with holding_run(sw.run_dir, "recording the report's time"):
+                saved = results.load(sw.run_dir)
+                if saved.sessions and saved.sessions[-1].started == session.started:
+                    saved.sessions[-1].report_s = session.report_s
+                    results.save(saved, sw.run_dir)
+        except PerfError as e:  # another command writes the folder now: its record is left as it is
+            logging.getLogger(__name__).info("the report's time is not recorded: %s", e.message)
+    click.echo(end_line(session, sw.opts.time_budget_s, report_s, time.monotonic() - sw.invoked_at))
 
 
 class _progress:

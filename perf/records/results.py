@@ -93,10 +93,16 @@ class ServerStart:
 @dataclass(config=_CONFIG)
 class Session:
     """One session of a run (the sweep, then each ``--resume``; ``RunResult.sessions``, 1 first): ``started`` (ISO
-    time), ``ended``: ``"finished"``, ``"interrupted"`` (Ctrl-C), ``None`` while it runs or when killed."""
+    time), ``ended``: ``"finished"``, ``"interrupted"`` (Ctrl-C), ``None`` while it runs or when killed; its wall time
+    in three parts, each measured (s; ``None``: not timed; :mod:`perf.sweep.budget_scope`): ``startup_s`` before the
+    time budget's clock (imports, reading the repository, checks), ``budget_clock_s`` on it (from before the server
+    start to the end of the in-process baseline), ``report_s`` the report and plots after it (``None``: none written)."""
 
     started: str
     ended: Literal["finished", "interrupted"] | None = None
+    startup_s: float | None = None
+    budget_clock_s: float | None = None
+    report_s: float | None = None
 
 
 @dataclass(config=_CONFIG)
@@ -355,10 +361,8 @@ def new_run_id() -> str:
 
 
 def save(run: RunResult, run_dir: Path) -> Path:
-    """Write ``results.json`` atomically (temp file + rename) and ``flat.csv``; returns the JSON path.
-
-    Called after every level, so an interrupted sweep keeps everything measured so far.
-    """
+    """Write ``results.json`` atomically (temp file + rename) and ``flat.csv``; returns the JSON path. Called after
+    every level, so an interrupted sweep keeps everything measured so far."""
     path = write_record(Path(run_dir) / RESULTS_FILE, RESULTS_KIND, run)
     write_flat_csv(run, Path(run_dir) / FLAT_FILE)
     return path
@@ -382,11 +386,7 @@ def write_flat_csv(run: RunResult, path: Path) -> None:
     """One row per level: variant name and status, its parameters, then every
     :class:`LevelResult` field and the level's status (``level_status``)."""
     level_fields = [f.name for f in dataclasses.fields(LevelResult)]
-    param_keys: list[str] = []
-    for v in run.variants:
-        for k in v.params or {}:
-            if k not in param_keys and k != "name":
-                param_keys.append(k)
+    param_keys = list(dict.fromkeys(k for v in run.variants for k in v.params or {} if k != "name"))
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["variant", "status", *param_keys, *level_fields, "level_status"])

@@ -25,6 +25,7 @@ from perf.search import promise
 from perf.search.ending.ends import ended_before, start_ladders
 from perf.search.ending.tie import tie_set
 from perf.search.rounds import Rounds, Setup
+from perf.sweep import budget_scope as scope
 from perf.sweep import load_cuts
 from perf.sweep.rounds import RoundsSweep, budget_spent_s, spent_words
 
@@ -150,6 +151,7 @@ class ResumedRounds(RoundsSweep):
         self.record_final_cuts()
         tie = self.final_tie
         text = f"rounds: no more rounds of the {count(len(self.ranked_names()), 'ranked variant')} ({self.rounds_ended}); {late.reason}"
+        text += scope.plan_words(self._startup_s()) if deadline is not None else ""
         self.progress({"event": "plan", "text": text, "estimate_s": late.estimate_s})  # said once (perf.search.events)
         engine = self._engine(deadline)
         self.start_session(None, refitted=True)

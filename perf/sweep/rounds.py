@@ -73,6 +73,13 @@ def memory_left_fraction() -> float:
 class RoundsSweep(SweepBase):
     """The rounds design's steps, on a sweep's state (module docstring)."""
 
+    invoked_at = 0.0  #: when the command started (time.monotonic; perf.sweep.run.Sweep sets it)
+    clock_started: float | None = None  #: the time budget's clock's start (perf.sweep.budget_scope), once started
+
+    def _startup_s(self) -> float | None:
+        """The seconds of start-up before the budget's clock (``Session.startup_s``), measured."""
+        return None if self.clock_started is None else self.clock_started - self.invoked_at
+
     def run_rounds(self, engine: Rounds, names: Sequence[str], fit: Fit | None = None) -> None:
         """Measure ``names`` (most promising first) in rounds: by group, by server lane, then a
         final of the groups' tie sets; then the variants ``fit`` cut, those the time left fits

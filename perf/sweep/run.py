@@ -39,6 +39,7 @@ from perf.records.rounds import BudgetRecord, Cut
 from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.rounds import Rounds, Setup
+from perf.sweep import budget_scope as scope
 from perf.sweep.baseline_step import BaselineStep
 from perf.sweep.baseline_words import baseline_yields
 from perf.sweep.context import baseline_missing
@@ -58,9 +59,18 @@ log = logging.getLogger(__name__)
 class Sweep(Sequential, ResumedRounds, BaselineStep):
     """One sweep run; :meth:`run_all` does the work (module docstring). From its construction until
     :meth:`run_all` returns (or :meth:`close`) it holds its run folder: another command that would
-    write it stops with one error (:mod:`perf.records.run_lock`)."""
+    write it stops with one error (:mod:`perf.records.run_lock`).
 
-    def __init__(self, opts: SweepOptions, progress: Progress | None = None):
+    Args:
+        opts: The sweep's options.
+        progress: Called with each event (:mod:`perf.search.events`).
+        invoked_at: When the command started, on :func:`time.monotonic`'s clock (the CLI: its process's start,
+            :func:`perf.sweep.budget_scope.process_started`); default: now. Its start-up, from then to the time
+            budget's clock, is timed and said (``Session.startup_s``).
+    """
+
+    def __init__(self, opts: SweepOptions, progress: Progress | None = None, invoked_at: float | None = None):
+        self.invoked_at = time.monotonic() if invoked_at is None else invoked_at
         try:
             super().__init__(opts, progress)
         except BaseException:  # a refused sweep holds nothing
@@ -95,19 +105,29 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
                 run = self._run_all()
             except KeyboardInterrupt:
                 self.run.sessions[-1].ended = "interrupted"
+                self._time_session()
                 self._save()
                 raise
             self.run.sessions[-1].ended = "finished"
+            self._time_session()
             self._save()
         finally:
             self.close()  # the last save is done: another command may write the folder (run_lock)
         return run
 
+    def _time_session(self) -> None:
+        """This session's start-up and time on the budget's clock, measured (``Session``; budget_scope)."""
+        if self.clock_started is None:
+            return
+        session = self.run.sessions[-1]
+        session.startup_s = round(self.clock_started - self.invoked_at, 1)
+        session.budget_clock_s = round(time.monotonic() - self.clock_started, 1)
+
     def _run_all(self) -> RunResult:
         o = self.opts
         if o.resume and not self.nothing_to_measure:  # what it measures further must be the files it measured
             refuse_changed(self.run, self.names, self.repository.path, "resumed measurement", SERVED)
-        started = time.monotonic()
+        started = self.clock_started = time.monotonic()  # the time budget's clock (perf.sweep.budget_scope)
         deadline = None if o.time_budget_s is None else started + o.time_budget_s
         env: dict[str, Any] = {**environment.collect(), "perf_analyzer": {"path": str(self.pa), "version": self.pa_version}}
         self.run.environment.update(cast(Environment, env))
@@ -335,6 +355,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
                 else ""
             )
             + self._too_few_rounds(names, fit, left)
+            + (scope.plan_words(self._startup_s()) if left is not None else "")
         )
         self.progress({"event": "plan", "text": text, "estimate_s": fit.estimate_s})  # said once (perf.search.events)
         if left is not None and fit.rounds <= 1 and fit.estimate_s > left:  # not one round fits: nothing is loaded

@@ -28,6 +28,7 @@ from perf.report.sections.servers import group_end_words
 from perf.search.budget import LOAD_WORDS, not_measured
 from perf.search.promise import CUT_ORDER
 from perf.search.retirement import RETIRE_GAP
+from perf.sweep.budget_scope import report_words
 
 #: Words for each kind of cut.
 CUT_WORDS = {
@@ -165,6 +166,7 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         + (f"; spent {fmt(b.spent_s, 0)} s on the sweep" if b.spent_s is not None and b.sessions == 1 else "")
         + (f"; the run in all: {fmt(b.spent_s, 0)} s over {count(b.sessions, 'session')}" if b.sessions > 1 else "")
         + (f" and {fmt(b.baseline_s, 0)} s on the in-process baseline" if b.baseline_s is not None else "")
+        + report_words(run.sessions[-1] if run.sessions else None, b.sessions)
         + (f"; rounds ended: {ended_words(run, rec, rr.ended, whole=True) if own(run) else SEE}" if rr.ended else "")
         + ".",
     ]

@@ -40,6 +40,7 @@ def test_variants_are_loaded_together_measured_in_shuffled_rounds_within_the_bud
     events: list[dict] = []
     t0 = time.monotonic()  # at most the sweep's own start (its budget's clock starts after)
     run, run_dir = run_sweep(opts, lambda e: events.append({**e, "at_s": time.monotonic() - t0}))
+    wall = time.monotonic() - t0
 
     rounds = run.rounds
     assert run.settings["design"] == "rounds" and run.settings["seed"] == 5 and rounds.seed == 5
@@ -72,6 +73,13 @@ def test_variants_are_loaded_together_measured_in_shuffled_rounds_within_the_bud
     assert rounds.budget.budget_s == budget and rounds.budget.estimate_s > 0
     plan = next(e for e in events if e["event"] == "plan")
     assert "estimated" in plan["text"] and f"of a {budget:g} s budget" in plan["text"]
+    # what the budget covers, said up front, and its clock and the start-up before it measured (T17-14): within the
+    # test's own wall time, and the clock takes in the rounds' time and the baseline's
+    assert "; the time budget covers the server start, loads, rounds, unloads and in-process baseline, not the " in plan["text"]
+    session = run.sessions[-1]
+    assert session.startup_s is not None and session.budget_clock_s is not None and session.report_s is None
+    assert 0 < session.startup_s + session.budget_clock_s <= wall + 0.1, (session, wall)
+    assert session.budget_clock_s + 0.1 >= (rounds.budget.spent_s or 0.0) + (rounds.budget.baseline_s or 0.0)
     # no round, and no visit, starts that the visits timed say would end past the budget (perf.search.rounds: the
     # round's visits, then each next one, at the mean visit so far, the unloads' time kept too, 3.5 s a variant or
     # more); how long they then took is the host's, and so is the time spent in all

@@ -4,6 +4,8 @@ the saved one and what it warns about, progress lines with --trials (issue 19, i
 from __future__ import annotations
 
 import dataclasses
+import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -304,3 +306,39 @@ def test_on_a_terminal_a_bar_nothing_moved_is_not_drawn() -> None:
             progress.drop_if_idle()
         last = buf.getvalue().rsplit("\r\x1b[2K", 1)[-1]  # what stays on the screen: the last frame
         assert ("starting tritonserver" in last) is drawn
+
+
+class TimedSweep(FakeSweep):  # trial 17, T17-14
+    """A sweep whose session says 8 s of start-up and 17 s on the budget's clock, its command started 30 s ago."""
+
+    def run_all(self) -> RunResult:
+        from perf.records.results import Session
+
+        run = super().run_all()
+        self.invoked_at = time.monotonic() - 30.0
+        run.sessions = [Session("now", "finished", startup_s=8.0, budget_clock_s=17.0)]
+        results.save(run, self.run_dir)
+        return run
+
+
+def test_the_end_line_splits_the_wall_time_into_the_budgets_clock_and_what_lay_outside_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import perf.sweep.run
+    from perf.cli import sweep as sweep_cli
+    from perf.sweep.budget_scope import COVERS
+
+    monkeypatch.setattr(perf.sweep.run, "Sweep", TimedSweep)
+    monkeypatch.chdir(tmp_path)
+    TimedSweep.run_result = _run("ok")
+    TimedSweep.interrupt = False
+    monkeypatch.setattr(sweep_cli, "print_report", lambda *a, **k: time.sleep(2.1))  # the report and plots: 2 s
+    res = CliRunner().invoke(perf_cli.cli, ["sweep", "--time-budget", "20s"])
+    assert res.exit_code == 0, res.output
+    (line,) = [x for x in res.output.splitlines() if x.startswith("time: ")]
+    total, outside = re.fullmatch(r"time: (\d+) s in all: .*; outside it (\d+) s: .*", line).groups()  # type: ignore[union-attr]
+    assert 32 <= int(total) <= 34 and int(total) == 17 + int(outside)  # 30 s ago, then the report's 2 s
+    assert f"in all: 17 s on the clock of the 20 s time budget ({COVERS}); outside it " in line
+    assert "8 s of start-up before it, 2 s for the report and plots after it" in line
+    saved = results.load(tmp_path / "results" / "r1").sessions[-1]  # the report's time is recorded with the run's
+    assert saved.report_s is not None and 2.0 <= saved.report_s < 3.0 and saved.budget_clock_s == 17.0

@@ -1,0 +1,78 @@
+"""What a sweep's ``--time-budget`` covers and what lies outside it, in measured seconds (trial 17, T17-14: a
+``--time-budget 20s`` sweep took 43 s of wall time; the start-up before the budget's clock and the report and
+plots after it were in no line).
+
+The budget's clock starts before the server starts (:meth:`perf.sweep.run.Sweep._run_all`) and runs through the
+loads, rounds, unloads and the in-process baseline to the end of the sweep (:data:`COVERS`); outside it are the
+command's start-up before it (the interpreter, imports, reading the repository and its builds, checking
+perf_analyzer) and the report and plots written after it. Each session records all three
+(:class:`perf.records.results.Session`): the plan line says the scope (:func:`plan_words`), the sweep's last
+console line (:func:`end_line`) and the report's time-budget line (:func:`report_words`) the seconds.
+"""
+
+from __future__ import annotations
+
+import time
+
+from perf.markdown import fmt
+from perf.records.results import Session
+
+#: What the time budget's clock covers, from its start to the end of the sweep.
+COVERS = "the server start, loads, rounds, unloads and in-process baseline"
+
+
+def process_started() -> float:
+    """When this process started, on :func:`time.monotonic`'s clock (``psutil``'s creation time, 10 ms steps):
+    the start of a command's start-up; now when it cannot be read."""
+    import psutil
+
+    try:
+        age = time.time() - psutil.Process().create_time()
+    except (psutil.Error, OSError):
+        age = 0.0
+    return time.monotonic() - max(0.0, age)
+
+
+def plan_words(startup_s: float | None) -> str:
+    """The plan line's clause on the budget's scope: ``startup_s``, the seconds of start-up already spent
+    outside it (``None``: not measured)."""
+    before = f"the {fmt(startup_s, 0)} s of start-up before it" if startup_s is not None else "the start-up before it"
+    return f"; the time budget covers {COVERS}, not {before} nor the report and plots after it"
+
+
+def end_line(session: Session | None, budget_s: float | None, report_s: float | None, total_s: float) -> str:
+    """The sweep's last console line: ``total_s`` (the command's wall time so far) split into the seconds on
+    the budget's clock and those outside it, each measured (``report_s``: the report and plots, ``None`` when
+    none was written; the rest after the clock is the summary lines around them)."""
+    clock = session.budget_clock_s if session is not None else None
+    budget = f"the {fmt(budget_s, 0)} s time budget" if budget_s is not None else "the sweep (no time budget)"
+    if session is None or clock is None:  # never started: nothing was measured
+        return f"time: {fmt(total_s, 0)} s in all"
+    startup = session.startup_s or 0.0
+    after = max(0.0, total_s - startup - clock)
+    parts = [f"{fmt(startup, 0)} s of start-up before it"]
+    if report_s is not None:
+        parts.append(f"{fmt(report_s, 0)} s for the report and plots after it")
+    rest = after - (report_s or 0.0)
+    if rest >= 0.5:
+        parts.append(f"{fmt(rest, 0)} s for the summary after it")
+    return (
+        f"time: {fmt(total_s, 0)} s in all: {fmt(clock, 0)} s on the clock of {budget} ({COVERS}); "
+        f"outside it {fmt(startup + after, 0)} s: {', '.join(parts)}"
+    )
+
+
+def report_words(session: Session | None, sessions: int = 1) -> str:
+    """The report's time-budget line's clause on the last session's clock and what lay outside it (``sessions``:
+    how many the run had; more than one names it the last session's); ``""`` for a run recorded before these
+    were timed."""
+    if session is None or session.budget_clock_s is None:
+        return ""
+    whose = "the last session's" if sessions > 1 else "the budget's"
+    startup = f"{fmt(session.startup_s, 0)} s of start-up before it" if session.startup_s is not None else "start-up"
+    report = (
+        f"{fmt(session.report_s, 0)} s for the report and plots the sweep wrote after it"
+        if session.report_s is not None
+        else "the report and plots written after it"
+    )
+    return f"; {whose} clock ran {fmt(session.budget_clock_s, 0)} s ({COVERS}); outside it: {startup}, and {report}"
