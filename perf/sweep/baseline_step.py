@@ -16,6 +16,7 @@ from google.protobuf import json_format
 from tritonclient.grpc import model_config_pb2 as mc
 
 from perf.analysis.efficiency import sizes_apart
+from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import fmt
 from perf.profile.baseline import SWEEP_TIMING, BaselineOptions, measure_after_sweep
 from perf.profile.estimate import BaselineEstimate
@@ -23,6 +24,8 @@ from perf.profile.estimate import estimate as estimate_baseline
 from perf.records.rounds import Cut
 from perf.search import budget as budgets
 from perf.search import promise
+from perf.search.rounds import Rounds
+from perf.sweep import load_cuts
 from perf.sweep.baseline_words import baseline_fits, baseline_start_s, keeps_hint, skip_counts
 from perf.sweep.rounds import RoundsSweep
 
@@ -90,6 +93,39 @@ class BaselineStep(RoundsSweep):
         if self.baseline_keeps_at is None or self.baseline_planned_s is None or need_s <= self.baseline_planned_s:
             return self.baseline_keeps
         return self._keeps_baseline(*self.baseline_keeps_at) or self.baseline_keeps
+
+    def _reprice_kept(self, engine: Rounds, loaded: list[str]) -> None:
+        """The time the plan kept for the in-process baseline (:attr:`baseline_reserved_s`), priced again once the
+        group's loads are measured (its key loads at the server's measured loads of their format,
+        :func:`perf.profile.estimate.key_loads`, where the plan assumed :data:`perf.profile.estimate.KEY_LOAD_S`):
+        the rounds' end (``engine.deadline``) moves by the difference, the baseline starts by the new estimate, and
+        the change is said (trial 17, T17-11: 22 s kept at 0.5 s a key, the baseline's loads took 12 s, and it
+        was skipped). Before the plan is fitted again to the loads, so the rounds are fitted to what is left."""
+        kept = self.baseline_reserved_s
+        if not kept or engine.deadline is None or self._plan is None:
+            return
+        counted = self.baseline_estimate(loaded)
+        need = counted.seconds
+        if abs(need - kept) < 0.5:
+            return
+        text = f"rounds: the {fmt(kept, 0)} s kept for the in-process baseline priced again after the loads: {fmt(need, 0)} s "
+        text += f"({counted.load_words()}); "
+        unloads = len(loaded) * self._unload_s()  # a round of them and their unloads, as the engine judges them
+        one = load_cuts.first_round_s(engine, self._plan, loaded, 0, 0.0, self._unload_s(), self.keys_per_level()) - unloads
+        if engine.deadline + kept - need - engine.clock() < MIN_ROUNDS * one + unloads:
+            # the plan's rule: kept only beside the rounds a verdict needs (perf.search.budget.fit); else it yields
+            engine.deadline += kept
+            engine.kept_s = self.baseline_reserved_s = 0.0
+            self.baseline_planned_s = need
+            text += (
+                f"no longer kept from the budget: beside the {MIN_ROUNDS} rounds a verdict needs it does not fit; it starts if "
+                f"the rounds leave {baseline_start_s(need)} s or more"
+            )
+        else:
+            engine.deadline += kept - need
+            engine.kept_s = self.baseline_reserved_s = self.baseline_planned_s = need
+            text += f"the rounds end {fmt(abs(need - kept), 0)} s {'earlier' if need > kept else 'later'}"
+        self.progress({"event": "plan", "text": text, "estimate_s": counted.seconds, "warn": True})  # said once
 
     def _baseline_unusable(self) -> str | None:
         """Why an in-process baseline would compare with no level: a shape sweep whose every swept size is a

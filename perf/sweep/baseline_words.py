@@ -49,11 +49,13 @@ def skip_counts(counted: BaselineEstimate) -> str:
     server formed"`` (the plan's estimate guessed those sizes: its number differs, and says so); a run
     whose clients sent several input sizes (``--shapes``) times each (issue 26: the words named the batch
     sizes alone), ``"8 variants, 40 points at the 2 input sizes the clients sent, each at the batch sizes
-    the server formed"``, as the serving-efficiency section words what it compares."""
+    the server formed"``, as the serving-efficiency section words what it compares; then how its loads are priced
+    (:meth:`perf.profile.estimate.BaselineEstimate.load_words`)."""
     at = "guessing the batch sizes the server forms" if counted.guessed else "at the batch sizes the server formed"
     if counted.sizes > 1:
         at = f"at the {count(counted.sizes, 'input size')} the clients sent, each {at}"
-    return f"{count(counted.variants, 'variant')}, {count(counted.points, 'point')} {at}"
+    loads = counted.load_words()  # measured or assumed, said (trial 17, T17-11: an unmeasured 0.5 s a key)
+    return f"{count(counted.variants, 'variant')}, {count(counted.points, 'point')} {at}" + (f"; {loads}" if loads else "")
 
 
 def baseline_fits(left_s: float, start_s: float) -> bool:

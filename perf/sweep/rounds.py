@@ -156,10 +156,14 @@ class RoundsSweep(SweepBase):
         first, self._refitted = not self._refitted, True
         if not first or not whole:
             return loaded
+        self._reprice_kept(engine, loaded)  # the baseline's kept time from the loads just measured (T17-11)
         self._plan, kept, _ = load_cuts.fit_to_loads(
             self, engine, self._plan, loaded, [], self.run_load_times(), self.keys_per_level()
         )
         return kept
+
+    def _reprice_kept(self, engine: Rounds, loaded: list[str]) -> None:
+        """The time kept for the in-process baseline priced again once ``loaded`` are loaded (its step's)."""
 
     def _unload_s(self) -> float:
         """Time to unload one variant (s): the mean of the groups unloaded so far, at least

@@ -337,6 +337,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             + of_budget(o.time_budget_s, left)
             + (
                 f", then an estimated {fmt(fit.baseline_s, 0)} s of in-process baseline for {count(len(fit.variants), 'variant')}"
+                + (f" ({loads})" if (loads := self.baseline_estimate(fit.variants).load_words()) else "")
                 + (
                     ""
                     if left is None

@@ -128,15 +128,24 @@ def _exploring(sched: Rounds, name: str, series: VariantResult, label: str) -> b
     return ladders.exploring_at(lanes, s.plans[variant], sched.run_variant(variant), s.rounds, load)
 
 
-def no_room(words: str, left_s: float | None, next_s: float) -> str:
+def left_words(left_s: float, kept_s: float) -> str:
+    """``"13 s left"`` of the rounds' time, and beside it the time kept after it for the in-process baseline
+    (``kept_s``, 0: none): ``"13 s left before the 22 s kept for the in-process baseline"`` (trial 17, T17-11:
+    "time budget spent: 13 s left" read as all that was left, with 22 s more kept)."""
+    kept = f" before the {fmt(kept_s, 0)} s kept for the in-process baseline" if kept_s else ""
+    return f"{fmt(left_s, 0)} s left{kept}"
+
+
+def no_room(words: str, left_s: float | None, next_s: float, kept_s: float = 0.0) -> str:
     """The clause a settled ranking's end words (``words``, :func:`decided_words`) add when the time
     budget had no room for the next round either (``left_s``: the budget's seconds left, ``None``
     without one; ``next_s``: the next round's estimate with the unloads): the rounds left the settle
     rule counted were the group's cap's, not the budget's (trial 12, F19: "settled: the 6 rounds left
-    could not separate ..." with 8 s of the 60 s left, no round of ~8 s fitting); ``""`` otherwise."""
+    could not separate ..." with 8 s of the 60 s left, no round of ~8 s fitting); ``""`` otherwise. ``kept_s``: the
+    time kept after ``left_s`` for the in-process baseline, said beside it (:func:`left_words`)."""
     if left_s is None or left_s >= next_s or " settled: " not in words:
         return ""
     return (
-        f"; the time budget had no room for another round either: {fmt(max(0.0, left_s), 0)} s left, "
+        f"; the time budget had no room for another round either: {left_words(max(0.0, left_s), kept_s)}, "
         f"the next round and the unloads ≈ {fmt(next_s, 0)} s"
     )

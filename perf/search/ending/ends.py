@@ -22,6 +22,7 @@ class Engine(Rounds, Protocol):
     deadline: float | None
     #: While a resume rebuilds its ladders from the record: what retires then was said when it was measured.
     replaying: bool
+    kept_s: float  #: the time budget kept after ``deadline`` for the in-process baseline (s)
 
     def clock(self) -> float:
         """The budget's clock (s)."""
@@ -83,7 +84,8 @@ def end_words(sched: Engine, alive: Sequence[str], done: int, reserve_s: float =
     settled = sched.decided(alive, max(0, s.rounds.max_rounds - done)) if done >= s.rounds.min_rounds else None
     if settled:
         left = None if sched.deadline is None else sched.deadline - sched.clock()
-        return f"{settled} ({after(sched.record, done)})" + no_room(settled, left, sched.round_s(alive) + reserve_s)
+        room = no_room(settled, left, sched.round_s(alive) + reserve_s, sched.kept_s)  # the baseline's kept time beside it
+        return f"{settled} ({after(sched.record, done)})" + room
     if done >= s.rounds.max_rounds:
         return f"{done} rounds, the most a group gets (max_rounds)"
     return None

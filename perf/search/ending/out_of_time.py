@@ -22,7 +22,7 @@ from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import fmt
 from perf.records.rounds import Cut, RoundRecord, RoundsRecord
 from perf.search.ending.cuts import stopped
-from perf.search.ending.decided import Rounds
+from perf.search.ending.decided import Rounds, left_words
 
 #: Visits "far over their plan": their measured mean at least this many times the visit the plan priced.
 SLOW_FACTOR = 2.0
@@ -69,20 +69,12 @@ def _slow_part(sched: Engine) -> str:
     return f" ({said})" if said else ""
 
 
-def left_words(sched: Engine, left_s: float) -> str:
-    """``"13 s left"`` of the rounds' time, and beside it the time kept after it for the in-process baseline
-    (``sched.kept_s``): ``"13 s left before the 22 s kept for the in-process baseline"`` (trial 17, T17-11:
-    "time budget spent: 13 s left" read as all that was left, with 22 s more kept)."""
-    kept = f" before the {fmt(sched.kept_s, 0)} s kept for the in-process baseline" if sched.kept_s else ""
-    return f"{fmt(left_s, 0)} s left{kept}"
-
-
 def out_of_time(sched: Engine, alive: Sequence[str], done: int, cost: float, group: int) -> str:
     """Why a group's rounds end before a round that does not fit (``cost``: its estimate and the unloads, s),
     after ``done`` rounds; the cut recorded, with the ladders it stopped (:func:`cut_ladders`)."""
     left = max(0.0, (sched.deadline or 0.0) - sched.clock())
     why = (
-        f"time budget spent: {left_words(sched, left)}, the next round and the unloads ({fmt(cost, 0)} s estimated) do not fit"
+        f"time budget spent: {left_words(left, sched.kept_s)}, the next round and the unloads ({fmt(cost, 0)} s estimated) do not fit"
         + (f"; {done} of the {MIN_ROUNDS} rounds a verdict needs" if done < MIN_ROUNDS else "")
         + _slow_part(sched)
     )
@@ -98,7 +90,7 @@ def stopped_mid_round(sched: Engine, alive: Sequence[str], rr: RoundRecord, left
     remaining = max(0.0, (sched.deadline or 0.0) - sched.clock())
     done = len(rr.order)
     why = (
-        f"time budget spent: {left_words(sched, remaining)}, the next visit ({fmt(sched.visit_s, 1)} s, the mean measured) "
+        f"time budget spent: {left_words(remaining, sched.kept_s)}, the next visit ({fmt(sched.visit_s, 1)} s, the mean measured) "
         f"and the unloads ({fmt(reserve_s, 0)} s) do not fit" + _slow_part(sched)
     )
     sched.record.cut(

@@ -4,11 +4,14 @@ after each of its 3 cut variants; the cut order is said once, where the report l
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from factories import levels
 from plan_sweep import PlanOnlySweep
 
 from core.wording import join_once
+from perf.profile.estimate import BaselineEstimate
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import BudgetRecord, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord
@@ -88,7 +91,7 @@ def test_a_plan_of_fewer_rounds_than_a_verdict_needs_says_so_up_front(monkeypatc
 
 def test_the_rounds_engine_knows_the_time_kept_for_the_baseline(monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 17, T17-11: the rounds' end words said "13 s left" of a deadline that kept 22 s for the in-process
-    baseline; the sweep gives its rounds the time it kept (perf.search.ending.out_of_time.left_words says it)."""
+    baseline; the sweep gives its rounds the time it kept (perf.search.ending.decided.left_words says it)."""
 
     class KeepsBaseline(PlanOnlySweep):
         engine: object = None
@@ -96,8 +99,8 @@ def test_the_rounds_engine_knows_the_time_kept_for_the_baseline(monkeypatch: pyt
         def _baseline_unusable(self) -> None:
             return None
 
-        def _baseline_s(self, names: object) -> float:
-            return 10.0
+        def baseline_estimate(self, names: Sequence[str]) -> BaselineEstimate:  # 10 s, 2 keys at the assumed price
+            return BaselineEstimate(10.0, len(names), 4, True, 1, 2, 2, 1.0)
 
         def _keeps_baseline(self, names: object, left: object) -> str:
             return ""
@@ -117,3 +120,5 @@ def test_the_rounds_engine_knows_the_time_kept_for_the_baseline(monkeypatch: pyt
     assert sw.engine.kept_s == 10.0 and sw.engine.deadline == 1e6 - 10.0  # type: ignore[attr-defined]
     (plan,) = [e["text"] for e in sw.events if e["event"] == "plan"]
     assert "kept from the budget" in plan
+    # its loads' price said as the assumption it is (T17-11: 0.5 s a key, never measured)
+    assert "of in-process baseline for 2 variants (1 s of it for 2 key loads: 2 at an assumed 0.5 s each, none of" in plan
