@@ -12,7 +12,7 @@ Prices (:func:`prices`), each the sweep's where the sweep has one:
 * a **load** (and warm-up): the mean of the run's loads timed so far (each step's :attr:`SearchStep.load_s`,
   every session's), before any at :data:`perf.search.budget.LOAD_S` (:func:`perf.sweep.load_cuts.load_s`, the
   sweep's one rule);
-* an **unload** between steps: the mean of the unloads timed so far, at least
+* an **unload** between steps: the mean of the unloads timed so far, before any at
   :data:`perf.search.budget.UNLOAD_S` (:func:`perf.sweep.load_cuts.unload_s`, the sweep's rule);
 * the **server's start**, before anything is measured: the mean of the sessions' starts timed
   (:attr:`ColocationRecord.server_starts_s`), before any at :data:`START_S`;
@@ -247,7 +247,7 @@ def refit_words(rest: Sequence[PlannedStep], planned: Prices, now: Prices, elaps
     timed = []
     if now.loads_timed:
         timed.append(f"{count(now.loads_timed, 'load')} timed, about {now.load_s:.2g} s each (planned at {planned.load_s:.2g} s)")
-    if now.unloads_timed:  # at least UNLOAD_S each, as the sweep keeps
+    if now.unloads_timed:  # their mean, as the sweep prices them (perf.sweep.load_cuts.unload_s)
         timed.append(
             f"{count(now.unloads_timed, 'unload')} timed, priced at {now.unload_s:.2g} s each (planned at {planned.unload_s:.2g} s)"
         )

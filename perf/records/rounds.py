@@ -119,6 +119,8 @@ class LoadGroup:
             ``"the final: the tie sets of the groups"``, a server lane).
         server: The HTTP URL of the server it was loaded on.
         load_s: Time spent loading and preparing them (cold starts, warm-up), outside any window (s).
+        unload_s: Time spent unloading them after its rounds (s); ``None``: not unloaded yet, or recorded before
+            unloads were (what a later group and a resumed session price an unload from).
         ended: Why its rounds ended (``"ranking decided after 4 rounds"``, ``"time budget spent"``...).
         tie_set: What its rounds left in contention (its leader first).
     """
@@ -130,6 +132,7 @@ class LoadGroup:
     load_s: float | None = None
     ended: str | None = None
     tie_set: list[str] = dataclasses.field(default_factory=list)
+    unload_s: float | None = None
 
 
 @dataclass(frozen=True, config=_CONFIG)

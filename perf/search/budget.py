@@ -15,8 +15,9 @@ Cost model (each number is the setting it comes from, or a constant measured on 
   levels, 1, 4, 16, 64; an explicit list whole); the
   paired rule needs :data:`perf.analysis.ranking.operating.MIN_ROUNDS` rounds (6) before anything can be
   called, so the plan sizes one more round than that;
-* **unloading** each variant after its rounds: :data:`UNLOAD_S` (the scheduler keeps that much
-  of the budget for it: no round starts that would leave less);
+* **unloading** each variant after its rounds: :data:`UNLOAD_S` before any unload is measured, then the run's
+  measured unloads (:func:`perf.sweep.load_cuts.unload_s`; the scheduler keeps that much of the budget for it:
+  no round starts that would leave less);
 * the in-process **baseline**: what the caller's estimate of it says (a :data:`BaselineCost`; the
   sweep's is :func:`perf.profile.estimate.estimate`, from the points it will time), else
   :data:`BASELINE_S` per variant (the Python API without a repository).
@@ -344,8 +345,8 @@ def late(
     group's load time per variant), the :data:`~perf.analysis.ranking.operating.MIN_ROUNDS` rounds a
     verdict needs (each cut variant's ``visits`` per round, :attr:`Fit.visits`, and the tie
     set's ``tie_visits``, the visits its ladders make next, at ``visit_s``, the mean measured
-    visit) and every member unloaded (``unload_s``, measured, at least :data:`UNLOAD_S`, what
-    the scheduler keeps for it); the largest ``k`` whose estimate fits
+    visit) and every member unloaded (``unload_s``, measured, :data:`UNLOAD_S` before any is); the largest ``k``
+    whose estimate fits
     ``left_s`` is taken. Nothing is started that the estimate says would end past the budget.
 
     Args:
@@ -359,7 +360,6 @@ def late(
         unload_s: Measured unload time per variant (s).
         measured: Cut variants with numbers from an earlier session (:func:`not_measured`).
     """
-    unload_s = max(unload_s, UNLOAD_S)  # the scheduler keeps UNLOAD_S a variant for it whatever
 
     def cost(k: int) -> float:
         total = (k + len(tie)) * (load_s + unload_s)

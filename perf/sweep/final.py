@@ -94,7 +94,8 @@ class ResumedRounds(RoundsSweep):
         visits = [n * self.keys_per_level() for n in per_round]
         left = math.inf if self.opts.time_budget_s is None else self.opts.time_budget_s
         tie_visits = len(engine.visits(tie, 0))
-        return budgets.late(todo, tie, tie_visits, visits, self._load_s(), self._visit_s(), left, budgets.UNLOAD_S)
+        unload = load_cuts.unload_s(load_cuts.recorded_unload_times(rr.groups))  # the run's, measured
+        return budgets.late(todo, tie, tie_visits, visits, self._load_s(), self._visit_s(), left, unload)
 
     @functools.cached_property
     def final_tie(self) -> list[str]:

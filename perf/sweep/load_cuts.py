@@ -48,8 +48,16 @@ def load_s(load_times: Sequence[float], plan: Fit | float) -> float:
 
 def unload_s(unload_times: Sequence[float]) -> float:
     """The time of one unload (s) the plan is priced with: the mean of ``unload_times`` (each variant's unload so
-    far), at least :data:`perf.search.budget.UNLOAD_S` (the scheduler keeps that much a variant for it)."""
-    return max(UNLOAD_S, sum(unload_times) / len(unload_times) if unload_times else 0.0)
+    far: the run's, :func:`recorded_unload_times`, and the session's), :data:`perf.search.budget.UNLOAD_S` only before
+    any is measured (trial 17, T17-11: the rounds' unloads, priced at that floor, ran 2 s into the time kept for the
+    in-process baseline)."""
+    return sum(unload_times) / len(unload_times) if unload_times else UNLOAD_S
+
+
+def recorded_unload_times(groups: Sequence[LoadGroup]) -> list[float]:
+    """One unload time (s) for each variant the recorded ``groups`` unloaded (a group's unload time over its
+    variants), as :func:`recorded_load_times` does for loads."""
+    return [g.unload_s / len(g.variants) for g in groups if g.variants and g.unload_s for _ in g.variants]
 
 
 def recorded_load_times(groups: Sequence[LoadGroup]) -> list[float]:
@@ -126,7 +134,7 @@ def first_round_s(
     index = engine.record.next_index()
     first = plan.visits[0] if plan.visits else keys_per_level
     visits = sum(len(engine.visits([n], index)) if n in engine.ladders else first for n in names)
-    return to_load * load_s + visits * engine.visit_s + len(names) * max(unload_s, UNLOAD_S)
+    return to_load * load_s + visits * engine.visit_s + len(names) * unload_s
 
 
 def said(sweep: SweepBase, again: Fit | None, new: Sequence[Cut], load_s: float) -> None:

@@ -166,9 +166,10 @@ class RoundsSweep(SweepBase):
         """The time kept for the in-process baseline priced again once ``loaded`` are loaded (its step's)."""
 
     def _unload_s(self) -> float:
-        """Time to unload one variant (s): the mean of the groups unloaded so far, at least
-        :data:`perf.search.budget.UNLOAD_S` (the scheduler keeps that much a variant for it)."""
-        return load_cuts.unload_s([spent / k for k, spent in self._unloads if k for _ in range(k)])
+        """Time to unload one variant (s): :func:`perf.sweep.load_cuts.unload_s` of the unloads the run measured, the
+        earlier sessions' recorded groups and this session's (:data:`perf.search.budget.UNLOAD_S` before any)."""
+        earlier = load_cuts.recorded_unload_times(self.run.rounds.groups[: self._groups_before]) if self.run.rounds else []
+        return load_cuts.unload_s(earlier + [spent / k for k, spent in self._unloads if k for _ in range(k)])
 
     def _variant(self, name: str) -> VariantResult:
         vr = self.run.variant(name)
@@ -292,6 +293,9 @@ class RoundsSweep(SweepBase):
                     self._fail(vr, wrong)
             self.servers.unload_all(loaded, self.opts.unload_timeout_s)  # at once: each mostly waits for its backend
             self._unloads.append((len(loaded), time.monotonic() - start))
+            rec = next((g for g in self.run.rounds.groups if g.index == group), None) if self.run.rounds else None
+            if rec is not None:  # recorded: what a later session prices an unload from (load_cuts.recorded_unload_times)
+                rec.unload_s = round(self._unloads[-1][1], 2)
             self._save()
 
     def _visit(self, engine: Rounds, loaded: list[str], name: str, key: LevelKey) -> LevelResult | None:
