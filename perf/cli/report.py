@@ -32,11 +32,14 @@ def print_report(
         from perf.report.colocation import write_report as write_colocation_report
 
         before = _files(Path(run_dir))
+        click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)
         path = write_colocation_report(run_dir)  # a co-location run (triton-perf colocate)
         click.echo(f"report: {path}")
         echo_written(path, before)
         return
     folders = {d: _files(d) for d in (Path(run_dir), *Path(run_dir).glob("report-*/"))}
+    # seconds to minutes on a busy host (the plots): said before, not after a silence (trial 18, T18-4: 2 min 17 s)
+    click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     run = results.load(run_dir)
     view = summary(run, budget, percentile, top)

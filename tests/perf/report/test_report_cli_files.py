@@ -20,6 +20,8 @@ def test_report_prints_every_file_it_wrote(tmp_path: Path) -> None:
     assert {"report.md", "appendix.md", "report.html"} <= written and any(n.endswith(".png") for n in written)
     missing = [n for n in written if n not in out.output]
     assert not missing, f"written but not printed: {missing}\n{out.output}"
+    # said before the work, which takes minutes on a busy host (trial 18, T18-4: 2 min 17 s of silence)
+    assert out.output.startswith(f"writing the report and its plots of {tmp_path.name} ...\n"), out.output
 
 
 def test_a_failed_visit_of_a_rounds_run_is_in_report_md_with_its_message(tmp_path: Path) -> None:
