@@ -110,6 +110,7 @@ def _events(console: Any) -> Any:
     from rich.markup import escape
 
     from perf.colocate import judge
+    from perf.records.colocation import step_number
     from perf.records.levels import window_failure
 
     def on_event(e: dict[str, Any]) -> None:
@@ -120,7 +121,7 @@ def _events(console: Any) -> Any:
                 if s.model
                 else s.kind
             )
-            console.log(escape(f"step {s.index + 1} ({s.kind}): {what}; {count(len(s.targets), 'target')} per round"))
+            console.log(escape(f"step {step_number(s.index)} ({s.kind}): {what}; {count(len(s.targets), 'target')} per round"))
         elif e["event"] == "decision":
             console.log(escape(e["decision"].reason))
         elif e["event"] == "plan":  # the plan fitted again to the loads timed (perf.colocate.plan.refit_words)

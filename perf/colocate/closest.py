@@ -18,7 +18,7 @@ from core.wording import sentence
 from perf.analysis.stats.paired import RULE_SHORT, Paired
 from perf.colocate import near as nearer_rule
 from perf.colocate.judge import Measured, describe, key, last_held, measured_combinations, nearness
-from perf.records.colocation import ColocationRecord
+from perf.records.colocation import ColocationRecord, step_number
 
 #: What a record written before the verdict and the search shared one rule said after the last held
 #: combination: a closest named by another rule, on numbers of different rounds. The report and the
@@ -126,7 +126,7 @@ def closest_words(record: ColocationRecord, near: Closest) -> str:
     c = near.measured
     held = last_held(record)
     which = "the last held; " if held is not None and key(held) == key(c.combination) else ""
-    return f"{describe(c.combination)} ({which}{c.instances} instances in all), step {c.step + 1}: it misses {'; '.join(c.over)}"
+    return f"{describe(c.combination)} ({which}{c.instances} instances in all), step {step_number(c.step)}: it misses {'; '.join(c.over)}"
 
 
 def closest_title(record: ColocationRecord, near: Closest) -> str:
@@ -165,7 +165,7 @@ def closest_lines(record: ColocationRecord, near: Closest) -> list[str]:
     for v in near.versus:
         other = f"- against {describe(v.other.combination)}"
         last_theirs, last_mine = _two(v.other.worst or 0.0, c.worst or 0.0)
-        looks = f"by each one's last step that one looks nearer ({last_theirs} at step {v.other.step + 1} against {last_mine} at step {c.step + 1})"
+        looks = f"by each one's last step that one looks nearer ({last_theirs} at step {step_number(v.other.step)} against {last_mine} at step {step_number(c.step)})"
         if v.step is None:
             lines.append(
                 f"{other}: no step measured both, so the rule was not applied to them: {looks}, but those numbers were measured "
@@ -175,7 +175,7 @@ def closest_lines(record: ColocationRecord, near: Closest) -> list[str]:
         else:
             mine, theirs = _two(v.ratio, v.other_ratio)
             lines.append(
-                f"{other}: worst ratio {mine} against {theirs} in the same rounds (step {v.step + 1}; {_told(v.paired)}); "
+                f"{other}: worst ratio {mine} against {theirs} in the same rounds (step {step_number(v.step)}; {_told(v.paired)}); "
                 f"{looks}, but those numbers were measured in different rounds."
             )
     return [*lines, ""] if near.versus else lines

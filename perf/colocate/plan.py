@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 
 from core.wording import count
 from perf.analysis.stats.paired import min_rounds as fewest_rounds
-from perf.records.colocation import ColocationRecord, StepKind
+from perf.records.colocation import ColocationRecord, StepKind, step_number
 from perf.search.budget import LOAD_S, UNLOAD_S, visit_s
 from perf.sweep import load_cuts
 
@@ -121,7 +121,7 @@ class PlannedStep:
 
     def name(self) -> str:
         """``"step 2 (move a)"``."""
-        return f"step {self.index + 1} ({self.label})"
+        return f"step {step_number(self.index)} ({self.label})"
 
 
 def planned_steps(record: ColocationRecord, starts: Mapping[str, str] | None = None, brute: bool = False) -> list[PlannedStep]:

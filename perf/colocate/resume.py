@@ -28,7 +28,7 @@ from perf.colocate.judge import Combination
 from perf.colocate.options import ColocateOptions
 from perf.colocate.search import Source
 from perf.records import colocation
-from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep
+from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, step_number
 from perf.sweep.resuming import nothing_to_resume
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ class ReplaySource:
             step.targets,
         )
         if self.replaying and not same and old is not None:
-            log.warning("step %d differs from the first session's: measured from here on", step.index + 1)
+            log.warning("step %d differs from the first session's: measured from here on", step_number(step.index))
         self.replaying = self.replaying and same
         if self.replaying and old is not None:  # its loads were timed in the first session: what it is priced by
             step.loaded, step.load_s, step.unload_s = list(old.loaded), list(old.load_s), list(old.unload_s)

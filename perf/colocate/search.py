@@ -41,7 +41,7 @@ from typing import Any, Protocol
 from perf.analysis.stats.paired import ALPHA, Paired, sign_test_p
 from perf.colocate import judge, near, plan, rules, verdict
 from perf.colocate.judge import Combination
-from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind
+from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind, step_number
 
 log = logging.getLogger(__name__)
 
@@ -265,7 +265,7 @@ class CoordinateSearch:
         spent = self.clock() - self.started
         if spent + need + p.stop_s > self.budget_s:
             raise CutForTime(
-                f"step {step.index + 1} ({step.kind}{' ' + step.model if step.model else ''}): "
+                f"step {step_number(step.index)} ({step.kind}{' ' + step.model if step.model else ''}): "
                 + ("not started" if loads is not None else f"round {step.rounds + 1} and later not measured")
                 + f" (≈{need:.0f} s needed{', its loads included' if load_s else ''}, "
                 f"{max(0.0, self.budget_s - spent):.0f} s left of {self.budget_s:.0f} s, {p.stop_s:g} s of it kept for "
@@ -285,7 +285,7 @@ class CoordinateSearch:
         words = plan.refit_words(rest, self.planned, plan.prices(self.record, self.estimate_visit_s), elapsed, left)
         if words is None:
             return
-        self.record.refits.append(f"step {step.index + 1}: {words}")
+        self.record.refits.append(f"step {step_number(step.index)}: {words}")
         log.info("%s", words)
         self.events({"event": "plan", "text": words})
 
@@ -295,7 +295,7 @@ class CoordinateSearch:
         if self.budget_s is not None and over > 0:
             log.warning(
                 "time budget passed: step %d's %s took the search %.0f s over its %.0f s",
-                step.index + 1,
+                step_number(step.index),
                 doing,
                 over,
                 self.budget_s,

@@ -24,7 +24,7 @@ from core.wording import count
 from perf.analysis.stats.paired import Paired
 from perf.colocate import judge, plan
 from perf.colocate.judge import Measured
-from perf.records.colocation import ColocationRecord, SearchStep
+from perf.records.colocation import ColocationRecord, SearchStep, step_number
 
 #: What the search's own steps are: a step measuring combinations of every model.
 _TOGETHER = ("move", "brute")
@@ -125,7 +125,7 @@ def settle(record: ColocationRecord) -> None:
 
 
 def _step_name(step: SearchStep) -> str:
-    return f"step {step.index + 1} ({step.kind}{' ' + step.model if step.model else ''})"
+    return f"step {step_number(step.index)} ({step.kind}{' ' + step.model if step.model else ''})"
 
 
 def decided_steps(record: ColocationRecord) -> list[str]:

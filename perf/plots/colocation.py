@@ -15,7 +15,7 @@ from perf.colocate import judge, verdict
 from perf.markdown import fmt_given
 from perf.plots.canvas import Drawn, finish, panels, place_labels
 from perf.plots.palette import ALERT, CONTEXT, REFERENCE, SERIES
-from perf.records.colocation import ColocationRecord
+from perf.records.colocation import ColocationRecord, step_number
 
 #: The plot's file name in the run folder.
 TRADEOFF_FILE = "colocation_tradeoff.png"
@@ -54,9 +54,10 @@ def _point(c: judge.Measured, budgets: dict[str, float], relative: bool) -> tupl
 
 
 def _rounds_words(record: ColocationRecord, at: int) -> str:
-    """Which rounds a point is the median of: ``"step 3, 6 rounds"``."""
+    """Which rounds a point is the median of: ``"step 3, 6 rounds"`` (``at``: the step's index; said as every
+    output numbers steps, :func:`perf.records.colocation.step_number`)."""
     step = next(s for s in record.steps if s.index == at)
-    return f"step {at}, {step.rounds} rounds"
+    return f"step {step_number(at)}, {step.rounds} rounds"
 
 
 def _pick_beside(
@@ -138,6 +139,6 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     place_labels(
         ax,
         [(x, y, f"{n} ({_rounds_words(record, at)})") for x, y, n, at in names]
-        + [(x, y, f"the pick (step {at})") for x, y, at in beside],
+        + [(x, y, f"the pick (step {step_number(at)})") for x, y, at in beside],
     )
     return finish(fig, [ax], path)

@@ -351,6 +351,13 @@ class ColocationRecord:
         return sum(self.model(m).instances_of(v) for m, v in combination.items())
 
 
+def step_number(index: int) -> int:
+    """The step's number as every output says it (1-based; :attr:`SearchStep.index`, :attr:`ColocationVisit.step`
+    and :attr:`MoveDecision.step` are 0-based): the console, report.md and the plots number steps by it alone (trial
+    18, T18-7: the trade-off plot said "step 1" for the report's step 2)."""
+    return index + 1
+
+
 def _migrate(data: dict[str, Any], found: int) -> dict[str, Any]:
     """Schema 1 -> 2: the run's one p99 budget becomes each model's."""
     if found < 2:

@@ -25,7 +25,7 @@ from perf.colocate.windows import missed_words
 from perf.markdown import Align, fmt, fmt_given, table
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff, tradeoff_title
 from perf.records import colocation
-from perf.records.colocation import ColocationRecord
+from perf.records.colocation import ColocationRecord, step_number
 from perf.report.colocation_gpu import gpu_section
 
 REPORT_FILE = "report.md"
@@ -284,8 +284,8 @@ def search_section(record: ColocationRecord) -> list[str]:
         f"{record.combinations_measured} of {record.combinations_total} combinations measured, {len(record.visits)} visits "
         f"(brute force: {record.combinations_total} combinations × {record.min_rounds} rounds at least)"
     )
-    steps = [[s.index + 1, s.kind, s.model or "—", s.rounds, len(s.targets), s.outcome] for s in record.steps]
-    decisions = [[d.step + 1, d.model, d.candidate, "yes" if d.accepted else "no", d.reason] for d in record.decisions]
+    steps = [[step_number(s.index), s.kind, s.model or "—", s.rounds, len(s.targets), s.outcome] for s in record.steps]
+    decisions = [[step_number(d.step), d.model, d.candidate, "yes" if d.accepted else "no", d.reason] for d in record.decisions]
     lines = [
         "## The search",
         "",
@@ -334,7 +334,7 @@ def combinations_section(record: ColocationRecord) -> list[str]:
         rows.append(
             [
                 judge.describe(c.combination) + mark,
-                c.step + 1,
+                step_number(c.step),
                 c.instances,
                 fmt(c.weighted, 0),
                 *per_model,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from perf.plots.colocation import plot_tradeoff
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+from perf.report.colocation import report_lines
 
 PICK = {"a": "a_1", "b": "b_1"}
 OTHER = {"a": "a_2", "b": "b_1"}
@@ -46,7 +47,7 @@ def test_the_pick_is_drawn_in_the_rounds_it_was_compared_in(tmp_path: Path, kept
     (ax,) = fig.axes
     (lines,) = drawn.values()
     final = [label for label in lines if label.startswith("the pick (")]
-    assert final == ["the pick (step 1, 6 rounds)"]  # the pick's star says which rounds it is
+    assert final == ["the pick (step 2, 6 rounds)"]  # the pick's star says which rounds it is
     assert lines[final[0]][1] == [sum(FINAL[0])]
     beside = [label for label in lines if label.startswith("the pick in the rounds")]
     assert len(beside) == 1
@@ -55,5 +56,21 @@ def test_the_pick_is_drawn_in_the_rounds_it_was_compared_in(tmp_path: Path, kept
     other = statistics.median(sum(r) for r in MOVE["other"])
     assert other in next(ys for label, (_, ys) in lines.items() if label.startswith("within every model's budget"))
     texts = [t.get_text() for t in ax.texts]
-    assert "a_2 b_1 (step 0, 3 rounds)" in texts  # each point says which rounds it is the median of
-    assert "the pick (step 0)" in texts
+    assert "a_2 b_1 (step 1, 3 rounds)" in texts  # each point says which rounds it is the median of
+    assert "the pick (step 1)" in texts
+
+
+def test_the_plot_numbers_steps_as_the_report_does(tmp_path: Path, kept_figures: list) -> None:
+    """Trial 18, T18-7: the plot said "step 1" for the step report.md and the console call step 2 (0- vs 1-based)."""
+    rec = _record()
+    drawn = plot_tradeoff(rec, tmp_path / "c.png")
+    assert drawn is not None
+    (fig,) = kept_figures
+    (ax,) = fig.axes
+    said = {int(t.get_text().split("(step ")[1].split(",")[0].rstrip(")")) for t in ax.texts if "(step " in t.get_text()}
+    rows = [ln for ln in report_lines(rec) if ln.startswith("| ") and ln.split("|")[2].strip() in ("move", "final")]
+    numbers = {ln.split("|")[2].strip(): int(ln.split("|")[1]) for ln in rows}
+    assert numbers == {"move": 1, "final": 2}  # the report's "The search" table
+    labels = [lb for lb in drawn[next(iter(drawn))] if lb.startswith("the pick (")]
+    assert labels == [f"the pick (step {numbers['final']}, 6 rounds)"]  # its final step's rounds, numbered as the report
+    assert said == {numbers["move"], numbers["final"]} or said == {numbers["move"]}, said
