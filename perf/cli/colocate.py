@@ -94,7 +94,8 @@ def colocate(no_report: bool, **params: Any) -> None:
     # what one pass needs and what the time budget covers of it, before anything is measured (trial 15, T15-10)
     steps = plan.planned_steps(rec, opts.starts, opts.brute)
     prices = run.prices  # what the search compares its first timed loads with (perf.colocate.plan.refit_words)
-    console.print(escape(plan.plan_words(plan.estimate(steps, prices, opts.time_budget_s), prices, opts.time_budget_s)))
+    est = plan.estimate(steps, prices, opts.time_budget_s)
+    console.print(escape(plan.plan_words(est, prices, opts.time_budget_s, rest=bool(rec.steps))))
     try:
         rec = run.run()
     except KeyboardInterrupt:

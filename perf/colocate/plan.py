@@ -222,11 +222,13 @@ def _covers(est: Estimate, covers: str, whole_s: int) -> str:
     return f"{covers} " + (", ".join(fits) if fits else "no step") + f"; {after}: --time-budget {whole_s}s covers one pass"
 
 
-def plan_words(est: Estimate, p: Prices, budget_s: float | None) -> str:
-    """The plan line's estimate: ``"one pass needs about 98 s (...)"``, and, where the time budget does not cover it,
-    what will be cut and the ``--time-budget`` that covers it (module docstring; the sweep's plan line says its own)."""
+def plan_words(est: Estimate, p: Prices, budget_s: float | None, rest: bool = False) -> str:
+    """The plan line's estimate: ``"one pass needs about 98 s (...)"`` (``rest``: a resumed run's, ``"the rest of one
+    pass needs about ..."``: its replayed rounds cost nothing), and, where the time budget does not cover it, what will
+    be cut and the ``--time-budget`` that covers it (module docstring; the sweep's plan line says its own)."""
+    what = "the rest of one pass of the search" if rest else "one pass of the search"
     said = (
-        f"one pass of the search needs about {math.ceil(est.total_s)} s ({_priced(est, p)}); more when a model moves or a "
+        f"{what} needs about {math.ceil(est.total_s)} s ({_priced(est, p)}); more when a model moves or a "
         "close call needs more rounds"
     )
     if budget_s is None or est.covered == len(est.steps):

@@ -64,15 +64,29 @@ class ReplaySource:
         self.replayed = 0
         self.measured = 0
 
-    def prepare(self, step: SearchStep) -> None:
-        """Note the step; the server is prepared only when a visit of it must be measured."""
+    def _same(self, step: SearchStep) -> bool:
+        """Whether the first session measured ``step`` as the replayed search does."""
         old = self.old.get(step.index)
-        same = old is not None and (old.kind, old.model, old.held, old.targets) == (
+        return old is not None and (old.kind, old.model, old.held, old.targets) == (
             step.kind,
             step.model,
             step.held,
             step.targets,
         )
+
+    def replays(self, step: SearchStep, round_index: int) -> bool:
+        """Whether round ``round_index`` of ``step`` will be answered from the first session (no time spent, nothing
+        loaded): what the search prices it by (:meth:`perf.colocate.search.CoordinateSearch._fit`; trial 18, T18-6)."""
+        return (
+            self.replaying
+            and self._same(step)
+            and all((step.index, round_index, judge.key(t)) in self.done for t in step.targets)
+        )
+
+    def prepare(self, step: SearchStep) -> None:
+        """Note the step; the server is prepared only when a visit of it must be measured."""
+        old = self.old.get(step.index)
+        same = self._same(step)
         if self.replaying and not same and old is not None:
             log.warning("step %d differs from the first session's: measured from here on", step_number(step.index))
         self.replaying = self.replaying and same

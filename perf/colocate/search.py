@@ -56,7 +56,10 @@ class Source(Protocol):
         seconds appended to ``step.load_s`` and ``step.unload_s`` (what later steps are priced by)."""
 
     def visit(self, step: int, round_index: int, order: int, combination: Combination) -> ColocationVisit:
-        """Measure ``combination`` (one entry: that variant alone) once, every model at the same time."""
+        """Measure ``combination`` (one entry: that variant alone) once, every model at the same time.
+
+        A source may also have ``replays(step, round_index) -> bool``: that round is answered from an earlier session
+        (:meth:`perf.colocate.resume.ReplaySource.replays`), neither priced nor loaded for."""
 
 
 class CutForTime(Exception):
@@ -214,24 +217,54 @@ class CoordinateSearch:
         step = SearchStep(index=len(self.record.steps), kind=kind, model=model, held=dict(held), targets=targets)
         self.record.steps.append(step)
         needed = {v for t in targets for v in t.values()}
-        loads = len(needed - self.loaded)  # what the source loads for it (the others it holds already)
-        unloads = len(self.loaded - needed)  # and unloads (trial 15, T15-10: 2.9 s for one, not priced)
-        self._fit(step, len(targets), loads, unloads)  # no loads for a step whose first round cannot fit (trial 12, F7)
-        timed = len(step.load_s) + len(step.unload_s)
+        replayed = self._replays(step, 0)  # answered from an earlier session: no time, no loads (trial 18, T18-6)
+        if not replayed:  # what the source loads for it (the others it holds already) and unloads (trial 15, T15-10)
+            self._fit(step, len(targets), *self._loads(needed))  # none for a step whose first round cannot fit (trial 12, F7)
+        timed = self._timed()
         self.source.prepare(step)
-        if not self.refitted and len(step.load_s) + len(step.unload_s) > timed:  # the session's first timed loads
-            self.refitted = True
-            self._refit(step)
-        self.loaded = needed
+        if not replayed:
+            self._timed_here(step, timed)
+            self.loaded = needed
         self._over("loads", step)
         self.events({"event": "step", "step": step})
         while step.rounds < self.record.max_rounds:
             if step.rounds >= self._min_rounds(kind) and not (extend and self._undecided(step)):
                 break
-            self._fit(step, len(targets))
+            replayed = self._replays(step, step.rounds)
+            if not replayed and self.loaded != needed:  # its loads wait for its first round measured (a resumed run's)
+                self._fit(step, len(targets), *self._loads(needed))
+                self.loaded = needed
+            elif not replayed:
+                self._fit(step, len(targets))
+            timed = self._timed()
             self._round(step)
+            if not replayed:
+                self._timed_here(step, timed)
             self._over(f"round {step.rounds}", step)
         return step
+
+    def _replays(self, step: SearchStep, round_index: int) -> bool:
+        """Whether the source answers round ``round_index`` of ``step`` from an earlier session
+        (:meth:`perf.colocate.resume.ReplaySource.replays`): it costs no time and loads nothing, so no time check prices
+        it, and its copied load times are not this session's (trial 18, T18-6: a resumed run priced its replayed steps
+        and said step 3 "will be cut, leaving no pick", then measured step 3 and picked)."""
+        replays = getattr(self.source, "replays", None)
+        return bool(replays is not None and replays(step, round_index))
+
+    def _loads(self, needed: set[str]) -> tuple[int, int]:
+        """How many variants the source loads and unloads to hold ``needed`` after what it holds now."""
+        return len(needed - self.loaded), len(self.loaded - needed)
+
+    def _timed(self) -> int:
+        """The loads and unloads the record's steps hold timed."""
+        return sum(len(s.load_s) + len(s.unload_s) for s in self.record.steps)
+
+    def _timed_here(self, step: SearchStep, before: int) -> None:
+        """After the source measured (prepared or visited) for ``step``: the first time this session timed loads
+        (more than the ``before`` the record held), the plan fitted again (:meth:`_refit`)."""
+        if not self.refitted and self._timed() > before:
+            self.refitted = True
+            self._refit(step)
 
     def _min_rounds(self, kind: StepKind) -> int:
         return plan.min_rounds_of(self.record, kind)
@@ -266,7 +299,7 @@ class CoordinateSearch:
         if spent + need + p.stop_s > self.budget_s:
             raise CutForTime(
                 f"step {step_number(step.index)} ({step.kind}{' ' + step.model if step.model else ''}): "
-                + ("not started" if loads is not None else f"round {step.rounds + 1} and later not measured")
+                + ("not started" if loads is not None and not step.rounds else f"round {step.rounds + 1} and later not measured")
                 + f" (≈{need:.0f} s needed{', its loads included' if load_s else ''}, "
                 f"{max(0.0, self.budget_s - spent):.0f} s left of {self.budget_s:.0f} s, {p.stop_s:g} s of it kept for "
                 "the server's stop)"

@@ -6,6 +6,7 @@ a fixed 5 s and said "60 s covers step 1 and step 2", then step 1 was cut; the r
 
 from __future__ import annotations
 
+import copy
 import math
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import colocation_source as cs
 from perf.colocate import plan, verdict
 from perf.colocate.resume import ReplaySource, restart
 from perf.colocate.search import CoordinateSearch
-from perf.records.colocation import ColocationRecord, SearchStep
+from perf.records.colocation import ColocationRecord, SearchStep, step_number
 from perf.report.colocation import report_lines
 from perf.search.budget import LOAD_S
 
@@ -105,3 +106,53 @@ def test_a_resumed_session_prices_its_replayed_steps_by_the_first_session_s_load
     # the replayed steps keep the first session's loads (before: their preparation, instant, priced them at 0 s)
     assert [s.load_s for s in again.steps[: len(first) - 1]] == first[:-1]
     assert plan.prices(again).load_s == 12.0
+
+
+def test_a_resume_prices_only_what_is_left_and_says_one_estimate() -> None:
+    """Trial 18, T18-6: a resume given the --time-budget the first session suggested re-priced the whole pass (its
+    replayed steps' visits and loads too) at its first replayed step, said "needs about 146 s" a line after "106 s" and
+    that step 3 "will be cut, leaving no pick decided", then measured step 3 and picked. Replayed rounds cost nothing
+    and load nothing; the plan is fitted again where this session's own loads are timed, from what is left."""
+    rec, _events = _run(12.0, 300.0)  # steps 1 and 2 measured, step 3 cut
+    assert rec.cuts and verdict.undecided(rec)
+    measured = [s.index for s in rec.steps if s.rounds]
+    p = plan.prices(rec)
+    need = plan.estimate(plan.planned_steps(rec), p, None).budget_s()  # what the first session's last line suggests
+    up_front = plan.plan_words(plan.estimate(plan.planned_steps(rec), p, need), p, need, rest=True)
+    assert up_front.startswith(f"the rest of one pass of the search needs about {need} s")  # the resume's plan line
+    again = copy.deepcopy(rec)
+    restart(again)
+    inner = _Timed(1)
+    inner.load_s, inner.visit_s = 12.0, p.visit_s
+    inner.t = 1000.0  # a later session: its own clock
+    events: list[dict[str, Any]] = []
+    search = CoordinateSearch(
+        again, ReplaySource(inner, rec), clock=inner.clock, time_budget_s=need, events=events.append, planned=p
+    )
+    search.run()
+    said = [e["text"] for e in events if e["event"] == "plan"]
+    assert not [w for w in said if "will be cut" in w], said  # the budget it was given covers what is left
+    for r in again.refits[len(rec.refits) :]:  # said at the step this session first loaded for, never a replayed one
+        assert int(r.split(":")[0].removeprefix("step ")) >= step_number(max(measured)), r
+        assert "no visit timed yet" not in r  # the replayed visits are timed
+
+
+def test_a_resume_fits_its_plan_again_at_its_first_step_measured_from_what_is_left() -> None:
+    """T18-6's kind, where this session's loads take longer: the refit is said once, at the first step this session
+    loads for (not step 1, replayed), with the visits left (not a whole pass) and the replayed visits' times."""
+    rec, _events = _run(12.0, 300.0)
+    p = plan.prices(rec)
+    left = plan.planned_steps(rec)
+    again = copy.deepcopy(rec)
+    restart(again)
+    inner = _Timed(1)
+    inner.load_s, inner.visit_s = 20.0, p.visit_s
+    events: list[dict[str, Any]] = []
+    CoordinateSearch(
+        again, ReplaySource(inner, rec), clock=inner.clock, time_budget_s=500.0, events=events.append, planned=p
+    ).run()
+    (words,) = [e["text"] for e in events if e["event"] == "plan"]
+    assert again.refits[len(rec.refits) :] == [f"step {step_number(left[0].index)}: {words}"]  # step 3, not 1
+    assert "no visit timed yet" not in words and f"(planned at {p.load_s:.2g} s)" in words
+    visits = int(words.split("needs about ")[1].split("(")[1].split(" visits")[0])
+    assert visits < sum(s.visits for s in left)  # what is left after its first round measured, not a whole pass
