@@ -158,10 +158,13 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     rec = run.record
     for cut in rec.cuts:
         console.print(escape(f"cut for time: {cut}"))
-    over = (rec.spent_s or 0.0) - rec.time_budget_s if rec.time_budget_s is not None else 0.0
+    budget = run.opts.time_budget_s  # this session's, as given (trial 18, T18-15: never the sessions' summed)
+    over = (rec.spent_s or 0.0) - run.before_s - budget if budget is not None else 0.0
+    session = " this session's" if run.previous is not None else " its"
     click.echo(
         f"combinations measured: {rec.combinations_measured} of {rec.combinations_total}; {len(rec.visits)} visits in {rec.spent_s:.0f} s"
-        + (f" ({over:.0f} s over its {rec.time_budget_s:.0f} s time budget)" if over >= 1 else "")
+        + (" in all" if run.previous is not None else "")
+        + (f" ({over:.0f} s over{session} {budget:g} s time budget)" if over >= 1 else "")
     )
     if verdict.undecided(rec):  # no pick: what led, and the command that finishes it (trial 15, T15-10)
         click.echo(f"combination: {verdict.headline(rec)}")

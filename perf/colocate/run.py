@@ -165,6 +165,8 @@ class Colocate:
         self.repo = Repository(Path(opts.server.repository))
         #: The interrupted run's record (``--resume``), as saved; ``None`` for a new run.
         self.previous: ColocationRecord | None = None
+        #: What the earlier sessions spent (s; set by :meth:`run`): this session's time is the record's less it.
+        self.before_s = 0.0
         #: Why a resumed run measures nothing (it had ended), else ``None``.
         self.nothing_left: str | None = None
         #: The run's record: the resumed run's (:meth:`_resume`), else a new one (below).
@@ -194,6 +196,7 @@ class Colocate:
             window_ms=opts.window_ms,
             seed=seed,
             time_budget_s=opts.time_budget_s,
+            session_budgets_s=[opts.time_budget_s],
             build_checks=read_checks(  # the builds it measures, said beside their names (issue 26)
                 self.repo, [v for m in models for v in m.variants], remote_server(opts) and not opts.server.deploy
             ),
@@ -269,8 +272,10 @@ class Colocate:
         starts = dict(self.opts.starts)
         if self.previous is not None:
             starts = resume.restart(self.record)
-            if self.opts.time_budget_s is not None:  # on --resume, the time this session may spend
-                self.record.time_budget_s = round(before_s + self.opts.time_budget_s, 2)
+            if not self.record.session_budgets_s:  # a record written before each session's was kept
+                self.record.session_budgets_s = [self.record.time_budget_s]
+            self.record.session_budgets_s.append(self.opts.time_budget_s)  # the time this session may spend
+        self.before_s = before_s
         self.save()
         log_name = f"tritonserver-{len(self.record.resumed) + 2}.log" if self.previous is not None else "tritonserver.log"
         server_opts = dataclasses.replace(

@@ -282,8 +282,10 @@ class ColocationRecord:
         cuts: What was not measured for time, in words.
         combinations_measured: Distinct combinations measured (of :attr:`combinations_total`).
         combinations_total: The product of the models' variant counts.
-        time_budget_s: The wall time allowed (s); ``None``: none.
-        spent_s: Wall time spent (s).
+        time_budget_s: The wall time the first session was allowed (``--time-budget``, s); ``None``: none.
+        session_budgets_s: Each session's ``--time-budget`` as given, in order (s; ``None``: none given): a resumed
+            run's budget is said per session, never summed (trial 18, T18-15); empty in a record written before it.
+        spent_s: Wall time spent (s), every session's together.
         finished: ISO time the run ended; ``None`` while it runs.
         resumed: ISO times it was resumed (``--resume``), each with the visits it replayed.
         server_starts_s: Each session's server start until ready (s): what a resume's start is priced by.
@@ -317,6 +319,7 @@ class ColocationRecord:
     combinations_measured: int = 0
     combinations_total: int = 0
     time_budget_s: float | None = None
+    session_budgets_s: list[float | None] = dataclasses.field(default_factory=list)
     spent_s: float | None = None
     finished: str | None = None
     resumed: list[str] = dataclasses.field(default_factory=list)

@@ -63,6 +63,16 @@ def report_lines(record: ColocationRecord, results_dir: Path = Path("results")) 
     ]
 
 
+def time_budget_words(record: ColocationRecord) -> str:
+    """The time budget as the user gave it: ``"180 s"``, ``"none"``, or for a resumed run each session's
+    (``"180 s in session 1, 106 s in session 2"``; trial 18, T18-15: the report said "253.25 s", a number never given)."""
+    given = record.session_budgets_s or [record.time_budget_s]
+    said = ["none" if b is None else f"{b:g} s" for b in given]
+    if len(said) == 1:
+        return said[0]
+    return ", ".join(f"{b} in session {i + 1}" for i, b in enumerate(said))
+
+
 def what_was_run(record: ColocationRecord) -> list[str]:
     """The models, their variants and traffic, the targets, the objective and the rule."""
     rows = [
@@ -78,7 +88,8 @@ def what_was_run(record: ColocationRecord) -> list[str]:
         ]
         for m in record.models
     ]
-    time_budget = f"{record.time_budget_s:g} s" if record.time_budget_s else "none"
+    time_budget = time_budget_words(record)  # as given, each session's (trial 18, T18-15)
+    spent = f"{fmt(record.spent_s, 0)} s" + (" in all" if len(record.session_budgets_s) > 1 else "")
     return [
         "## What was run",
         "",
@@ -86,7 +97,7 @@ def what_was_run(record: ColocationRecord) -> list[str]:
         "together; every combination measured with one perf_analyzer per model started together (the same "
         f"{record.window_ms} ms windows), in rounds of shuffled order; the variants alone on the same server in the same "
         f"rounds. Latency budget: {judge.budget_words(record)}; required throughput: {judge.required_words(record)}; "
-        f"time budget: {time_budget}; spent: {fmt(record.spent_s, 0)} s.",
+        f"time budget: {time_budget}; spent: {spent}.",
         "",
         f"Objective: {sentence(objective_words(record))}",
         "",

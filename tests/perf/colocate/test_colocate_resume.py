@@ -138,7 +138,9 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     logs: list[Path] = []
     monkeypatch.setattr(run_module, "TritonServer", lambda opts: (logs.append(opts.log_file), FakeColocationServer())[1])
     base = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r", "--perf-analyzer", str(pa)]
-    first = CliRunner().invoke(cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report"])
+    first = CliRunner().invoke(
+        cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report", "--time-budget", "900s"]
+    )
     assert first.exit_code == 130, first.output
     said = " ".join(first.output.split())  # trial 8, F20: what the folder holds, and the command that goes on
     results = (tmp_path / "results").resolve()
@@ -151,8 +153,11 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     assert again.exit_code == 2 and "--resume continues run r as recorded: --model cannot change it" in again.output
     stop["after"] = 10_000
     measured.clear()
-    resumed = CliRunner().invoke(cli, [*base, "--resume"])
+    resumed = CliRunner().invoke(cli, [*base, "--resume", "--time-budget", "600s"])
     assert resumed.exit_code == 0, resumed.output
+    # trial 18, T18-15: each session's budget as given, never the first's spent plus the second's ("253.25 s")
+    report = (tmp_path / "results" / "r" / "report.md").read_text()
+    assert "time budget: 900 s in session 1, 600 s in session 2; spent: " in report and " s in all." in report
     assert f"resuming run r: {len(saved.visits)} visits recorded, {kept} of them in complete rounds" in resumed.output
     rec = colocation.load(tmp_path / "results" / "r")
     assert rec.pick is not None and rec.steps[-1].kind == "final"
@@ -195,7 +200,9 @@ def test_a_resume_after_make_clean_is_refused_up_front_and_a_failed_session_is_n
     monkeypatch.setattr(run_module, "TritonServer", lambda opts: (started.append(opts.log_file), FakeColocationServer())[1])
     run_dir = tmp_path / "results" / "r"
     base = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r", "--perf-analyzer", str(pa)]
-    first = CliRunner().invoke(cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report"])
+    first = CliRunner().invoke(
+        cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report", "--time-budget", "900s"]
+    )
     assert first.exit_code == 130, first.output
     assert colocation.load(run_dir).finished is None  # an interrupted session is not finished either
     kept = (run_dir / colocation.COLOCATION_FILE).read_text()
