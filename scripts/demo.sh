@@ -20,7 +20,8 @@
 #            file, passed as --spec), DEMO_CONCURRENCY (auto; or a list such as 1,2,4,8), DEMO_BUDGET_MS (p99
 #            budget, 25), DEMO_TIME_BUDGET (the sweep's time budget, 6m), DEMO_WINDOW_MS (each round visit's window, 300),
 #            DEMO_VARIANTS (the variants checked and swept: names or patterns; the ones step 1's build made),
-#            DEMO_PROFILE (1; 0 skips step 3b).
+#            DEMO_PROFILE (1; 0 skips step 3b), DEMO_MAX_BATCH_SIZES (the build's --max-batch-sizes, 64: a
+#            smaller one verifies faster), DEMO_BUILD_FLAGS (more builders build flags, e.g. "--rtol mask=1e-3").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${VENV:-.venv}/bin/python"
@@ -56,9 +57,22 @@ case "${DEMO_PROFILE:-1}" in
   *) echo "make demo: DEMO_PROFILE=$DEMO_PROFILE: not 0 or 1"$'\n'"  -> set DEMO_PROFILE to 0 (skip step 3b) or 1" >&2 && exit 2 ;;
 esac
 
+# the build's settings a model of one's own may need (trial 18, T18-10: a segmentation model's verification at batch
+# 64 x its largest image took 10 min a format, and its argmax output needed --rtol, which make demo could not pass)
+MBS=${DEMO_MAX_BATCH_SIZES:-64}
+BUILD_FLAGS=()
+if [ -n "${DEMO_BUILD_FLAGS:-}" ]; then read -r -a BUILD_FLAGS <<<"$DEMO_BUILD_FLAGS"; fi
 echo "== 1/4 build: $MODEL -> TorchScript + ONNX, verified, variants in model_repository/"
+echo "   make demo's build settings: --max-batch-sizes $MBS is DEMO_MAX_BATCH_SIZES${DEMO_BUILD_FLAGS:+; DEMO_BUILD_FLAGS adds: $DEMO_BUILD_FLAGS}" \
+  "(advice below that names a builders build flag is taken as DEMO_MAX_BATCH_SIZES=N or DEMO_BUILD_FLAGS='--flag value' make demo)"
+brc=0
 "$PY" -m builders.cli.main build --model "$MODEL" ${SPEC[@]+"${SPEC[@]}"} --format torchscript --format onnx \
-  --instance-counts 1,2 --dynamic-batching off,500 --max-batch-sizes 64
+  --instance-counts 1,2 --dynamic-batching off,500 --max-batch-sizes "$MBS" ${BUILD_FLAGS[@]+"${BUILD_FLAGS[@]}"} || brc=$?
+if [ "$brc" = 2 ]; then # a flag refused before anything was built: which variable set it
+  echo "make demo: the build refused a flag above: DEMO_MAX_BATCH_SIZES ($MBS) and DEMO_BUILD_FLAGS (${DEMO_BUILD_FLAGS:-unset})" \
+    "set the build's flags" >&2
+fi
+if [ "$brc" != 0 ]; then exit "$brc"; fi
 
 # the variants of step 1's build (from its manifest), or DEMO_VARIANTS'; one line says how many and why
 VARIANTS=$("$PY" -m perf.cli.demo_variants "$NAME") || exit 2

@@ -347,3 +347,29 @@ def test_a_sweep_flag_without_a_demo_setting_is_said_as_the_demos_own_sweep_comm
     assert f"measure a mix as clients send it: `{sweep} --shapes time=1000..16000`" in done.stderr
     # step 4: the sweep's --trials as the sweep command, export-deployment's own --latency-budget-ms as it is
     assert f"-> measure it again with `{sweep} --trials 3`; or --latency-budget-ms 31" in done.stdout
+
+
+def test_the_builds_batch_size_and_flags_are_demo_settings(tmp_path: Path) -> None:
+    """Trial 18, T18-10: a segmentation model could not get through make demo's build: verification at its fixed
+    --max-batch-sizes 64 took 10 min a format, and its argmax output needed an --rtol make demo could not pass."""
+    build, *_ = _demo(tmp_path)
+    assert build.endswith("--max-batch-sizes 64")  # the default as before
+    build, *_ = _demo(tmp_path / "own", DEMO_MAX_BATCH_SIZES="8", DEMO_BUILD_FLAGS="--rtol mask=1e-3 --atol 1e-5")
+    assert build.endswith("--max-batch-sizes 8 --rtol mask=1e-3 --atol 1e-5"), build
+
+
+def test_a_build_flag_the_build_refuses_is_said_with_the_variable_that_set_it(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    refuse = 'case "$*" in *builders.cli.main\\ build*) echo "error: no such option: --rtl" >&2; exit 2;; esac'
+    (venv / "bin" / "python").write_text(f"#!/bin/sh\n{refuse}\n")
+    (venv / "bin" / "python").chmod(0o755)
+    env = {**os.environ, "VENV": str(venv), "DEMO_BUILD_FLAGS": "--rtl mask=1"}
+    res = subprocess.run(["bash", str(ROOT / "scripts" / "demo.sh")], env=env, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert (
+        "make demo's build settings: --max-batch-sizes 64 is DEMO_MAX_BATCH_SIZES; DEMO_BUILD_FLAGS adds: --rtl mask=1"
+        in res.stdout
+    )
+    assert "the build refused a flag above: DEMO_MAX_BATCH_SIZES (64) and DEMO_BUILD_FLAGS (--rtl mask=1)" in res.stderr
+    assert "== 2/4" not in res.stdout  # nothing after the build
