@@ -225,9 +225,9 @@ def neighbour_table(rows: list[Any]) -> Any:
 
     table = Table(
         title="each model alone and co-located (medians over the same rounds)",
-        caption=f"co-located / alone: {CELL_WORDS}; the min–max in report.md",
+        caption=f"co-located / alone, per round: {CELL_WORDS}; the min–max in report.md",
     )
-    ratios = [r.paired.cell() if r.paired else r.unpaired for r in rows]
+    ratios = [r.ratio_words(short=True) for r in rows]
     for col in NEIGHBOUR_COLUMNS:  # the names whole (they were cut to "sig_onnx_cpu2_db5…"); the rest wrap
         table.add_column(col, no_wrap=col in ("model", "variant"))
     for r, ratio in zip(rows, ratios, strict=True):

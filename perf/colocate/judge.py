@@ -248,14 +248,33 @@ class Neighbours:
     compute_us: float | None
     unpaired: str = ""
 
+    def ratio_words(self, short: bool = False) -> str:
+        """The "co-located / alone, per round" cell: :attr:`paired` (``short``: :meth:`Paired.cell`, else its verdict
+        in words), or :attr:`unpaired`; where the ratio of the two medians beside it points the other way (the rounds
+        disagree), that ratio too (trial 18, T18-8: "1.15× not told apart" beside alone 48, co-located 44)."""
+        if self.paired is None:
+            return self.unpaired
+        return (self.paired.cell() if short else self.paired.describe("higher", "lower")) + self.medians_note()
 
-#: The columns of the "alone vs co-located" table, in the console and in the report.
+    def medians_note(self) -> str:
+        """``"; the medians' ratio 44 / 48 = 0.917×"`` where it and :attr:`paired`'s median of the per-round ratios
+        fall on either side of 1 (the rounds disagree), else ``""``."""
+        if self.paired is None or not self.alone or self.together is None:
+            return ""
+        ratio = self.together / self.alone
+        if (ratio - 1) * (self.paired.median - 1) >= 0:
+            return ""
+        return f"; the medians' ratio {self.together:,.0f} / {self.alone:,.0f} = {ratio:.3g}×"
+
+
+#: The columns of the "alone vs co-located" table, in the console and in the report: the ratio column the median of
+#: the per-round ratios, as its label says (trial 18, T18-8; :meth:`Neighbours.ratio_words`).
 NEIGHBOUR_COLUMNS = (
     "model",
     "variant",
     "alone infer/s",
     "co-located infer/s",
-    "co-located / alone",
+    "co-located / alone, per round",
     "p99 ms",
     "queue µs",
     "compute µs",

@@ -238,7 +238,7 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...], renamed: dict[st
     ]
     memory = {g.variant: g for g in rec.gpu_memory}
     for r in judge.neighbour_cost(rec):
-        paired = r.paired.spread_text() if r.paired else r.unpaired
+        paired = r.paired.spread_text() + r.medians_note() if r.paired else r.unpaired
         on_gpu = rec.model(r.model).gpus.get(r.variant)
         gpu = ""
         if on_gpu is not None:

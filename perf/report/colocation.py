@@ -175,7 +175,7 @@ def pick_section(record: ColocationRecord) -> list[str]:
                         r.variant,
                         fmt(r.alone, 0),
                         fmt(r.together, 0),
-                        r.paired.describe("higher", "lower") if r.paired else r.unpaired,
+                        r.ratio_words(),
                         fmt(r.p99_ms, 2),
                         fmt(r.queue_us, 0),
                         fmt(r.compute_us, 0),

@@ -32,4 +32,23 @@ def test_the_ratio_cell_fits_a_row_or_two() -> None:
     assert all(r.variant in text for r in rows), text  # the names whole
     assert len(body) <= 3 * len(rows) + 2, text  # three lines a model at most (13 before), the header's two aside
     assert all(ln.rstrip().endswith(("│", "┃")) for ln in text.splitlines() if "│" in ln)  # no column cut off
-    assert "co-located / alone:" in " ".join(text.split()) and CELL_WORDS.split()[0] in text
+    assert "co-located / alone, per round:" in " ".join(text.split()) and CELL_WORDS.split()[0] in text
+
+
+def test_a_ratio_cell_says_which_over_which_and_the_medians_ratio_where_the_rounds_disagree() -> None:
+    """Trial 18, T18-8: "co-located / alone 1.15× not told apart" beside alone 48 and co-located 44 (44/48 = 0.92): the
+    cell was the median of the per-round ratios under a label that reads as the ratio of the medians beside it."""
+    together, alone = [44.0, 35.0, 65.0], [48.0, 30.0, 60.0]  # per round 0.917, 1.17, 1.08: median 1.08
+    p = paired(together, alone)
+    assert p is not None and p.median > 1
+    row = Neighbours("segnet", "segnet_onnx_cpu2_nodb_mbs8", 48.0, 44.0, p, 39.0, 870.0, 6842.0)
+    agree = Neighbours("mlp", "mlp_onnx_cpu2_nodb_mbs64", 300.0, 202.0, paired(TOGETHER, ALONE), 39.0, 870.0, 6842.0)
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(neighbour_table([row, agree]))
+    text = " ".join(out.getvalue().replace("│", " ").split())
+    assert "co-located / alone, per round" in text  # the label says what the value is: the per-round median
+    assert "44 / 48 = 0.917×" in text  # and the ratio of the two numbers beside it, which points the other way
+    assert text.count("medians' ratio") == 1  # only where the two disagree
+    for short in (True, False):  # the console's cell and the report's
+        assert row.ratio_words(short).endswith("; the medians' ratio 44 / 48 = 0.917×")
+        assert "medians' ratio" not in agree.ratio_words(short)
