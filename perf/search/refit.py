@@ -20,7 +20,7 @@ the loads took 12.7 s a variant": 20 s of a 120 s budget).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
@@ -44,6 +44,8 @@ def refit(
     measured: Collection[str] = (),
     pending: Collection[str] = (),
     loads: int | None = None,
+    prices: Mapping[str, float] | None = None,
+    priced: str = "",
 ) -> Fit | None:
     """``plan`` fitted again to ``left_s`` once ``loaded`` are loaded (module docstring).
 
@@ -63,6 +65,10 @@ def refit(
         pending: The variants of ``loaded`` not loaded yet (their loads are still to come).
         loads: How many loads ``load_s`` is the mean of, said with ``pending`` (default: those of
             ``loaded`` loaded already).
+        prices: The load time (s) of each of ``pending`` where it is not ``load_s``: its format's measured
+            loads, or the plan's assumption for a format not loaded yet (trial 18, T18-5: one 29 s TorchScript
+            load priced every ONNX load to come, 4-6 s each, and cut 4 of them).
+        priced: How ``prices`` priced them, in words, said in the cuts' reason (``""``: one price).
 
     Returns:
         The new plan (its ``variants`` the loaded ones kept, most promising first; ``cuts`` the
@@ -75,11 +81,11 @@ def refit(
     first = list(kept)  # shrink drops from the end: n variants kept are first[:n]
 
     def cost(n: int, lv: Sequence[int], rounds: int) -> float:  # the first plan's estimate, the loads done or to come
-        to_load = sum(1 for v in first[:n] if v in pending)
-        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False) - n * LOAD_S + to_load * load_s
+        to_load = sum((prices or {}).get(v, load_s) for v in first[:n] if v in pending)
+        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False) - n * LOAD_S + to_load
 
     done = len(kept) - sum(1 for v in kept if v in pending) if loads is None else loads
-    after = after_loads(plan, load_s, left_s, done if pending else None)
+    after = after_loads(plan, load_s, left_s, done if pending else None, priced)
     cuts = []
     shrunk = shrink(kept, levels, cost, budget, want, rules.first_levels, adaptive, plan.floor)
     levels, kept = shrunk.levels, shrunk.kept
@@ -108,10 +114,11 @@ def refit(
     )
 
 
-def after_loads(plan: Fit, load_s: float, left_s: float, done: int | None = None) -> str:
+def after_loads(plan: Fit, load_s: float, left_s: float, done: int | None = None, priced: str = "") -> str:
     """When a cut of the plan fitted again was made, as its reason says it: ``"after the first 2 loads
     took 15.0 s a variant to load and warm up (the plan assumed 5.0 s), 120 s were left"`` (``done``: the loads measured
-    before loads still to come; ``None``: once the group is loaded, ``"after the loads took ..."``)."""
+    before loads still to come; ``None``: once the group is loaded, ``"after the loads took ..."``; ``priced``:
+    how the loads to come were priced where a format's differ, ``"onnx ones not loaded yet: 5.0 s each"``)."""
     which = "the loads" if done is None else "the first load" if done == 1 else f"the first {count(done, 'load')}"
-    assumed = f"(the plan assumed {fmt(plan.load_s, 1)} s)"
+    assumed = f"(the plan assumed {fmt(plan.load_s, 1)} s{'; ' + priced if priced else ''})"
     return f"after {which} took {fmt(load_s, 1)} s a variant {LOAD_WORDS} {assumed}, {fmt(left_s, 0)} s were left"

@@ -91,10 +91,11 @@ def fit_to_loads(
     if not pending and (len(sweep.servers.lanes) > 1 or not set(plan.variants) <= {*loaded, *failed}):
         return plan, list(loaded), []  # a group after this one, or the servers' shared cap: the plan stands
     each = load_s(load_times, plan)
+    prices, priced = format_prices(sweep, load_times, pending, plan.load_s)
     left = engine.deadline - engine.clock()
     before = {n for n in [*loaded, *pending] if promise.has_numbers(sweep.run, n)}
     s = engine.setup
-    args = (s.ladder, s.adaptive, keys_per_level, rr.rules, s.rules, left, before, pending, len(load_times))
+    args = (s.ladder, s.adaptive, keys_per_level, rr.rules, s.rules, left, before, pending, len(load_times), prices, priced)
     again = refit(plan, [*loaded, *pending], each, *args)
     new = again.cuts[len(plan.cuts) :] if again is not None else []
     if not pending:  # the group loaded: the plan fitted again is the plan, its cap the engine's
@@ -109,7 +110,8 @@ def fit_to_loads(
     new = [c for c in new if c.kind == "variant" and c.variant in pending]  # before a load: the ladder as it is
     refitted = again if new else None  # the plan fitted again cut a load (else its words are not said)
     kept = [n for n in pending if n not in {c.variant for c in new}]
-    need = first_round_s(engine, plan, [*loaded, *kept], len(kept), each, unload_s, keys_per_level)
+    per_load = sum(prices.get(n, each) for n in kept) / len(kept) if kept else each
+    need = first_round_s(engine, plan, [*loaded, *kept], len(kept), per_load, unload_s, keys_per_level)
     if kept and need > left:  # not even the group's first round fits after their loads: none is loaded
         why = f"the loads still to come, the first round and the unloads of {count(len(loaded) + len(kept), 'variant')}"
         why += f" need about {fmt(need, 0)} s"
@@ -122,6 +124,37 @@ def fit_to_loads(
     plan = dataclasses.replace(plan, variants=[n for n in plan.variants if n not in gone], cuts=[*plan.cuts, *new])
     said(sweep, refitted, new, each)
     return plan, list(loaded), kept
+
+
+def format_prices(
+    sweep: SweepBase, load_times: Sequence[float], pending: Sequence[str], assumed: float
+) -> tuple[dict[str, float], str]:
+    """Each of ``pending``'s load time (s) by its format, where the run's loads so far (``load_times``, the
+    variants of the recorded groups then this session's, in order) differ by format: a format's own mean, the
+    plan's ``assumed`` for a format not loaded yet; and how, in words. ``({}, "")`` where one price serves
+    (one format, or a format not known): every load at the mean, as before. Trial 18, T18-5: the first load,
+    a TorchScript variant's 29.4 s, priced the ONNX loads to come (4-6 s each) and cut 4 of them."""
+    rr = sweep.run.rounds
+    before = rr.groups[: getattr(sweep, "_groups_before", 0)] if rr is not None else []
+    names = [v for g in before if g.variants and g.load_s for v in g.variants] + list(getattr(sweep, "_load_names", []))
+
+    def format_of(name: str) -> str | None:
+        vr = sweep.run.variant(name)
+        return (vr.params or {}).get("format") if vr is not None else None
+
+    if len(names) != len(load_times) or not pending:
+        return {}, ""
+    seen: dict[str | None, list[float]] = {}
+    for n, t in zip(names, load_times):
+        seen.setdefault(format_of(n), []).append(t)
+    coming = {n: format_of(n) for n in pending}
+    if None in seen or None in coming.values() or set(seen) | set(coming.values()) == set(seen) and len(seen) == 1:
+        return {}, ""
+    means = {f: sum(ts) / len(ts) for f, ts in seen.items()}
+    prices = {n: means.get(f, assumed) for n, f in coming.items()}
+    said = [f"{f} loads priced at {fmt(means[f], 1)} s" for f in sorted({f for f in coming.values() if f in means})]  # type: ignore[type-var]
+    said += [f"{f} ones, not loaded yet, at {fmt(assumed, 1)} s" for f in sorted({f for f in coming.values() if f not in means})]  # type: ignore[type-var]
+    return prices, "; ".join(said)
 
 
 def first_round_s(

@@ -106,7 +106,7 @@ class RoundsSweep(SweepBase):
         self._args: dict[str, dict[str | None, list[str]]] = {}
         self._unloads: list[tuple[int, float]] = []  # (variants, seconds) of each group's unloads
         self._plan, self._refitted = fit, refitted  # the time budget's plan, fitted again once (:meth:`_refit`)
-        self._load_times: list[float] = []  # each load attempt's seconds (perf.sweep.load_cuts.load_s)
+        self._load_times, self._load_names = list[float](), list[str]()  # each load attempt's seconds, its variant
         self._groups_before = len(self.run.rounds.groups) if self.run.rounds is not None else 0  # a resume's
 
     def _late(self, engine: Rounds, tie: list[str], fit: Fit) -> list[str]:
@@ -224,6 +224,7 @@ class RoundsSweep(SweepBase):
             if self._load(engine, name):
                 loaded.append(name)
             self._load_times.append(engine.clock() - t0)
+            self._load_names.append(name)  # its format prices the loads of that format (load_cuts.format_prices)
             left = memory_left_fraction() if not srv.opts.urls else 1.0
             if left < MEMORY_RESERVE_FRACTION and i + 1 < len(names):
                 reason = f"{said}the host had {left * 100:.0f} % of its memory left after loading `{name}`"
@@ -331,6 +332,7 @@ class RoundsSweep(SweepBase):
             if self._load(engine, name):
                 done.append(name)
             self._load_times.append(engine.clock() - t0)
+            self._load_names.append(name)
 
     def _settle(self, vr: VariantResult) -> None:
         """A measured variant ends ``ok`` when a level can back a recommendation, else ``failed`` with why."""
