@@ -37,6 +37,7 @@ from builders.repository.manifest import MANIFEST, library_versions, read_manife
 from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry
 from builders.repository.replacing import refuse_replacing
 from builders.repository.writer import drop_stale_variants, update_index
+from builders.verify.compare import refuse_open_bounds
 from builders.verify.input_draws import describe_draws, load_sample
 from builders.verify.value_sources import input_ranges
 from builders.verify.verification import save_reference
@@ -209,10 +210,12 @@ def _infer_outputs(opts: BuildOptions, loaded: LoadedModel, say: Progress) -> Mo
 
     Raises:
         ModelSpecError: as :func:`~builders.model.outputs.infer_outputs`, ``--rtol`` names a tensor
-            that is not an output, or an output's batch axis is not first while max_batch_size > 0.
+            that is not an output or gives an integer output a bound of 1 or more, or an output's batch
+            axis is not first while max_batch_size > 0.
     """
     spec = infer_outputs(loaded.module, loaded.spec, say)
     spec.require_outputs(opts.rtol, "--rtol")
+    refuse_open_bounds({t.name: t.dtype for t in spec.outputs}, opts.rtol)  # before any export: a bound that checks nothing
     require_batch_first(spec, opts.grid.max_batch_sizes)
     return spec
 

@@ -14,11 +14,13 @@ they agree.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from core import precision as precisions
+from core.errors import ModelSpecError
 
 #: Above this max relative error a mismatch is a different result, not rounding: no tolerance
 #: that "would pass" is named.
@@ -62,6 +64,33 @@ def is_label_dtype(dtype: Any) -> bool:
     """Whether an output of ``dtype`` is compared by the fraction of elements that differ
     (integer and bool outputs) rather than by relative error."""
     return np.dtype(dtype).kind in "biu"
+
+
+def refuse_open_bounds(dtypes: Mapping[str, Any], rtols: Mapping[str, float]) -> None:
+    """Refuse ``--rtol NAME=F`` of 1 or more for an integer or bool output (``dtypes``: each output's
+    dtype): its bound is the fraction of elements allowed to differ, and 1 lets every element differ,
+    so a wholly wrong output would pass (re-check of trial 18: ``--rtol mask=1``, the trial's own
+    flag under the float rule, was accepted and passed any mask). A float output's rtol is not bounded.
+
+    Raises:
+        ModelSpecError: names the outputs, what the value means for them and a value to give.
+    """
+
+    def label(dtype: Any) -> bool:  # a name numpy does not know (bfloat16) is a float's
+        try:
+            return is_label_dtype(dtype)
+        except TypeError:
+            return False
+
+    open_ = {n: v for n, v in rtols.items() if v >= 1 and n in dtypes and label(dtypes[n])}
+    if open_:
+        said = ", ".join(f"{n}={v:g} ({dtypes[n]})" for n, v in open_.items())
+        raise ModelSpecError(
+            f"--rtol {said}: an integer or bool output is compared by the fraction of its elements that differ, "
+            "and a bound of 1 or more lets every element differ, so a wrong output would pass",
+            hint="give the fraction allowed to differ, below 1 (such as 1e-3), or 0 for an exact match",
+            flag="--rtol",
+        )
 
 
 def differing_words(name: str, differing: int, elements: int, rtol: float) -> str:

@@ -110,3 +110,18 @@ def test_a_bool_output_is_compared_by_the_fraction_differing():
     assert c.passed and c.max_rel_err == pytest.approx(5e-5) and c.differing == 1
     f = compare_outputs({"y": np.ones(3, np.float32)}, {"y": np.ones(3, np.float32)}, 1e-4)[0]
     assert f.differing is None and f.elements is None
+
+
+def test_a_bound_that_lets_every_label_differ_is_refused_before_any_export() -> None:
+    """Re-check of trial 18: `--rtol mask=1` (trial 18's own flag under the float rule) was accepted and passed a mask
+    whatever its labels; as a fraction of elements, 1 or more checks nothing."""
+    from builders.verify.compare import refuse_open_bounds
+    from core.errors import ModelSpecError
+
+    dtypes = {"scores": "float32", "mask": "int64", "valid": "bool", "half": "bfloat16"}
+    refuse_open_bounds(dtypes, {"scores": 2.0, "mask": 0.5, "half": 3.0})  # a float's rtol, a fraction below 1: kept
+    with pytest.raises(ModelSpecError) as e:
+        refuse_open_bounds(dtypes, {"mask": 1.0, "valid": 2.0, "scores": 1.0})
+    assert e.value.flag == "--rtol"
+    assert e.value.message.startswith("--rtol mask=1 (int64), valid=2 (bool): an integer or bool output is compared by")
+    assert "below 1 (such as 1e-3), or 0 for an exact match" in (e.value.hint or "")
