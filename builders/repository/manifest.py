@@ -18,7 +18,7 @@ from builders.model.spec import ModelSpec
 from builders.repository.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, ExportRecord
 from core.errors import RecordError, RepositoryError
 from core.gpu import gpu_names
-from core.records import dropped_keys, load_record, write_record
+from core.records import SCHEMA_KEY, dropped_keys, load_record, write_record
 from core.versions import package_versions
 
 log = logging.getLogger(__name__)
@@ -162,9 +162,13 @@ def write_manifest(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
         RuntimeError: a key of ``manifest`` is not a field of ``BuildManifest`` (a bug: it
             would vanish from the file).
     """
-    record = MANIFEST_KIND.parse(manifest, f"the manifest being written to {path}")
+    # the build's own dict is this version's: without its schema key it was read as version 1 and migrated,
+    # which rebuilt ``rtol`` from the verification records (a failed export has none) and dropped the build's --rtol
+    # (re-check of trial 18: every failing build given --rtol ended in a RuntimeError traceback here)
+    current = {SCHEMA_KEY: MANIFEST_KIND.version, **manifest}
+    record = MANIFEST_KIND.parse(current, f"the manifest being written to {path}")
     saved = MANIFEST_KIND.dump(record)
-    lost = dropped_keys(manifest, saved)
+    lost = dropped_keys(current, saved)
     if lost:  # a bug: a field written here but missing from BuildManifest would vanish from the file
         raise RuntimeError(f"build manifest fields {lost} are not in builders.repository.records.BuildManifest; add them there")
     write_record(path, MANIFEST_KIND, record)

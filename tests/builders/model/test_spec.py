@@ -363,3 +363,24 @@ def test_a_shape_typed_with_x_in_an_output_gets_the_output_form():
         ModelSpec.from_json(spec)
     assert e.value.message.startswith("output 'feat': dimension '3x64' is a shape typed with x"), e.value.message
     assert e.value.hint == 'give the dims one by one: in the spec file\'s outputs "shape": [3, 64]'
+
+
+def test_a_build_manifest_keeps_its_rtol_when_no_export_was_verified(tmp_path):
+    """Re-check of trial 18, NEW-0: every failing build given --rtol died in "RuntimeError: build manifest fields
+    ['rtol.OUTPUT__0'] are not in ... BuildManifest": the build's dict, written without its schema key, was read as
+    a version-1 manifest and migrated, which rebuilt rtol from the verification records (a failed export has none)."""
+    import json
+
+    from builders.repository.manifest import write_manifest
+
+    spec = ModelSpec((TensorSpec("x", "float32", (4,)),), (TensorSpec("y", "float32", (4,)),), {})
+    manifest = {
+        "model": "m",
+        "source": "m",
+        "created": "2026-12-04T02:00:00",
+        "spec": spec.to_json(),
+        "max_batch_size": 2,
+        "rtol": {"y": 1e-12},
+    }
+    saved = write_manifest(tmp_path / "manifest.failed.json", manifest)
+    assert saved["rtol"] == {"y": 1e-12} == json.loads((tmp_path / "manifest.failed.json").read_text())["rtol"]
