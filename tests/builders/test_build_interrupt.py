@@ -3,13 +3,13 @@ builds it again, and exits 130 (issue 26: it ended in a bare "aborted")."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import interruptible
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,12 +21,7 @@ def test_ctrl_c_during_an_export_says_nothing_was_written_and_exits_130(tmp_path
     cmd = [sys.executable, "-m", "builders.cli.main", "build", "--model", "tiny", "--format", "onnx"]
     cmd += ["--build-dir", str(builds), "--repository", str(repo)]
     cmd += ["--instance-counts", "1", "--dynamic-batching", "off", "--max-batch-sizes", "4"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "250"}
-    # a suite started in the background hands SIGINT down ignored: give the command Python's own handler
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
+    proc = interruptible.start(cmd, stderr=subprocess.STDOUT)  # Python's own SIGINT handler, even in a background suite
     lines: list[str] = []
     try:
         for line in proc.stdout:  # type: ignore[union-attr]

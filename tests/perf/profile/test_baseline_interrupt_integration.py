@@ -5,12 +5,11 @@ shown and kept (baseline.json), the model cut is named with the command that mea
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
+import interruptible
 import pytest
 
 pytestmark = pytest.mark.integration
@@ -22,12 +21,7 @@ def _baseline_interrupted(repo: Path, out: Path, at_line: str, *more: str) -> tu
     Ctrl-C when stderr says ``at_line``."""
     cmd = [sys.executable, "-m", "perf.cli.main", "baseline", str(repo), "--out", str(out)]
     cmd += ["--variants", "tiny_onnx_cpu1_nodb_mbs8", "--min-run-time", "10", "--warmup", "0.2", *more]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "250"}
-    # a suite started in the background hands SIGINT down ignored: give the command Python's own handler
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
+    proc = interruptible.start(cmd)  # Python's own SIGINT handler, even in a background suite
     lines: list[str] = []
     try:
         for line in proc.stderr:  # type: ignore[union-attr]

@@ -1,0 +1,58 @@
+"""A toolkit command started as its own process, to be sent Ctrl-C (SIGINT) by a test."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start(cmd: Sequence[str], *, stderr: int = subprocess.PIPE) -> subprocess.Popen[str]:
+    """Start ``cmd`` at the checkout's root (``PYTHONPATH`` the checkout, ``COLUMNS`` 250), its text output piped
+    (``stderr``: ``subprocess.STDOUT`` merges it into stdout). A suite started in the background hands SIGINT down
+    ignored, and Python then installs no KeyboardInterrupt handler: the command gets the default one back."""
+    return subprocess.Popen(
+        list(cmd),
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "250"},
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def check_interrupted(repo: Path, names: list[str], log: Path, again_after_s: float | None = None) -> tuple[int, str, str, float]:
+    """``clients check`` of ``names`` on the bundled server, Ctrl-C during the second one's load (and again
+    ``again_after_s`` after its stopping line); returns rc, stdout, stderr and how long the stopping line took
+    (s; infinite when it never came)."""
+    cmd = [sys.executable, "-m", "clients.cli.main", "check", "-r", str(repo), "--runtime", "bundled"]
+    proc = start([*cmd, "--log-file", str(log), "--variants", ",".join(names)])
+    lines: list[str] = []
+    try:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            if f"{names[1]}: loading" in line:  # the first variant's rows are in: Ctrl-C during the next load
+                break
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        said_after = float("inf")
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            if said_after == float("inf") and "stopping (Ctrl-C)" in line:
+                said_after = time.monotonic() - sent
+                if again_after_s is not None:  # while the server stops
+                    time.sleep(again_after_s)
+                    proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return rc, "".join(lines), proc.stderr.read(), said_after  # type: ignore[union-attr]
