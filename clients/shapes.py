@@ -235,6 +235,7 @@ def check_sizes(
                     f"{model}: {what} sets axis {axis} to {size}, outside the build's verified range {lo}..{hi}",
                     hint=f"give {axis} within {lo}..{hi} (the sizes the build checked the outputs at); "
                     + wider_range_hint(axis, (lo, opt, hi), [size]),
+                    flag="--shape" if source is None else None,  # typed: exit 2; a file's: a problem found (1)
                 )
             if bound.get(axis, (size, ""))[0] != size:
                 raise ClientError(

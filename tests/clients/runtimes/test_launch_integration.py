@@ -232,7 +232,8 @@ def test_start_failures_carry_the_log_and_leave_nothing_running(tmp_path):
         timeout=90,
         cwd=ROOT,
     )
-    assert res.returncode == 1 and "--load-model mlp_*: no variant in" in res.stderr and "known: broken" in res.stderr
+    # a --load-model pattern matching nothing is a typed mistake: exit 2 (the one rule of 3aa151c)
+    assert res.returncode == 2 and "--load-model mlp_*: no variant in" in res.stderr and "known: broken" in res.stderr
     assert "tritonserver ready" not in res.stdout
     # a "server" that never answers: the readiness timeout stops it and quotes its log
     hung = tmp_path / "hung-tritonserver"
