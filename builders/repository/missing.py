@@ -33,18 +33,24 @@ def not_found_parts(path: Path | str, flag: str = "-r") -> tuple[str, str]:
         or run `builders build` here first")``.
     """
     p = Path(path)
-    here = p.absolute()
     state = "does not exist" if not p.exists() else "is not a folder"
-    if not p.is_absolute():
-        state += f" (looked at {here}: a relative path is from the current directory)"
-    if CHECKOUT_REPOSITORY.is_dir() and CHECKOUT_REPOSITORY.resolve() != here.resolve():
-        hint = f"pass {flag}{' ' if flag else ''}{CHECKOUT_REPOSITORY} (this checkout's repository), or run `builders build` here first"
-    else:
-        hint = (
-            f"run `builders build` first (it writes {DEFAULT_REPOSITORY} in the current directory) or pass "
-            f"{flag + ' with ' if flag else ''}the folder it wrote"
-        )
-    return state, hint
+    return state + _looked_at(p), _hint(p, flag, "run `builders build` here first")
+
+
+def _looked_at(p: Path) -> str:
+    """Where a relative ``p`` was looked for, in words (``""`` for an absolute one)."""
+    return "" if p.is_absolute() else f" (looked at {p.absolute()}: a relative path is from the current directory)"
+
+
+def _hint(p: Path, flag: str, or_else: str) -> str:
+    """What to do about repository ``p``: this checkout's own repository when that is another folder
+    (``or_else``: the other way, e.g. "run `builders build` here first"), else build first or pass the one built."""
+    if CHECKOUT_REPOSITORY.is_dir() and CHECKOUT_REPOSITORY.resolve() != p.absolute().resolve():
+        return f"pass {flag}{' ' if flag else ''}{CHECKOUT_REPOSITORY} (this checkout's repository), or {or_else}"
+    return (
+        f"run `builders build` first (it writes {DEFAULT_REPOSITORY} in the current directory) or pass "
+        f"{flag + ' with ' if flag else ''}the folder it wrote"
+    )
 
 
 def repository_not_found(
@@ -62,6 +68,4 @@ def empty_repository(path: Path | str, state: str, flag: str = "-r") -> Reposito
     :func:`not_found_parts` does, this checkout's own repository when that is another folder
     (trial 18, T18-14: an empty ``model_repository`` in the current directory, the user's build elsewhere)."""
     p = Path(path)
-    where = "" if p.is_absolute() else f" (looked at {p.absolute()}: a relative path is from the current directory)"
-    _, hint = not_found_parts(path, flag)
-    return RepositoryError(f"{path} {state}{where}", hint=hint.replace("run `builders build` here first", "build into it"))
+    return RepositoryError(f"{path} {state}{_looked_at(p)}", hint=_hint(p, flag, "build into it"))
