@@ -24,3 +24,26 @@ def column_text(output: str, header: str) -> str:
         if line[0] in BARS:
             parts.append(line[left:right].strip())
     return " ".join(p for p in parts if p)
+
+
+def table_rows(output: str) -> dict[str, list[str]]:
+    """Each row of the (first) rich table in ``output``: its first cell's text -> the texts of the
+    other cells, a row's lines joined by one space. A line whose first cell is empty or starts
+    with ``[`` (a workload's label, put under the variant's name: trial 18, T18-12) continues the
+    row above it, so a series reads as ``name [label]`` however its row wrapped."""
+    rows: dict[str, list[list[str]]] = {}
+    key = None
+    for line in output.splitlines():
+        if not line or line[0] != "│":  # the header (┃) and anything outside the table
+            continue
+        cells = [c.strip() for c in line.strip()[1:-1].split("│")]
+        if key is None or cells[0] and not cells[0].startswith("["):
+            key = cells[0]
+            rows[key] = [[c] for c in cells]
+            continue
+        parts = rows.pop(key)
+        for k, c in enumerate(cells):
+            parts[k].append(c)
+        key = " ".join(p for p in parts[0] if p)
+        rows[key] = parts
+    return {k: [" ".join(p for p in col if p) for col in parts[1:]] for k, parts in rows.items()}

@@ -17,6 +17,7 @@ from typing import Any
 
 from factories import level_result, run_result, variant_result
 from rich.console import Console
+from tables import table_rows
 
 from perf.analysis.ranking.operating import per_round, shared, side_of
 from perf.analysis.recommendation.frontier import best_level_frontier, frontier_section, workload_recommendations
@@ -101,7 +102,7 @@ def test_the_console_row_names_the_level_its_workloads_pick_names() -> None:
     rec = recommend(view, BUDGET_MS)
     console = Console(record=True, width=400)
     console.print(summary_table(run))
-    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:]] for line in console.export_text().splitlines() if line.startswith("│") and "kws_" in line}  # fmt: skip
+    rows = {k: cells for k, cells in table_rows(console.export_text()).items() if "kws_" in k}
     picks = [c for sub in workload_recommendations(view, rec).values() for c in (sub.best_peak, sub.best_under_budget) if c]
     assert picks
     for c in picks:
@@ -184,10 +185,10 @@ def test_export_deployment_of_a_named_variant_takes_the_level_the_table_names() 
 def test_the_consoles_note_of_a_pick_says_a_runner_up_with_a_higher_median_in_numbers() -> None:
     console = Console(record=True, width=1000)
     console.print(summary_table(_run(), BUDGET_MS))
-    rows = console.export_text().splitlines()
+    rows = {k: " ".join(cells) for k, cells in table_rows(console.export_text()).items()}
     said = 0
     for label, c, o, rounds, ahead in _higher_runners_up(split_by_workload(_run())):
-        (row,) = [r for r in rows if f"{c.variant} " in r]
+        row = rows[c.variant]
         assert f"clients (c={c.concurrency}" in row and label in row
         assert (
             f"`{o.side.variant}`'s median higher, {fmt(o.throughput_infer_per_s)}: the pick ahead in {ahead} of {rounds} shared rounds"

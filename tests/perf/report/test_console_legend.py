@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from factories import run_result, variant_result
 from rich.console import Console
+from tables import table_rows
 
 from perf.cli.summary import summary_table
 from perf.records.levels import LevelResult
@@ -20,7 +21,7 @@ def _text(run, width: int = 400) -> str:
 
 def _rows(text: str) -> dict[str, str]:
     """Variant name -> its row (a wide console: one line each)."""
-    return {line.split("│")[1].strip(): line for line in text.splitlines() if line.startswith("│")}
+    return {k: " ".join(cells) for k, cells in table_rows(text).items()}
 
 
 def _levels(thr: float, *, stable: bool = True, busy: bool = False, batch: int = 1, shape: str | None = None):

@@ -11,6 +11,7 @@ import io
 import pytest
 from factories import level_result, run_result, variant_result
 from rich.console import Console
+from tables import table_rows
 
 from perf.analysis.measured import has_numbers, rounds_measured
 from perf.analysis.recommendation.cuts import cut_notes, unmeasured_caveat, unmeasured_text
@@ -54,7 +55,7 @@ def test_a_cut_variant_with_numbers_is_measured_in_its_rounds_everywhere(split: 
 def test_the_console_row_of_each_series_says_its_rounds() -> None:
     out = io.StringIO()
     Console(file=out, width=400).print(summary_table(_run()))
-    rows = [line for line in out.getvalue().splitlines() if "early [b=" in line]
+    rows = [" ".join(cells) for k, cells in table_rows(out.getvalue()).items() if "early [b=" in k]
     assert len(rows) == 2
     for row in rows:
         assert f"measured in {EARLY} rounds, then not measured further in this session (cut for time)" in row

@@ -150,3 +150,22 @@ def test_the_uniform_sizes_note_names_the_size_the_sweep_sent() -> None:
     swept = _kws(True, ["time=1000", "time=16000"])
     swept.dynamic_axes = "time=4000 (--shape)"  # a level of a swept size: its own; the record names nothing else here
     assert "time=1000 or 16000 (one workload each)" in (uniform_sizes_note(run_result([swept])) or "")
+
+
+def test_the_console_table_puts_a_workloads_label_under_the_name_so_the_note_keeps_its_width() -> None:
+    """Trial 18, T18-12: "segnet_onnx_cpu2_db500_mbs8 [height=32..256,width=32..256 (mixed)]" held the variant
+    column at 68 characters, the note column was 9 wide and the pick's row 21 lines tall."""
+    import io
+
+    from rich.console import Console
+
+    from perf.cli.summary import summary_table
+
+    run = run_result([_kws(True, ["time=1000..16000"]), _kws(False, ["time=1000..16000"])])
+    out = io.StringIO()
+    Console(file=out, width=120, force_terminal=False).print(summary_table(run))
+    lines = out.getvalue().splitlines()
+    assert any(ln.startswith("│ kws_onnx_cpu2_db500_mbs64 ") for ln in lines), out.getvalue()
+    assert any(ln.startswith("│ [time=1000..16000 (mixed)]") for ln in lines), out.getvalue()  # the label, its own line
+    rows = [i for i, ln in enumerate(lines) if ln.startswith("│ kws_")]
+    assert len(rows) == 2 and rows[1] - rows[0] <= 4, out.getvalue()  # a row a few lines tall, not one word a line
