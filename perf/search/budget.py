@@ -33,7 +33,7 @@ but when the rounds a verdict needs fit beside it its time is kept from the roun
 runs, the scheduler re-estimates from the visits it has timed and starts no round that would
 end past the budget (:mod:`perf.search.rounds`). The plan's estimate is a bound (every
 variant planned for 7 rounds, the cost model's constants), so the rounds often end early:
-:func:`late` then re-makes the plan for the cut variants from what the rounds measured (visit
+:func:`perf.search.late.late` then re-makes the plan for the cut variants from what the rounds measured (visit
 and load times, the tie set's visits) and the sweep measures those the time left fits in a
 final group with the tie set (:mod:`perf.sweep.rounds`); the others' cuts give those numbers.
 """
@@ -47,7 +47,6 @@ import re
 from collections.abc import Collection, Sequence
 
 from core.errors import PerfError
-from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import fmt
 from perf.records.results import VariantResult
@@ -128,7 +127,7 @@ class Fit:
         baseline_s: Estimated in-process baseline after the sweep (s); ``reserve_s``: the budget kept for it
             up front (``baseline_s`` when the rounds a verdict needs fit beside it, else 0).
         visits: Visits of one variant in each round of its own (:func:`levels_by_round` times the
-            visits per level), up to ``max_rounds``: what :func:`late` plans a cut variant with.
+            visits per level), up to ``max_rounds``: what :func:`perf.search.late.late` plans a cut variant with.
         floor: The highest concurrency the run measured before (a resume's earlier sessions; 0:
             none): ``cap`` is never below it (:func:`perf.search.shrink.shrink`), here and when
             fitted again (:func:`perf.search.refit.refit`).
@@ -307,94 +306,3 @@ def keeps_baseline(
         if fit(names, ladder, adaptive, keys_per_level, rules, search, m * 60 - spent_s, baseline, measured, floor).reserve_s:
             return m
     return max(first, last)
-
-
-@dataclasses.dataclass
-class Late:
-    """What the time left after the rounds fits of the variants the plan cut (:func:`late`).
-
-    Attributes:
-        variants: The cut variants measured now, most promising first (with the tie set, in a final group).
-        estimate_s: Estimated wall time of that final group (s; 0 when none fits).
-        reason: Why the final group is one (recorded with it), ``""`` when none fits.
-        cuts: The variants still cut, each with the real numbers it was judged on.
-    """
-
-    variants: list[str]
-    estimate_s: float
-    reason: str
-    cuts: list[Cut]
-
-
-def late(
-    cut: Sequence[str],
-    tie: Sequence[str],
-    tie_visits: int,
-    visits: Sequence[int],
-    load_s: float,
-    visit_s: float,
-    left_s: float,
-    unload_s: float = UNLOAD_S,
-    measured: Collection[str] = (),
-) -> Late:
-    """The plan re-made after the rounds, from what they measured: the cut variants (most
-    promising first) that fit the time left, measured in a final group with the rounds' tie set
-    (their verdicts against it then rest on rounds measured together).
-
-    A final with ``k`` of them is estimated as every member loaded (``load_s``, measured: a
-    group's load time per variant), the :data:`~perf.analysis.ranking.operating.MIN_ROUNDS` rounds a
-    verdict needs (each cut variant's ``visits`` per round, :attr:`Fit.visits`, and the tie
-    set's ``tie_visits``, the visits its ladders make next, at ``visit_s``, the mean measured
-    visit) and every member unloaded (``unload_s``, measured, :data:`UNLOAD_S` before any is); the largest ``k``
-    whose estimate fits
-    ``left_s`` is taken. Nothing is started that the estimate says would end past the budget.
-
-    Args:
-        cut: The variants the plan cut, most promising first.
-        tie: The tie set the rounds left (leader first).
-        tie_visits: Visits of one round over ``tie``.
-        visits: Visits of one cut variant in each of its rounds.
-        load_s: Measured load and preparation time per variant (s).
-        visit_s: Measured mean visit time (s).
-        left_s: Time left of the budget (s).
-        unload_s: Measured unload time per variant (s).
-        measured: Cut variants with numbers from an earlier session (:func:`not_measured`).
-    """
-
-    def cost(k: int) -> float:
-        total = (k + len(tie)) * (load_s + unload_s)
-        for r in range(MIN_ROUNDS):
-            total += (k * (visits[min(r, len(visits) - 1)] if visits else 1) + tie_visits) * visit_s
-        return total
-
-    k = len(cut)
-    while k and cost(k) > left_s:
-        k -= 1
-    costs = f"measured: {fmt(visit_s, 2)} s a visit, {fmt(load_s, 1)} s a load, {fmt(unload_s, 1)} s an unload"
-    tie_set = f"the tie set {', '.join(f'`{n}`' for n in tie)}" if tie else ""
-    left = f"{fmt(max(left_s, 0.0), 0)} s of the time budget"
-    cuts = [
-        Cut(
-            "variant",
-            f"{not_measured(name in measured)}: after the rounds {left} were left; measuring it{_with(i, tie_set)} in a final group "
-            f"needs about {fmt(cost(i + 1), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({costs})",
-            name,
-            need_s=round(cost(i + 1), 1),
-        )
-        for i, name in enumerate(cut)
-        if i >= k
-    ]
-    if not k:
-        return Late([], 0.0, "", cuts)
-    names = ", ".join(f"`{n}`" for n in cut[:k])
-    reason = (
-        f"after the rounds: {left} left fit {names} (cut by the plan)" + (f" with {tie_set}" if tie else "") + ": about "
-        f"{fmt(cost(k), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({costs})"
-    )
-    return Late(list(cut[:k]), cost(k), reason, cuts)
-
-
-def _with(before: int, tie_set: str) -> str:
-    """``" with 2 more promising cut variants and the tie set `a`"``: who a cut variant's final would hold."""
-    parts = ([count(before, "more promising cut variant")] if before else []) + ([tie_set] if tie_set else [])
-    return f" with {' and '.join(parts)}" if parts else ""

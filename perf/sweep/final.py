@@ -4,7 +4,7 @@ Its rounds had ended when the run finished them (``finished`` recorded) or when 
 group's rounds (:func:`perf.search.ending.ends.ended_before`: decided, or ``max_rounds``) says so of
 the variants it ranked, as after a Ctrl-C between the last round and the end of the run. Such a run
 gets no more rounds of them (its ranking was decided on the rounds it has); the variants without
-numbers (cut for time) are planned as after any rounds (:func:`perf.search.budget.late`, from the
+numbers (cut for time) are planned as after any rounds (:func:`perf.search.late.late`, from the
 run's measured visit and load times, within this session's time budget): those that fit meet the
 tie set in a final group, measured in rounds of its own; the others' cuts give the numbers. When none
 fits, nothing is loaded and no server starts (:attr:`ResumedRounds.nothing_to_measure`). The resume's
@@ -13,6 +13,7 @@ first line says this same plan (:func:`perf.sweep.opening.resume_line`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import time
@@ -24,6 +25,7 @@ from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.ending.ends import ended_before, start_ladders
 from perf.search.ending.tie import tie_set
+from perf.search.late import Final, Late, late
 from perf.search.rounds import Rounds, Setup
 from perf.sweep import budget_scope as scope
 from perf.sweep import load_cuts
@@ -79,9 +81,10 @@ class ResumedRounds(RoundsSweep):
         return load_cuts.load_s(load_cuts.recorded_load_times(self.run.rounds.groups), budgets.LOAD_S)
 
     @functools.cached_property
-    def final(self) -> budgets.Late | None:
-        """The final group of a run whose rounds had ended: its variants without numbers that fit this
-        session's time budget with the tie set (:func:`perf.search.budget.late`); ``None`` when its rounds go on."""
+    def final_group(self) -> Final | None:
+        """What the final group of a run whose rounds had ended is priced on (:func:`perf.search.late.late`'s
+        arguments but the times): its variants without numbers, most promising first, and the tie set;
+        ``None`` when its rounds go on."""
         if self.rounds_ended is None:
             return None
         assert self.run.rounds is not None and self.run.search is not None
@@ -91,11 +94,18 @@ class ResumedRounds(RoundsSweep):
         rr, cap = self.run.rounds, engine.setup.cap
         ladder = [c for c in self.levels if cap is None or c <= cap]
         per_round = budgets.levels_by_round(ladder, self.adaptive, rr.rules, max(rr.rules.max_rounds, MIN_ROUNDS))
-        visits = [n * self.keys_per_level() for n in per_round]
+        return Final(todo, tie, len(engine.visits(tie, 0)), [n * self.keys_per_level() for n in per_round])
+
+    @functools.cached_property
+    def final(self) -> Late | None:
+        """The final group of a run whose rounds had ended: its variants without numbers that fit this
+        session's time budget with the tie set (:func:`perf.search.late.late`); ``None`` when its rounds go on."""
+        if (group := self.final_group) is None:
+            return None
+        assert self.run.rounds is not None
         left = math.inf if self.opts.time_budget_s is None else self.opts.time_budget_s
-        tie_visits = len(engine.visits(tie, 0))
-        unload = load_cuts.unload_s(load_cuts.recorded_unload_times(rr.groups))  # the run's, measured
-        return budgets.late(todo, tie, tie_visits, visits, self._load_s(), self._visit_s(), left, unload)
+        unload = load_cuts.unload_s(load_cuts.recorded_unload_times(self.run.rounds.groups))  # the run's, measured
+        return late(group.variants, group.tie, group.tie_visits, group.visits, self._load_s(), self._visit_s(), left, unload)
 
     @functools.cached_property
     def final_tie(self) -> list[str]:
@@ -156,6 +166,8 @@ class ResumedRounds(RoundsSweep):
         self.progress({"event": "plan", "text": text, "estimate_s": late.estimate_s})  # said once (perf.search.events)
         engine = self._engine(deadline)
         self.start_session(None, refitted=True)
+        assert self.final_group is not None  # its loads priced as the group was (perf.sweep.load_cuts.fit_final)
+        self._final = dataclasses.replace(self.final_group, variants=late.variants)
         since = (len(rr.rounds), len(rr.groups))
         try:
             self._groups(engine, [*tie, *late.variants], late.reason)

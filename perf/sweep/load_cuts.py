@@ -30,8 +30,9 @@ from collections.abc import Sequence
 from core.wording import count
 from perf.markdown import fmt
 from perf.records.rounds import Cut, LoadGroup
+from perf.search import late as lates
 from perf.search import promise
-from perf.search.budget import UNLOAD_S, Fit, not_measured
+from perf.search.budget import LOAD_S, UNLOAD_S, Fit, not_measured
 from perf.search.refit import after_loads, refit
 from perf.search.rounds import Rounds
 from perf.sweep.context import SweepBase
@@ -76,15 +77,19 @@ def fit_to_loads(
     load_times: Sequence[float],
     keys_per_level: int,
     unload_s: float = UNLOAD_S,
+    final: lates.Final | None = None,
 ) -> tuple[Fit | None, list[str], list[str]]:
     """The plan fitted again once ``loaded`` (the group's, so far) are loaded and ``pending`` (in load
     order) are still to load (module docstring): ``(plan, loaded kept, pending kept)``; those it cuts are
     recorded, said and, of ``loaded``, unloaded. ``plan``: the sweep's (``None``: no such plan, returned as
     it is); as it is too before any load was measured (``load_times``: each load's seconds so far,
     :meth:`perf.sweep.rounds.RoundsSweep.run_load_times`) and, after the loads, unless the group holds the whole plan on one server. ``unload_s``: the
-    time one unload takes (what the engine keeps for it). Several servers' threads call it under
+    time one unload takes (what the engine keeps for it). ``final``: the group is the final group after the
+    rounds, priced by its own rule (:func:`fit_final`), not by the plan's. Several servers' threads call it under
     ``sweep._lock``."""
     rr = sweep.run.rounds
+    if final is not None and rr is not None and engine.deadline is not None and load_times:  # a resume's: no plan
+        return plan, list(loaded), fit_final(sweep, engine, final, plan, loaded, pending, load_times, unload_s)
     if plan is None or rr is None or engine.deadline is None or not load_times:
         return plan, list(loaded), list(pending)
     failed = {n for n in plan.variants if (vr := sweep.run.variant(n)) is not None and vr.status == "failed"}
@@ -124,6 +129,35 @@ def fit_to_loads(
     plan = dataclasses.replace(plan, variants=[n for n in plan.variants if n not in gone], cuts=[*plan.cuts, *new])
     said(sweep, refitted, new, each)
     return plan, list(loaded), kept
+
+
+def fit_final(
+    sweep: SweepBase,
+    engine: Rounds,
+    final: lates.Final,
+    plan: Fit | None,
+    loaded: Sequence[str],
+    pending: Sequence[str],
+    load_times: Sequence[float],
+    unload_s: float,
+) -> list[str]:
+    """Of ``pending`` (the final group's members not loaded yet, in load order), those to load still: the final
+    group after the rounds priced again before a load by the rule that priced it when the rounds ended
+    (:func:`perf.search.late.late`, its members ``loaded`` already spent; trial 17, T17-2: said to fit at 75 s,
+    then cut by the first plan's re-fit over its whole ladder at 94 s). The cut variants it no longer fits
+    are cut, recorded and said with its numbers; when it fits none of them, nothing more is loaded (the tie
+    set alone adds no comparison)."""
+    assumed = plan.load_s if plan is not None else LOAD_S
+    each = load_s(load_times, assumed)
+    prices = format_prices(sweep, load_times, pending, assumed)[0]
+    left = engine.deadline - engine.clock() if engine.deadline is not None else float("inf")
+    args = (each, engine.visit_s, left, unload_s, final.measured, prices, loaded)
+    again = lates.late(final.variants, final.tie, final.tie_visits, final.visits, *args)
+    new = [c for c in again.cuts if c.variant in pending]
+    if new:
+        said(sweep, None, new, each)
+    gone = {c.variant for c in new}
+    return [n for n in pending if n not in gone] if again.variants else []
 
 
 def format_prices(

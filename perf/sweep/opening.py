@@ -19,7 +19,7 @@ from perf.measure.inputs import describe_dynamic, shape_words
 from perf.records.results import RunResult, VariantResult, mixed_axes, parse_shape_text
 from perf.records.rounds import Cut
 from perf.records.workloads import workload_text
-from perf.search.budget import Late
+from perf.search.late import Late
 from perf.search.plan import VariantPlan, to_measure
 from perf.sweep.context import baseline_missing
 from perf.sweep.options import REPORT_SETTINGS, SweepOptions
@@ -113,7 +113,7 @@ def cut_words(cuts: Sequence[Cut]) -> str:
 @dataclasses.dataclass
 class Ended:
     """A resumed rounds run whose rounds had ended (:mod:`perf.sweep.final`): why (``None``: the run
-    finished them), the final group its time budget fits (:func:`perf.search.budget.late`) and the tie set
+    finished them), the final group its time budget fits (:func:`perf.search.late.late`) and the tie set
     that final measures again."""
 
     why: str | None

@@ -23,7 +23,7 @@ them in rounds, unload them.
   turn (most promising first) and each server runs its own groups and rounds in its own thread;
   the tie sets of the servers then meet in a final group on the first server.
 - **Variants cut for time** (the plan's cut, :func:`perf.search.budget.fit`): when the rounds
-  end with time left, the plan is re-made from what they measured (:func:`perf.search.budget.late`)
+  end with time left, the plan is re-made from what they measured (:func:`perf.search.late.late`)
   and the cut variants that fit (most promising first) meet the tie set in a final group,
   measured in rounds of its own; those still cut say the real numbers.
 - **A server that dies** during a visit fails the variant being measured (as in the sequential
@@ -46,7 +46,7 @@ from perf.coldstart import measure as coldstart
 from perf.markdown import fmt
 from perf.records.results import LevelResult, VariantResult
 from perf.records.rounds import LoadGroup, RoundsRecord
-from perf.search import budget as budgets
+from perf.search import late as lates
 from perf.search import promise
 from perf.search.budget import Fit
 from perf.search.plan import LevelKey
@@ -106,12 +106,13 @@ class RoundsSweep(SweepBase):
         self._args: dict[str, dict[str | None, list[str]]] = {}
         self._unloads: list[tuple[int, float]] = []  # (variants, seconds) of each group's unloads
         self._plan, self._refitted = fit, refitted  # the time budget's plan, fitted again once (:meth:`_refit`)
+        self._final: lates.Final | None = None  # the final group after the rounds, while its loads are checked
         self._load_times, self._load_names = list[float](), list[str]()  # each load attempt's seconds, its variant
         self._groups_before = len(self.run.rounds.groups) if self.run.rounds is not None else 0  # a resume's
 
     def _late(self, engine: Rounds, tie: list[str], fit: Fit) -> list[str]:
         """The variants ``fit`` cut that the time the rounds left fits, measured in a final group
-        with their tie set (:func:`perf.search.budget.late`: the plan re-made from the measured
+        with their tie set (:func:`perf.search.late.late`: the plan re-made from the measured
         visits and loads); the others' cuts say the real numbers. Returns those measured."""
         rr, cut = self.run.rounds, fit.cut_variants
         if rr is None or not cut or engine.deadline is None:
@@ -120,9 +121,9 @@ class RoundsSweep(SweepBase):
         tie = engine.contenders(tie)
         left = engine.deadline - engine.clock()
         before = {n for n in cut if promise.has_numbers(self.run, n)}  # a resume's earlier numbers: not "not measured"
-        late = budgets.late(
-            cut, tie, len(engine.visits(tie, 0)), fit.visits, load_s, engine.visit_s, left, self._unload_s(), before
-        )
+        tie_visits = len(engine.visits(tie, 0))
+        prices = load_cuts.format_prices(self, self.run_load_times(), [*tie, *cut], fit.load_s)[0]  # (T18-5)
+        late = lates.late(cut, tie, tie_visits, fit.visits, load_s, engine.visit_s, left, self._unload_s(), before, prices)
         with self._lock:
             rr.cuts = [c for c in rr.cuts if not (c.kind == "variant" and c.variant in cut)]
         for c in late.cuts:
@@ -134,7 +135,9 @@ class RoundsSweep(SweepBase):
             log.info("no variant the plan cut fits the %.0f s left: %s", left, late.cuts[0].reason if late.cuts else "")
             return []
         self.progress({"event": "plan", "text": f"rounds: {late.reason}", "estimate_s": late.estimate_s})  # said once
+        self._final = lates.Final(late.variants, tie, tie_visits, list(fit.visits), frozenset(before))  # priced so (T17-2)
         self._groups(engine, [*tie, *late.variants], late.reason)
+        self._final = None
         return late.variants
 
     def run_load_times(self) -> list[float]:
@@ -212,7 +215,7 @@ class RoundsSweep(SweepBase):
                 continue
             with self._lock:  # every load: cut for time before it starts (perf.sweep.load_cuts); servers' threads one at a time
                 pending = [n for n in names[i:] if n not in cut]
-                args = (self._plan, loaded, pending, self.run_load_times(), per, self._unload_s())
+                args = (self._plan, loaded, pending, self.run_load_times(), per, self._unload_s(), self._final)
                 self._plan, _, keep = load_cuts.fit_to_loads(self, engine, *args)
             cut |= set(pending) - set(keep)
             if not loaded and (earlier := self._measured_together(keep)) is not None:  # what is left adds no comparison

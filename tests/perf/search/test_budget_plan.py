@@ -1,6 +1,6 @@
 """The time budget's plan follows what the rounds really measure: the ladder's own levels per
 round (perf.search.budget.levels_by_round) and, after the rounds, the variants it cut re-planned
-from the measured times (perf.search.budget.late)."""
+from the measured times (perf.search.late.late)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
 from perf.search import budget
+from perf.search import late as lates
 from perf.search.policy import AUTO
 from perf.search.policy import ladder as ladder_of
 
@@ -59,7 +60,7 @@ def test_the_cut_variants_are_re_planned_from_the_measured_times_most_promising_
         return (k + tie) * (load_s + budget.UNLOAD_S) + rounds * visit_s
 
     for left in (need(1) - 0.1, need(1), need(2) + 1.0, need(3) + 50.0):
-        late = budget.late(["c1", "c2", "c3"], ["a", "b"], 3, visits, 4.0, 1.0, left)
+        late = lates.late(["c1", "c2", "c3"], ["a", "b"], 3, visits, 4.0, 1.0, left)
         k = len(late.variants)
         assert late.variants == ["c1", "c2", "c3"][:k] and late.estimate_s == pytest.approx(need(k) if k else 0.0)
         assert late.estimate_s <= left and (k == 3 or need(k + 1) > left)  # the most that fits, never more

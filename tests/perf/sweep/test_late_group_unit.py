@@ -1,5 +1,5 @@
 """The variants a time budget's plan cut, measured after the rounds when the time they left fits
-them (perf.sweep.rounds + perf.search.budget.late): the sweep's own group code on the simulated
+them (perf.sweep.rounds + perf.search.late.late): the sweep's own group code on the simulated
 host of tests/support/simulated_host.py (fake clock and measure, no server)."""
 
 from __future__ import annotations

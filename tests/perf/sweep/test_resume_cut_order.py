@@ -20,6 +20,7 @@ from perf.records.rounds import BudgetRecord, RoundRules, RoundsRecord
 from perf.records.search import SearchRecord
 from perf.report.sections.rounds_budget import budget_lines
 from perf.search import budget as budgets
+from perf.search import late as lates
 from perf.search.promise import by_measurements
 from perf.sweep import run as sweep_run
 
@@ -96,7 +97,7 @@ def test_by_measurements_keeps_the_unmeasured_after_in_their_order() -> None:
 
 
 def test_the_late_re_plan_words_a_cut_variant_with_numbers_as_not_measured_further() -> None:
-    late = budgets.late(["cpu2_nodb", "new_a"], ["cpu1_db"], 3, [3], 5.0, 1.2, 10.0, measured={"cpu2_nodb"})
+    late = lates.late(["cpu2_nodb", "new_a"], ["cpu1_db"], 3, [3], 5.0, 1.2, 10.0, measured={"cpu2_nodb"})
     reasons = {c.variant: c.reason for c in late.cuts}
     assert reasons["cpu2_nodb"].startswith("not measured further in this session: after the rounds")
     assert reasons["new_a"].startswith("not measured: after the rounds")

@@ -41,7 +41,7 @@ def test_the_variants_cut_for_time_are_priced_from_every_sessions_loads(monkeypa
     run, _, _, sweep = _sweep(monkeypatch, 90.0, SimSweep, FAST_LOAD_S, earlier)
     assert run.rounds is not None
     cut = [c for c in run.rounds.cuts if c.kind == "variant" and "after the rounds" in c.reason]
-    assert cut, run.rounds.cuts  # the plan's cuts priced again after the rounds (perf.search.budget.late)
+    assert cut, run.rounds.cuts  # the plan's cuts priced again after the rounds (perf.search.late.late)
     session = sweep._load_times
     each = (8 * FAST_LOAD_S + sum(session)) / (2 + len(session))
     for c in cut:

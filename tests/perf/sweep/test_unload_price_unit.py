@@ -10,6 +10,7 @@ import pytest
 
 from perf.records.rounds import LoadGroup
 from perf.search import budget
+from perf.search import late as lates
 from perf.sweep import load_cuts
 from perf.sweep.rounds import RoundsSweep
 
@@ -29,6 +30,6 @@ def test_a_session_prices_an_unload_from_the_runs_recorded_groups_and_its_own() 
 
 
 def test_the_final_group_after_the_rounds_is_priced_at_the_unload_it_is_given() -> None:
-    late = budget.late(["x"], ["a"], 2, [2], 5.0, 1.0, 1000.0, unload_s=1.0)
+    late = lates.late(["x"], ["a"], 2, [2], 5.0, 1.0, 1000.0, unload_s=1.0)
     assert late.estimate_s == pytest.approx(2 * (5.0 + 1.0) + 6 * (2 + 2) * 1.0)
     assert "1.0 s an unload" in late.reason
