@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +16,12 @@ from builders.build import BuildOptions
 from builders.build_stop import BuildInterrupted
 from builders.cli.flags import EXPORT_PANEL, FORMAT_FLAGS, GRID_FLAGS, SERVING_FLAGS, formats_of, with_grid, with_serving
 from builders.cli.summary import print_build_summary, repository_line, say_interrupted
+from builders.cli.trtexec import print_trtexec as print_trtexec_commands
+from builders.cli.trtexec import say_source
 from builders.config.warmup import DEFAULT_WARMUP_COUNT
-from builders.export.tensorrt import CONTAINER_BUILD_DIR, trtexec_docker_command
 from builders.model.spec import ModelSpec
 from builders.model.spec_flags import parse_axis_flag
+from builders.plan_source import recorded_onnx
 from builders.repository.records import FAILED_MANIFEST_FILE, MANIFEST_FILE, MANIFEST_KIND
 from builders.triton.releases import DEFAULT_RELEASE, release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, flag, verbosity_option
@@ -186,9 +187,10 @@ BUILD_FLAGS = (
         "--print-trtexec",
         is_flag=True,
         panel=TRT_PANEL,
-        help="Build the ONNX export, then print, per --precision, the whole `docker run` (NVIDIA's TensorRT image of the "
-        "--target-triton release, the build folder mounted, paths as seen inside) that builds the TensorRT plan, "
-        "and the `--plan` command that takes the plans back.",
+        help="Print, per --precision, the whole `docker run` (NVIDIA's TensorRT image of the --target-triton release, the "
+        "build folder mounted, paths as seen inside) that builds the TensorRT plan from the build folder's verified fp32 "
+        "ONNX export of the model, and the `--plan` command that takes the plans back; nothing is built and the repository "
+        "is left as it is. Without such an export it is built first (a build: its variants are written), said before.",
     ),
     flag(
         "--target-triton",
@@ -300,6 +302,11 @@ def build(
         warmup_count=warmup_count,
         warmup_count_reason=warmup_count_reason,
     )
+    printing = (model, precisions, target_triton, workspace_bytes, timing_cache, build_dir, repository)
+    recorded = say_source(recorded_onnx(opts), repository) if print_trtexec else None
+    if recorded is not None:  # the commands only: the repository is left as it is
+        print_trtexec_commands(recorded, *printing)
+        return
     with console.status("building...") as status, refreshing(on_console(console, status)) as counted:
 
         def progress(msg: str) -> None:
@@ -323,23 +330,7 @@ def build(
     click.echo(f"manifest: {result.manifest_path}")
     click.echo(repository_line(repository, result.variant_dirs))
     if print_trtexec:
-        built = ModelSpec.from_json(result.manifest["spec"])
-        folder = result.manifest_path.parent  # plans of every precision are built from its fp32 model.onnx
-        mbs = result.manifest["max_batch_size"]
-        click.echo(
-            f"\nBuild the TensorRT {'plan' if len(precisions) == 1 else 'plans'} on a host with the serving GPU and Docker "
-            f"(NVIDIA's TensorRT {target_triton} "
-            f"image carries the TensorRT of Triton {target_triton}); {folder.resolve()} is mounted at {CONTAINER_BUILD_DIR}:"
-        )
-        for precision in precisions:
-            click.echo("  " + trtexec_docker_command(folder, precision, built, mbs, target_triton, workspace_bytes, timing_cache))
-        back = [f"--plan={p}={folder / ('model.plan' if p == 'fp32' else f'{p}/model.plan')}" for p in precisions]
-        click.echo(
-            "then take them back (variants written; verified where TensorRT and a GPU are, else marked not verified here):"
-        )
-        again = ["builders", "build", "--model", str(model), "--name", result.manifest["model"], "--build-dir", str(build_dir)]
-        again += ["--repository", str(repository), "--format", "trt", "--serving", "native", "--instance-kind", "gpu"]
-        click.echo("  " + shlex.join([*again, "--server-gpu", *back]) + " [same --input/--spec and grid flags]")
+        print_trtexec_commands(result, *printing)
 
 
 def _spec_flags_without_inputs(spec_path: Path | None, outputs: tuple[str, ...], axes: tuple[str, ...]) -> FlagError:

@@ -1,0 +1,80 @@
+"""Where ``builders build --print-trtexec`` takes the ONNX a TensorRT plan is built from.
+
+The flag asks for the commands that build the plans on another host. When the build folder
+already holds this model's verified fp32 ONNX export, those commands are printed from it and
+nothing is built: a build would rewrite the repository's variants of the model (with the
+default grid, other ones than a sweep measured; issue 26, K1). Only when there is no such
+export is one built, and the command says so before it starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from builders.build_options import BuildOptions, BuildResult
+from builders.model.models import load_model
+from builders.model.spec import ModelSpec
+from builders.repository.build_folder import same_source
+from builders.repository.manifest import MANIFEST, read_manifest, weights_hash
+from builders.repository.records import ExportRecord
+
+
+@dataclasses.dataclass(frozen=True)
+class OnnxSource:
+    """The verified fp32 ONNX export the plans are built from, or why there is none.
+
+    Attributes:
+        recorded: The build folder's manifest, its path and no variant folders, when it
+            records this model's verified fp32 ONNX export (its file present); ``None``: a
+            build must make it.
+        reason: Why there is none (``""`` when ``recorded`` is set), e.g. ``"builds/tiny
+            holds no build"``.
+    """
+
+    recorded: BuildResult | None
+    reason: str
+
+
+def recorded_onnx(opts: BuildOptions) -> OnnxSource:
+    """The build folder's verified fp32 ONNX export of the model ``opts`` names, if it holds one.
+
+    The model is loaded (not exported) to compare it with the build folder's manifest: the same
+    source, weights and source hash, and the same inputs (names, dtypes, dims, dynamic axes
+    ranges) as the spec given now. The recorded export must have passed its verification
+    (status ``ok``) and its file must still be in the folder.
+
+    Args:
+        opts: The build's options (model, spec, name and build folder are read).
+
+    Returns:
+        The manifest of the export to build the plans from, or why there is none.
+
+    Raises:
+        ModelSpecError: the model cannot be loaded or its spec is malformed.
+    """
+    spec_in = opts.spec if opts.spec is not None else ModelSpec.from_file(opts.spec_path) if opts.spec_path else None
+    loaded = load_model(opts.model, spec_in, opts.example_inputs)
+    out = opts.build_dir / (opts.name or loaded.name)
+    old = read_manifest(out)
+    if old is None:
+        return OnnxSource(None, f"{out} holds no build")
+    inputs = old.spec.to_spec().to_json()["inputs"]
+    differs = [
+        what
+        for what, same in (
+            ("the model's source", same_source(old.source, loaded.source)),
+            ("the weights", old.weights_sha256_16 == weights_hash(loaded.module)),
+            ("the model's code", old.source_sha256_16 == loaded.fingerprint),
+            ("the inputs", inputs == loaded.spec.to_json()["inputs"]),
+        )
+        if not same
+    ]
+    if differs:
+        return OnnxSource(None, f"the build in {out} differs from this model in {', '.join(differs)}")
+    onnx = [e for e in old.exports if isinstance(e, ExportRecord) and e.format == "onnx" and e.precision == "fp32"]
+    if not onnx or onnx[0].status != "ok" or not (out / onnx[0].file).is_file():
+        why = "records no fp32 ONNX export" if not onnx else "records no verified fp32 ONNX export with its file present"
+        return OnnxSource(None, f"the build in {out} {why}")
+    path = out / MANIFEST
+    return OnnxSource(BuildResult(json.loads(path.read_text()), path, []), "")

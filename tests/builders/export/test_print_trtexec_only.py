@@ -1,0 +1,58 @@
+"""``builders build --format trt --print-trtexec`` asks for the commands that build the plans on a GPU host: with the
+model's verified fp32 ONNX export already in the build folder it prints them from it and builds nothing (issue 26, K1:
+it ran a whole build with the default grid, which removed the repository's variants three runs had measured)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _build(tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "builders.cli.main", "build", "--model", "tiny", *flags]
+    cmd += ["--build-dir", str(tmp_path / "builds"), "--repository", str(tmp_path / "repo")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "250"}
+    return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _tree(repo: Path) -> dict[str, float]:
+    return {str(p.relative_to(repo)): p.stat().st_mtime_ns for p in sorted(repo.rglob("*"))}
+
+
+@pytest.mark.slow  # two real `builders build` processes (torch, an ONNX export and its verification)
+def test_print_trtexec_prints_from_the_recorded_onnx_and_leaves_the_repository_alone(tmp_path: Path) -> None:
+    grid = ["--max-batch-sizes", "8", "--instance-counts", "1", "--dynamic-batching", "off"]
+    first = _build(tmp_path, "--format", "onnx", *grid)
+    assert first.returncode == 0, first.stdout + first.stderr
+    repo, folder = tmp_path / "repo", tmp_path / "builds" / "tiny"
+    before, manifest = _tree(repo), (folder / "manifest.json").read_bytes()
+    assert "tiny_onnx_cpu1_nodb_mbs8" in before
+
+    res = _build(tmp_path, "--format", "trt", "--print-trtexec")  # the default grid: max batch sizes up to 64
+    out = " ".join(res.stdout.split())
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (
+        f"--print-trtexec: the plans are built from the verified fp32 ONNX export {folder / 'manifest.json'} records; "
+        "nothing is built and the repository is left as it is"
+    ) in out
+    assert "--maxShapes=INPUT__0:8x16" in out and "the plans take batches up to 8 (the ONNX export's max batch size)" in out
+    assert "--plan=fp32=" in out and "exporting" not in res.stdout + res.stderr
+    assert _tree(repo) == before and (folder / "manifest.json").read_bytes() == manifest  # nothing replaced or removed
+
+
+@pytest.mark.slow
+def test_print_trtexec_without_an_onnx_export_says_it_builds_one_first(tmp_path: Path) -> None:
+    res = _build(tmp_path, "--format", "trt", "--print-trtexec", "--max-batch-sizes", "4", "--instance-counts", "1")
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out
+    said = " ".join(res.stdout.split())
+    first = f"--print-trtexec: {tmp_path / 'builds' / 'tiny'} holds no build, so the fp32 ONNX export the plans are built"
+    assert first in said and f"a build, whose variants are written to {tmp_path / 'repo'}" in said
+    assert out.index("--print-trtexec: ") < out.index("onnx fp32: exporting")  # said before the build starts
+    assert "--maxShapes=INPUT__0:4x16" in said
