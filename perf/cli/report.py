@@ -12,6 +12,7 @@ from core.options import option
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE
 from perf.cli.runs import RunFolder
 from perf.markdown import TOP_N
+from perf.records.run_lock import refuse_live
 from perf.sweep.options import SweepOptions
 
 
@@ -105,8 +106,10 @@ def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: i
 
     With a budget, percentile or --top other than the run's own, the report is a what-if view:
     it goes to RUN_DIR/report-<what differs>/ (e.g. report-budget5ms/report.md with its own
-    appendix and plots), and the run's report.md stays as it is.
+    appendix and plots), and the run's report.md stays as it is. A run another command is still
+    writing (a sweep...) is refused: its report is written when that command ends.
     """
+    refuse_live(run_dir, "its report")
     print_report(run_dir, latency_budget_ms, latency_percentile, top, html)
 
 
@@ -128,6 +131,8 @@ def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
     from perf.records.unfinished import unfinished_text
     from perf.sweep.refused_run import refused_flags_text
 
+    for run in (run_a, run_b):  # a run still measured is compared when its command ends
+        refuse_live(run, "the comparison")
     click.echo(f"comparison: {compare_runs(run_a, run_b, out, refused=refused_flags_text)}")
     for run in (run_a, run_b):
         loaded = results.load(run)

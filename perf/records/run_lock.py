@@ -6,8 +6,11 @@ run), ``coldstart --into RUN`` and ``colocate`` (new or ``--resume``). Two of th
 once each saved what it had read plus its own: the last save dropped the other's measurements,
 and a second sweep under one ``--run-id`` emptied the folder of the first, still starting. Each
 holds the folder from before its first read until its last save; a second one stops at once with
-one error and changes nothing. Reading commands (``report``, ``compare``, ``export-deployment``) take
-no lock: a record is replaced by a rename (:func:`core.records.write_record`), never read half written.
+one error and changes nothing. Reading commands take no lock: a record is replaced by a rename
+(:func:`core.records.write_record`), never read half written. Those that write beside it
+(``report``, ``compare``) refuse a folder another command is writing (:func:`refuse_live`): a
+report of a run still measured would be replaced by the sweep's own when it ends, and would
+advise a ``--resume`` the lock refuses.
 
 The lock is the kernel's :func:`fcntl.flock` on the folder itself (no file is added to a run
 folder), released when the holder releases it or its process ends, however it ends. In the Python
@@ -85,3 +88,28 @@ def holding_run(run_dir: Path, what: str) -> Iterator[RunHold | None]:
         yield hold
     finally:
         hold.release()
+
+
+def refuse_live(run_dir: Path, what: str) -> None:
+    """Refuse ``what`` (``"its report"``...) of run folder ``run_dir`` while another command writes
+    it (holds it: :func:`hold_run`); nothing is held after the check. Nothing is refused where
+    ``run_dir`` is not a folder (the command's own read of it says what is missing).
+
+    Raises:
+        PerfError: another process holds the folder: a run still being measured.
+    """
+    if not Path(run_dir).is_dir():
+        return
+    fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # a writer's exclusive hold refuses it; closing lets go
+    except BlockingIOError:
+        raise PerfError(
+            f"run folder {run_dir} is being written: a sweep (or its --resume, `triton-perf baseline`, `coldstart --into` "
+            f"or `colocate`) is still measuring into it; {what} was not written: the run is not finished, and that "
+            "command changes its records (and writes its own report) when it ends",
+            hint="run this again when that command ends (Ctrl-C stops it and keeps what it measured); its console "
+            "shows the run meanwhile",
+        ) from None
+    finally:
+        os.close(fd)

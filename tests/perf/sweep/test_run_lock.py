@@ -6,18 +6,14 @@ folder of the first while it started. The other process here is a real one holdi
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import os
 import shutil
 import signal
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from held_run import held_by_another_process
 
 from clients.server import ServerOptions
 from core.errors import PerfError, ToolkitError
@@ -28,16 +24,6 @@ from perf.records.run_lock import hold_run, holding_run
 from perf.sweep.preflight import RAW_DIR, new_run_folder
 from perf.sweep.run import Sweep, SweepOptions
 from perf.sweep.server import now
-
-ROOT = Path(__file__).resolve().parents[3]
-_HOLDER = """
-import sys, time
-from pathlib import Path
-from perf.records.run_lock import hold_run
-hold = hold_run(Path(sys.argv[1]), "the other command")
-print("held", flush=True)
-time.sleep(600)
-"""
 
 
 @pytest.fixture()
@@ -50,23 +36,6 @@ def repo(tmp_path: Path) -> Path:
             'output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
         )
     return tmp_path / "repo"
-
-
-@contextlib.contextmanager
-def _held_by_another_process(folder: Path) -> Iterator[subprocess.Popen[str]]:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(folder)],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        yield proc
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -85,7 +54,7 @@ def _saved_run(tmp_path: Path, run_id: str = "r") -> Path:
 def test_a_second_sweep_resume_baseline_or_coldstart_on_a_held_run_changes_nothing(repo: Path, tmp_path: Path) -> None:
     run_dir = _saved_run(tmp_path)
     before = _files(run_dir)
-    with _held_by_another_process(run_dir):
+    with held_by_another_process(run_dir):
         opts = SweepOptions(ServerOptions(repo, runtime="bundled"), results_dir=tmp_path / "results", run_id="r")
         res = CliRunner().invoke(perf_cli.cli, ["sweep", "--resume", "r", "--results-dir", str(tmp_path / "results")])
         assert res.exit_code == 1 and isinstance(res.exception, PerfError), res.output  # main() prints it, no traceback
@@ -109,7 +78,7 @@ def test_a_new_sweep_under_the_run_id_of_one_still_starting_does_not_empty_its_f
     results.save(results.RunResult("r", now()), run_dir)
     (run_dir / "tritonserver.log").write_text("starting\n")
     before = _files(run_dir)
-    with _held_by_another_process(run_dir):
+    with held_by_another_process(run_dir):
         with pytest.raises(PerfError, match="this sweep did nothing"):
             Sweep(SweepOptions(ServerOptions(repo, runtime="bundled"), results_dir=tmp_path / "results", run_id="r"))
         assert _files(run_dir) == before  # it was taken again (emptied) under the first sweep's feet
@@ -120,7 +89,7 @@ def test_a_new_sweep_under_the_run_id_of_one_still_starting_does_not_empty_its_f
 def test_a_hold_ends_with_its_process_however_it_ends(tmp_path: Path) -> None:
     folder = tmp_path / "run"
     folder.mkdir()
-    with _held_by_another_process(folder) as proc:
+    with held_by_another_process(folder) as proc:
         with pytest.raises(PerfError, match="is in use"):
             hold_run(folder, "this")
         proc.send_signal(signal.SIGKILL)
