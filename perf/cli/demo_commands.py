@@ -120,12 +120,16 @@ def sweep_commands(text: str, sweep: Sequence[str], knobs: Collection[str], own:
 
 
 def _segments(text: str, options: dict[str, click.Option]) -> list[tuple[int, int, str, str | None]]:
-    """``(start, end, flag, value or None)`` per ``--flag [value]`` in ``text``."""
+    """``(start, end, flag, value or None)`` per ``--flag [value]`` in ``text``; in a backticked span (code: the
+    word after a flag that takes a value is its value, a run id as ``--resume r`` too: trial 19, T19-1) or one
+    that looks like a value (:func:`_takes`)."""
     found = []
     for m in _FLAG.finditer(text):
         flag, end, value = m.group(0), m.end(), None
         token = _TOKEN.match(text, end)
-        if token and flag in options and _takes(options[flag], word := _unstop(token.group(1))):
+        code = text.count("`", 0, m.start()) % 2 == 1
+        word = _unstop(token.group(1)) if token else ""
+        if token and flag in options and (code and not options[flag].is_flag or _takes(options[flag], word)):
             value, end = word, token.start(1) + len(word)
         found.append((m.start(), end, flag, value))
     return found

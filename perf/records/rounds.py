@@ -148,6 +148,9 @@ class Cut:
         need_s: Of a ``variant`` cut, the time (s) the plan that cut it estimated for the rounds that
             would measure it (the number its ``reason`` says); ``None`` in records written before it
             was kept, and for other kinds.
+        final: Of a ``variant`` cut, whether ``need_s`` prices a final group with the rounds' tie set
+            (:func:`perf.search.late.late`: what a ``--resume`` of the run measures in that time), not a
+            new run's plan (trial 19, T19-1: "`--time-budget 2m` measures it" after a 3-minute run).
     """
 
     kind: CutKind
@@ -155,6 +158,7 @@ class Cut:
     variant: str | None = None
     concurrency: int | None = None
     need_s: float | None = None
+    final: bool = False
 
 
 @dataclass(config=_CONFIG)

@@ -123,6 +123,7 @@ def late(
             f"needs about {fmt(cost(i + 1), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({costs})",
             name,
             need_s=round(cost(i + 1), 1),
+            final=True,
         )
         for i, name in enumerate(cut)
         if i >= k

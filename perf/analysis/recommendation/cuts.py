@@ -25,21 +25,38 @@ def need_s(run: RunResult, names: list[str]) -> float | None:
     """The time the plan estimated for the rounds that would measure the cut variants ``names``: the
     largest :attr:`~perf.records.rounds.Cut.need_s` of their last cuts (each plan's estimate holds the
     variants it kept too); ``None`` when no cut recorded one (trial 13, T13-13: "a longer `--time-budget`
-    measures them" gave no number)."""
-    last = {c.variant: c.need_s for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant in names}
-    known = [s for s in last.values() if s is not None]
-    return max(known) if known else None
+    measures them" gave no number). Where some were cut by a plan of a new run and others priced as a final
+    group (:attr:`~perf.records.rounds.Cut.final`), the new run's (:func:`by_resume`: it measures them all)."""
+    last = {c.variant: c for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant in names}
+    cuts = [c for c in last.values() if c.need_s is not None]
+    kind = [c for c in cuts if not c.final] or cuts
+    return max(c.need_s for c in kind if c.need_s is not None) if kind else None
 
 
-def budget_words(need: float | None, them: str) -> str:
+def by_resume(run: RunResult, names: list[str]) -> bool:
+    """Whether the time of :func:`need_s` is what a ``--resume`` of ``run`` measures ``names`` in: each one's last
+    cut priced them in a final group after the rounds (:attr:`~perf.records.rounds.Cut.final`), not a new run's plan."""
+    last = {c.variant: c for c in (run.rounds.cuts if run.rounds else []) if c.kind == "variant" and c.variant in names}
+    return bool(last) and all(c.final for c in last.values())
+
+
+def budget_words(need: float | None, them: str, resume: str | None = None) -> str:
     """The ``--time-budget`` that covers the rounds the plan estimated for cut variants (``need``, s: :func:`need_s`),
     in whole minutes rounded up, said with the estimate: ``"`--time-budget 7m` measures them (the plan estimated about
     412 s for the rounds a verdict needs of them, the server's start aside)"``; without an estimate (a run recorded before it
     was kept) ``"a longer `--time-budget` measures them"``. ``them``: ``"them"``, ``"it further"``... (trial 16,
-    T16-10: a resume cut the variant with the top 1-round median, and the hint said only "a longer --time-budget")."""
+    T16-10: a resume cut the variant with the top 1-round median, and the hint said only "a longer --time-budget").
+    ``resume``: the run's id where ``need`` prices a final group after its rounds (:func:`by_resume`): the command
+    is that run's resume, ``"`--resume RUN --time-budget 2m` measures it (a final group with the tie set: about 77 s
+    ...)"`` (trial 19, T19-1: "`--time-budget 2m` measures it" after the 3-minute run that cut it)."""
     if need is None:
         return f"a longer `--time-budget` measures {them}"
     minutes = max(1, math.ceil(need / 60))
+    if resume is not None:
+        return (
+            f"`--resume {resume} --time-budget {minutes}m` measures {them} (in a final group with the tie set: about "
+            f"{fmt(need, 0)} s for the rounds a verdict needs, the server's start aside)"
+        )
     return (
         f"`--time-budget {minutes}m` measures {them} (the plan estimated about {fmt(need, 0)} s for the rounds "
         f"a verdict needs of {them.split()[0]}, the server's start aside)"
@@ -93,9 +110,11 @@ def unmeasured_caveat(run: RunResult) -> str | None:
             few = "fewer rounds only" if only else "their own rounds"
             each = ", ".join(f"`{n}` in {count(r, 'round')}" for n, r in rounds.items())
         text += f", {len(before)} of them measured in {few} ({each}: then cut for time, not measured further)"
-        text += f"; {budget_words(need_s(run, before), 'it further' if len(before) == 1 else 'them further')}"
+        again = run.run_id if by_resume(run, before) else None
+        text += f"; {budget_words(need_s(run, before), 'it further' if len(before) == 1 else 'them further', again)}"
     if never:
-        never_words = budget_words(need_s(run, never), "them" if len(never) > 1 else "it")
+        again = run.run_id if by_resume(run, never) else None
+        never_words = budget_words(need_s(run, never), "them" if len(never) > 1 else "it", again)
         text += f"; not measured (cut for time): {', '.join(f'`{n}`' for n in never)}; {never_words}"
     return sentence(text)
 

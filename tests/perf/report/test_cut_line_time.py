@@ -4,6 +4,8 @@ translated the baseline's advice to ``DEMO_TIME_BUDGET=... make demo`` but not t
 
 from __future__ import annotations
 
+import dataclasses
+
 from factories import level_result, run_result, variant_result
 
 from perf.analysis.recommendation.cuts import unmeasured_caveat
@@ -42,3 +44,24 @@ def test_make_demo_says_every_flag_advice_as_its_setting() -> None:
     assert "a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`) measures it" in said
     assert as_demo("skipped: ...; --time-budget 8m keeps it", KNOBS) == "skipped: ...; DEMO_TIME_BUDGET=8m make demo keeps it"
     assert as_demo("skipped: ...; a longer --time-budget keeps it", KNOBS) == "skipped: ...; a longer DEMO_TIME_BUDGET keeps it"
+
+
+def test_a_variant_cut_as_a_final_group_after_the_rounds_is_measured_by_a_resume_of_the_run() -> None:
+    """Trial 19, T19-1: a 3-minute run whose rounds left too little for a final group said "`--time-budget 2m`
+    measures it" (the final group's 77 s, not a new run's plan), and ``make demo`` its own command again."""
+    run = _run([77.0, 105.0])
+    run.rounds.cuts = [dataclasses.replace(c, final=True) for c in run.rounds.cuts]  # priced by perf.search.late.late
+    caveat = unmeasured_caveat(run)
+    assert caveat is not None and caveat.endswith(
+        f"`--resume {run.run_id} --time-budget 2m` measures them (in a final group with the tie set: about 105 s for "
+        "the rounds a verdict needs, the server's start aside)."
+    )
+    said = as_demo(caveat, KNOBS, ["--repository", "model_repository", "--variants", "mlp_*", "--time-budget", "2m"])
+    assert "DEMO_TIME_BUDGET=2m make demo" not in said and f"--resume {run.run_id}" in said  # not the demo's own command
+
+
+def test_a_plans_cut_beside_a_final_groups_cut_is_said_as_a_new_run() -> None:
+    run = _run([188.0, 77.0])
+    run.rounds.cuts[1] = dataclasses.replace(run.rounds.cuts[1], final=True)
+    caveat = unmeasured_caveat(run)
+    assert caveat is not None and caveat.endswith("`--time-budget 4m` measures them (the plan estimated about 188 s for the rounds a verdict needs of them, the server's start aside).")  # fmt: skip
