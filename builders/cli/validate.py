@@ -13,13 +13,14 @@ import click
 
 from builders.model.builtin import BUILTINS, get_builtin
 from builders.repository.manifest import build_spec
-from builders.repository.validate import relative, summary
+from builders.repository.validate import Validation, ValidationInterrupted, relative, summary
 from builders.repository.validate import validate as validate_run
 from builders.triton.releases import coverage, release
-from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
+from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
+from core.console import ignore_further_interrupts
 from core.errors import ModelSpecError
-from core.wording import count
+from core.wording import count, of
 
 
 @click.command("validate", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
@@ -69,19 +70,44 @@ def validate(
     order nothing checks) are a table of their own. Exits 1 when there is any problem, 0 with
     warnings only.
     """
+    target = release(target_triton) if target_triton is not None else None
+    try:
+        with _progress(load_artifacts) as progress:
+            result = validate_run(
+                path,
+                server_gpu=server_gpu,
+                check_artifacts=not no_artifacts,
+                load_artifacts=load_artifacts,
+                target=target,
+                progress=progress,
+            )
+    except ValidationInterrupted as stop:  # what the folders checked found, and what was not checked (issue 26)
+        ignore_further_interrupts()
+        _show(stop.result, path, details, whole=False)
+        left = [stop.stopped_at, *stop.left]
+        checked = of(len(stop.checked), len(stop.checked) + len(left), "model folder")
+        if stop.checked:
+            found = "its problems in the tables above" if stop.result.problems else "no problem found in them"
+            checked += f" checked ({', '.join(stop.checked)}): {found}"
+        else:
+            checked += " checked"
+        click.secho(
+            f"interrupted (Ctrl-C) while checking {stop.stopped_at}: {checked}; not checked: {', '.join(left)}; the "
+            f"same command checks them all again (or `builders validate {path}/MODEL` one)",
+            fg="yellow",
+            err=True,
+        )
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    if _show(result, path, details):
+        click.get_current_context().exit(1)
+
+
+def _show(result: Validation, path: Path, details: bool, whole: bool = True) -> bool:
+    """Print ``result``'s tables, notes and (``whole``: every folder checked) summary line; whether it
+    found a problem."""
     from rich.markup import escape
     from rich.table import Table
 
-    target = release(target_triton) if target_triton is not None else None
-    with _progress(load_artifacts) as progress:
-        result = validate_run(
-            path,
-            server_gpu=server_gpu,
-            check_artifacts=not no_artifacts,
-            load_artifacts=load_artifacts,
-            target=target,
-            progress=progress,
-        )
     console = make_console(stderr=False)
     shown: dict[str, int] = {}
     tables = (
@@ -107,6 +133,8 @@ def validate(
         print_table(table, console)
     for note in result.notes:
         console.print(escape(note))
+    if not whole:  # the interrupted line counts the folders checked
+        return bool(result.problems)
     line = summary(result.problems, path)
     if result.problems and shown.get(f"problems in {path}", 0) != len(result.problems):
         line += f" ({count(shown[f'problems in {path}'], 'row')} above, one per kind; --details: a row each)"
@@ -120,8 +148,7 @@ def validate(
     if result.warnings:
         line += f"; {count(len(result.warnings), 'warning')} (a table above: served as meant, not a failure)"
     console.print(escape(line))
-    if result.problems:
-        click.get_current_context().exit(1)
+    return bool(result.problems)
 
 
 @contextlib.contextmanager

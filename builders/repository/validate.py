@@ -101,6 +101,14 @@ class Validation:
     notes: list[str] = dataclasses.field(default_factory=list)
 
 
+class ValidationInterrupted(KeyboardInterrupt):
+    """Ctrl-C in :func:`validate`: ``result``, what the folders ``checked`` whole found; ``stopped_at`` (dropped), ``left``."""
+
+    def __init__(self, result: Validation, checked: list[str], stopped_at: str, left: list[str]):
+        super().__init__(stopped_at)
+        self.result, self.checked, self.stopped_at, self.left = result, checked, stopped_at, left
+
+
 @dataclasses.dataclass(frozen=True)
 class _Options:
     server_gpu: bool | None
@@ -138,6 +146,9 @@ def validate(
 
     Returns:
         The problems, the warnings, the skipped checks and how the checks ran.
+
+    Raises:
+        ValidationInterrupted: Ctrl-C, with what the folders checked whole found.
     """
     opts = _Options(server_gpu, check_artifacts, load_artifacts, target)
     result = Validation()
@@ -147,25 +158,30 @@ def validate(
         return result
     models = model_folders(root)
     if not models:
-        result.problems.append(
-            Problem(
-                str(root),
-                "repository",
-                "holds no model folders",
-                "a repository holds <model>/config.pbtxt and <model>/<version>/",
-            )
-        )
+        fix = "a repository holds <model>/config.pbtxt and <model>/<version>/"
+        result.problems.append(Problem(str(root), "repository", "holds no model folders", fix))
         return result
     for i, d in enumerate(models):
         if progress is not None:
             progress(i, len(models), d.name)
-        _check_model(d, opts, result)
+        found = (len(result.problems), len(result.skipped))
+        try:
+            _check_model(d, opts, result)
+        except KeyboardInterrupt:  # what the folders checked whole found is kept and named (issue 26)
+            del result.problems[found[0] :], result.skipped[found[1] :]
+            names = [m.name for m in models]
+            raise ValidationInterrupted(_finish(result, root, opts), names[:i], d.name, names[i + 1 :]) from None
     if progress is not None:
         progress(len(models), len(models), "")
+    return _finish(result, root, opts)
+
+
+def _finish(result: Validation, root: Path, opts: _Options) -> Validation:
+    """``result`` of the folders checked: problems and warnings apart, the checks not run, the notes."""
     found = list(dict.fromkeys(result.problems))  # the build record and the artifact may say the same
     result.problems = [p for p in found if not p.warning]
     result.warnings = [p for p in found if p.warning]
-    if target is None:
+    if opts.target is None:
         result.skipped.append(
             Problem(
                 str(root),
@@ -177,13 +193,13 @@ def validate(
             )
         )
     else:
-        result.notes.append(f"target: {target.describe()}")
-    if check_artifacts:
+        result.notes.append(f"target: {opts.target.describe()}")
+    if opts.check_artifacts:
         result.notes.append(
             "artifacts: ONNX graphs parsed as protobuf in this process (external data not loaded); "
             + (
                 "TorchScript and TensorRT files loaded in a separate process"
-                if load_artifacts
+                if opts.load_artifacts
                 else "TorchScript archives read from their structure and code text, not deserialised; "
                 "TensorRT files not loaded (--load-artifacts)"
             )
