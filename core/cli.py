@@ -59,7 +59,8 @@ CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "show
 
 def run_cli(group: click.Command, prog_name: str | None = None) -> None:
     """Run a click command or group; a :class:`ToolkitError` becomes one message and :data:`EXIT_ERROR`.
-    ``prog_name``: the name usage lines and errors show (default: click's, from ``sys.argv``).
+    ``prog_name``: the name usage lines and errors show: every CLI's ``main`` passes the command a user types
+    (``builders``, not ``python -m builders.cli.main``, which ``make demo`` runs); default: click's, from ``sys.argv``.
 
     A reader that closed stdout (``| head`` read what it wanted) ends the command quietly with
     :data:`EXIT_OK`, as other Unix tools end: click and rich would exit 1 there. An interrupt is

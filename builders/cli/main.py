@@ -27,8 +27,9 @@ for command in (build, variants, validate, spec, inspect):
 
 
 def main() -> None:
-    """Entry point of the ``builders`` command (and ``python -m builders.cli.main``)."""
-    run_cli(cli)
+    """Entry point of the ``builders`` command (and ``python -m builders.cli.main``, which ``make demo`` runs):
+    usage lines name ``builders``, the command a user types, never the module."""
+    run_cli(cli, prog_name="builders")
 
 
 if __name__ == "__main__":

@@ -145,8 +145,8 @@ SCRIPT = "scripts/launch_tritonserver.sh"
 
 
 def main() -> None:
-    """Entry point of ``python -m clients.cli.launch``."""
-    run_cli(serve_command("launch_tritonserver"))
+    """Entry point of ``python -m clients.cli.launch``: usage lines name the script users type (:data:`SCRIPT`)."""
+    run_cli(serve_command("launch_tritonserver"), prog_name=SCRIPT)
 
 
 def script() -> None:

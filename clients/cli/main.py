@@ -324,8 +324,9 @@ def results_table(results: list[Any]) -> Any:
 
 
 def main() -> None:
-    """Entry point of the ``clients`` command."""
-    run_cli(cli)
+    """Entry point of the ``clients`` command (and ``python -m clients.cli.main``, which ``make demo`` runs):
+    usage lines name ``clients``, the command a user types, never the module."""
+    run_cli(cli, prog_name="clients")
 
 
 if __name__ == "__main__":

@@ -29,8 +29,9 @@ for command in (sweep, report, compare, export_deployment, baseline, coldstart, 
 
 
 def main() -> None:
-    """Entry point of ``triton-perf`` (and ``python -m perf``)."""
-    run_cli(cli)
+    """Entry point of ``triton-perf`` (and ``python -m perf``, ``python -m perf.cli.main``, which ``make demo``
+    runs): usage lines name ``triton-perf``, the command a user types, never the module."""
+    run_cli(cli, prog_name="triton-perf")
 
 
 def sweep_script() -> None:

@@ -5,6 +5,7 @@ an entry point with click's prog_name); every wrapper in scripts/ and perf/ does
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -49,3 +50,41 @@ def test_gpu_check_s_usage_errors_name_the_script(monkeypatch, capsys):
             gpu_check.main(argv)
         err = capsys.readouterr().err
         assert e.value.code == 2 and err.startswith("usage: scripts/gpu_check.sh ") and "gpu_check.py" not in err
+
+
+def _console_scripts() -> dict[str, str]:
+    """``[project.scripts]`` of pyproject.toml: the command a user types -> the module its ``main`` lives in."""
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    return {name: target.split(":")[0] for name, target in scripts.items()}
+
+
+def _usage_error(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+
+
+@pytest.mark.parametrize(
+    "module, sub, prog",
+    [
+        *((module, [], name) for name, module in _console_scripts().items()),
+        ("perf", [], "triton-perf"),
+        ("builders.cli.main", ["build"], "builders build"),  # make demo's build: DEMO_BUILD_FLAGS='--rtl x'
+        ("clients.cli.main", ["check"], "clients check"),
+        ("perf.cli.main", ["report"], "triton-perf report"),
+        ("clients.cli.launch", [], "scripts/launch_tritonserver.sh"),
+    ],
+)
+def test_a_command_run_as_a_module_names_the_command_a_user_types(module, sub, prog):
+    """``make demo`` runs ``$PY -m builders.cli.main build``: a refused flag said ``Usage: python -m
+    builders.cli.main build`` (re-check 18, NEW-6); a user types ``builders build``."""
+    res = _usage_error([sys.executable, "-m", module, *sub, "--rtl", "x"])
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.startswith(f"Usage: {prog} [OPTIONS]") and f"Try '{prog} " in res.stderr, res.stderr
+    assert "python -m" not in res.stderr and f" {module} " not in res.stderr, res.stderr
+
+
+def test_every_console_script_is_a_module_s_main():
+    """The names above come from pyproject.toml: each script's target is ``main`` of a module run above."""
+    assert _console_scripts() == {"builders": "builders.cli.main", "clients": "clients.cli.main", "triton-perf": "perf.cli.main"}
