@@ -97,6 +97,36 @@ def ahead_by(leader: str, gain: float) -> str:
     return f"{leader} ahead by {fmt(gain * 100.0)} %"
 
 
+#: Significant digits of each number in an "a / b = r" (:func:`ratio_of`).
+RATIO_SIGNIFICANT = 3
+
+
+def ratio_of(a: float, b: float, digits: int = RATIO_SIGNIFICANT) -> str:
+    """``"43.7 / 48.0 = 0.91×"``: the one rule for every "a / b = r" the toolkit prints. ``a`` and ``b`` are
+    printed with ``digits`` significant digits (all of an integer part that has more), and the ratio is
+    computed from the numbers as printed, so a reader who divides them gets the ratio said (re-check 18:
+    "44 / 48 = 0.909×", rounded medians beside the ratio of the unrounded 43.67 / 48.04; 44 / 48 is 0.917).
+
+    Args:
+        a: The numerator (any unit; the same as ``b``'s).
+        b: The denominator; not zero.
+        digits: Significant digits of ``a``, ``b`` and the ratio (default :data:`RATIO_SIGNIFICANT`).
+
+    Returns:
+        ``"A / B = R×"``.
+
+    Raises:
+        ZeroDivisionError: ``b`` prints as 0 at ``digits`` significant digits.
+    """
+
+    def decimals(x: float) -> int:
+        return max(0, digits - 1 - math.floor(math.log10(abs(x)))) if x and math.isfinite(x) else 0
+
+    da, db = decimals(a), decimals(b)
+    ratio = round(a, da) / round(b, db)
+    return f"{fmt(a, da)} / {fmt(b, db)} = {ratio:.{digits}g}×"
+
+
 def fmt_given(value: float | None, digits: int = 2) -> str:
     """A number the user gave (a latency budget, a request rate): :func:`fmt` with ``digits``
     decimals, more where it needs them to stay the number given: a 0.025 ms budget printed as

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, Judged, judge_rounds
 from perf.analysis.stats.paired import Paired, paired
+from perf.markdown import ratio_of
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
 Combination = Mapping[str, str]
@@ -257,14 +258,14 @@ class Neighbours:
         return (self.paired.cell() if short else self.paired.describe("higher", "lower")) + self.medians_note()
 
     def medians_note(self) -> str:
-        """``"; the medians' ratio 44 / 48 = 0.917×"`` where it and :attr:`paired`'s median of the per-round ratios
+        """``"; the medians' ratio 43.7 / 48.0 = 0.91×"`` (:func:`~perf.markdown.ratio_of`) where it and :attr:`paired`'s median of the per-round ratios
         fall on either side of 1 (the rounds disagree), else ``""``."""
         if self.paired is None or not self.alone or self.together is None:
             return ""
         ratio = self.together / self.alone
         if (ratio - 1) * (self.paired.median - 1) >= 0:
             return ""
-        return f"; the medians' ratio {self.together:,.0f} / {self.alone:,.0f} = {ratio:.3g}×"
+        return f"; the medians' ratio {ratio_of(self.together, self.alone)}"
 
 
 #: The columns of the "alone vs co-located" table, in the console and in the report: the ratio column the median of

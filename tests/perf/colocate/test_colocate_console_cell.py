@@ -47,8 +47,8 @@ def test_a_ratio_cell_says_which_over_which_and_the_medians_ratio_where_the_roun
     Console(file=out, width=200, color_system=None).print(neighbour_table([row, agree]))
     text = " ".join(out.getvalue().replace("│", " ").split())
     assert "co-located / alone, per round" in text  # the label says what the value is: the per-round median
-    assert "44 / 48 = 0.917×" in text  # and the ratio of the two numbers beside it, which points the other way
+    assert "44.0 / 48.0 = 0.917×" in text  # and the ratio of the two numbers beside it, which points the other way
     assert text.count("medians' ratio") == 1  # only where the two disagree
     for short in (True, False):  # the console's cell and the report's
-        assert row.ratio_words(short).endswith("; the medians' ratio 44 / 48 = 0.917×")
+        assert row.ratio_words(short).endswith("; the medians' ratio 44.0 / 48.0 = 0.917×")
         assert "medians' ratio" not in agree.ratio_words(short)
