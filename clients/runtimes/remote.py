@@ -47,6 +47,20 @@ from core.wording import count
 
 log = logging.getLogger(__name__)
 
+
+def not_ours(*urls: str) -> str:
+    """Where the log of the server(s) at ``urls`` (``host:port``) is, said where the toolkit did not start them
+    (``--url``): never in a run folder (re-check 18: a sweep whose --url server did not answer said the run folder
+    "keeps the server log"; a remote run folder holds none). The one sentence every such message says it with."""
+    at = ", ".join(f"http://{u}" for u in urls)
+    which, its = ("the server at", "its") if len(urls) == 1 else ("the servers at", "each one's")
+    return (
+        f"{which} {at} {'was' if len(urls) == 1 else 'were'} not started by the toolkit, so no log of "
+        f"{'it' if len(urls) == 1 else 'them'} is kept here: {its} own log, where it runs (`docker logs CONTAINER`, "
+        "`kubectl logs POD`), says why"
+    )
+
+
 #: The model name whose unload request probes the model-control mode (no model has it).
 MODE_PROBE_MODEL = "__triton_toolkit_mode_probe__"
 #: Triton's answer to a load/unload request in ``none``/``poll`` mode.
@@ -237,7 +251,7 @@ class RemoteRuntime(Runtime):
                 "Kubernetes: kubectl port-forward POD 8000:8000 8001:8001 8002:8002",
             ) from None
         if not live:
-            raise ServerError(f"the Triton server at http://{url} answers but is not live", hint="read the server's log")
+            raise ServerError(f"the Triton server at http://{url} answers but is not live", hint=not_ours(url))
         if not self.opts.deploy:
             return
         extensions = self.metadata.get("extensions") or []

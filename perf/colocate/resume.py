@@ -20,8 +20,10 @@ budget left is the run's minus what the first sessions spent.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
+from clients.runtimes.remote import not_ours
 from core.errors import PerfError
 from perf.colocate import judge
 from perf.colocate.judge import Combination
@@ -168,8 +170,14 @@ def previous_run(opts: ColocateOptions) -> ColocationRecord:
     return colocation.load(run_dir)
 
 
-#: The pick's reason when the server failed (the run can be resumed).
-SERVER_FAILED = "the server failed (see its log in the run folder)"
+#: The pick's reason when the server failed (the run can be resumed): its start (:func:`server_failed`).
+SERVER_FAILED = "the server failed"
+
+
+def server_failed(urls: Sequence[str]) -> str:
+    """The pick's reason when the server failed: where its log is, the run folder's only where the toolkit started it
+    (``urls``: the ``--url`` servers, none when it started its own; re-check 18)."""
+    return f"{SERVER_FAILED} ({not_ours(*urls) if urls else 'see its log in the run folder'})"
 
 
 def nothing_left(previous: ColocationRecord) -> str | None:

@@ -33,7 +33,7 @@ from perf.colocate import plan, resume
 from perf.colocate.gpu import GpuProbe, check_devices
 from perf.colocate.groups import groups_of
 from perf.colocate.options import EVERY_MODEL, ColocateOptions, for_model
-from perf.colocate.resume import SERVER_FAILED, ReplaySource
+from perf.colocate.resume import ReplaySource, server_failed
 from perf.colocate.search import CoordinateSearch, Events
 from perf.colocate.source import ServerSource
 from perf.measure import analyzer
@@ -317,7 +317,7 @@ class Colocate:
                 search.run()
             ended = "finished"
         except ServerError:
-            self.record.pick_reason = self.record.pick_reason or SERVER_FAILED
+            self.record.pick_reason = self.record.pick_reason or server_failed(self.opts.server.urls)
             raise
         except KeyboardInterrupt:
             ended = "interrupted"

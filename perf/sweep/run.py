@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
+from clients.runtimes.remote import not_ours
 from core.errors import FlagError, ToolkitError
 from core.wording import count, join_once
 from perf.analysis.ranking.operating import MIN_ROUNDS
@@ -159,10 +160,11 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
                 for vr in self.run.variants:
                     if vr.status == "pending" and not vr.levels:
                         vr.status, vr.error = "skipped", f"not measured: the server did not start ({e.message})"
-                if not o.resume:  # its log stays for the reason; the same command takes the folder again
-                    e.hint = (f"{e.hint}; " if e.hint else "") + (
-                        f"nothing was measured: {self.run_dir} keeps the server log, and the same --run-id starts over in it"
-                    )
+                if not o.resume:  # its log stays for the reason (one the sweep started); the same command starts over
+                    where = f"{self.run_dir} keeps the server log, and the same --run-id starts over in it"
+                    if o.server.urls:  # none is there: the toolkit did not start it
+                        where = f"{not_ours(*o.server.urls)}; the same --run-id starts over in {self.run_dir}"
+                    e.hint = (f"{e.hint}; " if e.hint else "") + f"nothing was measured: {where}"
                 raise
             if self.design == "rounds":
                 self._rounds(started, deadline)
