@@ -11,12 +11,18 @@ what the tie-set table shows, so the variant named first is never one that trail
 member in the rounds both had (a trial's report named a pick "for its higher round-adjusted
 throughput" above a runner-up ahead of it in 3 of 3 shared rounds, median ratio 0.73).
 When every variant is beaten by another (a cycle of verdicts), the round-adjusted order decides.
+A median of fewer than :data:`~perf.analysis.stats.paired.GAP_ROUNDS` shared rounds moves no one (trial 19,
+T19-20: after a resume's final group, one shared round, 1,001 against 926 infer/s on a busy host, named a
+variant of 755 infer/s over 3 rounds first above one of 1,567 over 7): the fewest rounds any tier of the rule
+calls a difference on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
+
+from perf.analysis.stats.paired import GAP_ROUNDS
 
 #: :class:`perf.analysis.ranking.operating.Operating` (not imported: the ranking imports this module).
 Op = TypeVar("Op")
@@ -34,7 +40,8 @@ def choose(ops: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> Op | None:
         return ops[0] if ops else None
     leader, seen = unbeaten[0], {id(unbeaten[0])}
     while True:
-        behind = [(c.result.median, o) for o in unbeaten if o is not leader and (c := cmp(leader, o)).result is not None]
+        shared = [(o, c.result) for o in unbeaten if o is not leader and (c := cmp(leader, o)).result is not None]
+        behind = [(r.median, o) for o, r in shared if len(r.ratios) >= GAP_ROUNDS]
         ahead = [(m, o) for m, o in behind if m < 1.0]
         if not ahead:
             return leader

@@ -40,3 +40,16 @@ def test_when_the_medians_go_round_the_round_adjusted_order_decides() -> None:
     z = _vr("z", {2: 990.0, 3: 985.0, 4: 1000.0, 5: 1020.0})
     rank = rank_variants([x, y, z], cores=None)
     assert rank.leader is not None and set(rank.names) == {"x", "y", "z"}
+
+
+def test_one_shared_round_does_not_name_first_a_variant_of_half_the_throughput() -> None:
+    """Trial 19, T19-20: a resume's final group shared one round between the leader (1,567 infer/s over 7
+    rounds; 926 in that busy round) and a variant it cut before (755 over 3; 1,001 in that round): the report
+    named the second "best measured throughput"."""
+    a = _vr("onnx", {0: 1704.0, 1: 1933.0, 2: 1433.0, 3: 1513.0, 4: 2252.0, 5: 1567.0, 6: 926.0})
+    b = _vr("ts", {6: 1001.0, 7: 590.0, 8: 755.0})
+    rank = rank_variants([a, b], cores=None)
+    assert rank.leader is not None and rank.leader.side.variant == "onnx"
+    run = RunResult("r", "now", variants=[a, b])
+    run.rounds = RoundsRecord(seed=1)
+    assert recommend(run).best_peak.describe().startswith("`onnx`")
