@@ -27,7 +27,7 @@ from core.wording import count
 from perf.cli.baseline_time import duration, estimate_options, estimate_words, profile_words
 from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
-from perf.profile.stopped import BaselineInterrupted, interrupted_text
+from perf.profile.stopped import BaselineInterrupted, ProfileInterrupted, interrupted_profile_text, interrupted_text
 from perf.profile.timing import COMMAND_BUDGET, TimingSettings
 from perf.records.baseline import BaselineResult
 from perf.records.levels import FLAG_MEANINGS, HOST_BUSY
@@ -201,8 +201,8 @@ def baseline(
             profile, stored = profile_run.profile_target(
                 target, opts, out, trace=trace, precisions=precisions, repository=repository, say=say, replace=replace
             )
-        except KeyboardInterrupt:  # said with what measures them, exit 130 (issue 26: a bare "aborted")
-            _profile_interrupted(target, None if is_run else out, trace, precisions, replace, kept=not profile_only)
+        except KeyboardInterrupt as stop:  # what it kept, said with what measures the rest, exit 130 (issue 26)
+            _profile_interrupted(target, None if is_run else out, trace, precisions, replace, not profile_only, stop)
         if cut := cut_words(profile, target, trace, precisions, out):
             say(cut)
         click.echo("\n".join(profile_section(profile, operators=None)))
@@ -230,13 +230,18 @@ def _interrupted(stop: BaselineInterrupted, out: Path | None, earlier: BaselineR
 
 
 def _profile_interrupted(
-    target: Path, out: Path | None, trace: bool, precisions: Sequence[str], replace: bool, kept: bool
+    target: Path, out: Path | None, trace: bool, precisions: Sequence[str], replace: bool, kept: bool, stop: KeyboardInterrupt
 ) -> None:
-    """Say that an interrupted ``--trace``/``--precision`` of ``target`` stored nothing (in the run, or in
-    the repository's ``out``; ``kept``: the baseline measured first is) and what measures them; exit 130."""
+    """Say what an interrupted ``--trace``/``--precision`` of ``target`` stored (the rows measured before it,
+    :class:`perf.profile.stopped.ProfileInterrupted`, in the run or the repository's ``out``), else that it
+    stored nothing (``kept``: the baseline measured first is kept), and what measures the rest; exit 130."""
     ignore_further_interrupts()
     folder = out or target
     what = " and ".join((["the traces"] if trace else []) + (["the precision study"] if precisions else []))
+    if isinstance(stop, ProfileInterrupted) and stop.stored is not None:
+        click.echo("\n".join(profile_section(stop.record, operators=None)))
+        click.secho(interrupted_profile_text(stop.record, stop.stored, folder, what), fg="yellow", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
     where = f"{folder} holds what it held before" + (
         f"; trace files written before it in {folder}/traces are not recorded" if trace else ""
     )

@@ -45,11 +45,12 @@ from perf.profile.runners import (
     reference_size,
     version_file,
 )
+from perf.profile.stopped import ProfileInterrupted, stopped_study, stopped_trace
 from perf.profile.trace import trace_onnx, trace_torch
 from perf.records import results
 from perf.records.baseline import EAGER, BaselineKey
 from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
-from perf.records.profile import CUT, PrecisionRow, ProfileRecord, TraceRecord
+from perf.records.profile import CUT, STOPPED, PrecisionRow, ProfileRecord, TraceRecord
 from perf.records.run_lock import holding_run
 
 log = logging.getLogger(__name__)
@@ -88,9 +89,11 @@ def profile_variants(
 
     Raises:
         RepositoryError: unknown variants.
+        ProfileInterrupted: Ctrl-C, with the record of what was measured before it (each trace, each
+            model's study whole) and the rest marked ``interrupted (Ctrl-C)``.
     """
     planned, _notes = plan_targets(opts)
-    record = ProfileRecord()
+    record, stop = ProfileRecord(), None
     traced: set[tuple[str, str, str]] = set()
     studied: set[str] = set()
     largest = _largest_formed(opts, [t for t, *_ in planned])
@@ -103,11 +106,26 @@ def profile_variants(
                 continue
             traced.add((k.model, k.format, k.device))
             at = (largest[(k.model, k.format, k.device)], shape)
-            record.traces.append(_timed_trace(k, rv, file, at, out_dir, opts, say))
+            was = stop
+            if stop is None:
+                try:
+                    record.traces.append(_timed_trace(k, rv, file, at, out_dir, opts, say))
+                    continue
+                except KeyboardInterrupt as e:  # what was measured is kept, the rest marked (issue 26)
+                    stop = e
+            record.traces.append(stopped_trace(k, at, in_flight=was is None))
         if precisions and key.model not in studied:
             studied.add(key.model)
-            batch = largest[(key.model, "", "")]
-            record.precision += [dataclasses.replace(r, shape=shape) for r in _study(rv, key, batch, precisions, opts, say)]
+            batch, was, rows = largest[(key.model, "", "")], stop, None
+            if stop is None:
+                try:
+                    rows = _study(rv, key, batch, precisions, opts, say)
+                except KeyboardInterrupt as e:
+                    stop = e
+            rows = rows if rows is not None else stopped_study(precisions, batch, in_flight=was is None)
+            record.precision += [dataclasses.replace(r, shape=shape) for r in rows]
+    if stop is not None:
+        raise ProfileInterrupted(record) from None
     return record
 
 
@@ -182,11 +200,21 @@ def _profile_target(
     in_file = (
         load_record(out_dir / PROFILE_FILE, PROFILE_KIND) if earlier is None and (out_dir / PROFILE_FILE).is_file() else None
     )
+    stop: ProfileInterrupted | None = None
     with traces_set_aside(earlier or in_file, out_dir, trace) as moved:  # the earlier trace files, out of the new ones' way
-        record = profile_variants(opts, out_dir, trace=trace, precisions=precisions, say=say)
+        try:
+            record = profile_variants(opts, out_dir, trace=trace, precisions=precisions, say=say)
+        except ProfileInterrupted as e:  # what was measured before it is stored; nothing measured: nothing stored
+            record, stop = e.record, e
         rows: list[TraceRecord | PrecisionRow] = [*record.traces, *record.precision]
         for r in rows:  # the report says what measures a cut one
-            r.reason = f"{r.reason}; {measures_again(target, trace, precisions, out_dir)}" if r.status == CUT else r.reason
+            r.reason = (
+                f"{r.reason}; {measures_again(target, trace, precisions, out_dir, r.status == CUT)}"
+                if r.status in (CUT, STOPPED)
+                else r.reason
+            )
+        if stop is not None and not any(r.status == "measured" for r in rows):
+            raise stop
         record = refuse_nothing_profiled(record)
     if in_file is not None and moved:  # a repository's earlier profile.json, kept by save_profile, names where they went
         for t in in_file.traces:
@@ -194,18 +222,23 @@ def _profile_target(
         write_record(out_dir / PROFILE_FILE, PROFILE_KIND, in_file)
     if earlier is not None:  # what this call was not asked for stays as the run had it; what it replaced, beside
         keep_replaced_profile(earlier, record, moved, trace=trace, precision=bool(precisions))
-    return record, save_profile(record, out_dir)
+    stored = save_profile(record, out_dir)
+    if stop is not None:
+        stop.stored = stored
+        raise stop
+    return record, stored
 
 
-def measures_again(target: Path, trace: bool, precisions: Sequence[str], out: Path | None = None) -> str:
+def measures_again(target: Path, trace: bool, precisions: Sequence[str], out: Path | None = None, budget: bool = True) -> str:
     """What measures a trace or precision row a time budget cut: ``"`triton-perf baseline RUN --profile-only
     --trace --precision fp32,fp16 --replace` measures it without a time budget"`` (``--replace``: the
     rows measured now are kept beside the new, :mod:`perf.profile.replacing`); of a repository, with the
-    ``--out`` its profile.json is in (``out``: without it the command writes a new folder of its own)."""
+    ``--out`` its profile.json is in (``out``: without it the command writes a new folder of its own); ``budget``
+    off: a row a Ctrl-C left, said without the time budget's words."""
     into = f" --out {out}" if out is not None and Path(out) != Path(target) else ""
     again = f"triton-perf baseline {target}{into} --profile-only" + (" --trace" if trace else "")
     again += f" --precision {','.join(precisions)}" if precisions else ""
-    return f"`{again} --replace` measures it without a time budget"
+    return f"`{again} --replace` measures it" + (" without a time budget" if budget else "")
 
 
 def refuse_nothing_profiled(record: ProfileRecord) -> ProfileRecord:

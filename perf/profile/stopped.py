@@ -17,7 +17,8 @@ from pathlib import Path
 
 from core.wording import of
 from perf.records import results
-from perf.records.baseline import BaselinePoint, BaselineResult
+from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult
+from perf.records.profile import STOPPED, PrecisionRow, ProfileRecord, TraceRecord
 from perf.records.results import RunResult
 
 INTERRUPTED = "interrupted (Ctrl-C)"
@@ -89,3 +90,48 @@ def interrupted_text(stop: BaselineInterrupted) -> str:
         line += f"; not measured or cut short: {', '.join(cut)}"
     again = "the same command with --replace measures every variant again (this one kept beside it)"
     return f"{line}; {again if stop.stored is not None else 'the same command measures it'}"
+
+
+class ProfileInterrupted(KeyboardInterrupt):
+    """``triton-perf baseline --trace/--precision`` stopped by Ctrl-C: still a ``KeyboardInterrupt`` to a caller
+    that does not look for it.
+
+    Args:
+        record: The traces and precision rows measured before it (each whole: a trace written, a model's
+            study done), the rest marked ``interrupted (Ctrl-C)`` (:data:`perf.records.profile.STOPPED`).
+    """
+
+    def __init__(self, record: ProfileRecord):
+        super().__init__(INTERRUPTED)
+        self.record = record
+        self.stored: Path | None = None  # where it was kept (the run's results.json, profile.json), once it was
+
+
+def stopped_trace(key: BaselineKey, at: tuple[int, str | None], in_flight: bool) -> TraceRecord:
+    """The row of a trace a Ctrl-C left: the one it came in (``in_flight``: its file, if begun, not
+    recorded) or one after it."""
+    rec = TraceRecord(format=key.format, profiler="", device=key.device, batch_size=at[0], shape=at[1], threads=key.threads)
+    rec.status, rec.reason = STOPPED, "Ctrl-C came while it ran (not recorded)" if in_flight else "Ctrl-C came before it"
+    return rec
+
+
+def stopped_study(precisions: Sequence[str], batch: int, in_flight: bool) -> list[PrecisionRow]:
+    """The rows of a model's precision study a Ctrl-C left (``in_flight``: it came during that study, whose rows
+    timed so far are dropped: the study's ratios pair its rows)."""
+    why = "Ctrl-C came during this model's study (its rows dropped)" if in_flight else "Ctrl-C came before it"
+    return [PrecisionRow("eager PyTorch", "cpu", p, "", status=STOPPED, reason=why, batch_size=batch) for p in precisions]
+
+
+def interrupted_profile_text(record: ProfileRecord, stored: Path, folder: Path, what: str) -> str:
+    """The closing line of an interrupted ``--trace``/``--precision`` that measured something: what it kept
+    and where (``stored``; trace files in ``folder``/traces), what it left, and what measures that."""
+    rows: list[TraceRecord | PrecisionRow] = [*record.traces, *record.precision]
+    measured = sum(1 for r in rows if r.status == "measured")
+    left = sum(1 for r in rows if r.status == STOPPED)
+    kept = f"{of(measured, len(rows), 'trace or precision row')} measured before it, kept in {stored}"
+    if record.traces:
+        kept += f" (the trace files in {folder / 'traces'})"
+    return (
+        f"{INTERRUPTED}: {what}: {kept}, shown above; {left} marked {STOPPED!r} (each row's reason names the "
+        "command that measures it again; --replace keeps this record beside the new one)"
+    )

@@ -18,9 +18,11 @@ from perf.records.load import load_status
 _CONFIG = ConfigDict(extra="ignore")
 
 #: Whether a row was measured here, or why not.
-RunStatus = Literal["measured", "not run on this host", "failed", "cut for time"]
+RunStatus = Literal["measured", "not run on this host", "failed", "cut for time", "interrupted (Ctrl-C)"]
 #: The status of a trace or precision row a time budget (``triton-perf baseline --time-budget``) left unmeasured.
 CUT: RunStatus = "cut for time"
+#: The status of a trace or precision row a Ctrl-C left unmeasured (those measured before it are kept).
+STOPPED: RunStatus = "interrupted (Ctrl-C)"
 #: A speed-up's verdict when the paired rule calls no difference (:mod:`perf.analysis.stats.paired`).
 NOT_DISTINGUISHABLE = "not distinguishable at this noise"
 #: The verdict of paired ratios whose max / min is over :data:`UNFAIR_SPREAD`: no speed-up is given.
@@ -64,7 +66,8 @@ class TraceRecord:
         batch_size: Samples in the traced batch.
         threads: Intra-op threads the runtime was given.
         file: The trace file, relative to the run folder; ``None`` when not traced.
-        status: ``measured``, ``not run on this host`` (``reason`` says why), ``failed``, ``cut for time``.
+        status: ``measured``, ``not run on this host`` (``reason`` says why), ``failed``, ``cut for time``,
+            ``interrupted (Ctrl-C)``.
         reason: Why there is no trace.
         top_operators: The ten operators with the most self time, most first.
         host_busy_pct, host_busy, host_not_sampled: Other processes' CPU while the batch was
@@ -107,7 +110,7 @@ class PrecisionRow:
         computes_in: The precision the kernels really compute in
             (:data:`builders.verify.verdicts.KERNEL_PRECISION`).
         status: ``measured``, or ``not run on this host`` with ``reason``, or ``failed``, or ``cut for time``
-            (a time budget left it no round: ``reason``).
+            (a time budget left it no round: ``reason``), or ``interrupted (Ctrl-C)``.
         reason: Why there are no numbers.
         batch_size: Samples per timed call.
         threads: Intra-op threads.

@@ -66,7 +66,9 @@ def test_ctrl_c_before_the_first_round_ends_keeps_nothing_and_says_so(tiny_repo:
     assert not (out / "baseline.json").exists()
 
 
-def test_ctrl_c_in_the_precision_study_says_what_was_not_stored_and_what_measures_it(tiny_repo: Path, tmp_path: Path):
+def test_ctrl_c_in_the_precision_study_keeps_the_traces_written_before_it(tiny_repo: Path, tmp_path: Path):
+    """The traces written before the Ctrl-C are kept and named, the study's rows marked interrupted with the command
+    that measures them (issue 26: the traces already written were dropped, "stored nothing")."""
     out = tmp_path / "bl"
     more = ("--profile-only", "--trace", "--precision", "fp32,bf16")
     rc, stdout, err = _baseline_interrupted(tiny_repo, out, "precision study on cpu", *more)
@@ -74,8 +76,13 @@ def test_ctrl_c_in_the_precision_study_says_what_was_not_stored_and_what_measure
     assert "aborted" not in err and "Traceback" not in err, err
     said = " ".join(err.split())
     assert (
-        f"interrupted (Ctrl-C): the traces and the precision study stored nothing ({out} holds what it held before; "
-        f"trace files written before it in {out}/traces are not recorded); `triton-perf baseline {tiny_repo} --out {out} "
-        "--profile-only --trace --precision fp32,bf16` measures them"
+        f"interrupted (Ctrl-C): the traces and the precision study: 2 of 4 trace or precision rows measured before it, "
+        f"kept in {out}/profile.json (the trace files in {out}/traces), shown above; 2 marked 'interrupted (Ctrl-C)'"
     ) in said, err
-    assert not (out / "profile.json").exists()
+    kept = json.loads((out / "profile.json").read_text())
+    assert [t["status"] for t in kept["traces"]] == ["measured", "measured"], kept["traces"]
+    assert all((out / t["file"]).is_file() for t in kept["traces"])
+    again = f"`triton-perf baseline {tiny_repo} --out {out} --profile-only --trace --precision fp32,bf16 --replace` measures it"
+    for row in kept["precision"]:
+        assert row["status"] == "interrupted (Ctrl-C)" and row["reason"].endswith(again), row
+    assert "Ctrl-C came during this model's study (its rows dropped)" in kept["precision"][0]["reason"]
