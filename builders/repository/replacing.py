@@ -65,14 +65,17 @@ def replaced_variants(repo: Path, variants: Iterable[Variant], serving: str, bui
 
 def measuring_runs(repo: Path, names: Iterable[str], results_dir: Path = RESULTS_DIR) -> dict[str, list[str]]:
     """The runs in ``results_dir`` (``<run>/results.json``) that swept ``repo`` and measured
-    one of ``names``: ``{variant: [run id, ...]}``, sorted; a file that cannot be read is passed over."""
+    one of ``names``: ``{variant: [run id, ...]}``, sorted; a file that cannot be read is passed over.
+
+    A run measured a variant when its record holds a level of it with numbers (:func:`has_numbers`);
+    a variant the run only planned, cut for time or failed is not measured by it (trial 19, T19-12)."""
     wanted, here = set(names), Path(repo).resolve()
     out: dict[str, list[str]] = {}
     for path in sorted(Path(results_dir).glob(f"*/{RESULTS_FILE}")):
         try:
             run = json.loads(path.read_text())
             swept = Path(run["settings"]["repository"]).resolve()
-            measured = [v["name"] for v in run.get("variants", []) if v.get("name") in wanted]
+            measured = [v["name"] for v in run.get("variants", []) if v.get("name") in wanted and has_numbers(v)]
         except (OSError, ValueError, KeyError, TypeError):
             continue
         if swept != here:
@@ -80,6 +83,15 @@ def measuring_runs(repo: Path, names: Iterable[str], results_dir: Path = RESULTS
         for name in measured:
             out.setdefault(name, []).append(str(run.get("run_id") or path.parent.name))
     return out
+
+
+def has_numbers(variant: dict) -> bool:
+    """Whether a variant record of a sweep's ``results.json`` holds a level with numbers: no error and
+    a throughput above 0 (the rule of ``perf.records.levels.LevelResult.ok``, read from the file's fields)."""
+    return any(
+        isinstance(lv, dict) and lv.get("error") is None and (lv.get("throughput_infer_per_s") or 0) > 0
+        for lv in variant.get("levels") or []
+    )
 
 
 def refuse_replacing(repo: Path, variants: Iterable[Variant], serving: str, build: Path, results_dir: Path = RESULTS_DIR) -> None:
