@@ -175,12 +175,22 @@ def _measure(
         for name in kept_held:
             click.echo(held_line(run, run.variant(name).cold_start))  # type: ignore[union-attr,arg-type]
     if stopped:
-        done = f"{of(len(names) - len(stopped), len(names), 'variant')} measured" + (" (the table above)" * bool(records))
-        again = f"the same command with --variants {','.join(stopped)}"
-        click.secho(
-            f"interrupted (Ctrl-C): {done}; not measured: {', '.join(stopped)}; to measure them, run {again}", fg="yellow"
-        )
+        click.secho(interrupted_line(names, records, stopped), fg="yellow")
         raise SystemExit(EXIT_INTERRUPTED)
+
+
+def interrupted_line(names: list[str], records: list[Any], stopped: list[str]) -> str:
+    """The closing line of a Ctrl-C'd ``coldstart``: ``"interrupted (Ctrl-C): 1 of 4 variants measured (the
+    table above); 1 failed: b (the table says why); not measured: c, d; to measure them, run ..."``. Each of
+    ``names`` is in one group, so the counts add up (trial 19, T19-13's kind: a cold start that failed was
+    counted as measured)."""
+    measured = [r for r in records if r.measured]
+    failed = [r.variant for r in records if not r.measured]
+    done = f"{of(len(measured), len(names), 'variant')} measured" + (" (the table above)" * bool(records))
+    if failed:
+        done += f"; {len(failed)} failed: {', '.join(failed)} (the table says why)"
+    again = f"the same command with --variants {','.join(stopped)}"
+    return f"interrupted (Ctrl-C): {done}; not measured: {', '.join(stopped)}; to measure them, run {again}"
 
 
 def _chosen(run: Any, repo: Any, variants: tuple[str, ...], into: Path) -> list[str]:

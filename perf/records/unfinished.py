@@ -24,22 +24,43 @@ def _names(names: list[str]) -> str:
 
 
 def holds_text(run: RunResult) -> str:
-    """What the run measured: ``"1 visit in 1 round; numbers for 1 of 4 variants, 3 not measured
-    (`a`, `b`, `c`)"`` (a sequential run counts its measured levels instead of visits)."""
+    """What the run measured: ``"1 visit in 1 round; numbers for 1 of 4 variants (1 of them
+    part-measured: `a`), 2 not measured (`b`, `c`), 1 cut for time (`d`)"`` (a sequential run
+    counts its measured levels instead of visits). Every variant is in one group, so the counts add
+    up to the run's (trial 19, T19-13: a variant cut for time was in none): numbers, not measured
+    yet, cut for time, skipped for another reason (its record says why), failed."""
     if run.rounds is not None:
         visits = sum(len(r.order) for r in run.rounds.rounds)
         done = f"{count(visits, 'visit')} in {count(len(run.rounds.measured()), 'round')}"
     else:
         done = count(sum(1 for v in run.variants for lv in v.levels if lv.ok), "measured level")
     have = [v.name for v in run.variants if any(lv.ok for lv in v.levels)]
-    left = [v.name for v in run.variants if v.status == "pending" and v.name not in have]
     text = f"{done}; numbers for {of(len(have), len(run.variants), 'variant')}"
     part = [v.name for v in run.variants if v.status == "pending" and v.name in have]
     if part:
         text += f" ({len(part)} of them part-measured: {_names(part)})"
-    if left:
-        text += f", {len(left)} not measured ({_names(left)})"
+    groups: dict[str, list[str]] = {}
+    for v in run.variants:
+        if v.name not in have:
+            groups.setdefault(_without_numbers(v.status, v.error), []).append(v.name)
+    for label in _GROUPS:
+        if groups.get(label):
+            text += f", {len(groups[label])} {label} ({_names(groups[label])})"
     return text
+
+
+#: The groups of variants without numbers, in the order :func:`holds_text` says them.
+_GROUPS = ("not measured", "cut for time", "skipped", "failed")
+
+
+def _without_numbers(status: str, error: str | None) -> str:
+    """The group of :data:`_GROUPS` a variant without numbers is in, by its status and reason."""
+    if status == "pending":
+        return "not measured"
+    if status == "skipped":
+        timed = (error or "").startswith("cut for time") or "--time-budget" in (error or "")
+        return "cut for time" if timed else "skipped"
+    return "failed"  # failed, or an ok without a level with numbers (no such record is written)
 
 
 #: The sweep's entry point (README), by its absolute path: the command works pasted in any folder.
