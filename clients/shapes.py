@@ -308,8 +308,15 @@ def resolve(
     return out
 
 
-def check_batch_size(model: str, max_batch_size: int, batch_size: int) -> None:
+def check_batch_size(model: str, max_batch_size: int, batch_size: int, *, flag: str | None = None) -> None:
     """Refuse a batch size the model cannot take (the same rule as perf_analyzer's ``-b``).
+
+    Args:
+        model: The model's name, for the message.
+        max_batch_size: Its config's ``max_batch_size`` (0: it does not batch).
+        batch_size: Rows per request.
+        flag: The flag the batch size was typed with (``"-b"``): the refusal is then a usage
+            error of it (exit 2); ``None`` (default): one found while working (exit 1).
 
     Raises:
         ClientError: ``batch_size`` outside ``1..max_batch_size``, or above 1 for a model
@@ -320,12 +327,14 @@ def check_batch_size(model: str, max_batch_size: int, batch_size: int) -> None:
         raise ClientError(
             f"{model}: batch size {batch_size} is outside 1..{max_batch_size} (max_batch_size)",
             hint="split the request or use a variant with a larger max_batch_size",
+            flag=flag,
         )
     if max_batch_size == 0 and batch_size != 1:
         raise ClientError(
             f"{model} does not batch (max_batch_size 0): batch size {batch_size} cannot be sent",
             hint="use -b 1 (one sample per request; perf_analyzer refuses -b above 1 for it too), "
             "or a variant with max_batch_size > 0",
+            flag=flag,
         )
 
 

@@ -13,13 +13,14 @@ import click
 
 from builders.model.builtin import BUILTINS, get_builtin
 from builders.repository.manifest import build_spec
+from builders.repository.missing import not_found_parts
 from builders.repository.validate import Validation, ValidationInterrupted, relative, summary
 from builders.repository.validate import validate as validate_run
 from builders.triton.releases import coverage, release
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
-from core.errors import ModelSpecError
+from core.errors import ModelSpecError, RepositoryError
 from core.wording import count, of
 
 
@@ -71,6 +72,9 @@ def validate(
     warnings only.
     """
     target = release(target_triton) if target_triton is not None else None
+    if not path.is_dir():  # a path typed that is not there: a usage error (exit 2), as every command's -r (T19-2)
+        state, hint = not_found_parts(path, flag="")
+        raise RepositoryError(f"repository {path} {state}", hint=hint, flag="PATH")
     try:
         with _progress(load_artifacts) as progress:
             result = validate_run(

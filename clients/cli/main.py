@@ -115,7 +115,7 @@ def infer(
     from clients.input_values import verified_range
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
     from clients.request_stats import RequestsInterrupted, not_finite_lines
-    from clients.shapes import parse_shapes
+    from clients.shapes import check_batch_size, parse_shapes
     from core.console import ignore_further_interrupts
     from core.errors import ClientError
     from core.names import require_known
@@ -130,6 +130,7 @@ def infer(
         raise click.UsageError("--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one")
     given = parse_flag(parse_shapes, shapes, hint="--shape")  # a usage error before the server is asked anything
     sig = model_signature(url, protocol, model)
+    check_batch_size(model, sig.max_batch_size, batch_size, flag="-b")  # typed: a usage error (exit 2), T19-2
     require_known("--output", outputs, [t.name for t in sig.outputs], kind="output", owner=model, error=ClientError)
     if input_path:
         given_b = click.get_current_context().get_parameter_source("batch_size") is ParameterSource.COMMANDLINE

@@ -126,7 +126,11 @@ def _measure(
             spec = repo.variant(name).served_spec
         except ToolkitError:  # an unreadable config or build record fails that variant when it is measured
             continue
-        check_variant_shapes(name, cfg, spec, dims)
+        try:
+            check_variant_shapes(name, cfg, spec, dims)
+        except ToolkitError as e:
+            e.flag = e.flag if given else None  # --into's own sizes, not typed here: a problem found (exit 1)
+            raise
         if into and given:
             _refuse_other_sizes(name, resolve_shapes(cfg, spec, dims), resolve_shapes(cfg, spec, swept), into)
     opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())

@@ -254,7 +254,7 @@ def _choose(
     if variant is not None:
         found = run.variant(variant)
         if found is None:
-            raise PerfError(f"variant {variant!r} is not in run {run.run_id}", hint=hint)
+            raise PerfError(f"variant {variant!r} is not in run {run.run_id}", hint=hint, flag="--variant")
         if variant not in valid:
             reason = f": {found.error.splitlines()[0]}" if found.error else ""
             raise PerfError(

@@ -116,7 +116,7 @@ def check_variant_shapes(
         resolve_shapes(config, spec, shapes)
     except PerfError as e:
         said = e.message if e.message.startswith(f"{variant}:") else f"{variant}: {e.message}"
-        raise PerfError(said, hint=e.hint) from None
+        raise PerfError(said, hint=e.hint, flag=e.flag) from None
 
 
 def _resolve(config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]]) -> dict[str, shp.ResolvedInput]:
@@ -124,7 +124,7 @@ def _resolve(config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str
     try:
         return shp.resolve(config.get("name", "the model"), config_inputs(config), mbs, spec, shapes)
     except ClientError as e:
-        raise PerfError(e.message, hint=e.hint) from None
+        raise PerfError(e.message, hint=e.hint, flag=e.flag) from None
 
 
 def input_args(
@@ -160,7 +160,7 @@ def input_args(
             mbs = int(config.get("max_batch_size", 0) or 0)
             shp.check_sizes(config.get("name", "the model"), config_inputs(config), mbs, spec, shapes)
         except ClientError as e:
-            raise PerfError(e.message, hint=e.hint) from None
+            raise PerfError(e.message, hint=e.hint, flag=e.flag) from None
         if user_data.suffix in FILE_KINDS and not user_data.is_dir():  # perf_analyzer gets what was checked
             user_data = write_user_data(user_data, config, spec, workdir)
         given = [a for n, dims in shapes.items() for a in ("--shape", f"{n}:{','.join(map(str, dims))}")]
@@ -188,7 +188,7 @@ def input_args(
         try:  # clients infer's one rule (the build's recorded range, checked to fit the served type)
             decided = {n: request_range(n, types[n].numpy or "", types[n].triton, by_name.get(n), at_sizes) for n in ints}
         except ClientError as e:
-            raise PerfError(e.message, hint=e.hint) from None
+            raise PerfError(e.message, hint=e.hint, flag=e.flag) from None
         ranges.append({n: at for n, (_, at) in decided.items()})
     for n, (r, _) in decided.items():  # the last entry's: the source is every entry's
         if r.default:  # a domain (a mask: 0s and 1s) says what values are sent
@@ -315,7 +315,7 @@ def write_user_data(user_data: Path, config: dict[str, Any], spec: ModelSpec | N
     try:
         samples = load_samples(user_data, sig, spec, values=False)  # its values were said before the sweep started
     except ClientError as e:
-        raise PerfError(e.message, hint=e.hint) from None
+        raise PerfError(e.message, hint=e.hint, flag=e.flag) from None
     types = {t.name: dtypes.from_triton(t.triton_dtype) for t in sig.inputs}
     data = [{name: content(types[name], a) for name, a in sample.items()} for sample in samples]
     path = workdir / f"input_data_{config.get('name', 'model')}.json"

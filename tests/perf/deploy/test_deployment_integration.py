@@ -82,8 +82,8 @@ def test_the_winner_of_a_real_sweep_becomes_a_bundle(tiny_repo: Path, tmp_path: 
     assert [p.port for p in objs["Service"].spec.ports] == [8000, 8001, 8002]
 
     refused = _cli("export-deployment", str(run_dir), "--variant", "nope")
-    assert refused.returncode == 1
-    assert "error (perf): variant 'nope' is not in run r" in refused.stderr
+    assert refused.returncode == 2  # a name typed that the run does not hold: a usage error of --variant (T19-2)
+    assert "Invalid value for --variant: variant 'nope' is not in run r" in refused.stderr
     assert f"valid variants of run r: {VARIANT}" in refused.stderr
 
 

@@ -1,0 +1,76 @@
+"""Refusals of what was typed exit 2 in the commands trial 19 found exiting 1 (T19-2; the rule:
+tests/project/test_exit_codes.py): ``builders validate`` of a path that is not there, ``clients infer -b``
+over the model's max_batch_size, ``export-deployment --variant`` naming no variant of the run and a
+``--shape`` outside the build's verified range wherever the sweep's checks of it run (``coldstart``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from factories import level_result, run_result, variant_result
+
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
+from core.cli import EXIT_USAGE
+from core.errors import ToolkitError
+from perf.measure.inputs import check_variant_shapes
+
+
+def test_validate_of_a_path_that_is_not_there_is_a_usage_error(tmp_path: Path) -> None:
+    from builders.cli.main import cli
+
+    res = CliRunner().invoke(cli, ["validate", str(tmp_path / "model_repositry")])
+    assert res.exit_code == EXIT_USAGE, res.output
+    assert "model_repositry does not exist" in res.output
+
+
+def test_infer_with_a_batch_size_over_max_batch_size_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import clients.infer
+    from clients.cli.main import cli
+    from clients.inputs import ModelSignature
+
+    config = {
+        "name": "m",
+        "max_batch_size": 8,
+        "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [16]}],
+        "output": [{"name": "y", "data_type": "TYPE_FP32", "dims": [2]}],
+    }
+    monkeypatch.setattr(clients.infer, "model_signature", lambda *a: ModelSignature.from_config(config))
+    res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", "/nonexistent", "-b", "100"])
+    assert res.exit_code == EXIT_USAGE, res.output
+    assert "batch size 100 is outside 1..8 (max_batch_size)" in res.output
+    config["max_batch_size"] = 0
+    res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", "/nonexistent", "-b", "4"])
+    assert res.exit_code == EXIT_USAGE and "does not batch" in res.output, res.output
+
+
+def test_export_deployment_of_a_variant_not_in_the_run_is_a_usage_error(tmp_path: Path) -> None:
+    from perf.cli.main import cli
+    from perf.records import results
+
+    settings = {"concurrency": [1], "batch_sizes": [1], "protocol": "grpc", "repository": str(tmp_path / "repo")}
+    run = run_result([variant_result("a", [level_result(1, 400.0, 3.0)])], run_id="k", settings=settings, finished="now")
+    results.save(run, tmp_path / "k")
+    res = CliRunner().invoke(cli, ["export-deployment", str(tmp_path / "k"), "--variant", "b"])
+    assert res.exit_code == EXIT_USAGE, res.output
+    assert "variant 'b' is not in run k" in res.output
+
+
+def test_a_typed_shape_outside_the_verified_range_keeps_its_flag_through_the_sweeps_checks() -> None:
+    spec = ModelSpec(
+        inputs=[TensorSpec("item_ids", "int64", ["num_items"])],
+        outputs=[TensorSpec("scores", "float32", ["num_items"])],
+        dynamic_axes={"num_items": (1, 50, 200)},
+    )
+    config = {
+        "name": "ranker",
+        "max_batch_size": 64,
+        "input": [{"name": "item_ids", "data_type": "TYPE_INT64", "dims": [-1]}],
+        "output": [{"name": "scores", "data_type": "TYPE_FP32", "dims": [-1]}],
+    }
+    with pytest.raises(ToolkitError) as err:
+        check_variant_shapes("ranker", config, spec, {"item_ids": [250]})
+    assert "outside the build's verified range 1..200" in err.value.message
+    assert err.value.flag == "--shape"  # a usage error (exit 2) in the sweep and coldstart, as in clients infer
