@@ -36,6 +36,7 @@ from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core.errors import PerfError
 from core.wording import count, sentence
 from perf.colocate import judge, verdict
+from perf.colocate.resume import SERVER_FAILED
 from perf.deploy import k8s
 from perf.deploy.bundle import README_FILE, copy_variant, move_in, renamed_tensors, source_variant
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, files_lines
@@ -130,7 +131,7 @@ def export_combination(
     if rec.pick is None:
         raise PerfError(
             f"co-location run {rec.run_id} picked no combination: {rec.pick_reason}",
-            hint="run triton-perf colocate again with a larger --latency-budget-ms or --time-budget",
+            hint=no_pick_advice(rec),
         )
     repo = Path(repository) if repository else Path(rec.repository)
     try:
@@ -263,3 +264,23 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...], renamed: dict[st
         + ".",
     ]
     return lines + renamed_lines(renamed or {}) + (["", *notes] if notes else [])
+
+
+def no_pick_advice(record: ColocationRecord) -> str:
+    """What to change for a run that picked no combination (said after ``"-> "``), by why it picked none
+    (trial 19, T19-11: a search that ended its moves with 59 s of its budget unused was told "a larger
+    --time-budget"): a larger ``--time-budget`` only where the time budget cut the search
+    (:attr:`~perf.records.colocation.ColocationRecord.cuts`); else the targets no combination met (``--latency-budget-ms``, and
+    ``--required-throughput`` where one was given), other variants or another ``--mix``; the server's
+    log where the server failed."""
+    if (record.pick_reason or "").startswith(SERVER_FAILED):
+        return "see the server's log in the run folder, fix what it names, then run triton-perf colocate again"
+    targets = "a larger --latency-budget-ms" + (
+        ", a lower --required-throughput" if any(m.required_throughput is not None for m in record.models) else ""
+    )
+    if record.cuts:
+        return f"run triton-perf colocate again with a larger --time-budget (the time budget cut the search), or {targets}"
+    return (
+        f"run triton-perf colocate again with {targets}, other variants (--model NAME=PATTERN) or another --mix: "
+        "the search ended with its moves, not cut for time, so a larger --time-budget would change nothing"
+    )

@@ -3,6 +3,7 @@ perf_analyzer), the flags, the refusals, and the report written from a searched 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import stat
@@ -266,6 +267,25 @@ def test_a_run_without_a_pick_deploys_nothing(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["export-deployment", str(run_dir)])
     assert isinstance(r.exception, PerfError) and "picked no combination: no combination found" in str(r.exception)
     assert not (run_dir / "deployment-combination").exists()
+
+
+def test_a_run_without_a_pick_is_told_a_larger_time_budget_only_where_the_budget_cut_it(tmp_path: Path) -> None:
+    """Trial 19, T19-11: a search that ended its moves with 59 s of its 180 s unused, no combination within
+    every model's budget, was told "a larger --latency-budget-ms or --time-budget"."""
+    run_dir = _picked_run(tmp_path, None)
+    r = CliRunner().invoke(cli, ["export-deployment", str(run_dir)])
+    hint = r.exception.hint or ""  # type: ignore[union-attr]
+    assert "a larger --latency-budget-ms" in hint and "a larger --time-budget would change nothing" in hint
+    assert "--required-throughput" not in hint  # none was given
+    rec = colocation.load(run_dir)
+    rec.cuts = ["step 2 (move a): cut (≈40 s needed, 11 s left of 88 s)"]  # cut, but the search reached its final step
+    rec.steps = [colocation.SearchStep(0, "final", None, {"a": "a1", "b": "b1"}, [], rounds=3)]
+    rec.models[0] = dataclasses.replace(rec.models[0], required_throughput=300.0)
+    colocation.save(rec, run_dir)
+    r = CliRunner().invoke(cli, ["export-deployment", str(run_dir)])
+    hint = r.exception.hint or ""  # type: ignore[union-attr]
+    assert "with a larger --time-budget (the time budget cut the search)" in hint and "would change nothing" not in hint
+    assert "a lower --required-throughput" in hint
 
 
 def test_the_tradeoff_plot_draws_every_combination_and_marks_the_pick(tmp_path: Path) -> None:
