@@ -22,6 +22,10 @@ import numpy as np
 from core import precision as precisions
 from core.errors import ModelSpecError
 
+#: The bound an integer or bool output is held to, in words (the fraction of its elements that may differ):
+#: one name for both kinds (trial 19, T19-10: a bool output's was "the integer-output bound").
+LABEL_BOUND = "integer/bool-output bound"
+
 #: Above this max relative error a mismatch is a different result, not rounding: no tolerance
 #: that "would pass" is named.
 ROUNDING_LIMIT = 0.05
@@ -94,13 +98,13 @@ def refuse_open_bounds(dtypes: Mapping[str, Any], rtols: Mapping[str, float]) ->
 
 
 def differing_words(name: str, differing: int, elements: int, rtol: float) -> str:
-    """``"1 of 4,194,304 'mask' elements differ (2.4e-07), within the integer-output bound 1e-4"``
+    """``"1 of 4,194,304 'mask' elements differ (2.4e-07), within the integer/bool-output bound 1e-4"``
     (or ``"over"``): what an integer or bool output's comparison found, in words (without the
     name when ``name`` is empty)."""
     frac = differing / elements if elements else 0.0
     side = "within" if frac <= rtol else "over"
     what = f"{name!r} elements" if name else "elements"
-    return f"{differing:,} of {elements:,} {what} differ ({frac:.2g}), {side} the integer-output bound {rtol:g}"
+    return f"{differing:,} of {elements:,} {what} differ ({frac:.2g}), {side} the {LABEL_BOUND} {rtol:g}"
 
 
 def compare_outputs(

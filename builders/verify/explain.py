@@ -27,7 +27,7 @@ from typing import Any
 
 from builders.model.spec import ModelSpec
 from builders.model.value_ranges import zero_one
-from builders.verify.compare import ROUNDING_LIMIT, OutputComparison, passing_tolerance
+from builders.verify.compare import LABEL_BOUND, ROUNDING_LIMIT, OutputComparison, passing_tolerance
 from core.errors import VerificationError
 
 #: Start of the tracer warnings that mean a tensor became a Python value inside forward().
@@ -85,7 +85,7 @@ def comparison_error(
             for an integer output whose few differing elements may be near-ties).
     """
     problem = c.problem or "failed"
-    labels = c.differing is not None and "integer-output bound" in problem
+    labels = c.differing is not None and LABEL_BOUND in problem
     hint = None
     if problem.startswith("shape") and frozen:
         problem += f"; the export lost dynamic axis {frozen} (frozen at the example size)"

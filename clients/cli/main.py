@@ -281,10 +281,14 @@ def _refuse_server_flags(ctx: click.Context, running: str) -> None:
 def results_table(results: list[Any]) -> Any:
     """A rich table: one row per variant, protocol and output (max abs/rel error, pass/fail).
     A variant that failed the same way on every protocol (it did not load, say) is one row,
-    its error printed once and whole."""
+    its error printed once and whole. An integer or bool output is compared by the fraction of
+    its elements that differ, not by an error: its row says that count in the build's words
+    (:func:`builders.verify.compare.differing_words`), its error and rtol cells ``-`` (trial 19,
+    T19-10: a bool mask's fraction was shown as a max abs / rel error under an rtol)."""
     from rich.markup import escape
     from rich.table import Table
 
+    from builders.verify.compare import differing_words
     from clients.check import checked_sizes
     from clients.shapes import batch_sizes_text
 
@@ -308,19 +312,14 @@ def results_table(results: list[Any]) -> Any:
                 escape(r.variant), *at(r), ", ".join(failed[key]), "-", "-", "-", "-", f"[red]FAIL[/red] {escape(r.error or '')}"
             )
         for o in r.outputs:
+            labels = o.get("differing") is not None and o.get("elements") is not None
             verdict = "[green]pass[/green]" if o["passed"] else f"[red]FAIL[/red] {escape(o.get('problem') or '')}"
             if o["passed"] and r.not_exercised:
                 verdict = "[yellow]pass*[/yellow] (precision not exercised)"
-            table.add_row(
-                escape(r.variant),
-                *at(r),
-                r.protocol,
-                escape(o["name"]),
-                f"{o['max_abs_err']:.3g}",
-                f"{o['max_rel_err']:.3g}",
-                f"{o['rtol']:.0e}",
-                verdict,
-            )
+            if o["passed"] and labels:
+                verdict += f": {escape(differing_words('', o['differing'], o['elements'], o['rtol']))}"
+            errors = ["-", "-", "-"] if labels else [f"{o['max_abs_err']:.3g}", f"{o['max_rel_err']:.3g}", f"{o['rtol']:.0e}"]
+            table.add_row(escape(r.variant), *at(r), r.protocol, escape(o["name"]), *errors, verdict)
     return table
 
 

@@ -109,3 +109,19 @@ def test_sizes_of_a_batch_without_a_dynamic_axis_is_the_batch_alone() -> None:
 
     assert batch_sizes_text(batch_sizes_of([TensorSpec("x", "float32", (3,))], {"x": np.zeros((2, 3))})) == "batch 2"
     assert batch_sizes_of([TensorSpec("x", "float32", (3,))], {}) == {}
+
+
+def test_an_integer_or_bool_output_is_said_in_the_builds_words_not_as_an_error() -> None:
+    """Trial 19, T19-10: a bool mask showed "0 | 0 | 1e-04" under "max abs err / max rel err / rtol" where the
+    build said "0 of 12,800 elements differ": its row now says the build's count, its error cells "-"."""
+    mask = {**_output("mask"), "differing": 0, "elements": 12800}
+    out = io.StringIO()
+    print_table(results_table([CheckResult("ranker", "http", True, [_output("scores"), mask])]), Console(file=out, width=300))
+    table = out.getvalue()
+    row = next(line for line in table.splitlines() if "mask" in line)
+    cells = [c.strip() for c in row.strip("│ ").split("│")]
+    assert cells[3:6] == ["-", "-", "-"], row
+    flat = " ".join(table.replace("│", " ").split())  # the result cell wraps onto a second line
+    assert "pass: 0 of 12,800 elements differ (0), within the integer/bool-output bound 0.0001" in flat
+    scores = next(line for line in table.splitlines() if "scores" in line)
+    assert "1e-04" in scores and "elements differ" not in scores  # a float output keeps its errors and rtol

@@ -68,7 +68,7 @@ def test_a_label_flipped_at_a_near_tie_passes_and_is_said_in_counts(tmp_path):
     assert errors["mask"]["max_rel_err"] == pytest.approx(1 / SIDE**2)
     assert errors["scores"]["max_rel_err"] < 1e-5
     line = verdict_line({"status": "ok", "precision": "fp32", "strategy": "script", "errors": errors, "verdicts": []})
-    assert "2 of 32,768 'mask' elements differ (6.1e-05), within the integer-output bound 0.0001" in line
+    assert "2 of 32,768 'mask' elements differ (6.1e-05), within the integer/bool-output bound 0.0001" in line
 
 
 @pytest.mark.slow  # real export (torch.jit.script)
@@ -77,7 +77,7 @@ def test_a_tighter_bound_fails_naming_the_near_ties_and_the_fraction_that_passes
     with pytest.raises(VerificationError) as e:
         verify_artifact(result, eager, spec, 2, {"mask": 1e-5})
     msg = e.value.message
-    assert "1 of 16,384 'mask' elements differ (6.1e-05), over the integer-output bound 1e-05" in msg
+    assert "1 of 16,384 'mask' elements differ (6.1e-05), over the integer/bool-output bound 1e-05" in msg
     assert "the float outputs 'scores' agree within their tolerance" in msg and "nearly tie" in msg
     assert "not rounding" not in msg and "max rel err" not in msg
     assert "--rtol mask=0.0001 (for an integer output: the fraction of elements allowed to differ)" in e.value.hint
@@ -88,7 +88,7 @@ def test_a_really_wrong_label_output_fails_as_a_different_result(tmp_path):
     spec, result, eager = _exported(tmp_path, _tie(SIDE * SIDE // 2))  # half the pixels flip
     with pytest.raises(VerificationError, match="a different result, not labels flipped at near-ties") as e:
         verify_artifact(result, eager, spec, 2, {})
-    assert "8,192 of 16,384 'mask' elements differ (0.5), over the integer-output bound 0.0001" in e.value.message
+    assert "8,192 of 16,384 'mask' elements differ (0.5), over the integer/bool-output bound 0.0001" in e.value.message
     assert "--rtol" not in (e.value.hint or "")
 
 
@@ -99,7 +99,7 @@ def test_a_small_integer_output_must_agree_exactly():
     act[3] += 1
     c = compare_outputs({"label": act}, {"label": exp}, 1e-4)[0]
     assert not c.passed and (c.differing, c.elements) == (1, 64)
-    assert c.problem == "1 of 64 'label' elements differ (0.016), over the integer-output bound 0.0001"
+    assert c.problem == "1 of 64 'label' elements differ (0.016), over the integer/bool-output bound 0.0001"
 
 
 def test_a_bool_output_is_compared_by_the_fraction_differing():
