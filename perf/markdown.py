@@ -82,6 +82,47 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
+#: The most decimals :func:`apart` adds to tell two numbers apart.
+APART_MOST = 3
+
+
+def times(ratio: float) -> str:
+    """A ratio as ``"1.5×"``, the one rule for every "N×" said beside words (issue 26, trial 19, T19-3: p99
+    37.37 ms against a 25 ms budget printed "1× the budget" beside "far over the budget"): whole from 10 up
+    (``"13×"``), one decimal from 1 (``"1.5×"``), two significant digits below 1 (``"0.80×"``, ``"0.0024×"``),
+    and more decimals where those would print a ratio that is not 1 as 1 (``"1.04×"``, ``"0.996×"``).
+    A ratio that is not finite is printed as Python does (``"inf×"``)."""
+    if not math.isfinite(ratio) or ratio <= 0:
+        return f"{ratio:g}×"
+    if ratio >= 10:
+        return f"{ratio:,.0f}×"
+    digits = 1 if ratio >= 1 else max(1, 1 - math.floor(math.log10(ratio)))
+    while digits < APART_MOST + 1 and ratio != 1 and float(f"{ratio:.{digits}f}") == 1:
+        digits += 1
+    return f"{ratio:.{digits}f}×"
+
+
+def factor(ratio: float, more: str = "faster", less: str = "slower") -> str:
+    """A speed ratio (A's speed over B's) as how many times A is ``more`` or ``less``: ``"1.75× faster"``,
+    and for a ratio below 1 its inverse, ``"1.25× slower"`` for 0.8, never ``"0.8× slower"`` (issue 26,
+    trial 19, T19-7: "0.799× slower" beside "0.799× fp32's speed" reads as slower by 0.8×). The one rule for
+    "N× faster/slower" (and higher/lower): N is never below 1. A ratio itself, below 1 or not, is said as
+    what it is (``"0.80× fp32's speed"``), never with a comparative word after it."""
+    return f"{times(ratio)} {more}" if ratio >= 1 else f"{times(1.0 / ratio)} {less}"
+
+
+def apart(a: float, b: float, digits: int = 0) -> int:
+    """The decimals to print ``a`` and ``b`` with so that numbers that differ print differently: ``digits``, or
+    more (up to ``digits`` + :data:`APART_MOST`) where they would print equal (issue 26, trial 19, T19-8: "86 s
+    were left: 4 variants need about 86 s" beside a cut; 86.4 and 85.8 with one decimal). The one rule for every
+    "need X s / Y s left" (and "over"/"within") comparison the console and reports say; numbers equal at the
+    most decimals print equal (they are)."""
+    d = digits
+    while d < digits + APART_MOST and f"{a:.{d}f}" == f"{b:.{d}f}" and a != b:
+        d += 1
+    return d
+
+
 def ahead_by(leader: str, gain: float) -> str:
     """A throughput gap in words, the one rule for every "by N %" gap the toolkit prints: the higher side's
     gain, "``leader`` ahead by N %" (trial 17, T17-4). The lower side is never said "behind by N %": a

@@ -21,6 +21,7 @@ from builders.backends import BACKENDS
 from core.wording import count
 from perf.analysis.effects.pairs import pairs
 from perf.analysis.ranking.budget_latency import host_cores
+from perf.markdown import factor
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 
@@ -60,7 +61,7 @@ def thread_hints(run: RunResult) -> list[str]:
             continue
         at = f"concurrency {c}" + (f" (batch {bs})" if bs != 1 else "")
         out.append(
-            f"`{one.name}` is {fast / slow:.0f}× slower than `{more.name}` at {at} ({fast_words(slow, fast)}), and runs "
+            f"`{one.name}` is {factor(slow / fast)} than `{more.name}` at {at} ({fast_words(slow, fast)}), and runs "
             f"{count(p.reference_params.count, 'instance')} × {count(threads, 'intra-op thread')} on "
             f"{count(cores, 'core')} with load {load:.1f} ({max(cores - load, 0.0):.1f} free; `{more.name}`: "
             f"{count(p.changed_params.count, 'instance')} × {count(their, 'thread')} each): threads that outnumber the free "

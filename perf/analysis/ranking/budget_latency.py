@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator
 
 from core.errors import PerfError
 from core.wording import count, some_of
-from perf.markdown import fmt
+from perf.markdown import apart, fmt, times
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult
 
@@ -163,9 +163,12 @@ class Judged:
         bound = load_slowdown(self.load_pct, self.cores)
         if not self.loaded or budget_ms is None or budget_ms <= 0 or bound is None or self.ms <= budget_ms * bound:
             return None
+        ratio = self.ms / budget_ms  # over the bound: both with the decimals that show it (trial 19, T19-3: "1×")
+        d = apart(ratio, bound, 1)
+        said = times(ratio) if ratio >= 10 else f"{ratio:.{d}f}×"
         return (
-            f"p{percentile} {fmt(self.ms, 2)} ms, {self.ms / budget_ms:.0f}× the budget; other processes used at most "
-            f"{(self.load_pct or 0.0) / 100:.1f} of {self.cores} cores, which slows a level's work at most {bound:.1f}× on average"
+            f"p{percentile} {fmt(self.ms, 2)} ms, {said} the budget; other processes used at most "
+            f"{(self.load_pct or 0.0) / 100:.1f} of {self.cores} cores, which slows a level's work at most {bound:.{d}f}× on average"
         )
 
     def too_few_quiet(self) -> str:

@@ -237,7 +237,7 @@ class Paired:
 
     def cell(self, higher: str = "higher", lower: str = "lower") -> str:
         """The comparison for a narrow table cell (trial 17, T17-7: :meth:`spread_text` in the console's
-        12-character column wrapped into 13 lines a row): ``"0.649× lower, 0/6 ahead, p 0.031"`` (the sign
+        12-character column wrapped into 13 lines a row): ``"0.649×, lower, 0/6 ahead, p 0.031"`` (the sign
         test's p; ``"p 0.0013 (gap)"``: the large consistent gap t-test's);
         ``"not told apart"`` where the rule did not call it, ``"not called"`` where every round went one way
         but it did not (:meth:`uncalled`). The table's caption says what the numbers are (:data:`CELL_WORDS`)."""
@@ -245,7 +245,8 @@ class Paired:
         if self.uncalled() is not None:
             word = "not called"
         gap = " (gap)" if self.tier == "gap" else ""
-        return f"{self.median:.3g}× {word}, {self.wins}/{self.rounds} ahead, p {self.decided_p:.2g}{gap}"
+        # the ratio, then the verdict: never "0.649× lower" (issue 26, trial 19, T19-7: perf.markdown.factor's rule)
+        return f"{self.median:.3g}×, {word}, {self.wins}/{self.rounds} ahead, p {self.decided_p:.2g}{gap}"
 
     @property
     def one_way(self) -> bool:

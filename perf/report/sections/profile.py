@@ -76,18 +76,21 @@ def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None =
 
 
 def speedup_cell(r: PrecisionRow, why: str | None = None) -> str:
-    """``"1.75× faster (1.61–1.90)"``, ``"1.02× not distinguishable at this noise (0.95–1.08)"``, or ``—``; where
-    every round went one way and the rule did not call it (``why``: :func:`_uncalled`), that and why, never "not
-    distinguishable" (trial 15, T15-2): ``"1.57× faster in every round, not called: too few rounds (1.5–1.91)"``."""
+    """``"faster: 1.75× fp32's speed (1.61–1.90)"``, ``"not distinguishable at this noise: 1.02× fp32's speed
+    (0.95–1.08)"``, or ``—``; where every round went one way and the rule did not call it (``why``:
+    :func:`_uncalled`), that and why, never "not distinguishable" (trial 15, T15-2): ``"faster in every round, not
+    called (too few rounds): 1.57× fp32's speed (1.5–1.91)"``. The ratio is said as what it is, as the bullets
+    below the table say it, never "0.799× slower" (issue 26, trial 19, T19-7; :func:`perf.markdown.factor`)."""
     if r.speedup_vs_fp32 is None:
         return "—"
     if r.speedup_verdict == UNFAIR or too_wide(r.speedup_low, r.speedup_high):  # an older record too
         return f"{UNFAIR} (paired ratios {r.speedup_low:.3g}–{r.speedup_high:.3g})"
     spread = f" ({r.speedup_low:.3g}–{r.speedup_high:.3g})" if r.speedup_low is not None and r.speedup_high is not None else ""
+    speed = f"{r.speedup_vs_fp32:.3g}× fp32's speed{spread}"
     if why is not None:
         way = "faster" if r.speedup_vs_fp32 > 1 else "slower"
-        return f"{r.speedup_vs_fp32:.3g}× {way} in every round, not called: {why}{spread}"
-    return f"{r.speedup_vs_fp32:.3g}× {r.speedup_verdict or ''}".rstrip() + spread
+        return f"{way} in every round, not called ({why}): {speed}"
+    return f"{r.speedup_verdict}: {speed}" if r.speedup_verdict else speed
 
 
 def _uncalled(rows: list[PrecisionRow], r: PrecisionRow) -> str | None:

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
-from perf.markdown import fmt
+from perf.markdown import fmt, times
 from perf.records.rounds import Cut, RoundRecord, RoundsRecord
 from perf.search.ending.cuts import stopped
 from perf.search.ending.decided import Rounds, left_words
@@ -59,7 +59,7 @@ def slow_words(sched: Engine) -> str | None:
         return None
     why = sched.slow_why or NO_FLAG
     return (
-        f"visits took {fmt(mean, 1)} s each (mean of {len(sched.walls)}), {fmt(mean / planned, 0)}x the "
+        f"visits took {fmt(mean, 1)} s each (mean of {len(sched.walls)}), {times(mean / planned)} the "
         f"{fmt(planned, 2)} s planned: {why}"
     )
 

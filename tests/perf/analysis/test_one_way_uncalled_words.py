@@ -138,7 +138,7 @@ def test_the_precision_tables_cell_says_the_same_reason_in_short() -> None:
     fp16.speedup_p_value, fp16.speedup_p_tier, fp16.speedup_verdict = r.decided_p, r.tier, NOT_DISTINGUISHABLE
     fp32.status = fp16.status = "measured"
     table = "\n".join(line for line in precision_lines([fp32, fp16]) if line.startswith("|"))
-    cell = f"{fp16.speedup_vs_fp32:.3g}× faster in every round, not called: {r.uncalled(short=True)}"
+    cell = f"faster in every round, not called ({r.uncalled(short=True)}): {fp16.speedup_vs_fp32:.3g}× fp32's speed"
     assert cell in table and NEEDS in table and NOT_DISTINGUISHABLE not in table
     assert NOT_DISTINGUISHABLE in speedup_cell(fp16)  # without the rows' rounds, the record's own verdict
 

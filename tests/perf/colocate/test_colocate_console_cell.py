@@ -20,7 +20,7 @@ def test_the_ratio_cell_fits_a_row_or_two() -> None:
     p = paired(TOGETHER, ALONE)
     assert p is not None
     cell = p.cell()
-    assert cell.startswith(f"{p.median:.3g}× ") and f"{p.wins}/{p.rounds} ahead" in cell
+    assert cell.startswith(f"{p.median:.3g}×, ") and f"{p.wins}/{p.rounds} ahead" in cell
     assert f"{p.decided_p:.2g}" in cell
     word = {"higher": "higher", "lower": "lower"}.get(p.verdict, "not told apart")
     assert word in cell or "not called" in cell  # the rule's verdict, as the report says it

@@ -40,7 +40,7 @@ def test_a_clear_paired_speedup_is_called_with_its_spread_and_a_busy_row_is_mark
     assert bf16.speedup_verdict == "faster" and bf16.speedup_p_value < 0.05
     text = "\n".join(precision_lines([fp32, bf16]))
     assert "measured † host busy" in text  # the table's status cell
-    assert f"{bf16.speedup_vs_fp32:.3g}× faster ({bf16.speedup_low:.3g}–{bf16.speedup_high:.3g})" in text
+    assert f"faster: {bf16.speedup_vs_fp32:.3g}× fp32's speed ({bf16.speedup_low:.3g}–{bf16.speedup_high:.3g})" in text
     assert "On cpu, bf16 is faster than fp32: " in text and "over 8 interleaved rounds" in text
     assert "other processes used 48 % of a core † host busy" in text  # the sentence
 

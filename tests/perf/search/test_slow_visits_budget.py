@@ -55,11 +55,11 @@ def test_visits_far_over_their_plan_stop_at_the_budget_and_say_which_flag() -> N
     assert run.rounds is not None and len(run.rounds.rounds) == 1 and len(run.rounds.rounds[0].order) == 16
     slow = [e for e in events if e["event"] == "plan" and e.get("warn")]
     assert len(slow) == 1  # said once, at the first slow visit
-    assert slow[0]["text"].startswith(f"rounds: visits took 35.0 s each (mean of 1), 28x the {PLANNED_S:.2f} s planned: {why}")
+    assert slow[0]["text"].startswith(f"rounds: visits took 35.0 s each (mean of 1), 28× the {PLANNED_S:.2f} s planned: {why}")
     cut = next(c.reason for c in run.rounds.cuts if c.kind == "rounds")
     assert cut.startswith("round 1 of group 1 stopped after 16 visits of 24: 8 visits not measured: time budget spent: ")
     assert "the next visit (35.0 s, the mean measured) and the unloads (7 s) do not fit" in cut
-    assert f"(visits took 35.0 s each (mean of 16), 28x the {PLANNED_S:.2f} s planned: {why})" in cut
+    assert f"(visits took 35.0 s each (mean of 16), 28× the {PLANNED_S:.2f} s planned: {why})" in cut
     assert run.rounds.ended is not None and why in run.rounds.ended
 
 
