@@ -42,6 +42,7 @@ from collections.abc import Mapping, Sequence
 
 from core.wording import count
 from perf.analysis.stats.paired import min_rounds as fewest_rounds
+from perf.markdown import apart
 from perf.records.colocation import ColocationRecord, StepKind, step_number
 from perf.search.budget import LOAD_S, UNLOAD_S, visit_s
 from perf.sweep import load_cuts
@@ -257,12 +258,15 @@ def refit_words(rest: Sequence[PlannedStep], planned: Prices, now: Prices, elaps
         timed.append(f"a visit about {now.visit_s:.2g} s (planned at {planned.visit_s:.2g} s)")
     else:  # the first loads come before the first visit: the estimate rests on the window's until one is timed
         timed.append(f"no visit timed yet: each at the {now.visit_s:.2g} s the window gives")
+    # the need and the time left with the decimals that tell them apart (trial 19, T19-8: "86 s ... 86 s")
+    d = None if left_s is None else apart(after.total_s, max(0.0, left_s))
+    need = f"{math.ceil(after.total_s)}" if d is None else f"{after.total_s:.{d}f}"
     said = (
         f"the plan fitted again to the times measured ({'; '.join(timed)}): the rest of one pass needs about "
-        f"{math.ceil(after.total_s)} s ({_priced(after, now)}), not the {math.ceil(before.total_s)} s planned"
+        f"{need} s ({_priced(after, now)}), not the {math.ceil(before.total_s)} s planned"
     )
     if left_s is None or after.covered == len(after.steps):
-        return said + ("" if left_s is None else f"; the {max(0.0, left_s):.0f} s left of the time budget cover it")
+        return said + ("" if left_s is None else f"; the {max(0.0, left_s):.{d}f} s left of the time budget cover it")
     return f"{said}; " + _covers(
-        after, f"the {max(0.0, left_s):.0f} s left of the time budget cover", math.ceil(elapsed_s + after.total_s)
+        after, f"the {max(0.0, left_s):.{d}f} s left of the time budget cover", math.ceil(elapsed_s + after.total_s)
     )

@@ -41,6 +41,7 @@ from typing import Any, Protocol
 from perf.analysis.stats.paired import ALPHA, Paired, sign_test_p
 from perf.colocate import judge, near, plan, rules, verdict
 from perf.colocate.judge import Combination
+from perf.markdown import apart
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind, step_number
 
 log = logging.getLogger(__name__)
@@ -297,11 +298,13 @@ class CoordinateSearch:
         need = load_s + p.visit_s * visits
         spent = self.clock() - self.started
         if spent + need + p.stop_s > self.budget_s:
+            left = max(0.0, self.budget_s - spent)
+            d = apart(need, left - p.stop_s)  # the need over what the stop leaves, said so (trial 19, T19-8)
             raise CutForTime(
                 f"step {step_number(step.index)} ({step.kind}{' ' + step.model if step.model else ''}): "
                 + ("not started" if loads is not None and not step.rounds else f"round {step.rounds + 1} and later not measured")
-                + f" (≈{need:.0f} s needed{', its loads included' if load_s else ''}, "
-                f"{max(0.0, self.budget_s - spent):.0f} s left of {self.budget_s:.0f} s, {p.stop_s:g} s of it kept for "
+                + f" (≈{need:.{d}f} s needed{', its loads included' if load_s else ''}, "
+                f"{left:.{d}f} s left of {self.budget_s:.0f} s, {p.stop_s:g} s of it kept for "
                 "the server's stop)"
             )
 

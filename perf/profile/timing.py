@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from perf.markdown import apart
+
 #: Fewest single calls timed for the percentiles over all rounds (a p99 of fewer calls is the max).
 MIN_SINGLE_RUNS = 20
 #: Fewest single calls timed per round (a round's median needs a few).
@@ -91,9 +93,9 @@ class OutOfTime(Exception):
         """What ran out, naming whose ``budget`` it was (:data:`SWEEP_BUDGET`, :data:`COMMAND_BUDGET`)."""
         if self.round_s is None:
             return f"{budget} ran out before its first round"
-        return (
-            f"its first round, an estimated {self.round_s:.0f} s, would end after {budget} ({max(self.left_s, 0.0):.0f} s left)"
-        )
+        left = max(self.left_s, 0.0)
+        d = apart(self.round_s, left)  # over what is left, said so (trial 19, T19-8)
+        return f"its first round, an estimated {self.round_s:.{d}f} s, would end after {budget} ({left:.{d}f} s left)"
 
 
 @dataclasses.dataclass(frozen=True)

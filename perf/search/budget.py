@@ -48,7 +48,7 @@ from collections.abc import Collection, Sequence
 
 from core.errors import PerfError
 from perf.analysis.ranking.operating import MIN_ROUNDS
-from perf.markdown import fmt
+from perf.markdown import apart, fmt
 from perf.records.results import VariantResult
 from perf.records.rounds import Cut, RoundRules
 from perf.records.search import SearchRules
@@ -203,11 +203,11 @@ def not_measured(before: bool) -> str:
     return "not measured further in this session" if before else "not measured"
 
 
-def left_text(left_s: float) -> str:
+def left_text(left_s: float, digits: int = 0) -> str:
     """``"the 119 s left of the time budget"``: the time :func:`fit` plans in, named as what it is
     (the budget less what the sweep spent before the plan), so a line never calls it the budget
-    beside the budget's own number."""
-    return f"the {fmt(left_s, 0)} s left of the time budget"
+    beside the budget's own number; ``digits``: its decimals (those of a need said against it, :func:`perf.markdown.apart`)."""
+    return f"the {fmt(left_s, digits)} s left of the time budget"
 
 
 def fit(
@@ -255,8 +255,8 @@ def fit(
             cuts.append(
                 Cut(
                     "variant",
-                    f"{not_measured(gone in measured)}: {n} variants need about {fmt(need, 0)} s for the {MIN_ROUNDS} "
-                    f"rounds a verdict needs, over {left_text(budget_s)}",
+                    f"{not_measured(gone in measured)}: {n} variants need about {fmt(need, d := apart(need, budget_s))} s for "
+                    f"the {MIN_ROUNDS} rounds a verdict needs, over {left_text(budget_s, d)}",
                     gone,
                     need_s=round(need, 1),
                 )

@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
-from perf.markdown import fmt
+from perf.markdown import apart, fmt
 from perf.records.rounds import Cut
 from perf.search.budget import UNLOAD_S, not_measured
 
@@ -115,12 +115,13 @@ def late(
     costs = f"measured: {fmt(visit_s, 2)} s a visit, {fmt(load_s, 1)} s a load{other}, {fmt(unload_s, 1)} s an unload"
     tie_set = f"the tie set {', '.join(f'`{n}`' for n in tie)}" if tie else ""
     when = f"after the rounds and {count(len(loaded), 'load')} of the final group" if loaded else "after the rounds"
-    left = f"{fmt(max(left_s, 0.0), 0)} s of the time budget"
+    d = max((apart(cost(i + 1), max(left_s, 0.0)) for i in range(k, len(cut))), default=0)  # T19-8
+    left = f"{fmt(max(left_s, 0.0), d)} s of the time budget"
     cuts = [
         Cut(
             "variant",
             f"{not_measured(name in measured)}: {when} {left} were left; measuring it{_with(i, tie_set)} in a final group "
-            f"needs about {fmt(cost(i + 1), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({costs})",
+            f"needs about {fmt(cost(i + 1), d)} s for the {MIN_ROUNDS} rounds a verdict needs ({costs})",
             name,
             need_s=round(cost(i + 1), 1),
             final=True,

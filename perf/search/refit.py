@@ -24,7 +24,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
-from perf.markdown import fmt
+from perf.markdown import apart, fmt
 from perf.records.rounds import Cut, RoundRules
 from perf.records.search import SearchRules
 from perf.search.budget import LOAD_S, LOAD_WORDS, Fit, estimate, levels_by_round, not_measured
@@ -85,10 +85,11 @@ def refit(
         return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False) - n * LOAD_S + to_load
 
     done = len(kept) - sum(1 for v in kept if v in pending) if loads is None else loads
-    after = after_loads(plan, load_s, left_s, done if pending else None, priced)
     cuts = []
     shrunk = shrink(kept, levels, cost, budget, want, rules.first_levels, adaptive, plan.floor)
     levels, kept = shrunk.levels, shrunk.kept
+    d = max((apart(need, left_s) for _, _, need in shrunk.dropped), default=0)  # "86 s left ... 86 s" (T19-8)
+    after = after_loads(plan, load_s, left_s, done if pending else None, priced, d)
     if levels and levels[-1] != top:
         why = f"the ladder up to {top} would not leave time for {want} rounds"
         cuts.append(
@@ -96,7 +97,7 @@ def refit(
         )
     for gone, n, need in shrunk.dropped:
         need_for = "their loads and " if any(v in pending for v in first[:n]) else ""
-        why = f"{n} variants need about {fmt(need, 0)} s for {need_for}the {MIN_ROUNDS} rounds a verdict needs"
+        why = f"{n} variants need about {fmt(need, d)} s for {need_for}the {MIN_ROUNDS} rounds a verdict needs"
         cuts.append(Cut("variant", f"{not_measured(gone in measured)}: {after}: {why}", gone, need_s=round(need, 1)))
     if not cuts:
         return None
@@ -114,11 +115,12 @@ def refit(
     )
 
 
-def after_loads(plan: Fit, load_s: float, left_s: float, done: int | None = None, priced: str = "") -> str:
+def after_loads(plan: Fit, load_s: float, left_s: float, done: int | None = None, priced: str = "", digits: int = 0) -> str:
     """When a cut of the plan fitted again was made, as its reason says it: ``"after the first 2 loads
     took 15.0 s a variant to load and warm up (the plan assumed 5.0 s), 120 s were left"`` (``done``: the loads measured
     before loads still to come; ``None``: once the group is loaded, ``"after the loads took ..."``; ``priced``:
-    how the loads to come were priced where a format's differ, ``"onnx ones not loaded yet: 5.0 s each"``)."""
+    how the loads to come were priced where a format's differ, ``"onnx ones not loaded yet: 5.0 s each"``; ``digits``:
+    the decimals of the time left, those of the need it is said against (:func:`perf.markdown.apart`))."""
     which = "the loads" if done is None else "the first load" if done == 1 else f"the first {count(done, 'load')}"
     assumed = f"(the plan assumed {fmt(plan.load_s, 1)} s{'; ' + priced if priced else ''})"
-    return f"after {which} took {fmt(load_s, 1)} s a variant {LOAD_WORDS} {assumed}, {fmt(left_s, 0)} s were left"
+    return f"after {which} took {fmt(load_s, 1)} s a variant {LOAD_WORDS} {assumed}, {fmt(left_s, digits)} s were left"

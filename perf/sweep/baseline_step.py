@@ -17,7 +17,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from perf.analysis.efficiency import sizes_apart
 from perf.analysis.ranking.operating import MIN_ROUNDS
-from perf.markdown import fmt
+from perf.markdown import apart, fmt
 from perf.profile.baseline import SWEEP_TIMING, BaselineOptions, measure_after_sweep
 from perf.profile.estimate import BaselineEstimate
 from perf.profile.estimate import estimate as estimate_baseline
@@ -155,9 +155,10 @@ class BaselineStep(RoundsSweep):
             said = (
                 "" if planned is None or planned == need else f", as the plan said from its estimate then ({fmt(planned, 0)} s)"
             )
+            d = apart(max(left, 0.0), start)  # under what it starts with, said so (trial 19, T19-8)
             why = (
-                f"skipped: {fmt(max(left, 0.0), 0)} s of the time budget left, it needs an estimated {fmt(need, 0)} s "
-                f"({skip_counts(counted)}) and starts with {start} s{said}; {self._kept_words(left)}"
+                f"skipped: {fmt(max(left, 0.0), d)} s of the time budget left, it needs an estimated {fmt(need, 0)} s "
+                f"({skip_counts(counted)}) and starts with {start} s{said}; {self._kept_words(left, d)}"
                 f"{self._keeps_now(need) or 'a longer --time-budget keeps it'}"
             )
             self.run.rounds.cut(Cut("baseline", why))
@@ -165,7 +166,8 @@ class BaselineStep(RoundsSweep):
             self._save()
             return
         if left is not None and left < need:
-            log.info("in-process baseline: %s s left of an estimated %s s needed: it times what fits", fmt(left, 0), fmt(need, 0))
+            d = apart(left, need)
+            log.info("in-process baseline: %s s left of an estimated %s s needed: it times what fits", fmt(left, d), fmt(need, d))
         began = time.monotonic()
         measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress, deadline)
         if self.run.rounds is not None and self.run.rounds.budget is not None:
@@ -173,20 +175,21 @@ class BaselineStep(RoundsSweep):
             self._save()
         self._after_cut(deadline, need, self._kept_words(left))
 
-    def _kept_words(self, left_s: float | None) -> str:
+    def _kept_words(self, left_s: float | None, digits: int = 0) -> str:
         """What became of the time the plan line said was "kept from the budget", for a baseline the budget then
         skipped or cut (trial 17, T17-11: "an estimated 22 s ... kept from the budget", the rounds ended on time, and
         the baseline's loads and warm-up took 12 s of the 20 s left, its first round not fitting the rest: the
-        words said nothing of the time kept). ``left_s``: the budget left when it was to start; ``""`` when none was kept.
+        words said nothing of the time kept). ``left_s``: the budget left when it was to start (said with ``digits``
+        decimals, as the line says it beside); ``""`` when none was kept.
         """
         kept = self.baseline_reserved_s
         if not kept or left_s is None:
             return ""
         left = max(left_s, 0.0)
         spent = (
-            f"the rounds and their unloads ran {fmt(kept - left, 0)} s into it, leaving {fmt(left, 0)} s"
+            f"the rounds and their unloads ran {fmt(kept - left, digits)} s into it, leaving {fmt(left, digits)} s"
             if kept - left >= 0.5
-            else f"{fmt(left, 0)} s were left when it started"
+            else f"{fmt(left, digits)} s were left when it started"
         )
         return f"the plan kept {fmt(kept, 0)} s of the time budget for it (its estimate then); {spent}; "
 

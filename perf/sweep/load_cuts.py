@@ -28,7 +28,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from core.wording import count
-from perf.markdown import fmt
+from perf.markdown import apart, fmt
 from perf.records.rounds import Cut, LoadGroup
 from perf.search import late as lates
 from perf.search import promise
@@ -119,8 +119,9 @@ def fit_to_loads(
     need = first_round_s(engine, plan, [*loaded, *kept], len(kept), per_load, unload_s, keys_per_level)
     if kept and need > left:  # not even the group's first round fits after their loads: none is loaded
         why = f"the loads still to come, the first round and the unloads of {count(len(loaded) + len(kept), 'variant')}"
-        why += f" need about {fmt(need, 0)} s"
-        after = after_loads(plan, each, left, len(load_times))
+        d = apart(need, left)  # both with the decimals that tell them apart (trial 19, T19-8)
+        why += f" need about {fmt(need, d)} s"
+        after = after_loads(plan, each, left, len(load_times), digits=d)
         new += [Cut("variant", f"{not_measured(n in before)}: {after}: {why}", n, need_s=round(need, 1)) for n in kept]
         kept = []
     if not new:

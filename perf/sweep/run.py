@@ -30,7 +30,7 @@ from clients.runtimes.remote import not_ours
 from core.errors import FlagError, ToolkitError
 from core.wording import count, join_once
 from perf.analysis.ranking.operating import MIN_ROUNDS
-from perf.markdown import fmt
+from perf.markdown import apart, fmt
 from perf.measure import environment
 from perf.records.build_check import read_checks
 from perf.records.measured_files import LOADED, SERVED, refuse_changed
@@ -362,7 +362,8 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         )
         self.progress({"event": "plan", "text": text, "estimate_s": fit.estimate_s})  # said once (perf.search.events)
         if left is not None and fit.rounds <= 1 and fit.estimate_s > left:  # not one round fits: nothing is loaded
-            why = f"the time budget ({fmt(left, 0)} s left) does not fit one round (estimated {fmt(fit.estimate_s, 0)} s)"
+            d = apart(left, fit.estimate_s)  # said apart (trial 19, T19-8)
+            why = f"the time budget ({fmt(left, d)} s left) does not fit one round (estimated {fmt(fit.estimate_s, d)} s)"
             rounds.cut(Cut("rounds", f"no round measured: {why}"))
             rounds.ended = f"time budget spent: {why}"
             for n in fit.variants:

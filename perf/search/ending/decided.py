@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from perf.analysis.ranking.budget_latency import host_cores
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.ranking.standing import contention, ranked_words, settled_words
-from perf.markdown import fmt
+from perf.markdown import apart, fmt
 from perf.records.results import RunResult, VariantResult
 from perf.records.workloads import variant_of
 from perf.search import ladder as ladders
@@ -128,12 +128,13 @@ def _exploring(sched: Rounds, name: str, series: VariantResult, label: str) -> b
     return ladders.exploring_at(lanes, s.plans[variant], sched.run_variant(variant), s.rounds, load)
 
 
-def left_words(left_s: float, kept_s: float) -> str:
+def left_words(left_s: float, kept_s: float, digits: int = 0) -> str:
     """``"13 s left"`` of the rounds' time, and beside it the time kept after it for the in-process baseline
     (``kept_s``, 0: none): ``"13 s left before the 22 s kept for the in-process baseline"`` (trial 17, T17-11:
-    "time budget spent: 13 s left" read as all that was left, with 22 s more kept)."""
+    "time budget spent: 13 s left" read as all that was left, with 22 s more kept). ``digits``: the decimals of the
+    time left, those of the need said beside it (:func:`perf.markdown.apart`)."""
     kept = f" before the {fmt(kept_s, 0)} s kept for the in-process baseline" if kept_s else ""
-    return f"{fmt(left_s, 0)} s left{kept}"
+    return f"{fmt(left_s, digits)} s left{kept}"
 
 
 def no_room(words: str, left_s: float | None, next_s: float, kept_s: float = 0.0) -> str:
@@ -145,7 +146,8 @@ def no_room(words: str, left_s: float | None, next_s: float, kept_s: float = 0.0
     time kept after ``left_s`` for the in-process baseline, said beside it (:func:`left_words`)."""
     if left_s is None or left_s >= next_s or " settled: " not in words:
         return ""
+    d = apart(max(0.0, left_s), next_s)  # "8 s left ... ≈ 8 s" said apart (trial 19, T19-8)
     return (
-        f"; the time budget had no room for another round either: {left_words(max(0.0, left_s), kept_s)}, "
-        f"the next round and the unloads ≈ {fmt(next_s, 0)} s"
+        f"; the time budget had no room for another round either: {left_words(max(0.0, left_s), kept_s, d)}, "
+        f"the next round and the unloads ≈ {fmt(next_s, d)} s"
     )

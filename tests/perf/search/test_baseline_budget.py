@@ -81,8 +81,8 @@ class _Sweep:
     def _after_cut(self, deadline: float | None, need_s: float, kept: str = "") -> None:
         sweep_run.Sweep._after_cut(self, deadline, need_s, kept)  # type: ignore[arg-type]
 
-    def _kept_words(self, left_s: float | None) -> str:
-        return sweep_run.Sweep._kept_words(self, left_s)  # type: ignore[arg-type]
+    def _kept_words(self, left_s: float | None, digits: int = 0) -> str:
+        return sweep_run.Sweep._kept_words(self, left_s, digits)  # type: ignore[arg-type]
 
     def _keeps_now(self, need_s: float) -> str:
         return sweep_run.Sweep._keeps_now(self, need_s)  # type: ignore[arg-type]
