@@ -315,9 +315,15 @@ def peak_title(choice: Choice | None) -> str:
     named by the paired rounds, above another variant's median of 223.5)."""
     if choice is None or choice.unreached is None:
         return "Best peak throughput"
-    if choice.unreached.startswith((UNTOLD, FAILED_ABOVE)):
-        return f"Best measured throughput ({choice.unreached})"
-    return f"Best measured throughput (peak not reached: {choice.unreached})"
+    return f"Best measured throughput ({unreached_words(choice.unreached)})"
+
+
+def unreached_words(why: str, not_reached: str = "peak not reached") -> str:
+    """How a level that is not a measured peak is said (:func:`unreached`'s ``why``), the one wording for the
+    Recommendation and the Conclusions: ``why`` itself where it says what it is (:data:`UNTOLD`,
+    :data:`FAILED_ABOVE`), else ``not_reached`` and it (``"peak not reached: its ladder stopped ..."``). Never
+    both (issue 26, trial 19, T19-6: "its peak was not reached: whether it is the peak is not told")."""
+    return why if why.startswith((UNTOLD, FAILED_ABOVE)) else f"{not_reached}: {why}"
 
 
 def peak_mark(choice: Choice | None) -> str:
