@@ -283,12 +283,20 @@ def profile_line(profile: ProfileRecord, stored: Path, seconds: float, *, trace:
     """The last line of ``--trace``/``--precision``, all a script keeps of them (``make demo``'s step 3b
     printed its header and nothing else: trial 9, F1): what was written, what ran, how long, where.
     ``"traces: 3 of 3 written to RUN/traces; precision study: 3 of 6 rows measured (3 not run on this host);
-    12 s; stored in RUN/results.json"``."""
+    12 s; stored in RUN/results.json"``. Each count's rest is said by status, so the counts add up (trial 19,
+    T19-13's kind: "traces: 1 of 3 written" said nothing of the other 2)."""
     parts = []
     if trace:
         done = [t.file for t in profile.traces if t.status == "measured" and t.file]
         folder = stored.parent / Path(done[0]).parent if done else stored.parent
-        parts.append(f"traces: {len(done)} of {len(profile.traces)} written to {folder}" if done else "traces: none written")
+        rest = Counter(
+            t.status if t.status != "measured" else "no file" for t in profile.traces if not (t.status == "measured" and t.file)
+        )
+        why = f" ({', '.join(f'{n} {status}' for status, n in rest.items())})" if rest else ""
+        written = (
+            f"{len(done)} of {len(profile.traces)} written to {folder}" if done else f"none of {len(profile.traces)} written"
+        )
+        parts.append(f"traces: {written}{why}" if profile.traces else "traces: none written")
     if precision:
         rows = profile.precision
         others = Counter(r.status for r in rows if r.status != "measured")

@@ -195,6 +195,15 @@ def test_the_baseline_commands_last_line_says_what_it_wrote_ran_and_how_long() -
         "traces: 2 of 2 written to results/r/traces; precision study: 1 of 2 rows measured (1 not run on this host); "
         "12 s; stored in results/r/results.json"
     )
+    # the rest of a count is said by status, so the counts add up (trial 19, T19-13's kind)
+    traces += [
+        TraceRecord(format="trt", profiler="p", device="cuda", batch_size=1, status="not run on this host", reason="no GPU"),
+        TraceRecord(format="ts", profiler="p", device="cpu", batch_size=1, status="failed", reason="x"),
+    ]
+    line = profile_line(ProfileRecord(traces, []), Path("results/r/results.json"), 3.0, trace=True, precision=False)
+    assert line.startswith("traces: 2 of 4 written to results/r/traces (1 not run on this host, 1 failed); ")
+    line = profile_line(ProfileRecord(traces[2:], []), Path("results/r/results.json"), 3.0, trace=True, precision=False)
+    assert line.startswith("traces: none of 2 written (1 not run on this host, 1 failed); ")
 
 
 def _run_demo(tmp_path: Path, python: str, **env: str) -> subprocess.CompletedProcess[str]:
