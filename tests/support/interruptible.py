@@ -28,6 +28,26 @@ def start(cmd: Sequence[str], *, stderr: int = subprocess.PIPE) -> subprocess.Po
     )
 
 
+def interrupt_at(cmd: Sequence[str], marker: str, *, after_s: float = 0.0, timeout: float = 120) -> tuple[int, str]:
+    """Start ``cmd`` (:func:`start`, stderr merged into stdout), Ctrl-C it ``after_s`` seconds after the first
+    line holding ``marker``; returns its exit code and its whole output."""
+    proc = start(cmd, stderr=subprocess.STDOUT)
+    lines: list[str] = []
+    try:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            if marker in line:
+                break
+        time.sleep(after_s)
+        proc.send_signal(signal.SIGINT)
+        out = "".join(lines) + proc.communicate(timeout=timeout)[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, out
+
+
 def check_interrupted(repo: Path, names: list[str], log: Path, again_after_s: float | None = None) -> tuple[int, str, str, float]:
     """``clients check`` of ``names`` on the bundled server, Ctrl-C during the second one's load (and again
     ``again_after_s`` after its stopping line); returns rc, stdout, stderr and how long the stopping line took

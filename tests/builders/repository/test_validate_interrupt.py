@@ -4,8 +4,6 @@ bare "aborted", the seconds of checks done said nowhere)."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -23,22 +21,9 @@ def test_ctrl_c_during_validate_load_artifacts_keeps_and_names_what_was_checked(
     build(BuildOptions("tiny", formats=("torchscript",), serving="native", grid=grid, repository=repo, build_dir=tmp_path / "b"))
     names = sorted(p.name for p in repo.iterdir() if p.is_dir())
     assert len(names) == 8
-    proc = interruptible.start(
-        [sys.executable, "-m", "builders.cli.main", "validate", str(repo), "--load-artifacts"], stderr=subprocess.STDOUT
-    )
-    lines: list[str] = []
-    try:
-        for line in proc.stdout:  # type: ignore[union-attr]
-            lines.append(line)
-            if "checking 3/8" in line:  # two folders checked whole, the third loading
-                break
-        proc.send_signal(signal.SIGINT)
-        out = "".join(lines) + proc.communicate(timeout=120)[0]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 130, out
+    cmd = [sys.executable, "-m", "builders.cli.main", "validate", str(repo), "--load-artifacts"]
+    rc, out = interruptible.interrupt_at(cmd, "checking 3/8")  # two folders checked whole, the third loading
+    assert rc == 130, out
     said = " ".join(out.split())
     assert "aborted" not in out and "Traceback" not in out, out
     line = said[said.index("interrupted (Ctrl-C) while checking ") :]
