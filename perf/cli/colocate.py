@@ -188,6 +188,8 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     rows = neighbour_cost(rec)
     if rows:
         print_table(neighbour_table(rows))
+    elif (last := verdict.last_step_words(rec)) is not None:  # the final rounds cut (trial 19, T19-15)
+        click.echo(f"numbers: {last}")
     for g in rec.gpu_memory:
         mib = "no reading" if g.delta_bytes is None else f"{g.delta_bytes / 2**20:,.0f} MiB"
         click.echo(f"GPU memory of {g.variant} ({g.model}), at its load: {mib} ({g.source})")

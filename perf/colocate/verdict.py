@@ -17,6 +17,7 @@ decided pick without its final numbers: the moves had ended.
 from __future__ import annotations
 
 import dataclasses
+import math
 import shlex
 from pathlib import Path
 
@@ -269,6 +270,27 @@ def _stood(record: ColocationRecord, held: dict[str, str]) -> str:
     return "where the search's last move left it" + by
 
 
+def last_step_words(record: ColocationRecord) -> str | None:
+    """Where the search decided its pick but the time budget cut its final rounds (the pick alone and together) before
+    any was measured: the pick's numbers from the last step that measured it, labelled as such (medians over that
+    step's rounds, not the final rounds'): ``"the final rounds (the pick alone and together) were not measured; its
+    numbers from the last step that measured it, step 3 (move mlp), over its 6 rounds (medians; not the final rounds):
+    499 weighted infer/s (mlp 118 infer/s p99 30.54 ms; ranker 384 infer/s p99 28.10 ms)"``; ``None`` where there is
+    no pick, the final rounds were measured, or no step measured the pick (trial 19, T19-15: a pick reported without
+    any numbers, the step medians it was chosen on in colocation.json)."""
+    if record.pick is None or judge.neighbour_cost(record):
+        return None
+    m = next((c for c in judge.measured_combinations(record) if judge.key(c.combination) == judge.key(record.pick)), None)
+    step = next((s for s in record.steps if m is not None and s.index == m.step), None)
+    if m is None or step is None:
+        return None
+    misses = f"; it misses {'; '.join(m.over)} there" if m.over else ""
+    return (
+        "the final rounds (the pick alone and together) were not measured; its numbers from the last step that measured "
+        f"it, {_step_name(step)}, over its {count(step.rounds, 'round')} (medians; not the final rounds): {_numbers(m)}{misses}"
+    )
+
+
 def resume_command(record: ColocationRecord, results_dir: Path | str, time_budget_s: float | None) -> str:
     """The command that continues co-location run ``record`` (``--resume``: its models, traffic, targets, objective and
     seed as recorded, :data:`perf.colocate.resume.RECORDED` refused beside it): its run id, results folder and
@@ -281,17 +303,19 @@ def resume_command(record: ColocationRecord, results_dir: Path | str, time_budge
     if runtime in ("bundled", "local", "container"):  # a remote server's --url is the user's to give again
         args += ["--runtime", runtime]
     if time_budget_s is not None:
-        args += ["--time-budget", f"{time_budget_s:g}s"]
+        args += ["--time-budget", plan.budget_flag(time_budget_s)]
     return shlex.join(args)
 
 
 def finish_words(record: ColocationRecord, results_dir: Path | str) -> str:
     """The one action that finishes an undecided run (said after ``"to finish it: "``): its resume command with the ``--time-budget`` the rest of one
-    pass needs (:mod:`perf.colocate.plan`, priced from what this run measured)."""
+    pass needs (:mod:`perf.colocate.plan`, priced from what this run measured, with :data:`perf.colocate.plan.MARGIN`
+    and rounded up to whole minutes: :func:`perf.colocate.plan.suggested_s`)."""
     steps = plan.planned_steps(record, brute=any(s.kind == "brute" for s in record.steps))
     p = plan.prices(record)
     est = plan.estimate(steps, p, None)
     return (
         f"`{resume_command(record, results_dir, est.budget_s())}` (the rest of one pass needs about "
-        f"{est.budget_s()} s by this run's own prices; more if a model moves; its complete rounds are not measured again)"
+        f"{math.ceil(est.total_s)} s by this run's own prices, the server's start and stop included, "
+        f"{plan.MARGIN_WORDS}; more if a model moves; its complete rounds are not measured again)"
     )

@@ -188,7 +188,8 @@ def pick_section(record: ColocationRecord) -> list[str]:
             *targets_lines(record, rows),
         ]
     else:
-        lines += ["**The numbers**: the final rounds (the pick alone and together) were not measured: see the cuts below.", ""]
+        last = verdict.last_step_words(record) or "the final rounds (the pick alone and together) were not measured"
+        lines += [f"**The numbers**: {last}: see the cuts below.", ""]
     return [*lines, *beats_lines(record), ""]
 
 

@@ -209,7 +209,8 @@ def test_the_plan_says_up_front_what_the_time_budget_covers_and_what_covers_it()
         "the time budget of 200 s covers step 1 (alone); step 2 (move big) and later will be cut, leaving no pick decided"
         in words
     )
-    assert words.endswith(f"--time-budget {full.budget_s()}s covers one pass")
+    flag = plan.budget_flag(full.budget_s())  # the estimate and the margin, in whole minutes (trial 19, T19-15)
+    assert words.endswith(f"--time-budget {flag} covers one pass (the estimate and 20%, in whole minutes)")
     assert "cut" not in plan.plan_words(plan.estimate(steps, p, full.budget_s()), p, full.budget_s())
     moves = plan.estimate(steps, p, full.total_s - 1)  # the moves fit, the final does not: a pick without its numbers
     assert "its final rounds (the pick alone and together) will be cut" in plan.plan_words(moves, p, full.total_s - 1)
