@@ -5,7 +5,10 @@ pick marked, the p99 budget drawn, each point labelled with its variants. When t
 different budgets, the x axis is the largest p99 / its own model's budget (1: at the budget). A search the
 time budget cut before it decided has no pick: the combination that led in the rounds measured is
 marked "leading after N rounds (not decided)", never as the pick (:mod:`perf.colocate.verdict`; trial 15,
-T15-10: the starting point was starred as the pick below and left of a combination ahead on both axes)."""
+T15-10: the starting point was starred as the pick below and left of a combination ahead on both axes). Under
+``--objective fewest-instances`` each label and the pick's legend entry say the combination's instances in all, and
+the title says the pick is ranked by them (trial 19, T19-16: the pick, 3 instances, was the lowest point, below
+4-instance combinations, with nothing on the plot saying what it was ranked by)."""
 
 from __future__ import annotations
 
@@ -60,6 +63,15 @@ def _rounds_words(record: ColocationRecord, at: int) -> str:
     return f"step {step_number(at)}, {step.rounds} rounds"
 
 
+#: The title's second line under ``--objective fewest-instances``: what the pick is ranked by.
+FEWEST_WORDS = "the objective: fewest instances in all (each label's count), then weighted throughput"
+
+
+def _instances(record: ColocationRecord, c: judge.Measured) -> str:
+    """``"3 instances, "`` before a point's rounds where the objective is fewest-instances, else ``""``."""
+    return f"{c.instances} instances, " if record.objective == "fewest-instances" else ""
+
+
 def _pick_beside(
     record: ColocationRecord,
     chosen: judge.Combination,
@@ -92,7 +104,7 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     if not rows:
         return None
     fig, (ax,) = panels(1, 5.5)
-    ax.set_title(tradeoff_title(record))
+    ax.set_title(tradeoff_title(record) + (f"\n({FEWEST_WORDS})" if record.objective == "fewest-instances" else ""))
     within = [(x, y) for x, y, c in rows if not c.over]
     over = [(x, y) for x, y, c in rows if c.over]
     each = "each the median of its last step's rounds (label)"
@@ -107,7 +119,9 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     beside = []
     if picked is not None and chosen is not None:
         x, y, c = picked
-        ax.plot([x], [y], "*", markersize=16, color=ALERT, label=f"the pick ({_rounds_words(record, c.step)})")
+        ax.plot(
+            [x], [y], "*", markersize=16, color=ALERT, label=f"the pick ({_instances(record, c)}{_rounds_words(record, c.step)})"
+        )
         beside = _pick_beside(record, chosen, {o.step for _, _, o in rows}, c.step, budgets, relative)
         if beside:
             ax.plot(
@@ -133,12 +147,10 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
         f"{x_words(record)} ({said}; models without a budget left out)" if relative else f"{x_words(record)} (ms, {said})"
     )
     ax.set_ylabel(f"weighted throughput (infer/s),\n{judge.WEIGHTED_WORDS}")
-    names = [
-        (x, y, " ".join(c.combination[m.name] for m in record.models if m.name in c.combination), c.step) for x, y, c in rows
-    ]
+    names = [(x, y, " ".join(c.combination[m.name] for m in record.models if m.name in c.combination), c) for x, y, c in rows]
     place_labels(
         ax,
-        [(x, y, f"{n} ({_rounds_words(record, at)})") for x, y, n, at in names]
+        [(x, y, f"{n} ({_instances(record, c)}{_rounds_words(record, c.step)})") for x, y, n, c in names]
         + [(x, y, f"the pick (step {step_number(at)})") for x, y, at in beside],
     )
     return finish(fig, [ax], path)

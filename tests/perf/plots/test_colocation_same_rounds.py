@@ -5,10 +5,11 @@ they shared. Read back from the plot's artists."""
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from pathlib import Path
 
-from perf.plots.colocation import plot_tradeoff
+from perf.plots.colocation import FEWEST_WORDS, plot_tradeoff
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
 from perf.report.colocation import report_lines
 
@@ -74,3 +75,27 @@ def test_the_plot_numbers_steps_as_the_report_does(tmp_path: Path, kept_figures:
     labels = [lb for lb in drawn[next(iter(drawn))] if lb.startswith("the pick (")]
     assert labels == [f"the pick (step {numbers['final']}, 6 rounds)"]  # its final step's rounds, numbered as the report
     assert said == {numbers["move"], numbers["final"]} or said == {numbers["move"]}, said
+
+
+def test_under_fewest_instances_every_label_says_its_instances(tmp_path: Path, kept_figures: list) -> None:
+    """Trial 19, T19-16: under --objective fewest-instances the pick (3 instances) was the lowest point, below
+    4-instance combinations, and nothing on the plot said the instance counts it was ranked by."""
+    rec = _record()
+    rec.objective = "fewest-instances"
+    rec.models = [dataclasses.replace(m, instances={f"{m.name}_1": 1, f"{m.name}_2": 3}) for m in rec.models]
+    drawn = plot_tradeoff(rec, tmp_path / "c.png")
+    assert drawn is not None
+    (fig,) = kept_figures
+    (ax,) = fig.axes
+    texts = [t.get_text() for t in ax.texts]
+    assert "a_2 b_1 (4 instances, step 1, 3 rounds)" in texts, texts  # 3 + 1: the objective's count on each point
+    assert "a_1 b_1 (2 instances, step 2, 6 rounds)" in texts, texts
+    assert [lb for lb in drawn[next(iter(drawn))] if lb.startswith("the pick (")] == ["the pick (2 instances, step 2, 6 rounds)"]
+    assert ax.get_title().endswith(f"({FEWEST_WORDS})") and "fewest instances" in ax.get_title()
+
+
+def test_under_the_throughput_objective_no_label_counts_instances(tmp_path: Path, kept_figures: list) -> None:
+    assert plot_tradeoff(_record(), tmp_path / "c.png") is not None
+    (fig,) = kept_figures
+    (ax,) = fig.axes
+    assert not [t.get_text() for t in ax.texts if "instances" in t.get_text()] and "\n" not in ax.get_title()
