@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.wording import agree, count
 from perf.analysis.stats.points import Point
 from perf.plots.palette import BLACK, ink
 from perf.plots.ticks import save
@@ -41,6 +42,11 @@ LABEL_OFFSETS = (
     (-14, 0, "right", "center"),
 )
 
+#: The margin around a label's box (display pixels) that no other label or marker may enter.
+LABEL_PAD = 1.0
+#: How many times farther from a label than its own point every other marker must be (:func:`place_labels`).
+NEARER_X = 2.0
+
 
 def pyplot():
     """matplotlib.pyplot on the Agg backend (imported on first use)."""
@@ -67,16 +73,24 @@ def place_labels(
     items: Sequence[tuple[float, float, str] | tuple[float, float, str, str]],
     fontsize: float = 7,
     avoid: Sequence[tuple[float, float, float]] = (),
+    *,
+    what: str,
+    listed: str,
+    apart: bool = False,
 ) -> tuple[list, int]:
     """Annotate points so that no label overlaps another label or covers a point (simple
-    collision avoidance).
+    collision avoidance), and say in the legend how many were left out.
 
     Each label tries :data:`LABEL_OFFSETS` around its point in turn and takes the first
     position whose box (display coordinates) lies inside the axes, overlaps no label placed
     before and covers no marker drawn on the axes (:func:`_markers`: every point of a line with
     a marker, the grey context points and the picks' stars included; trial 9, F31: a grey level
-    was hidden under a frontier label); a label that fits nowhere is left out. Call after the
-    axes' limits are final and every point is drawn.
+    was hidden under a frontier label), and with ``apart`` lies :data:`NEARER_X` times nearer its own point
+    than any other marker (:func:`_nearer_other`); a label that fits nowhere is left out, and a legend entry says how
+    many and where every point is listed: ``"1 combination label left out where it would overlap a label or
+    cover a point (report.md's table lists every one)"``, on every plot that labels points (trial 19, T19-9:
+    the co-location plot left a point unlabelled and said nothing, the Pareto plot said it). Call after the
+    axes' limits are final and every point is drawn, before :func:`finish` (which draws the legend).
 
     Args:
         ax: Matplotlib axes.
@@ -86,6 +100,11 @@ def place_labels(
         fontsize: Label size (points).
         avoid: ``(x, y, radius)``: more markers (data coordinates, radius in display pixels) no
             label may cover, beyond those drawn on the axes.
+        what: What one label is, counted in the note (``"c= label"``, ``"frontier label"``).
+        listed: Where the reader finds every point, said in the note's parentheses (``"the tables list every level"``).
+        apart: Points that no curve joins, each a thing of its own (the co-location plot's combinations): a label
+            must not sit nearer another point than :data:`NEARER_X` times its own point's distance. Off (default)
+            for curves, whose labels (``c=4``) next to the same curve's neighbours say their order, in its colour.
 
     Returns:
         The annotations placed and the number left out.
@@ -115,15 +134,24 @@ def place_labels(
                 alpha=0.85,
                 color=ink(colour[0]) if colour else BLACK,
             )
-            box = ann.get_window_extent(renderer).expanded(1.04, 1.08)
+            box = ann.get_window_extent(renderer).padded(LABEL_PAD)  # a fixed margin: a 3-line label's is a 1-line one's
             inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
-            if inside and not any(box.overlaps(b) for b in taken) and not _covers(box, centres, radii):
+            clear = not any(box.overlaps(b) for b in taken) and not _covers(box, centres, radii)
+            if inside and clear and not (apart and _nearer_other(box, ax.transData.transform((x, y)), centres)):
                 taken.append(box)
                 placed.append(ann)
                 break
             ann.remove()
         else:
             left_out += 1
+    if left_out:
+        ax.plot(
+            [],
+            [],
+            ls="none",
+            label=f"{count(left_out, what)} left out where {agree(left_out, 'it', 'they')} would overlap a label or "
+            f"cover a point ({listed})",
+        )
     return placed, left_out
 
 
@@ -144,6 +172,21 @@ def _markers(ax) -> tuple[np.ndarray, np.ndarray]:
     if not centres:
         return np.empty((0, 2)), np.empty(0)
     return np.concatenate(centres), np.concatenate(radii)
+
+
+def _nearer_other(box, own: np.ndarray, centres: np.ndarray) -> bool:
+    """Whether a marker other than the label's own point (``own``, display coordinates) is less than
+    :data:`NEARER_X` times as far from ``box`` as its own point: the label could read as that point's (trial 19,
+    T19-9: a label 16 px left of its point ended 20 px from the next point's marker, between the two)."""
+    if not len(centres):
+        return False
+    dx = np.maximum(np.maximum(box.x0 - centres[:, 0], centres[:, 0] - box.x1), 0.0)
+    dy = np.maximum(np.maximum(box.y0 - centres[:, 1], centres[:, 1] - box.y1), 0.0)
+    far = np.hypot(dx, dy)
+    mine = np.hypot(*(centres - own).T) < 0.5
+    ox = max(box.x0 - own[0], own[0] - box.x1, 0.0)
+    oy = max(box.y0 - own[1], own[1] - box.y1, 0.0)
+    return bool(np.any(far[~mine] < NEARER_X * np.hypot(ox, oy)))
 
 
 def _covers(box, centres: np.ndarray, radii: np.ndarray) -> bool:

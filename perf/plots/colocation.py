@@ -147,10 +147,14 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
         f"{x_words(record)} ({said}; models without a budget left out)" if relative else f"{x_words(record)} (ms, {said})"
     )
     ax.set_ylabel(f"weighted throughput (infer/s),\n{judge.WEIGHTED_WORDS}")
-    names = [(x, y, " ".join(c.combination[m.name] for m in record.models if m.name in c.combination), c) for x, y, c in rows]
-    place_labels(
+    names = [(x, y, "\n".join(c.combination[m.name] for m in record.models if m.name in c.combination), c) for x, y, c in rows]
+    ax.margins(x=0.06, y=0.16)  # room for a 3-line label above the top point and below the lowest
+    place_labels(  # a variant a line: a label as narrow as its longest name (trial 19, T19-9: one line of both did not fit)
         ax,
-        [(x, y, f"{n} ({_instances(record, c)}{_rounds_words(record, c.step)})") for x, y, n, c in names]
+        [(x, y, f"{n}\n({_instances(record, c)}{_rounds_words(record, c.step)})") for x, y, n, c in names]
         + [(x, y, f"the pick (step {step_number(at)})") for x, y, at in beside],
+        what="combination label",
+        listed='report.md\'s "Every combination measured" lists each',
+        apart=True,  # each point a combination of its own: a label never nearer another (trial 19, T19-9)
     )
     return finish(fig, [ax], path)

@@ -29,7 +29,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from core.wording import agree, count
+from core.wording import count
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.stats.curves import curve, gpu_metric
@@ -209,14 +209,7 @@ def plot_metric(
             draw(latency_budget_ms, color=REFERENCE, ls=":", lw=1.2, label=f"{name} budget {fmt_given(latency_budget_ms, 0)} ms")
         _mark_picks(ax, points, picks, metric, x_metric, bs, lat, looks)
         if labels:
-            _, left_out = place_labels(ax, labels)
-            if left_out:
-                ax.plot(
-                    [],
-                    [],
-                    ls="none",
-                    label=f"{count(left_out, 'c= label')} left out where {agree(left_out, 'it', 'they')} would overlap a label or cover a point (the tables list every level)",
-                )
+            place_labels(ax, labels, what="c= label", listed="the tables list every level")
     return finish(fig, axes, path)
 
 

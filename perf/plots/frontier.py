@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.config.variants import Variant
-from core.wording import agree, count
+from core.wording import count
 from perf.analysis.effects.pairs import FACTORS, Factor, value_order, variant_of
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.frontier import levels_words, operating_frontier, size_order, workload_frontiers
@@ -178,12 +178,14 @@ def plot_frontier(
         )
         for p in front
     ]
-    _, left_out = place_labels(
-        ax, labels, 6.5, [(x, p.choice.throughput_infer_per_s, 14.0) for p in picks if (x := p.latency_ms) is not None]
+    place_labels(
+        ax,
+        labels,
+        6.5,
+        [(x, p.choice.throughput_infer_per_s, 14.0) for p in picks if (x := p.latency_ms) is not None],
+        what="frontier label",
+        listed="report table",
     )
-    if left_out:
-        what = f"{count(left_out, 'frontier label')} left out where {agree(left_out, 'it', 'they')} would overlap a label"
-        ax.plot([], [], ls="none", label=f"{what} or cover a point (report table)")
     return finish(fig, [ax], path)
 
 

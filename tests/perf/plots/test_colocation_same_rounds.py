@@ -57,7 +57,7 @@ def test_the_pick_is_drawn_in_the_rounds_it_was_compared_in(tmp_path: Path, kept
     other = statistics.median(sum(r) for r in MOVE["other"])
     assert other in next(ys for label, (_, ys) in lines.items() if label.startswith("within every model's budget"))
     texts = [t.get_text() for t in ax.texts]
-    assert "a_2 b_1 (step 1, 3 rounds)" in texts  # each point says which rounds it is the median of
+    assert "a_2\nb_1\n(step 1, 3 rounds)" in texts  # each point says which rounds it is the median of
     assert "the pick (step 1)" in texts
 
 
@@ -88,8 +88,8 @@ def test_under_fewest_instances_every_label_says_its_instances(tmp_path: Path, k
     (fig,) = kept_figures
     (ax,) = fig.axes
     texts = [t.get_text() for t in ax.texts]
-    assert "a_2 b_1 (4 instances, step 1, 3 rounds)" in texts, texts  # 3 + 1: the objective's count on each point
-    assert "a_1 b_1 (2 instances, step 2, 6 rounds)" in texts, texts
+    assert "a_2\nb_1\n(4 instances, step 1, 3 rounds)" in texts, texts  # 3 + 1: the objective's count on each point
+    assert "a_1\nb_1\n(2 instances, step 2, 6 rounds)" in texts, texts
     assert [lb for lb in drawn[next(iter(drawn))] if lb.startswith("the pick (")] == ["the pick (2 instances, step 2, 6 rounds)"]
     assert ax.get_title().endswith(f"({FEWEST_WORDS})") and "fewest instances" in ax.get_title()
 

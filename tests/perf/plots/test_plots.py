@@ -95,9 +95,11 @@ def test_place_labels_on_a_pile_leaves_out_what_cannot_fit():
     fig, ax = plt.subplots()
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 10)
-    placed, left_out = plots.place_labels(ax, [(5.0, 5.0, f"c={2**i}") for i in range(30)])  # 30 labels on one point
+    placed, left_out = plots.place_labels(ax, [(5.0, 5.0, f"c={2**i}") for i in range(30)], what="c= label", listed="tables")
     assert left_out > 0 and len(placed) + left_out == 30
     assert not [(a, b) for a, b in itertools.combinations(_boxes(placed), 2) if a.overlaps(b)]
+    (note,) = [line.get_label() for line in ax.get_lines() if "left out" in line.get_label()]  # the legend says so
+    assert note == f"{left_out} c= labels left out where they would overlap a label or cover a point (tables)"
     plt.close(fig)
 
 
