@@ -247,7 +247,10 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     when none has. In a rounds sweep the two are compared paired (:func:`perf.analysis.ranking.operating.compare`)
     and the round-adjusted scale (:class:`perf.analysis.ranking.operating.Adjusted`) that named it is shown;
     in a run of trials the higher one is flagged and not ahead of the best stable level by more than its
-    spread (:func:`perf.analysis.stats.trials.rank`), said with both numbers."""
+    spread (:func:`perf.analysis.stats.trials.rank`), said with both numbers. Where the paired rule does not
+    separate the two and ``at`` was behind in more of their shared rounds than ahead (behind on both counts), the words
+    say they are a tie, ``at`` shown first by the round-adjusted scale, never ``at`` as the best alone (trial 19,
+    T19-4: "c=4 ahead in 1 of 3 rounds" beside c=16's higher median under the "best" column)."""
     top = peak(points)
     if top is None or top is at or top.value(THROUGHPUT) <= at.value(THROUGHPUT):
         return None
@@ -265,11 +268,19 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     verdict = {"a": f"{lo} beats it by the paired rule", "b": f"it beats {lo} by the paired rule"}.get(
         c.verdict, "not distinguishable by the paired rule"
     )
+    tie = c.verdict not in ("a", "b") and r.losses > r.wins  # behind on its median and in more shared rounds than ahead
     if short:
+        if tie:  # never "best" alone for the level behind on both counts (trial 19, T19-4)
+            return (
+                f"a tie with {hi} (not distinguishable by the paired rule), shown first by the round-adjusted scale: "
+                f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}, {hi} ahead in "
+                f"{r.losses} of {r.rounds} rounds"
+            )
         return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
     adjusted = Adjusted([v for v in run.variants if v.status != "failed"])
     ax, bx = adjusted.of(a), adjusted.of(b)
     scale = f"; {lo} is named by the round-adjusted scale, {fmt(ax)} vs {fmt(bx)} infer/s" if ax and bx else ""
+    said = f"{lo} and {hi} are a tie: {said}" if tie else said
     return (
         f"{said}, but {verdict}: {lo} was ahead in {r.wins} of the {r.rounds} rounds they shared "
         f"({hi}/{lo} median ratio {1.0 / r.median:.2f}){scale}"
