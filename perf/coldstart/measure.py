@@ -184,7 +184,8 @@ def first_requests(
     except ToolkitError:  # an unreadable build record: sizes from --shape only
         served = None
     roots, not_sampled = own_roots(srv)
-    record.sizes = describe_dynamic(config, served, shapes or {})  # the sizes sent where none is swept, said (T16-11)
+    unswept = any(shape is None for _, shape in todo)  # a swept size is said by its own shape (trial 19, T19-18)
+    record.sizes = describe_dynamic(config, served, shapes or {}) if unswept else None  # where none is swept (T16-11)
     for batch, shape in todo:
         sent = first_size(shape)  # a mix: its first entry, as perf_analyzer sends it (never the spec's opt, unsaid)
         fr = FirstRequests(

@@ -190,7 +190,8 @@ class ColdStart:
             ``None``: not recorded (``triton-perf coldstart``, older runs). A resumed session
             measures again a variant whose record is not :attr:`complete`, and a record without a
             measurement never replaces one with (:func:`perf.coldstart.measure.load`).
-        sizes: The sizes of its inputs' dynamic dims at a size not swept (``shape`` ``None``), in words:
+        sizes: The sizes of its inputs' dynamic dims at a size not swept (``shape`` ``None``; recorded only
+            where some of :attr:`first` is sent at one), in words:
             ``"input_ids [128] (--shape)"``, ``"seq=32 (the build's opt size of axis seq)"``
             (:func:`perf.measure.inputs.describe_dynamic`); ``None``: no dynamic dim, or not recorded (older runs).
     """
@@ -241,6 +242,23 @@ class ColdStart:
     def first_request(self) -> FirstRequests | None:
         """The very first requests after the load (the first entry with latencies)."""
         return next((f for f in self.first if f.latencies_ms), None)
+
+    @property
+    def unswept_sizes(self) -> str | None:
+        """:attr:`sizes` where some of its first requests were sent at a size not swept (``shape``
+        ``None``), else ``None``: a record of a sweep whose every size is swept names no other (an older
+        record of ``--shapes num_items=1..200`` holds the build's opt size, num_items=50, which no request
+        was sent at; trial 19, T19-18)."""
+        return self.sizes if any(f.shape is None for f in self.first) else None
+
+    @property
+    def first_sent(self) -> str | None:
+        """The sizes :attr:`first_request` was sent at, in words: a swept size's (a mix's first entry, the
+        one sent: :attr:`FirstRequests.sent_shape`), else :attr:`unswept_sizes`; ``None`` when unknown."""
+        first = self.first_request or (self.first[0] if self.first else None)
+        if first is not None and first.shape:
+            return f"{first.sent_shape} (the first of the mix {first.shape})" if first.sent_shape else first.shape
+        return self.unswept_sizes
 
 
 def steady_p50_ms(levels: list[LevelResult], batch_size: int, shape: str | None) -> float | None:

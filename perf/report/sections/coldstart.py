@@ -127,7 +127,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     measured = [e for e in items if e.cold.first_request is not None and not e.cold.not_measured]
     skipped = [e for e in items if e not in measured]
     sizes = sorted({size_label(f) for e in measured for f in e.cold.first}, key=lambda s: (len(s), s))
-    sent = sorted({e.cold.sizes for e in measured if e.cold.sizes})  # the --shape given, said (trial 16, T16-11)
+    sent = sorted({s for e in measured if (s := e.cold.unswept_sizes)})  # the --shape given (T16-11); not a swept size's (T19-18)
     parts = [
         f"**Cold start.** {count(len(items), 'variant')} {'was' if len(items) == 1 else 'were'} "
         + how_loaded(run, [e.cold.others_loaded for e in items], server.get("runtime", "?"))

@@ -99,14 +99,20 @@ def table_lines(items: list[Entry], run: RunResult | None = None) -> list[str]:
         "requests before steady",
     ]
     rows: list[list[str]] = []
-    sized = any(e.cold.sizes for e in items)  # the sizes sent (--shape, the build's opt), said (trial 16, T16-11)
+    sized = any(e.cold.first_sent for e in items)  # the sizes sent (--shape, the build's opt, a swept size): T16-11, T19-18
     for e in items:
         c = e.cold
         load = [
             fmt(c.load_s, 2),
             fmt(c.load_log_s, 2) + (f" (instances {fmt(c.instances_log_s, 2)})" if c.instances_log_s else ""),
         ]
-        head = [f"`{e.name}`", *(session(c) if session else []), c.warmup or "off", *([c.sizes or "-"] if sized else []), *load]
+        head = [
+            f"`{e.name}`",
+            *(session(c) if session else []),
+            c.warmup or "off",
+            *([c.first_sent or "-"] if sized else []),
+            *load,
+        ]
         first = c.first_request
         if c.not_measured or first is None:
             rows.append([*head, c.why_not_measured or ""])

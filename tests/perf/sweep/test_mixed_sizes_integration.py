@@ -80,6 +80,7 @@ def test_a_mixed_workload_sends_many_sizes_and_the_batcher_merges_fewer(seq_repo
     assert v.cold_start is not None
     first = next(f for f in v.cold_start.first if f.shape == "seq=8..128")
     assert first.sent_shape == f"seq={sizes[0]}" and first.sent_shape == first_size("seq=8..128") and not first.error
+    assert v.cold_start.sizes is None  # every request at a swept size: no words of the opt size (trial 19, T19-18)
     assert all(0 <= x <= 49 for d in sent for x in d["ids"]["content"])  # the build's value range, as every entry
     commands = (run_dir / "commands.txt").read_text()
     assert "--shape ids:64" in commands  # the uniform workload's size; the mix's entries carry theirs
