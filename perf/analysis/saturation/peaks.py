@@ -337,6 +337,21 @@ def unreached_words(why: str, not_reached: str = "peak not reached") -> str:
     return why if why.startswith((UNTOLD, FAILED_ABOVE)) else f"{not_reached}: {why}"
 
 
+#: Where a report says a best-peak pick's why in full (:func:`peak_title`, the Recommendation's bullet); every
+#: other section refers to it (:func:`peak_heading`).
+WHY_SAID = "why: see Recommendation"
+
+
+def peak_heading(choice: Choice | None) -> str:
+    """:func:`peak_title` for a part of a report below its Recommendation, which says the why in full: the short
+    mark and a reference (``"Best measured throughput (peak not told; why: see Recommendation)"``), so that a
+    report says that sentence once (trial 19, T19-17: a ladder's 600-character why, word for word on four lines
+    of one report)."""
+    if choice is None or choice.unreached is None:
+        return "Best peak throughput"
+    return f"Best measured throughput ({unreached_mark(choice.unreached)}; {WHY_SAID})"
+
+
 def peak_mark(choice: Choice | None) -> str:
     """The short mark of the best-peak pick (a table note, a plot legend): :data:`PEAK_MARK`,
     :data:`UNREACHED_MARK`, or :data:`UNTOLD_MARK` where the noise does not tell its last step."""

@@ -13,7 +13,7 @@ from perf.analysis.effects.main_effects import MainEffect
 from perf.analysis.effects.pairs import baseline
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation
-from perf.analysis.saturation.peaks import peak_noun, unreached_words
+from perf.analysis.saturation.peaks import WHY_SAID, peak_noun, unreached_mark
 from perf.analysis.stats.curves import curve
 from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt
@@ -62,7 +62,7 @@ def number_lines(
         f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms{flag_mark(best.status)}"
         + "".join(f"; {w}" for w in best.unverified)  # the build's verdict on it (T13-10)
         + ")"
-        + (f"; {sentence(unreached_words(best.unreached, 'its peak was not reached'))}" if best.unreached else ".")
+        + (f"; {unreached_mark(best.unreached)} ({WHY_SAID})." if best.unreached else ".")  # said once (T19-17)
     ]
     base = baseline(ok, run.variant(best.variant))
     peaks = peaks_at(run, pts, bs)  # each series' level the table names

@@ -27,7 +27,7 @@ from perf.analysis.ranking.standing import (
 from perf.analysis.ranking.standing_words import others_words, outside_words, tie_words
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation
-from perf.analysis.saturation.peaks import peak_title
+from perf.analysis.saturation.peaks import peak_heading
 from perf.analysis.stats.paired import FAR_GAP, GAP_ALPHA, GAP_MIN, GAP_ROUNDS, UNCALLED, p_cell
 from perf.analysis.stats.points import Point
 from perf.markdown import fmt, table
@@ -242,6 +242,6 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
     if rec.latency_budget_ms is not None:
         under = f"Best under the {rec.budget_text}"
         lines += comparison_lines(rec.ranking_under_budget, under, rec.latency_percentile, rec.latency_budget_ms, pruned, run)
-    lines += comparison_lines(rec.ranking, peak_title(rec.best_peak), rec.latency_percentile, pruned=pruned, run=run)
+    lines += comparison_lines(rec.ranking, peak_heading(rec.best_peak), rec.latency_percentile, pruned=pruned, run=run)
     lines += budget_lines(run, rec)
     return [*lines, ""]

@@ -27,6 +27,18 @@ RULE_WORDS = {
 }
 
 
+def _order_words(order: list[str], limit: int | None) -> str:
+    """The search's order, its first ``limit`` names and how many more (the whole order in the appendix:
+    trial 19, T19-17, a 200-variant run's order was one line of 5,708 characters)."""
+    said = order if limit is None else order[:limit]
+    more = (
+        f", … {len(order) - len(said)} more (the whole order: [{APPENDIX_FILE}]({APPENDIX_FILE}))"
+        if len(said) < len(order)
+        else ""
+    )
+    return ", ".join(f"`{n}`" for n in said) + more + "."
+
+
 def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
     """Markdown lines of the ``## Search`` section; none for a run that measured every
     asked level of every variant (``brute`` over an explicit list, or a run saved before
@@ -85,8 +97,7 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         "## Search",
         "",
         sentence("- Levels chosen by the search: " + "; ".join(how)),
-        f"- Order ({ORDER_RULE if rec.mode == 'prune' else 'as the variants were given'}): "
-        f"{', '.join(f'`{n}`' for n in rec.order)}.",
+        f"- Order ({ORDER_RULE if rec.mode == 'prune' else 'as the variants were given'}): " + _order_words(rec.order, limit),
         f"- Measured {measured} concurrency levels over "
         f"{len({variant_name(v) for v in run.variants if v.levels})} of the {len(names)} variants{at}"
         + (f" (brute force over the same ladder{', ' + capped_words if cap else ''}: {planned})." if planned else "."),
