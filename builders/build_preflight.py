@@ -48,7 +48,7 @@ def missing_prerequisites(opts: BuildOptions) -> list[Missing]:
             Missing(
                 f"trt {', '.join(built_here)}: building a TensorRT plan needs {' and '.join(missing)}",
                 "run the build on a GPU host with TensorRT (scripts/gpu_check.sh checks one), or build the plan elsewhere: "
-                "`builders build --format trt --print-trtexec` builds the ONNX here and prints the docker command for it",
+                "`builders build --format trt --print-trtexec` prints the docker command (from the build folder's fp32 ONNX export, built here first where there is none)",
             )
         )
     elif "bf16" in built_here:

@@ -36,7 +36,7 @@ class OnnxSource:
     reason: str
 
 
-def recorded_onnx(opts: BuildOptions) -> OnnxSource:
+def recorded_onnx(opts: BuildOptions, max_batch_size: int | None = None) -> OnnxSource:
     """The build folder's verified fp32 ONNX export of the model ``opts`` names, if it holds one.
 
     The model is loaded (not exported) to compare it with the build folder's manifest: the same
@@ -46,6 +46,9 @@ def recorded_onnx(opts: BuildOptions) -> OnnxSource:
 
     Args:
         opts: The build's options (model, spec, name and build folder are read).
+        max_batch_size: The largest ``--max-batch-sizes`` value where the user typed the flag: an export
+            recorded for another max batch size is not the one asked for (the plans would take its batches,
+            the flag said and ignored); ``None``: the recorded one's stands.
 
     Returns:
         The manifest of the export to build the plans from, or why there is none.
@@ -77,4 +80,10 @@ def recorded_onnx(opts: BuildOptions) -> OnnxSource:
         why = "records no fp32 ONNX export" if not onnx else "records no verified fp32 ONNX export with its file present"
         return OnnxSource(None, f"the build in {out} {why}")
     path = out / MANIFEST
-    return OnnxSource(BuildResult(json.loads(path.read_text()), path, []), "")
+    manifest = json.loads(path.read_text())
+    if max_batch_size is not None and manifest.get("max_batch_size") != max_batch_size:
+        had = manifest.get("max_batch_size")
+        return OnnxSource(
+            None, f"the build in {out} was exported for max batch size {had}, not the {max_batch_size} --max-batch-sizes asks for"
+        )
+    return OnnxSource(BuildResult(manifest, path, []), "")

@@ -303,7 +303,10 @@ def build(
         warmup_count_reason=warmup_count_reason,
     )
     printing = (model, precisions, target_triton, workspace_bytes, timing_cache, build_dir, repository)
-    recorded = say_source(recorded_onnx(opts), repository) if print_trtexec else None
+    typed = click.get_current_context().get_parameter_source("max_batch_sizes") == click.core.ParameterSource.COMMANDLINE
+    recorded = (
+        say_source(recorded_onnx(opts, max(grid.max_batch_sizes) if typed else None), repository) if print_trtexec else None
+    )
     if recorded is not None:  # the commands only: the repository is left as it is
         print_trtexec_commands(recorded, *printing)
         return

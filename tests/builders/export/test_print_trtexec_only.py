@@ -45,6 +45,12 @@ def test_print_trtexec_prints_from_the_recorded_onnx_and_leaves_the_repository_a
     assert "--plan=fp32=" in out and "exporting" not in res.stdout + res.stderr
     assert _tree(repo) == before and (folder / "manifest.json").read_bytes() == manifest  # nothing replaced or removed
 
+    other = _build(tmp_path, "--format", "trt", "--print-trtexec", "--max-batch-sizes", "16", "--instance-counts", "1")
+    said = " ".join(other.stdout.split())  # a typed max batch size the recorded export was not made for: not ignored
+    assert other.returncode == 0, other.stdout + other.stderr
+    assert f"the build in {folder} was exported for max batch size 8, not the 16 --max-batch-sizes asks for" in said
+    assert "--maxShapes=INPUT__0:16x16" in said
+
 
 @pytest.mark.slow
 def test_print_trtexec_without_an_onnx_export_says_it_builds_one_first(tmp_path: Path) -> None:
