@@ -18,6 +18,7 @@ from builders.model.spec import ModelSpec
 from builders.repository.build_folder import same_source
 from builders.repository.manifest import MANIFEST, read_manifest, weights_hash
 from builders.repository.records import ExportRecord
+from core.errors import FlagError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,15 +47,17 @@ def recorded_onnx(opts: BuildOptions, max_batch_size: int | None = None) -> Onnx
 
     Args:
         opts: The build's options (model, spec, name and build folder are read).
-        max_batch_size: The largest ``--max-batch-sizes`` value where the user typed the flag: an export
-            recorded for another max batch size is not the one asked for (the plans would take its batches,
-            the flag said and ignored); ``None``: the recorded one's stands.
+        max_batch_size: The largest ``--max-batch-sizes`` value where the user typed the flag (``None``: the
+            recorded export's stands).
 
     Returns:
         The manifest of the export to build the plans from, or why there is none.
 
     Raises:
         ModelSpecError: the model cannot be loaded or its spec is malformed.
+        FlagError: ``max_batch_size`` is not the recorded export's: printing commands never builds in its place (a
+            build would rewrite the model's variants: re-check 19, NEW-3) nor prints plans of a batch size the flag
+            did not ask for.
     """
     spec_in = opts.spec if opts.spec is not None else ModelSpec.from_file(opts.spec_path) if opts.spec_path else None
     loaded = load_model(opts.model, spec_in, opts.example_inputs)
@@ -82,8 +85,14 @@ def recorded_onnx(opts: BuildOptions, max_batch_size: int | None = None) -> Onnx
     path = out / MANIFEST
     manifest = json.loads(path.read_text())
     if max_batch_size is not None and manifest.get("max_batch_size") != max_batch_size:
-        had = manifest.get("max_batch_size")
-        return OnnxSource(
-            None, f"the build in {out} was exported for max batch size {had}, not the {max_batch_size} --max-batch-sizes asks for"
+        had = manifest.get("max_batch_size")  # never a build in its place: that rewrote the model's variants (re-check 19)
+        raise FlagError(
+            f"--max-batch-sizes asks for plans of max batch size {max_batch_size}, but the verified fp32 ONNX export {path} "
+            f"records, the one the plans are built from, was exported and verified for max batch size {had}: nothing was "
+            "built or printed",
+            flag="--max-batch-sizes",
+            hint=f"drop --max-batch-sizes (the plans then take batches up to {had}), or build the ONNX export for it first "
+            f"(`builders build --format onnx --max-batch-sizes {max_batch_size} ...`, which rewrites that model's variants) "
+            "and run this again",
         )
     return OnnxSource(BuildResult(manifest, path, []), "")

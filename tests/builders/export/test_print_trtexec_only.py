@@ -46,10 +46,11 @@ def test_print_trtexec_prints_from_the_recorded_onnx_and_leaves_the_repository_a
     assert _tree(repo) == before and (folder / "manifest.json").read_bytes() == manifest  # nothing replaced or removed
 
     other = _build(tmp_path, "--format", "trt", "--print-trtexec", "--max-batch-sizes", "16", "--instance-counts", "1")
-    said = " ".join(other.stdout.split())  # a typed max batch size the recorded export was not made for: not ignored
-    assert other.returncode == 0, other.stdout + other.stderr
-    assert f"the build in {folder} was exported for max batch size 8, not the 16 --max-batch-sizes asks for" in said
-    assert "--maxShapes=INPUT__0:16x16" in said
+    said = " ".join((other.stdout + other.stderr).split())  # a typed max batch size the export was not made for
+    assert other.returncode == 2, said  # neither ignored nor a build in its place (re-check 19: that removed variants)
+    assert "--max-batch-sizes asks for plans of max batch size 16" in said and "verified for max batch size 8" in said
+    assert "docker" not in said and "exporting" not in said
+    assert _tree(repo) == before and (folder / "manifest.json").read_bytes() == manifest
 
 
 @pytest.mark.slow
