@@ -35,7 +35,7 @@ from builders.repository.build_folder import Staging, earlier_records, earlier_v
 from builders.repository.build_lock import build_folder_lock
 from builders.repository.manifest import MANIFEST, library_versions, read_manifest, weights_hash, write_manifest
 from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry
-from builders.repository.replacing import refuse_replacing
+from builders.repository.replacing import refuse_removing, refuse_replacing
 from builders.repository.writer import drop_stale_variants, update_index
 from builders.verify.compare import refuse_open_bounds
 from builders.verify.input_draws import describe_draws, load_sample
@@ -147,6 +147,8 @@ def _build_held(
             for path in staging.keep_new(exported.values(), old):
                 say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
             raise _nothing_to_serve(opts, plan, exported)
+        if not opts.replace:  # a measured variant of another grid is never removed unasked (re-check 19, NEW-3)
+            refuse_removing(opts.repository, out, exported.values(), [v.name for v, *_ in writes])
     except BaseException as err:
         staging.discard()  # the build folder, its manifest and the repository stay as they were
         if isinstance(err, KeyboardInterrupt):  # said, not a bare "aborted" (issue 26)

@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from builders.config.variants import Variant
+from builders.export.artifacts import ExportResult
 from builders.repository.records import IndexEntry
-from builders.repository.writer import read_index_entries
+from builders.repository.writer import read_index_entries, stale_variants
 from core.errors import ConfigError, RecordError
 from core.wording import count
 
@@ -120,4 +121,32 @@ def refuse_replacing(repo: Path, variants: Iterable[Variant], serving: str, buil
         f"this build would replace {count(len(replaced), 'variant')} of {repo} with others of the same name: {shown}{lost}",
         hint=f"write it beside them with --repository OTHER (e.g. {repo}_{serving}), or under another model name with "
         "--name OTHER; or pass --replace to replace them",
+    )
+
+
+def refuse_removing(
+    repo: Path, build: Path, exports: Iterable[ExportResult], written: Iterable[str], results_dir: Path = RESULTS_DIR
+) -> None:
+    """Refuse a build that would remove variants of ``repo`` a run in ``results_dir`` measured: variants of build folder
+    ``build`` this build does not write (another grid: ``--max-batch-sizes``, counts, batching) whose export it redid
+    into another file (:func:`builders.repository.writer.stale_variants`; re-check 19, NEW-3: a build for max batch
+    size 16 removed four measured ``*_mbs8`` variants, and their runs could no longer be bundled). Called once the
+    exports are made and before anything is moved in or written: the build folder and the repository stay as they were.
+
+    Raises:
+        ConfigError: one or more measured variants would be removed; it names them and the runs, and
+            ``--repository``, the grid that made them and ``--replace``.
+    """
+    stale = stale_variants(repo, build, exports, written)
+    runs = measuring_runs(repo, stale, results_dir)
+    if not runs:
+        return
+    shown = "; ".join(f"{name} ({stale[name]}; measured by run {', '.join(ids)})" for name, ids in runs.items())
+    measured = sorted({r for ids in runs.values() for r in ids})
+    raise ConfigError(
+        f"this build would remove {count(len(runs), 'variant')} of {repo} that runs measured: {shown}; the runs "
+        f"{', '.join(measured)} in {results_dir} could no longer be bundled or compared with what was measured; nothing "
+        "was written",
+        hint=f"write it beside them with --repository OTHER (e.g. {repo}_new), or build with a grid that keeps them "
+        "(their --max-batch-sizes, --instance-counts and --dynamic-batching values too); or pass --replace to remove them",
     )

@@ -73,3 +73,29 @@ def test_a_rebuild_with_the_same_serving_is_not_refused(tmp_path, monkeypatch):
     _measured(tmp_path, "t16a", repo, first_variant(repo))
     build(_opts(tmp_path, "python", force=True))  # the same variants written again: nothing differs
     assert 'backend: "python"' in _config(repo, first_variant(repo))
+
+
+def test_a_build_that_would_remove_measured_variants_of_another_grid_is_refused(tmp_path, monkeypatch):
+    """Re-check 19, NEW-3: a build for max batch size 16 removed the model's measured ``*_mbs8`` variants ("its onnx
+    fp32 export was redone and it was not rewritten"), with no refusal; their runs could then not be bundled."""
+    import dataclasses
+
+    monkeypatch.chdir(tmp_path)
+    onnx = dataclasses.replace(_opts(tmp_path, "python"), formats=("onnx",))
+    build(onnx)
+    repo = tmp_path / "repo"
+    variant, index = first_variant(repo), (repo / INDEX_FILE).read_text()
+    manifest = (tmp_path / "builds" / "mlp" / "manifest.json").read_text()
+    other = dataclasses.replace(onnx, grid=dataclasses.replace(ONE_VARIANT, max_batch_sizes=(16,)))
+    _measured(tmp_path, "r19", repo, variant)
+    with pytest.raises(ConfigError) as err:
+        build(other)
+    msg = err.value.message
+    assert "would remove 1 variant" in msg and variant in msg and "measured by run r19" in msg and "nothing was written" in msg
+    assert "--replace" in err.value.hint and "--max-batch-sizes" in err.value.hint
+    assert (repo / variant).is_dir() and (repo / INDEX_FILE).read_text() == index  # nothing removed or written
+    assert (tmp_path / "builds" / "mlp" / "manifest.json").read_text() == manifest
+
+    (tmp_path / "results" / "r19" / "results.json").unlink()  # no run measured it: it goes, said, as before
+    build(other)
+    assert not (repo / variant).exists()
