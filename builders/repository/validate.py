@@ -162,10 +162,10 @@ def validate(
         result.problems.append(Problem(str(root), "repository", "holds no model folders", fix))
         return result
     for i, d in enumerate(models):
-        if progress is not None:
-            progress(i, len(models), d.name)
         found = (len(result.problems), len(result.skipped))
-        try:
+        try:  # the progress line too: a Ctrl-C while it is drawn stopped in it, a bare "aborted" (full suite, 05:43)
+            if progress is not None:
+                progress(i, len(models), d.name)
             _check_model(d, opts, result)
         except KeyboardInterrupt:  # what the folders checked whole found is kept and named (issue 26)
             del result.problems[found[0] :], result.skipped[found[1] :]
