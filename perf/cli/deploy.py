@@ -105,11 +105,14 @@ def export_deployment(
     bundle's README.md and docs/KUBERNETES.md for the kubectl steps. On a `triton-perf colocate`
     run, the bundle is its combination: one repository with each model's chosen variant and the
     manifests of one server loading them all (--name [default: triton-colocate-RUN_ID], --allow-changed-model and --image
-    [default: NVIDIA's image of the toolkit's default release] apply; --variant does not).
+    [default: NVIDIA's image of the toolkit's default release] apply; --variant does not). A run another
+    command is still writing (a sweep, a colocate) is refused: its pick is not made yet.
     """
     from perf.deploy.bundle import export_deployment as export
     from perf.deploy.choose import LEVEL_WORDS
+    from perf.records.run_lock import refuse_live
 
+    refuse_live(run_dir, "its deployment bundle")  # re-check 19, NEW-4: a bundle of a run still measured
     if _is_colocation_run(run_dir):
         _export_combination(run_dir, out, repository, variant, name, image, latency_budget_ms, allow_changed_model)
         return

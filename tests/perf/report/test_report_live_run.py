@@ -33,3 +33,18 @@ def test_report_and_compare_of_a_run_still_written_are_refused_and_write_nothing
         assert sorted(p.name for p in live.iterdir()) == before
     res = CliRunner().invoke(cli, ["report", str(live)])  # the other process ended: reported as before
     assert res.exit_code == 0 and (live / "report.md").is_file(), res.output
+
+
+def test_export_deployment_of_a_run_still_written_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    """Re-check 19, NEW-4: it advised a --resume the lock refused, and with --allow-unfinished wrote a bundle of a
+    run still being measured."""
+    live = tmp_path / "live"
+    save(make_run(), live)
+    before = sorted(p.name for p in live.iterdir())
+    with held_by_another_process(live):
+        for extra in ([], ["--allow-unfinished"]):
+            out = tmp_path / f"bundle{len(extra)}"
+            res = CliRunner().invoke(cli, ["export-deployment", str(live), "--out", str(out), *extra])
+            assert res.exit_code == 1 and isinstance(res.exception, PerfError), res.output
+            assert "its deployment bundle was not written" in str(res.exception), str(res.exception)
+            assert not out.exists() and sorted(p.name for p in live.iterdir()) == before
