@@ -22,7 +22,7 @@ from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import unmeasured_caveat
 from perf.analysis.recommendation.frontier import series_sizes, size_marks, workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
-from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note
+from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
 from perf.analysis.saturation.peaks import HEADROOM_NOTE, UNREACHED_MARKS, best_levels, higher_median, peak_mark, unreached_mark
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
@@ -60,7 +60,8 @@ def summary(
     )
     caveat = unmeasured_caveat(view)
     notes = [caveat] if caveat is not None else []
-    uniform = [n for n in [uniform_sizes_note(run)] if n is not None]  # batching at one size per level (trial 12, F13)
+    # batching at one size per level (trial 12, F13); no batch formed under a mix (trial 19, T19-19)
+    uniform = [n for n in [uniform_sizes_note(run), mixed_no_batch_note(run)] if n is not None]
     return Summary(_table(view, rec, top_n), notes + [n for n in _shorter(view, rec) if n not in notes] + uniform)
 
 

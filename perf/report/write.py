@@ -27,7 +27,7 @@ from perf.analysis.recommendation.cuts import unmeasured_text
 from perf.analysis.recommendation.excluded import candidate, rate_statuses
 from perf.analysis.recommendation.frontier import frontier_section, frontier_summary, workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, first_pick_words, recommend
-from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note
+from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
 from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.analysis.stats.points import Point, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped
@@ -287,7 +287,11 @@ def write_report(
         points,
         frontier_summary(points, rec, failed, run),
         unfinished_text(run, results_dir=run_dir.parent),
-        [*size_lines(run, rec), *(f"- **Measured at uniform sizes**: {sentence(n)}" for n in [uniform_sizes_note(run)] if n)],
+        [
+            *size_lines(run, rec),
+            *(f"- **Measured at uniform sizes**: {sentence(n)}" for n in [uniform_sizes_note(run)] if n),
+            *(f"- **No batch formed under mixed sizes**: {sentence(n)}" for n in [mixed_no_batch_note(run)] if n),
+        ],
         {v.name: unmeasured_text(run, v.name) for v in run.variants},
         refused_flags_text(run),
     )

@@ -9,11 +9,17 @@ Such a run is said in one line, with the sizes it sent (a level of no swept size
 them, :attr:`perf.records.results.VariantResult.dynamic_axes`, as report.md's opening says them; trial 13,
 T13-4: a ``--shape image:3,64,64`` sweep was said measured at "H=128; W=128 (the build's opt size)") and the mixed workload to measure
 (``--shapes AXIS=LOW..HIGH``, :mod:`perf.measure.mixed`), in report.md and on the terminal.
+
+The converse (:func:`mixed_no_batch_note`, trial 19, T19-19): a mixed workload measured with dynamic batching on where
+the batcher formed no batch at any level with several requests in flight. Main effects rightly call batching "no
+evidence" there (it could not act), but for clients that send mixed sizes that is the finding itself: their requests
+run one per execution and wait the queue delay for nothing.
 """
 
 from __future__ import annotations
 
 from core.wording import some_of
+from perf.analysis.stats.fair import BATCHED
 from perf.records.results import AXIS_SIZE, RunResult, VariantResult, mixed_axes, parse_shape_text
 from perf.records.workloads import variant_name
 
@@ -68,4 +74,47 @@ def _note(batching: list[VariantResult], sizes: str, ranges: dict[str, tuple[int
         f"dynamic batching ({names}) was measured with every request of a level at one size: {sizes}"
         + "; Triton batches only requests of equal shapes (no ragged batching), so clients sending mixed sizes "
         f"may form no batch -> measure a mix as clients send it: {mix}"
+    )
+
+
+def mixed_no_batch_note(run: RunResult) -> str | None:
+    """The line saying that ``run``'s dynamic-batching variants formed no batch under a mixed workload, with the
+    requests per execution measured and what it means for clients that send mixed sizes; ``None`` when no level of a
+    mixed workload (``--shapes AXIS=LOW..HIGH``) with dynamic batching on and more than one request in flight recorded
+    its average server batch, or one of them formed batches (at least
+    :data:`perf.analysis.stats.fair.BATCHED` requests per execution).
+
+    Example:
+        ``"dynamic batching (ranker_onnx_cpu2_db500_mbs64) formed no batch under the mixed sizes sent
+        (num_items=1..200): executions held at most 1.00 requests on average at concurrency 2 to 8 (3 levels);
+        Triton batches only requests of equal shapes (no ragged batching), so such clients' requests run one per
+        execution after the queue delay -> ..."``
+    """
+    held: dict[str, float] = {}  # variant -> the most requests per execution at any such level
+    mixes: dict[str, tuple[int, int]] = {}
+    levels: set[int] = set()
+    for v in run.variants:
+        if not (v.params or {}).get("dynamic_batching"):
+            continue
+        for lv in v.levels:
+            mix = mixed_axes(lv.shape)
+            if not (mix and lv.usable and lv.concurrency > 1 and lv.avg_server_batch_size is not None):
+                continue
+            per_execution = lv.avg_server_batch_size / max(1, lv.batch_size)
+            name = variant_name(v)
+            held[name] = max(held.get(name, 0.0), per_execution)
+            mixes.update(mix)
+            levels.add(lv.concurrency)
+    if not held or max(held.values()) >= BATCHED:
+        return None
+    sizes = ", ".join(f"{axis}={lo}..{hi}" for axis, (lo, hi) in mixes.items())
+    at = (
+        f"concurrency {min(levels)}" if len(levels) == 1 else f"concurrency {min(levels)} to {max(levels)} ({len(levels)} levels)"
+    )
+    return (
+        f"dynamic batching ({some_of(list(held), 3)}) formed no batch under the mixed sizes sent ({sizes}): executions "
+        f"held at most {max(held.values()):.2f} requests on average at {at}; Triton batches only requests of equal shapes "
+        "(no ragged batching), so clients sending mixed sizes gain nothing from it and their requests wait its queue delay "
+        "-> serve them with batching off, pad requests to a few fixed sizes, or set allow_ragged_batch on a model "
+        'written for ragged inputs (Triton docs, "Ragged Batching")'
     )

@@ -13,7 +13,7 @@ from factories import level_result, make_run, params, run_result, variant_result
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
 from core.errors import FlagError
-from perf.analysis.recommendation.uniform_sizes import uniform_sizes_note
+from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
 from perf.cli.summary import summary
 from perf.measure.inputs import input_args
 from perf.measure.mixed import MIXED_STEPS, mixed_sizes
@@ -169,3 +169,34 @@ def test_the_console_table_puts_a_workloads_label_under_the_name_so_the_note_kee
     assert any(ln.startswith("│ [time=1000..16000 (mixed)]") for ln in lines), out.getvalue()  # the label, its own line
     rows = [i for i, ln in enumerate(lines) if ln.startswith("│ kws_")]
     assert len(rows) == 2 and rows[1] - rows[0] <= 4, out.getvalue()  # a row a few lines tall, not one word a line
+
+
+def _ranker(db: bool, per_execution: float, shape: str = "num_items=1..200") -> VariantResult:
+    p = {**params(2, db=db, model="ranker"), "name": f"ranker_onnx_cpu2_{'db500' if db else 'nodb'}_mbs64"}
+    levels = [
+        level_result(c, 300.0 * c, 4.0 * c, batch_size=1, shape=shape, avg_server_batch_size=1.0 if c == 1 else per_execution)
+        for c in (1, 2, 4)
+    ]
+    return variant_result(params=p, levels=levels, axis_ranges={"num_items": [1, 50, 200]})
+
+
+def test_batching_that_formed_no_batch_under_a_mix_is_said_as_the_finding(tmp_path: Path) -> None:
+    # trial 19, T19-19: Main effects said batching was "no evidence" (the batcher formed no batch) and nothing said that
+    # for clients sending mixed sizes that is what they need to know
+    from perf.records import results
+
+    run = make_run()
+    run.variants = [_ranker(True, 1.0), _ranker(False, 1.0)]
+    note = mixed_no_batch_note(run)
+    assert note is not None
+    assert note.startswith("dynamic batching (ranker_onnx_cpu2_db500_mbs64) formed no batch under the mixed sizes sent")
+    assert "(num_items=1..200): executions held at most 1.00 requests on average at concurrency 2 to 4 (2 levels)" in note
+    assert "nodb" not in note and "allow_ragged_batch" in note
+    assert mixed_no_batch_note(run_result([_ranker(True, 1.6)])) is None  # batches formed at c=2 and 4
+    assert mixed_no_batch_note(run_result([_ranker(True, 1.0, shape="num_items=50")])) is None  # one size: not a mix
+    assert mixed_no_batch_note(run_result([_ranker(False, 1.0)])) is None  # no batching variant
+    results.save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    said = text[text.index("## Recommendation") :]
+    assert f"**No batch formed under mixed sizes**: {note}" in said
+    assert note in summary(run).notes  # the terminal, below the table
