@@ -27,9 +27,11 @@ from builders.graph.inspect import export_health
 from builders.repository.build_folder import write_failed
 from builders.repository.manifest import export_key, reusable_export
 from builders.repository.records import ExportRecord
+from builders.repository.replacing import at_risk
 from builders.verify.verification import VERIFICATION_POLICY
 from core import formats
 from core.errors import ExportError, ToolkitError
+from core.wording import count, some_of
 
 #: An export that failed: its format, its precision and the error.
 Failure = tuple[str, str, ToolkitError]
@@ -67,6 +69,7 @@ def export_each_format(
         if reused is not None and reused.status is not None:  # an export verified before verdicts is verified again
             result, record = _reuse(step, fmt, precision, pdir, reused)
         else:
+            _say_at_risk(step, fmt, precision)
             verdicts: list[dict[str, Any]] = []
             long = LongStep(step.counted)
             try:
@@ -154,6 +157,24 @@ def _reuse(step: ExportStep, fmt: str, precision: str, pdir: Path, reused: Expor
         list(reused.tracer_warnings),
     )
     return result, reused.model_copy(update={"reused": True, "kept": False}).model_dump(mode="json")
+
+
+def _say_at_risk(step: ExportStep, fmt: str, precision: str) -> None:
+    """Before an export is made again: one line naming the measured variants of the earlier build that this build's
+    grid does not write (:func:`builders.repository.replacing.at_risk`), since the build is refused after its exports
+    should the new file differ from the one they serve; nothing with ``--replace`` or without an earlier build."""
+    if step.opts.replace or step.old is None:
+        return
+    risk = at_risk(step.opts.repository, step.out, fmt, precision, [v.name for v in step.plan.variants])
+    if not risk:
+        return
+    runs = sorted({r for ids in risk.values() for r in ids})
+    step.say(
+        f"{fmt} {precision}: this export is made again, and {count(len(risk), 'variant')} of the earlier grid that runs "
+        f"measured ({some_of(list(risk), 3)}; runs {some_of(runs, 3)}) {'is' if len(risk) == 1 else 'are'} not in this "
+        "build's grid: should the new file differ from the one they serve, the build is refused after its exports, "
+        "nothing written (Ctrl-C now stops it, nothing written; --replace removes them; --repository OTHER writes beside them)"
+    )
 
 
 def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, Any]) -> None:

@@ -150,3 +150,28 @@ def refuse_removing(
         hint=f"write it beside them with --repository OTHER (e.g. {repo}_new), or build with a grid that keeps them "
         "(their --max-batch-sizes, --instance-counts and --dynamic-batching values too); or pass --replace to remove them",
     )
+
+
+def at_risk(
+    repo: Path, build: Path, fmt: str, precision: str, planned: Iterable[str], results_dir: Path = RESULTS_DIR
+) -> dict[str, list[str]]:
+    """The variants of ``repo`` that build folder ``build`` wrote from its ``fmt`` ``precision`` export, that this
+    build's grid does not write (``planned``: its variant names) and that a run in ``results_dir`` measured:
+    ``{variant: [run id, ...]}``. Said when that export is about to be made again, before it is: should the new file
+    differ, :func:`refuse_removing` refuses the build after its exports, and a long export (a TensorRT plan) would
+    otherwise be learned of late (note_s16, NEW-3). Empty when the index cannot be read."""
+    try:
+        entries = read_index_entries(repo)
+    except RecordError:
+        return {}
+    here, grid = Path(build).resolve(), set(planned)
+    names = [
+        name
+        for name, e in entries.items()
+        if name not in grid
+        and e.build
+        and Path(e.build).resolve() == here
+        and (e.variant.format, e.variant.precision) == (fmt, precision)
+        and (repo / name).is_dir()
+    ]
+    return measuring_runs(repo, names, results_dir) if names else {}

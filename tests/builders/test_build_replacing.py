@@ -88,8 +88,13 @@ def test_a_build_that_would_remove_measured_variants_of_another_grid_is_refused(
     manifest = (tmp_path / "builds" / "mlp" / "manifest.json").read_text()
     other = dataclasses.replace(onnx, grid=dataclasses.replace(ONE_VARIANT, max_batch_sizes=(16,)))
     _measured(tmp_path, "r19", repo, variant)
+    said: list[str] = []
     with pytest.raises(ConfigError) as err:
-        build(other)
+        build(other, progress=said.append)
+    # said before the export is made again, not only after it (a TensorRT plan takes minutes): note_s16, NEW-3
+    warned = next(i for i, line in enumerate(said) if "this export is made again" in line)
+    exported = next(i for i, line in enumerate(said) if "onnx fp32: exported" in line)
+    assert warned < exported and f"({variant}; runs r19)" in said[warned] and "--replace" in said[warned], said
     msg = err.value.message
     assert "would remove 1 variant" in msg and variant in msg and "measured by run r19" in msg and "nothing was written" in msg
     assert "--replace" in err.value.hint and "--max-batch-sizes" in err.value.hint
@@ -97,5 +102,7 @@ def test_a_build_that_would_remove_measured_variants_of_another_grid_is_refused(
     assert (tmp_path / "builds" / "mlp" / "manifest.json").read_text() == manifest
 
     (tmp_path / "results" / "r19" / "results.json").unlink()  # no run measured it: it goes, said, as before
-    build(other)
+    said.clear()
+    build(other, progress=said.append)
+    assert not any("this export is made again" in line for line in said), said
     assert not (repo / variant).exists()
