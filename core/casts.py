@@ -106,10 +106,17 @@ def convert_array(
         raise error(
             f"{where}: input {name!r} takes {dtype} ({triton}); an array is cast only float to float or integer to "
             f"integer, not {arr.dtype} to {dtype}",
-            hint=f"convert {name!r} to the values the model expects yourself, e.g. arr.astype(np.{dtype}) after any "
+            hint=f"convert {name!r} to the values the model expects yourself, e.g. {astype_code(dtype)} after any "
             f"scaling it needs, or check that the file is meant for this model's {name!r}",
         )
     return convert(arr, name, dtype, triton, where, error=error)
+
+
+def astype_code(dtype: str) -> str:
+    """The numpy call that converts an array ``arr`` to ``dtype``, as a user types it and as it runs on every numpy
+    the toolkit installs: ``"arr.astype(np.float32)"``, ``"arr.astype(bool)"`` (``np.bool`` is missing from numpy
+    1.24 to 1.26; trial 20, T20-5: the advice for a 0/1 int64 mask raised AttributeError)."""
+    return "arr.astype(bool)" if np.dtype(dtype) == np.dtype(bool) else f"arr.astype(np.{np.dtype(dtype).name})"
 
 
 def _fits(v: Any, want: np.dtype) -> bool:

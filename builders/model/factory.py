@@ -54,6 +54,7 @@ def file_without_factory(source: str) -> ModelSpecError:
             f"--model {source!r}: {path} does not exist (and is not a built-in model)",
             hint=f"--model takes {FACTORY_FORMS} (a relative path is from the current directory, {os.getcwd()}), "
             f"e.g. {FACTORY_EXAMPLE}",
+            flag="--model",  # a typed path (exit 2, as a typed factory name is: trial 20, T20-6)
         )
     names = top_level_functions(path) if path.is_file() else []
     found = f"; top-level functions in {path}: {', '.join(names)}" if names else ""
@@ -65,6 +66,7 @@ def file_without_factory(source: str) -> ModelSpecError:
         f"--model {source!r} {what} without the factory to call in it (and is not a built-in model){found}",
         hint=f"--model takes {FACTORY_FORMS} (a function returning the nn.Module with its weights loaded), "
         f"with --spec or --input, e.g. {example}",
+        flag="--model",
     )
 
 
