@@ -282,7 +282,7 @@ def _choose(
             )
         return Chosen(
             of_series[rec.best_under_budget.variant],
-            f"the run's recommendation: the best level within the {rec.budget_text}"
+            f"{_whose(run, rec, latency_budget_ms)}: the best level within the {rec.budget_text}"
             + _for_workload(view, rec.best_under_budget.variant, at is not None),
             rec.best_under_budget,
         )
@@ -294,6 +294,21 @@ def _choose(
         "(the run has no latency budget)" + _for_workload(view, rec.best_peak.variant, at is not None),
         rec.best_peak,
     )
+
+
+def _whose(run: RunResult, rec: Recommendation, given_ms: float | None) -> str:
+    """Whose recommendation a budget's pick is: ``"the run's recommendation"`` under the run's own budget, else the
+    given budget's, naming the run's (trial 20, T20-8: a bundle of a 21 ms what-if was labelled the run's
+    recommendation and never said the run swept for 20 ms, under which no level qualified)."""
+    own = run.settings.get("latency_budget_ms")
+    if given_ms is None or (own is not None and float(own) == float(given_ms)):
+        return "the run's recommendation"
+    theirs = (
+        f"the run's own is a p{rec.latency_percentile} budget of {fmt_given(float(own))} ms"
+        if own is not None
+        else "the run had no latency budget"
+    )
+    return f"the recommendation under the given --latency-budget-ms {fmt_given(float(given_ms))} (a what-if: {theirs})"
 
 
 def _for_workload(view: RunResult, series: str, asked: bool = False) -> str:

@@ -200,11 +200,31 @@ def test_a_latency_budget_picks_the_best_level_within_it_or_refuses(run_dir: Pat
     readme = (bundle.folder / "README.md").read_text()  # trial 16, T16-4: the pick within the budget, not the best measured
     assert "Its chosen level: `tiny_onnx_cpu1_nodb_mbs8` at concurrency 2: 150.0 infer/s" in readme
     assert "best measured level" not in readme
+    # the run swept without a budget: the bundle says whose budget this is (trial 20, T20-8)
+    assert "The recommendation under the given --latency-budget-ms 4.50 (a what-if: the run had no latency budget)" in readme
     with pytest.raises(
         PerfError, match="nothing to deploy from run r1: no level meets the given p99 budget of 1.00 ms"
     ) as refused:
         export_deployment(run_dir, latency_budget_ms=1.0)
     assert str(refused.value).lower().count("no level") == 1  # the report's sentence, once
+
+
+def test_a_budget_given_to_export_deployment_is_not_called_the_runs_recommendation():
+    """Trial 20, T20-8: ``export-deployment RUN --latency-budget-ms 21`` of a run swept for 20 ms (no level met it) was
+    labelled "the run's recommendation", and the bundle never said the run's budget was 20 ms."""
+    levels = [level_result(1, 300.0, 20.5, spread=True), level_result(2, 400.0, 30.0, spread=True)]
+    run = run_result(
+        [variant_result("a", levels)],
+        run_id="w",
+        settings={"concurrency": [1, 2], "batch_sizes": [1], "protocol": "grpc", "latency_budget_ms": 20.0},
+        finished="2026-01-01T00:01:00",
+    )
+    what_if = choose_variant(run, latency_budget_ms=21.0).why
+    assert what_if.startswith("the recommendation under the given --latency-budget-ms 21.00 (a what-if: the run's own is a ")
+    assert "p99 budget of 20.00 ms)" in what_if and "the run's recommendation" not in what_if
+    run.settings["latency_budget_ms"] = 21.0  # the run's own budget, given again: the run's recommendation
+    assert choose_variant(run, latency_budget_ms=21.0).why.startswith("the run's recommendation: the best level within")
+    assert choose_variant(run).why.startswith("the run's recommendation: the best level within")
 
 
 def test_a_shape_sweep_is_ranked_per_shape_as_the_report_ranks_it():
