@@ -159,6 +159,7 @@ class BaselineStep(RoundsSweep):
             why = (
                 f"skipped: {fmt(max(left, 0.0), d)} s of the time budget left, it needs an estimated {fmt(need, 0)} s "
                 f"({skip_counts(counted)}) and starts with {start} s{said}; {self._kept_words(left, d)}"
+                f"`triton-perf baseline {self.run_dir}` measures it afterwards, without a time budget; "  # trial 20, T20-2
                 f"{self._keeps_now(need) or 'a longer --time-budget keeps it'}"
             )
             self.run.rounds.cut(Cut("baseline", why))
