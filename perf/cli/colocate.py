@@ -149,7 +149,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     said "not achieved" too)."""
     from rich.markup import escape
 
-    from perf.colocate import verdict
+    from perf.colocate import plan, verdict
     from perf.colocate.builds import combination_words
     from perf.colocate.closest import NOTHING_MEASURED, closest, closest_title, closest_words, reason
     from perf.colocate.judge import neighbour_cost
@@ -158,14 +158,9 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     rec = run.record
     for cut in rec.cuts:
         console.print(escape(f"cut for time: {cut}"))
-    budget = run.opts.time_budget_s  # this session's, as given (trial 18, T18-15: never the sessions' summed)
-    over = (rec.spent_s or 0.0) - run.before_s - budget if budget is not None else 0.0
-    session = " this session's" if run.previous is not None else " its"
-    click.echo(
-        f"combinations measured: {rec.combinations_measured} of {rec.combinations_total}; {len(rec.visits)} visits in {rec.spent_s:.0f} s"
-        + (" in all" if run.previous is not None else "")
-        + (f" ({over:.0f} s over{session} {budget:g} s time budget)" if over >= 1 else "")
-    )
+    # this session's seconds against its own budget, apart from the run's in all (trial 18, T18-15; re-check 19, NEW-5)
+    spent = plan.spent_words(rec, run.session, run.opts.time_budget_s, run.previous is not None)
+    click.echo(f"combinations measured: {rec.combinations_measured} of {rec.combinations_total}; {spent}")
     if verdict.undecided(rec):  # no pick: what led, and the command that finishes it (trial 15, T15-10)
         click.echo(f"combination: {verdict.headline(rec)}")
         click.echo(verdict.lead_words(rec))

@@ -295,3 +295,29 @@ def refit_words(rest: Sequence[PlannedStep], planned: Prices, now: Prices, elaps
     return f"{said}; " + _covers(
         after, f"the {max(0.0, left_s):.{d}f} s left of the time budget cover", suggested_s(elapsed_s + after.total_s)
     )
+
+
+def spent_words(record: ColocationRecord, session: tuple[int, float] | None, budget_s: float | None, resumed: bool) -> str:
+    """The console's "N visits in S s" clause of a run's end: what ``record`` holds in all and, for a resumed run,
+    what this session measured apart (re-check 19, NEW-5: a resume of an ended run printed "66 visits in 162 s in
+    all (102 s over this session's 60 s time budget)", the run's two earlier sessions' seconds set against a
+    session that measured nothing).
+
+    Args:
+        record: The run's record (every session's visits, :attr:`ColocationRecord.spent_s` their seconds).
+        session: This session's (visits measured, seconds spent); ``None``: it measured nothing (the run had ended).
+        budget_s: This session's ``--time-budget`` (s; ``None``: none). "Over" is said of this session's own
+            seconds only, against it.
+        resumed: The run was resumed (earlier sessions' visits and seconds are in ``record``).
+    """
+    spent = f"{count(len(record.visits), 'visit')} in {record.spent_s or 0.0:.0f} s"
+    if session is None:
+        sessions = max(len(record.session_budgets_s), len(record.resumed) + 1)
+        return f"this session measured nothing; the run in all: {spent}, in {count(sessions, 'earlier session')}"
+    visits, seconds = session
+    over = seconds - budget_s if budget_s is not None else 0.0
+    whose = "this session's" if resumed else "its"
+    over_words = f" ({over:.0f} s over {whose} {budget_s:g} s time budget)" if over >= 1 else ""
+    if not resumed:
+        return spent + over_words
+    return f"{spent} in all; this session: {count(visits, 'visit')} in {seconds:.0f} s{over_words}"

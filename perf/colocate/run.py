@@ -165,8 +165,8 @@ class Colocate:
         self.repo = Repository(Path(opts.server.repository))
         #: The interrupted run's record (``--resume``), as saved; ``None`` for a new run.
         self.previous: ColocationRecord | None = None
-        #: What the earlier sessions spent (s; set by :meth:`run`): this session's time is the record's less it.
-        self.before_s = 0.0
+        #: This session's (visits measured, seconds spent), set by :meth:`run`; ``None``: it measured nothing.
+        self.session: tuple[int, float] | None = None
         #: Why a resumed run measures nothing (it had ended), else ``None``.
         self.nothing_left: str | None = None
         #: The run's record: the resumed run's (:meth:`_resume`), else a new one (below).
@@ -275,7 +275,6 @@ class Colocate:
             if not self.record.session_budgets_s:  # a record written before each session's was kept
                 self.record.session_budgets_s = [self.record.time_budget_s]
             self.record.session_budgets_s.append(self.opts.time_budget_s)  # the time this session may spend
-        self.before_s = before_s
         self.save()
         log_name = f"tritonserver-{len(self.record.resumed) + 2}.log" if self.previous is not None else "tritonserver.log"
         server_opts = dataclasses.replace(
@@ -327,6 +326,8 @@ class Colocate:
                 srv.stop()
             self.record.finished = now() if ended == "finished" else None
             self.record.spent_s = round(before_s + time.monotonic() - started, 2)
+            measured = source.measured if isinstance(source, ReplaySource) else len(self.record.visits) if source else 0
+            self.session = (measured, self.record.spent_s - before_s)
             if isinstance(source, ReplaySource):
                 self.record.resumed.append(
                     f"{now()}: {source.replayed} visits of complete rounds replayed, {source.measured} measured"

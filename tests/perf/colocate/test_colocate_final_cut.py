@@ -43,7 +43,9 @@ def test_a_pick_whose_final_rounds_were_cut_shows_its_last_step_numbers_labelled
         assert f"{model} {m.throughput[model]:,.0f} infer/s p99 {m.p99_ms[model]:.2f} ms" in words, words
     assert f"**The numbers**: {words}: see the cuts below." in report_lines(rec)
     opts = types.SimpleNamespace(results_dir=tmp_path, time_budget_s=rec.time_budget_s, resume=False)
-    run = types.SimpleNamespace(record=rec, run_dir=tmp_path / rec.run_id, opts=opts, previous=None, before_s=0.0)
+    run = types.SimpleNamespace(
+        record=rec, run_dir=tmp_path / rec.run_id, opts=opts, previous=None, session=(len(rec.visits), rec.spent_s or 0.0)
+    )
     _finish(run, make_console(), True)
     out = " ".join(capsys.readouterr().out.split())
     assert f"numbers: {words}" in out, out

@@ -165,8 +165,13 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     assert len(rec.resumed) == 1 and f"{kept} visits of complete rounds replayed, {len(measured)} measured" in rec.resumed[0]
     assert rec.spent_s is not None and saved.spent_s is not None and rec.spent_s >= saved.spent_s
     assert [p.name for p in logs] == ["tritonserver.log", "tritonserver-2.log"]  # each session's server log its own
-    done = CliRunner().invoke(cli, [*base, "--resume", "--no-report"])
+    # re-check 19, NEW-5: the second session's own visits said apart from the run's in all
+    assert f"{len(rec.visits)} visits in {rec.spent_s:.0f} s in all; this session: {len(measured)} visits in " in resumed.output
+    done = CliRunner().invoke(cli, [*base, "--resume", "--time-budget", "1s", "--no-report"])
     assert done.exit_code == 0 and "nothing to resume" in done.output
+    # a session that measured nothing: the run's seconds never set against this session's budget (re-check 19, NEW-5)
+    assert f"this session measured nothing; the run in all: {len(rec.visits)} visits in {rec.spent_s:.0f} s" in done.output
+    assert "over" not in done.output.split("combinations measured:")[1].split("\n")[0]
 
 
 def test_a_resume_after_make_clean_is_refused_up_front_and_a_failed_session_is_not_finished(
@@ -219,3 +224,20 @@ def test_a_resume_after_make_clean_is_refused_up_front_and_a_failed_session_is_n
     assert failed.exit_code == 1 and len(started) == 2
     rec = colocation.load(run_dir)
     assert rec.finished is None and rec.resumed[-1].endswith("; the session failed"), rec.resumed
+
+
+def test_a_session_is_over_its_own_budget_only_by_its_own_seconds() -> None:
+    """re-check 19, NEW-5: "66 visits in 162 s in all (102 s over this session's 60 s time budget)" of a session that
+    measured nothing; "over" is this session's seconds against its budget, the run's in all said apart."""
+    from perf.colocate.plan import spent_words
+
+    rec = _through()
+    rec.spent_s, rec.session_budgets_s = 162.0, [70.0, 120.0]
+    ended = spent_words(rec, None, 60.0, resumed=True)
+    assert ended == f"this session measured nothing; the run in all: {len(rec.visits)} visits in 162 s, in 2 earlier sessions"
+    rec.session_budgets_s.append(60.0)
+    assert spent_words(rec, (8, 70.0), 60.0, resumed=True).endswith(
+        "in all; this session: 8 visits in 70 s (10 s over this session's 60 s time budget)"
+    )
+    assert "over" not in spent_words(rec, (8, 50.0), 60.0, resumed=True)
+    assert spent_words(rec, (len(rec.visits), 162.0), 120.0, resumed=False).endswith("in 162 s (42 s over its 120 s time budget)")

@@ -169,7 +169,9 @@ def test_the_console_says_no_pick_the_leader_and_the_resume_command(
 ) -> None:
     rec = _undecided(cut_runs)
     opts = types.SimpleNamespace(results_dir=tmp_path, time_budget_s=rec.time_budget_s)
-    run = types.SimpleNamespace(record=rec, run_dir=tmp_path / rec.run_id, opts=opts, previous=None, before_s=0.0)
+    run = types.SimpleNamespace(
+        record=rec, run_dir=tmp_path / rec.run_id, opts=opts, previous=None, session=(len(rec.visits), rec.spent_s or 0.0)
+    )
     _finish(run, make_console(), True)  # no pick is no error: exit 0, as a sweep cut for time
     out = " ".join(capsys.readouterr().out.split())
     assert "combination: no pick: the search was cut for time in step " in out
