@@ -299,13 +299,16 @@ class CoordinateSearch:
         spent = self.clock() - self.started
         if spent + need + p.stop_s > self.budget_s:
             left = max(0.0, self.budget_s - spent)
-            d = apart(need, left - p.stop_s)  # the need over what the stop leaves, said so (trial 19, T19-8)
+            usable = max(0.0, left - p.stop_s)
+            # the need against what the stop leaves, and the left beside it, each told apart (re-check 19: "≈5 s needed,
+            # 5 s left of 70 s, 4.5 s of it kept for the server's stop"; perf.markdown.apart, as the sweep's cut lines)
+            # and at least the stop's decimals, so that left less the stop is the usable printed
+            d = max(apart(need, usable), apart(need, left), len(f"{p.stop_s:g}".partition(".")[2]))
             raise CutForTime(
                 f"step {step_number(step.index)} ({step.kind}{' ' + step.model if step.model else ''}): "
                 + ("not started" if loads is not None and not step.rounds else f"round {step.rounds + 1} and later not measured")
-                + f" (≈{need:.{d}f} s needed{', its loads included' if load_s else ''}, "
-                f"{left:.{d}f} s left of {self.budget_s:.0f} s, {p.stop_s:g} s of it kept for "
-                "the server's stop)"
+                + f" (≈{need:.{d}f} s needed{', its loads included' if load_s else ''}, {usable:.{d}f} s usable: "
+                f"{left:.{d}f} s left of {self.budget_s:.0f} s less {p.stop_s:g} s kept for the server's stop)"
             )
 
     def _refit(self, step: SearchStep) -> None:
