@@ -15,12 +15,13 @@ throughput was 0.67× the held one's, lower in every round, on a 10 % p99 differ
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from perf.analysis.stats.paired import Paired, paired
 from perf.colocate import judge
 from perf.colocate.judge import Combination
-from perf.records.colocation import ColocatedModel, ColocationVisit
+from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
 
 def worst_series(
@@ -82,3 +83,37 @@ def nearer_words(p: Paired | None, other: str) -> str:
         return f"its {CLOSENESS} not compared with {other}'s (no round with numbers of both)"
     said = f"{CLOSENESS} against {other}'s: {p.describe('nearer its targets', 'farther from its targets')}"
     return said if called_nearer(p) else f"{said}; a move on closeness needs the paired rule to call it nearer"
+
+
+@dataclasses.dataclass(frozen=True)
+class Status:
+    """Whether a combination meets its targets, in each place's words (:func:`status`).
+
+    Attributes:
+        met: Every model meets every target it has, with numbers to say so.
+        cell: A table's words: ``"every one met"``, else the targets missed (:func:`perf.colocate.judge.misses`).
+        label: A plot legend's words for every combination of the same ``met``, naming the run's kinds of target:
+            ``"every model meets its p99 budget and required throughput"`` or ``"a model misses its p99 budget or
+            required throughput"``.
+    """
+
+    met: bool
+    cell: str
+    label: str
+
+
+def status(record: ColocationRecord, over: Sequence[str]) -> Status:
+    """The one status of a combination that missed ``over`` (:attr:`perf.colocate.judge.Measured.over`; empty: none),
+    that the report's table and the trade-off plot's legend both say (re-check 19, NEW-2: the legend said "a model
+    over its budget" of combinations under the p99 budget that missed only a required throughput)."""
+    kinds = [
+        kind
+        for kind, given in (
+            ("p99 budget", any(m.latency_budget_ms is not None for m in record.models)),
+            ("required throughput", any(m.required_throughput is not None for m in record.models)),
+        )
+        if given
+    ]
+    if not over:
+        return Status(True, "every one met", f"every model meets its {' and '.join(kinds)}" if kinds else "no target set")
+    return Status(False, "; ".join(over), f"a model misses its {' or '.join(kinds)}" if kinds else "a model has no numbers")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perf.colocate import judge, verdict
+from perf.colocate.near import status
 from perf.markdown import fmt_given
 from perf.plots.canvas import Drawn, finish, panels, place_labels
 from perf.plots.palette import ALERT, CONTEXT, REFERENCE, SERIES
@@ -105,15 +106,14 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
         return None
     fig, (ax,) = panels(1, 5.5)
     ax.set_title(tradeoff_title(record) + (f"\n({FEWEST_WORDS})" if record.objective == "fewest-instances" else ""))
-    within = [(x, y) for x, y, c in rows if not c.over]
-    over = [(x, y) for x, y, c in rows if c.over]
+    # each point's marker and legend words are the table's status (perf.colocate.near.status; re-check 19, NEW-2: the
+    # legend said "a model over its budget" of combinations under the p99 budget that missed a required throughput)
+    statuses = [(x, y, status(record, c.over)) for x, y, c in rows]
     each = "each the median of its last step's rounds (label)"
-    if within:
-        ax.plot(
-            [x for x, _ in within], [y for _, y in within], "o", color=SERIES[0], label=f"within every model's budget, {each}"
-        )
-    if over:
-        ax.plot([x for x, _ in over], [y for _, y in over], "x", color=CONTEXT, label=f"a model over its budget, {each}")
+    for met, marker, color in ((True, "o", SERIES[0]), (False, "x", CONTEXT)):
+        got = [(x, y, st) for x, y, st in statuses if st.met is met]
+        if got:
+            ax.plot([x for x, _, _ in got], [y for _, y, _ in got], marker, color=color, label=f"{got[0][2].label}, {each}")
     chosen = verdict.decided_pick(record)
     picked = next(((x, y, c) for x, y, c in rows if chosen and judge.key(c.combination) == judge.key(chosen)), None)
     beside = []

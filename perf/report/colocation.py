@@ -20,6 +20,7 @@ from perf.analysis.stats.paired import RULE, p_words
 from perf.colocate import judge, verdict
 from perf.colocate.builds import combination_words, with_build_checks
 from perf.colocate.closest import NOTHING_MEASURED, closest, closest_lines, reason
+from perf.colocate.near import status
 from perf.colocate.rules import uncalled
 from perf.colocate.windows import missed_words
 from perf.markdown import Align, fmt, fmt_given, table
@@ -351,7 +352,7 @@ def combinations_section(record: ColocationRecord) -> list[str]:
                 fmt(c.weighted, 0),
                 *per_model,
                 *gpu,
-                "; ".join(c.over) or "every one met",
+                status(record, c.over).cell,
             ]
         )
     if not rows:

@@ -55,7 +55,7 @@ def test_the_pick_is_drawn_in_the_rounds_it_was_compared_in(tmp_path: Path, kept
     move_sum = statistics.median(sum(r) for r in MOVE["pick"])
     assert lines[beside[0]][1] == [move_sum]  # the pick in the move step's rounds, beside the other's point
     other = statistics.median(sum(r) for r in MOVE["other"])
-    assert other in next(ys for label, (_, ys) in lines.items() if label.startswith("within every model's budget"))
+    assert other in next(ys for label, (_, ys) in lines.items() if label.startswith("every model meets its p99 budget,"))
     texts = [t.get_text() for t in ax.texts]
     assert "a_2\nb_1\n(step 1, 3 rounds)" in texts  # each point says which rounds it is the median of
     assert "the pick (step 1)" in texts
@@ -99,3 +99,26 @@ def test_under_the_throughput_objective_no_label_counts_instances(tmp_path: Path
     (fig,) = kept_figures
     (ax,) = fig.axes
     assert not [t.get_text() for t in ax.texts if "instances" in t.get_text()] and "\n" not in ax.get_title()
+
+
+def test_the_legend_says_the_target_missed_as_the_table_does(tmp_path: Path) -> None:
+    """Re-check 19, NEW-2: the grey x's legend said "a model over its budget" of combinations whose p99 was well
+    under the budget and that missed only a required throughput; its words are the table's status now."""
+    from perf.colocate import judge
+    from perf.colocate.near import status
+
+    rec = _record()
+    rec.models = [dataclasses.replace(m, required_throughput=460.0) for m in rec.models]  # b's 380-400 miss it
+    drawn = plot_tradeoff(rec, tmp_path / "c.png")
+    assert drawn is not None
+    (lines,) = drawn.values()
+    missed = [label for label in lines if label.startswith("a model misses its p99 budget or required throughput,")]
+    assert len(missed) == 1 and not any("over its budget" in label for label in lines), list(lines)
+    measured = judge.measured_combinations(rec)
+    assert all(c.p99_ms[m] is not None and c.p99_ms[m] < 50.0 for c in measured for m in c.p99_ms)  # under the budget
+    cells = {status(rec, c.over).cell for c in measured if not status(rec, c.over).met}
+    assert cells and all("required" in cell for cell in cells)  # the table says the same: a required throughput missed
+    assert "b 380 infer/s < 460 required |" in "\n".join(report_lines(rec))  # the table's cell
+    rec.models = [dataclasses.replace(m, latency_budget_ms=None) for m in rec.models]
+    (lines,) = plot_tradeoff(rec, tmp_path / "d.png").values()  # type: ignore[union-attr]
+    assert any(label.startswith("a model misses its required throughput,") for label in lines), list(lines)
