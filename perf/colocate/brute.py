@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 
-from perf.colocate import judge, verdict
+from perf.colocate import host, judge, verdict
 from perf.colocate.search import CoordinateSearch, CutForTime
 
 
@@ -31,7 +31,7 @@ def run_brute(search: CoordinateSearch) -> dict[str, str] | None:
         within = [
             (judge.median(judge.series(rec.visits, step.index, t, step.rounds, rec.models)), t)
             for t in targets
-            if not judge.misses(rec.visits, step.index, t, step.rounds, rec.models)
+            if not judge.misses(rec.visits, step.index, t, step.rounds, rec.models, cores=host.cores(rec))
         ]
         scored = [(w, t) for w, t in within if w is not None]
         fewest = rec.objective == "fewest-instances"

@@ -15,12 +15,12 @@ median throughput at least its required throughput (``--required-throughput``, w
 from __future__ import annotations
 
 import dataclasses
-import os
 import statistics
 from collections.abc import Mapping, Sequence
 
 from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, Judged, judge_rounds
 from perf.analysis.stats.paired import Paired, paired
+from perf.colocate import host
 from perf.markdown import ratio_of
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
@@ -87,21 +87,24 @@ def visit_series(
     return [None if v is None else getattr(v, field) for v in by_round(visits, step, combination, rounds)]
 
 
-def judged_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> Judged | None:
+def judged_p99(
+    visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str, *, cores: int | None
+) -> Judged | None:
     """One model's p99 over the step's rounds as a latency budget judges it (its median; over the
     rounds not host busy where some were and enough were not: :mod:`perf.analysis.ranking.budget_latency`),
     with how it was taken (:attr:`~perf.analysis.ranking.budget_latency.Judged.quieter`,
-    :attr:`~perf.analysis.ranking.budget_latency.Judged.loaded`); ``None`` without a p99."""
+    :attr:`~perf.analysis.ranking.budget_latency.Judged.loaded`); ``None`` without a p99. ``cores``: the cores of the
+    host that measured the visits (:func:`perf.colocate.host.cores`), what the load sampled there is judged against."""
     p99 = model_series(visits, step, combination, rounds, model, "latency_p99_ms")
     load = visit_series(visits, step, combination, rounds, "host_busy_pct")
     busy = visit_series(visits, step, combination, rounds, "host_busy")
-    # a step's rounds: the level's rule; the load was sampled on this host as the visits ran, so its cores bound it
-    return judge_rounds(((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy)), cores=os.cpu_count())
+    # a step's rounds: the level's rule; the load was sampled on the run's host, so its cores bound it (not this host's)
+    return judge_rounds(((v, pct, bool(b)) for v, pct, b in zip(p99, load, busy)), cores=cores)
 
 
 def budget_p99(visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, model: str) -> float | None:
     """One model's p99 as the budget judges it (ms; :func:`judged_p99`)."""
-    j = judged_p99(visits, step, combination, rounds, model)
+    j = judged_p99(visits, step, combination, rounds, model, cores=None)  # its ms: the cores change only its words
     return None if j is None else j.ms
 
 
@@ -149,16 +152,22 @@ def targets_words(record: ColocationRecord) -> str:
 
 
 def misses(
-    visits: Sequence[ColocationVisit], step: int, combination: Combination, rounds: int, models: Sequence[ColocatedModel]
+    visits: Sequence[ColocationVisit],
+    step: int,
+    combination: Combination,
+    rounds: int,
+    models: Sequence[ColocatedModel],
+    *,
+    cores: int | None,
 ) -> list[str]:
     """The targets the models of ``combination`` miss over the step's rounds, in words: a median
     p99 above the model's own budget (``"mlp p99 12.3 ms > 10 ms"``), a median throughput below
     its required one (``"tiny 180 infer/s < 200 required"``); a model without numbers misses.
-    Empty: every model meets its targets."""
+    Empty: every model meets its targets. ``cores``: as :func:`judged_p99`'s."""
     targets = {m.name: m for m in models}
     out = []
     for model in sorted(combination):
-        j = judged_p99(visits, step, combination, rounds, model)
+        j = judged_p99(visits, step, combination, rounds, model, cores=cores)
         thr = median(model_series(visits, step, combination, rounds, model, "throughput_infer_per_s"))
         m = targets.get(model)
         if j is None or thr is None:
@@ -356,14 +365,14 @@ def measured_combinations(record: ColocationRecord) -> list[Measured]:
 
 def measured_in(record: ColocationRecord, at: int, rounds: int, combo: Combination) -> Measured:
     """``combo``'s numbers over the first ``rounds`` rounds of step ``at``."""
-    judged = {m: judged_p99(record.visits, at, combo, rounds, m) for m in combo}
+    judged = {m: judged_p99(record.visits, at, combo, rounds, m, cores=host.cores(record)) for m in combo}
     return Measured(
         dict(combo),
         at,
         median(series(record.visits, at, combo, rounds, record.models)),
         {m: median(model_series(record.visits, at, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
         {m: None if j is None else j.ms for m, j in judged.items()},
-        misses(record.visits, at, combo, rounds, record.models),
+        misses(record.visits, at, combo, rounds, record.models, cores=host.cores(record)),
         record.instances(dict(combo)),
         worst_ratio(record.visits, at, combo, rounds, record.models),
         median(visit_series(record.visits, at, combo, rounds, "gpu_utilization_pct")),

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 
 from core.wording import count
 from perf.analysis.stats.paired import Paired, paired
-from perf.colocate import judge, near
+from perf.colocate import host, judge, near
 from perf.records.colocation import ColocatedModel, ColocationRecord, MoveDecision, SearchStep
 
 
@@ -70,7 +70,7 @@ def best_alone(record: ColocationRecord, step: SearchStep, model: ColocatedModel
             judge.model_series(record.visits, step.index, combo, step.rounds, model.name, "throughput_infer_per_s")
         )
         p99 = judge.budget_p99(record.visits, step.index, combo, step.rounds, model.name)  # the number its targets are judged on
-        missed = judge.misses(record.visits, step.index, combo, step.rounds, [model])
+        missed = judge.misses(record.visits, step.index, combo, step.rounds, [model], cores=host.cores(record))
         rows.append((v, thr, p99, missed, judge.worst_ratio(record.visits, step.index, combo, step.rounds, [model])))
     ok = [r for r in rows if r[1] is not None and r[2] is not None and not r[3]]
     fewest = record.objective == "fewest-instances"
@@ -122,7 +122,7 @@ def candidates(record: ColocationRecord, step: SearchStep, held: Mapping[str, st
             Candidate(
                 v,
                 judge.compare(record.visits, step.index, cand, held, step.rounds, record.models),
-                judge.misses(record.visits, step.index, cand, step.rounds, record.models),
+                judge.misses(record.visits, step.index, cand, step.rounds, record.models, cores=host.cores(record)),
                 record.instances(cand),
             )
         )
@@ -166,7 +166,7 @@ def closer(record: ColocationRecord, step: SearchStep, held: Mapping[str, str], 
         if v == held[model]:
             continue
         cand = {**held, model: v}
-        if not judge.misses(visits, step.index, cand, n, record.models):
+        if not judge.misses(visits, step.index, cand, n, record.models, cores=host.cores(record)):
             meets.append((judge.nearness(visits, step.index, cand, n, record) or (0.0, 0), v))
             continue
         p = near.nearer(visits, step.index, cand, held, n, record.models)
@@ -179,7 +179,7 @@ def closer(record: ColocationRecord, step: SearchStep, held: Mapping[str, str], 
 
 def decide(record: ColocationRecord, step: SearchStep, held: dict[str, str], model: str) -> list[MoveDecision]:
     """One decision per candidate of a move step (module docstring's rule)."""
-    held_misses = judge.misses(record.visits, step.index, held, step.rounds, record.models)
+    held_misses = judge.misses(record.visits, step.index, held, step.rounds, record.models, cores=host.cores(record))
     rows = candidates(record, step, held, model)
     best = choose(record, held, held_misses, rows)
     closest = None if best is not None or not held_misses else closer(record, step, held, model)

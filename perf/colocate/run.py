@@ -29,7 +29,7 @@ from pathlib import Path
 from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
-from perf.colocate import plan, resume
+from perf.colocate import host, plan, resume
 from perf.colocate.gpu import GpuProbe, check_devices
 from perf.colocate.groups import groups_of
 from perf.colocate.options import EVERY_MODEL, ColocateOptions, for_model
@@ -37,6 +37,7 @@ from perf.colocate.resume import ReplaySource, server_failed
 from perf.colocate.search import CoordinateSearch, Events
 from perf.colocate.source import ServerSource
 from perf.measure import analyzer
+from perf.measure.environment import cores
 from perf.records import colocation
 from perf.records.build_check import read_checks
 from perf.records.colocation import ColocatedModel, ColocationRecord
@@ -290,8 +291,10 @@ class Colocate:
             srv.start()
             self.record.server_starts_s.append(round(time.monotonic() - begun, 2))  # a resume's start is priced by it
             self.record.environment = {
+                **self.record.environment,  # an earlier session's keys this one does not set are kept
                 "server": {"runtime": srv.runtime, "command": srv.command_line},
                 "perf_analyzer": str(self.pa),
+                host.CORES_KEY: cores(),  # what its p99s are judged with, on any host (perf.colocate.host)
             }
             server = ServerSource(self.opts, self.record, srv, self.pa, self.run_dir, self.repo)
             server.gpu = self._gpu(srv)

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from perf.analysis.stats.paired import ALPHA, Paired, sign_test_p
-from perf.colocate import judge, near, plan, rules, verdict
+from perf.colocate import host, judge, near, plan, rules, verdict
 from perf.colocate.judge import Combination
 from perf.markdown import apart
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind, step_number
@@ -205,7 +205,7 @@ class CoordinateSearch:
         if last is None:
             rec.pick, rec.pick_reason = None, rec.pick_reason + "no combination was measured"
             return
-        missed = judge.misses(rec.visits, last.index, current, last.rounds, rec.models)
+        missed = judge.misses(rec.visits, last.index, current, last.rounds, rec.models, cores=host.cores(rec))
         rec.pick, why = rules.pick_reason(rec, current, missed)
         rec.pick_reason += why
 
@@ -349,13 +349,13 @@ class CoordinateSearch:
         if step.kind != "move" or step.model is None:
             return False
         left = self.record.max_rounds - step.rounds
-        visits, n, models = self.record.visits, step.rounds, self.record.models
+        visits, n, models, cores = self.record.visits, step.rounds, self.record.models, host.cores(self.record)
         held_n = self.record.instances(step.held)
-        held_misses = bool(judge.misses(visits, step.index, step.held, n, models))
+        held_misses = bool(judge.misses(visits, step.index, step.held, n, models, cores=cores))
         for target in step.targets:
             if judge.key(target) == judge.key(step.held):
                 continue
-            if judge.misses(visits, step.index, target, n, models):
+            if judge.misses(visits, step.index, target, n, models, cores=cores):
                 if held_misses and _could_call(near.nearer(visits, step.index, target, step.held, n, models), left):
                     return True
                 continue

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.wording import sentence
 from perf.analysis.stats.paired import RULE, p_words
-from perf.colocate import judge, verdict
+from perf.colocate import host, judge, verdict
 from perf.colocate.builds import combination_words, with_build_checks
 from perf.colocate.closest import NOTHING_MEASURED, closest, closest_lines, reason
 from perf.colocate.near import status
@@ -100,6 +100,7 @@ def what_was_run(record: ColocationRecord) -> list[str]:
         f"rounds. Latency budget: {judge.budget_words(record)}; required throughput: {judge.required_words(record)}; "
         f"time budget: {time_budget}; spent: {spent}.",
         "",
+        *([sentence(said, capital=True), ""] if (said := host.cores_words(record)) else []),
         f"Objective: {sentence(objective_words(record))}",
         "",
         *table(

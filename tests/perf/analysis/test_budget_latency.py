@@ -3,6 +3,8 @@ some were host busy, every round on a quiet host, and the pick and report saying
 
 from __future__ import annotations
 
+import os
+
 from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, judged
 from perf.analysis.ranking.rank import rank_variants
 from perf.analysis.recommendation.recommend import recommend
@@ -97,10 +99,10 @@ def test_a_colocated_model_is_judged_against_its_budget_by_the_same_rule() -> No
         for r in range(6)
     ]
     models = [ColocatedModel("mlp", ["mlp_a"], latency_budget_ms=25.0)]
-    assert misses(visits, 0, combo, 6, models) == []  # 20 ms on its quieter rounds; 30 ms over all six
+    assert misses(visits, 0, combo, 6, models, cores=os.cpu_count()) == []  # 20 ms on its quieter rounds; 30 ms over all six
     for v in visits:
         v.host_busy = False
-    assert misses(visits, 0, combo, 6, models) == ["mlp p99 30 ms > 25 ms"]
+    assert misses(visits, 0, combo, 6, models, cores=os.cpu_count()) == ["mlp p99 30 ms > 25 ms"]
 
 
 def test_a_colocated_models_few_quiet_rounds_over_the_budget_are_not_verified_as_a_levels_are() -> None:
@@ -115,7 +117,7 @@ def test_a_colocated_models_few_quiet_rounds_over_the_budget_are_not_verified_as
         for r, p99 in enumerate((20.0, 40.0))
     ]
     models = [ColocatedModel("mlp", ["mlp_a"], latency_budget_ms=25.0)]
-    assert misses(visits, 0, combo, 2, models) == [
+    assert misses(visits, 0, combo, 2, models, cores=os.cpu_count()) == [
         f"mlp p99 30 ms > 25 ms (not verified here: 2 rounds, fewer than the {MIN_QUIET_ROUNDS} the budget is judged on alone)"
     ]
 
@@ -181,5 +183,5 @@ def test_a_colocated_model_far_over_its_budget_is_said_so_as_a_sweep_level_is() 
             )
             for r in range(3)
         ]
-        (missed,) = misses(visits, 0, combo, 3, [ColocatedModel("detr", ["detr_a"], latency_budget_ms=1.0)])
+        (missed,) = misses(visits, 0, combo, 3, [ColocatedModel("detr", ["detr_a"], latency_budget_ms=1.0)], cores=os.cpu_count())
         assert said in missed, missed

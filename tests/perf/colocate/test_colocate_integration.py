@@ -159,4 +159,4 @@ def test_the_fewest_instances_that_meet_each_models_required_throughput(serial_m
     assert not kept.within_budget and f"b {b_one:,.0f} infer/s < 60 required" in kept.reason, kept.reason
     # a moved, b tried beside a's new variant and kept (a is not tried again: b did not move); then the final rounds
     assert [s.kind for s in rec.steps] == ["move", "move", "final"]
-    assert not judge.misses(rec.visits, rec.steps[-1].index, rec.pick, rec.steps[-1].rounds, rec.models)
+    assert not judge.misses(rec.visits, rec.steps[-1].index, rec.pick, rec.steps[-1].rounds, rec.models, cores=None)

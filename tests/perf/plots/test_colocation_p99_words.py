@@ -59,7 +59,7 @@ def test_the_tradeoff_axis_says_which_p99_it_draws(tmp_path: Path, kept_figures:
         j.quieter
         for c in measured.values()
         for m in c.combination
-        if (j := judge.judged_p99(record.visits, c.step, c.combination, ROUNDS, m)) is not None
+        if (j := judge.judged_p99(record.visits, c.step, c.combination, ROUNDS, m, cores=None)) is not None
     )
     assert quieter == bool(busy)
     assert judge.p99_words(quieter) in ax.get_xlabel()
