@@ -42,6 +42,7 @@ from perf.records import colocation
 from perf.records.build_check import read_checks
 from perf.records.colocation import ColocatedModel, ColocationRecord
 from perf.records.measured_files import SERVED, refuse_changed, refuse_missing
+from perf.records.provenance import stamp
 from perf.records.run_lock import RunHold, hold_run
 from perf.sweep.preflight import RAW_DIR, check_runtime, new_run_folder
 
@@ -276,6 +277,7 @@ class Colocate:
             if not self.record.session_budgets_s:  # a record written before each session's was kept
                 self.record.session_budgets_s = [self.record.time_budget_s]
             self.record.session_budgets_s.append(self.opts.time_budget_s)  # the time this session may spend
+        stamp(self.record)  # the sentences this session saves are this code's (perf.records.provenance)
         self.save()
         log_name = f"tritonserver-{len(self.record.resumed) + 2}.log" if self.previous is not None else "tritonserver.log"
         server_opts = dataclasses.replace(

@@ -45,6 +45,7 @@ from perf.markdown import fmt
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord
 from perf.records.measured_files import SHIPPED, FilesCheck, check_files, refuse_changed, refuse_missing
+from perf.records.provenance import as_said
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +131,7 @@ def export_combination(
         )
     if rec.pick is None:
         raise PerfError(
-            f"co-location run {rec.run_id} picked no combination: {rec.pick_reason}",
+            f"co-location run {rec.run_id} picked no combination: {as_said(rec, rec.pick_reason)}",
             hint=no_pick_advice(rec),
         )
     repo = Path(repository) if repository else Path(rec.repository)
@@ -227,7 +228,7 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...], renamed: dict[st
         "",
         sentence(f"One server, one variant of each model: {judge.describe(rec.pick)}"),
         "",
-        f"Why: {sentence(rec.pick_reason)}",
+        f"Why: {sentence(as_said(rec, rec.pick_reason))}",
         "",
         f"p99 budget: {judge.budget_words(rec)}; required throughput: {judge.required_words(rec)}; "
         + (

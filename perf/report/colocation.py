@@ -27,7 +27,9 @@ from perf.markdown import Align, fmt, fmt_given, table
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff, tradeoff_title
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord, step_number
+from perf.records.provenance import as_said
 from perf.report.colocation_gpu import gpu_section
+from perf.report.sections.said import colocation_note
 
 REPORT_FILE = "report.md"
 RIGHT: Align = "right"
@@ -56,6 +58,7 @@ def report_lines(record: ColocationRecord, results_dir: Path = Path("results")) 
     return [
         f"# Several models on one server: run {record.run_id}",
         "",
+        *colocation_note(record),
         *what_was_run(record),
         *(undecided_section(record, results_dir) if verdict.undecided(record) else pick_section(record)),
         *gpu_section(record),
@@ -85,7 +88,7 @@ def what_was_run(record: ColocationRecord) -> list[str]:
             "—" if m.latency_budget_ms is None else fmt_given(m.latency_budget_ms, 0),
             "—" if m.required_throughput is None else fmt_given(m.required_throughput, 0),
             m.start or "—",
-            m.start_reason or "—",
+            as_said(record, m.start_reason or "") or "—",
         ]
         for m in record.models
     ]
@@ -160,7 +163,7 @@ def pick_section(record: ColocationRecord) -> list[str]:
     lines += [
         f"**What**: {sentence(combination_words(record, record.pick) + count)}",
         "",
-        f"**Why**: {sentence(record.pick_reason)}",
+        f"**Why**: {sentence(as_said(record, record.pick_reason))}",
         "",
     ]
     rows = judge.neighbour_cost(record)
@@ -219,7 +222,7 @@ def not_achieved(record: ColocationRecord) -> list[str]:
         return [
             f"**What**: no verdict: {NOTHING_MEASURED}.",
             "",
-            f"**Why**: {sentence(reason(record))}",
+            f"**Why**: {sentence(as_said(record, reason(record)))}",
             "",
             *([f"**Windows**: {sentence(missed)}", ""] if missed else []),
         ]
@@ -228,7 +231,7 @@ def not_achieved(record: ColocationRecord) -> list[str]:
         if record.objective == "fewest-instances"
         else ""
     )
-    lines = [sentence(head), "", f"**Why**: {sentence(reason(record))}", ""]
+    lines = [sentence(head), "", f"**Why**: {sentence(as_said(record, reason(record)))}", ""]
     c = near.measured
     names = [m.name for m in record.models]
     rows = [
@@ -298,8 +301,13 @@ def search_section(record: ColocationRecord) -> list[str]:
         f"{record.combinations_measured} of {record.combinations_total} combinations measured, {len(record.visits)} visits "
         f"(brute force: {record.combinations_total} combinations × {record.min_rounds} rounds at least)"
     )
-    steps = [[step_number(s.index), s.kind, s.model or "—", s.rounds, len(s.targets), s.outcome] for s in record.steps]
-    decisions = [[step_number(d.step), d.model, d.candidate, "yes" if d.accepted else "no", d.reason] for d in record.decisions]
+    steps = [
+        [step_number(s.index), s.kind, s.model or "—", s.rounds, len(s.targets), as_said(record, s.outcome)] for s in record.steps
+    ]
+    decisions = [
+        [step_number(d.step), d.model, d.candidate, "yes" if d.accepted else "no", as_said(record, d.reason)]
+        for d in record.decisions
+    ]
     lines = [
         "## The search",
         "",
@@ -318,9 +326,14 @@ def search_section(record: ColocationRecord) -> list[str]:
             "",
         ]
     if record.refits:  # the plan said before the run, fitted again to the loads timed (perf.colocate.plan)
-        lines += ["The time budget's plan, fitted again to the times measured:", "", *[f"- {r}" for r in record.refits], ""]
+        lines += [
+            "The time budget's plan, fitted again to the times measured:",
+            "",
+            *[f"- {as_said(record, r)}" for r in record.refits],
+            "",
+        ]
     if record.cuts:
-        lines += ["Cut for time:", "", *[f"- {c}" for c in record.cuts], ""]
+        lines += ["Cut for time:", "", *[f"- {as_said(record, c)}" for c in record.cuts], ""]
     busy = sum(v.host_busy for v in record.visits)
     if busy:
         lines += [

@@ -1,4 +1,5 @@
-"""The sentences a sweep saved as it ran, said apart when today's code did not write them (issue 26).
+"""The sentences a sweep saved as it ran, said apart when today's code did not write them (issue 26); a co-location
+run's, marked where they stand (:func:`colocation_note`).
 
 A sweep saves its verdicts of the moment as sentences: why each group was loaded and why its rounds
 ended, why the rounds ended, why a variant or levels were cut, why a ladder stopped. A report of a run
@@ -13,7 +14,8 @@ from __future__ import annotations
 
 from core.wording import sentence
 from perf.markdown import LIST_LIMIT, capped
-from perf.records.provenance import said_by, written_by_today
+from perf.records.colocation import ColocationRecord
+from perf.records.provenance import SAID_MARK, said_by, written_by_today
 from perf.records.results import RunResult
 from perf.records.rounds import Cut
 from perf.records.workloads import decision_name
@@ -75,3 +77,18 @@ def said_note(run: RunResult) -> str | None:
         f"report.md says them apart, in {TITLE!r}; every verdict printed here is re-derived by today's rules "
         "from its measurements"
     )
+
+
+def colocation_note(record: ColocationRecord) -> list[str]:
+    """The note on the sentences the run saved as it ran (decisions, steps' outcomes, the pick's reason, cuts, the plan
+    fitted again, each model's start), where today's code did not write them: each is marked
+    :data:`~perf.records.provenance.SAID_MARK` where it stands (:func:`~perf.records.provenance.as_said`; re-check 19,
+    NEW-1: "1× the budget" saved in "Every decision" beside today's "1.5× the budget" of the same level)."""
+    if written_by_today(record):
+        return []
+    return [
+        f"> Sentences marked {SAID_MARK} were {said_by(record, 'colocate')}: its verdicts at that time, by the rules "
+        "of the code that ran it, kept word for word and not re-derived. The tables' numbers and targets are re-derived "
+        "by today's rules from the same measurements; where they differ, those hold.",
+        "",
+    ]

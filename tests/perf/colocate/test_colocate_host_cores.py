@@ -60,8 +60,9 @@ def test_a_run_saved_before_its_cores_were_recorded_says_this_hosts_are_used(mon
     assert "This run recorded no host cores (saved before they were): its p99s are judged with this host's (64)" in text
 
 
-def test_each_session_records_its_cores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Through the command (fake server and perf_analyzer): colocation.json's environment holds the cores."""
+def test_each_session_records_its_cores_and_its_toolkit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the command (fake server and perf_analyzer): colocation.json's environment holds the cores and the
+    toolkit that said its sentences, so that its report prints them as today's (perf.records.provenance)."""
     from click.testing import CliRunner
     from colocation_repo import idle_perf_analyzer, variant_repo
     from fake_colocation_server import FakeColocationServer
@@ -70,6 +71,7 @@ def test_each_session_records_its_cores(tmp_path: Path, monkeypatch: pytest.Monk
     from perf.cli.main import cli
     from perf.colocate.run import ServerSource
     from perf.records import colocation
+    from perf.records.provenance import SAID_MARK, TOOLKIT_KEY, code_id
 
     repo = variant_repo(tmp_path, {"big_x1": 1, "small_x1": 1})
     pa = idle_perf_analyzer(tmp_path)
@@ -85,4 +87,7 @@ def test_each_session_records_its_cores(tmp_path: Path, monkeypatch: pytest.Monk
     args = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r"]
     got = CliRunner().invoke(cli, [*args, "--perf-analyzer", str(pa), "--model", "big=big_*", "--model", "small=small_*"])
     assert got.exit_code == 0, got.output
-    assert colocation.load(tmp_path / "results" / "r").environment[host.CORES_KEY] == os.cpu_count()
+    rec = colocation.load(tmp_path / "results" / "r")
+    assert rec.environment[host.CORES_KEY] == os.cpu_count()
+    assert rec.environment[TOOLKIT_KEY] == [code_id()] and rec.pick_reason
+    assert SAID_MARK not in (tmp_path / "results" / "r" / "report.md").read_text()
