@@ -14,6 +14,7 @@ from core.cli import console as make_console
 from core.console import ignore_further_interrupts
 from core.options import build, panel, specs
 from core.wording import count
+from perf.cli.runs import run_named
 from perf.colocate.options import COLOCATE_SETS, RUN_PANEL, WHAT_PANEL, ColocateOptions
 
 #: The server fields the run sets itself, left out of its flags.
@@ -26,7 +27,29 @@ def _ordered(option_specs: list[Any]) -> list[Any]:
     return sorted(option_specs, key=lambda s: rank.get(s.panel or "", len(PANELS)))
 
 
-@click.command("colocate", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
+class ColocateCommand(ToolkitCommand):
+    """The colocate command: ``--resume RUN`` (a run id or its folder's path, as the sweep's ``--resume`` takes it)
+    is ``--resume --run-id RUN`` (re-check 19: ``--resume results/rc19b`` was refused, an unexpected argument)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse ``args``, the run named after ``--resume`` given as its ``--run-id``.
+
+        Raises:
+            click.UsageError: ``--resume RUN`` with a ``--run-id`` of another run.
+        """
+        args = list(args)
+        at = args.index("--resume") if "--resume" in args else -1
+        if 0 <= at < len(args) - 1 and not args[at + 1].startswith("-"):
+            run = args.pop(at + 1)
+            ids = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--run-id"]
+            ids += [a.split("=", 1)[1] for a in args if a.startswith("--run-id=")]
+            if any(i != run for i in ids):
+                raise click.UsageError(f"--resume {run} continues that run; --run-id {ids[0]} names another: pass only one", ctx)
+            args[at + 1 : at + 1] = [] if ids else ["--run-id", run]
+        return super().parse_args(ctx, args)
+
+
+@click.command("colocate", cls=ColocateCommand, context_settings=CONTEXT_SETTINGS)
 @panel(*_ordered(specs(ColocateOptions, omit=OMIT)))
 @click.option("--no-report", "no_report", is_flag=True, help="Do not write report.md at the end.")
 @verbosity_option
@@ -57,6 +80,8 @@ def colocate(no_report: bool, **params: Any) -> None:
     from perf.colocate.verdict import resume_command
     from perf.sweep.preflight import interrupted_text
 
+    if params.get("run_id"):  # a run id, or its folder's path as report takes it (re-check 19)
+        params["results_dir"], params["run_id"] = run_named(params["run_id"], params["results_dir"], "--run-id")
     opts = build(ColocateOptions, params, omit=OMIT)
     console = make_console()
     run = Colocate(opts, _events(console))

@@ -69,6 +69,28 @@ class RunFolder(click.ParamType):
         self.fail(f"{str(value)!r} is {what}: {where_runs_live()}{(' ' + self.also) if self.also else ''}", param, ctx)
 
 
+def run_named(given: str, results_dir: Path, flag: str = "--resume") -> tuple[Path, str]:
+    """The results folder and run id of the run ``given`` names where a command takes a run id (``--resume``): a
+    bare run id in ``results_dir``, or a run folder's path (``results/rc19b``, ``/abs/results/rc19b``), as
+    ``report`` takes it (re-check 19: ``--resume results/rc19b`` was refused, "there is no run 'results/rc19b'").
+
+    Raises:
+        click.BadParameter: a folder's path whose parent is not ``results_dir`` when that is not the default
+            (``--results-dir`` named another folder).
+    """
+    path = Path(given)
+    if not path.name or (len(path.parts) == 1 and not path.is_absolute()):  # "rc19b" (or nothing to resolve)
+        return results_dir, given
+    parent = path.parent
+    if Path(results_dir) != DEFAULT_RESULTS_DIR and Path(results_dir).resolve() != parent.resolve():
+        raise click.BadParameter(
+            f"{given} is a run folder in {parent}, but --results-dir names {results_dir}: pass the run id with "
+            f"--results-dir, or the folder alone",
+            param_hint=flag,
+        )
+    return parent, path.name
+
+
 def extra_argument_hint(args: list[str]) -> str | None:
     """What a positional argument given to the sweep (which takes options only) was meant for:
     a run folder -> the ``--resume`` command; a model repository -> ``--repository``; None otherwise."""

@@ -17,7 +17,7 @@ from core.options import OptionSpec, build, given_fields, panel, specs
 from core.wording import count, of
 from perf.cli.baseline import describe_event
 from perf.cli.report import print_report
-from perf.cli.runs import OptionsOnlyCommand
+from perf.cli.runs import OptionsOnlyCommand, run_named
 from perf.markdown import short_error
 from perf.records.results import RESULTS_FILE
 from perf.records.settings import MEASURE_PANEL
@@ -35,8 +35,9 @@ COMMAND_FLAGS = (
         {
             "default": None,
             "metavar": "RUN_ID",
-            "help": "Continue RESULTS_DIR/RUN_ID with every setting it was started with (repository, variants, levels, "
-            "measurement, server runtime); levels already measured are kept.",
+            "help": "Continue RESULTS_DIR/RUN_ID (or the run folder given by its path, as report takes it) with every "
+            "setting it was started with (repository, variants, levels, measurement, server runtime); levels already "
+            "measured are kept.",
         },
         RUN_PANEL,
     ),
@@ -100,6 +101,11 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     from perf.sweep.run import Sweep
 
     run_id = params.pop("run_id")
+    # a run id, or its folder's path as report takes it (re-check 19): one rule for --resume and --run-id
+    if resume:
+        params["results_dir"], resume = run_named(resume, params["results_dir"])
+    if run_id:
+        params["results_dir"], run_id = run_named(run_id, params["results_dir"], "--run-id")
     if resume and run_id and run_id != resume:
         raise click.BadParameter(f"--resume {resume} continues that run; --run-id {run_id} names another one: pass only one")
     given = given_fields(SweepOptions, ctx)  # as typed, a default's value too: what the design refuses, what resume ignores

@@ -277,7 +277,8 @@ class ColocateOptions:
     )
     resume: Annotated[bool, Flag(panel=RUN_PANEL)] = Field(
         default=False,
-        description="Continue the interrupted run --run-id: its models, traffic, targets, objective and seed as recorded; "
+        description="Continue the interrupted run --run-id (a run id or its folder's path; --resume RUN alike): its "
+        "models, traffic, targets, objective and seed as recorded; "
         "its complete rounds are not measured again; --time-budget is what this session may spend.",
     )
     seed: Annotated[int | None, Flag(panel=RUN_PANEL)] = Field(

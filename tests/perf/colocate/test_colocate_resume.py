@@ -167,6 +167,16 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     assert [p.name for p in logs] == ["tritonserver.log", "tritonserver-2.log"]  # each session's server log its own
     # re-check 19, NEW-5: the second session's own visits said apart from the run's in all
     assert f"{len(rec.visits)} visits in {rec.spent_s:.0f} s in all; this session: {len(measured)} visits in " in resumed.output
+    # the run named by its folder's path, as report takes it, after --resume or as --run-id (re-check 19)
+    folder = str(tmp_path / "results" / "r")
+    common = ["colocate", "-r", str(repo), "--perf-analyzer", str(pa), "--no-report"]
+    for named in (["--resume", folder], ["--resume", "--run-id", folder], ["--run-id", folder, "--resume"]):
+        by_path = CliRunner().invoke(cli, [*common, *named])
+        assert by_path.exit_code == 0 and "run r ended with " in by_path.output, (named, by_path.output)
+    other = CliRunner().invoke(cli, [*common, "--resume", folder, "--run-id", "s"])
+    assert other.exit_code == 2 and f"--resume {folder} continues that run; --run-id s names another" in other.output
+    elsewhere = CliRunner().invoke(cli, [*common, "--resume", folder, "--results-dir", str(tmp_path / "other")])
+    assert elsewhere.exit_code == 2 and "but --results-dir names" in elsewhere.output, elsewhere.output
     done = CliRunner().invoke(cli, [*base, "--resume", "--time-budget", "1s", "--no-report"])
     assert done.exit_code == 0 and "nothing to resume" in done.output
     # a session that measured nothing: the run's seconds never set against this session's budget (re-check 19, NEW-5)

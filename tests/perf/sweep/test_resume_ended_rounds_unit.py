@@ -107,6 +107,21 @@ def test_a_resume_after_the_rounds_ended_loads_nothing_when_no_final_fits(monkey
         )
 
 
+def test_resume_takes_the_run_folders_path_as_report_does(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Re-check 19: `perf/run_sweep.sh --resume results/rc19b` was refused ("there is no run 'results/rc19b' to
+    resume in results") while `report results/rc19b` takes the path."""
+    results_dir, _ = _interrupted(tmp_path)
+    monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started for rounds that had ended"))
+    monkeypatch.chdir(tmp_path)
+    for folder in ("results/t13", str(results_dir / "t13")):  # relative to here, and absolute; no --results-dir
+        args = ["sweep", "--resume", folder, "--time-budget", "30s", "--no-baseline", "--no-report"]
+        res = CliRunner().invoke(perf_cli.cli, args)
+        assert res.exit_code == 0 and "will measure: no round (its rounds had ended (" in " ".join(res.output.split()), res.output
+    args = ["sweep", "--resume", "results/t13", "--results-dir", str(tmp_path / "other"), "--no-report"]
+    res = CliRunner().invoke(perf_cli.cli, args)
+    assert res.exit_code == 2 and "results/t13 is a run folder in results, but --results-dir names" in res.output
+
+
 def test_a_resume_after_the_rounds_ended_plans_the_cut_variants_in_a_final_group(tmp_path: Path):
     results_dir, _ = _interrupted(tmp_path)
     opts = SweepOptions(ServerOptions(tmp_path / "repo", runtime="bundled"), results_dir=results_dir, run_id="t13")
