@@ -4,6 +4,7 @@ the fewest-instances objective on two python-backend models whose throughput cap
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from perf.cli.main import cli
 from perf.colocate import judge
 from perf.colocate.builds import combination_words
 from perf.records import colocation
+from perf.records.provenance import code_id
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -99,6 +101,14 @@ def test_two_models_of_different_cost_are_co_located_and_the_combination_named(t
     assert {r.model for r in rows} == {"mlp", "tiny"}
     assert all(r.paired is not None and r.paired.rounds == rec.steps[-1].rounds for r in rows)
     assert rec.combinations_total == 4 and 1 <= rec.combinations_measured <= 4
+    # the run's host cores and toolkit recorded (its p99s judged with them; its sentences today's, not marked)
+    assert rec.environment["cpu_count"] == os.cpu_count() and rec.environment["toolkit"] == [code_id()]
+    assert "(said when it ran)" not in (tmp_path / "colo" / "report.md").read_text()
+    # resumed by its folder's path once it ended: this session measured nothing, never "over" its budget (re-check 19)
+    again = CliRunner().invoke(cli, ["colocate", "-r", str(two_models), "--resume", str(tmp_path / "colo"), "--no-report"])
+    assert again.exit_code == 0 and "nothing to resume" in again.output, again.output
+    assert f"this session measured nothing; the run in all: {len(rec.visits)} visits in " in again.output
+    assert " over " not in again.output.split("combinations measured")[1].splitlines()[0]
 
 
 #: Two python-backend models whose throughput cap is their own (python_models.SERIAL_MODEL): one instance
