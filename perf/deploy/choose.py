@@ -31,7 +31,7 @@ from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.analysis.stats.notes import repeat_noun
 from perf.deploy.workloads import match_workload, other_picks
-from perf.markdown import fmt, fmt_given
+from perf.markdown import fmt, fmt_given, times
 from perf.records.results import RunResult
 from perf.records.unfinished import resume_hint, unfinished_text
 from perf.records.workloads import (
@@ -196,7 +196,7 @@ def level_caveats(
                 if within(judged, budget_ms)
                 else f"not verified here against {limit} ({why}): {judged.might_meet()}"
                 if (why := judged.unverified_why(pct, budget_ms))
-                else f"over {limit}: p{pct} {fmt(at, 2)} ms, {at / budget_ms:.1f}x the budget{basis}"
+                else f"over {limit}: p{pct} {fmt(at, 2)} ms, {times(at / budget_ms)} the budget{basis}"
             )
             out.append(f"this level is {where}")
     flagged = flagged_caveat(run, level)

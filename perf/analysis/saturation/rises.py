@@ -35,7 +35,7 @@ from perf.analysis.saturation.falls import Step, paired_step, step
 from perf.analysis.stats.curves import curve, interference
 from perf.analysis.stats.paired import median_gain
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
-from perf.markdown import fmt
+from perf.markdown import fmt, times
 from perf.records.results import RunResult, VariantResult
 from perf.records.search import SearchRules
 
@@ -103,7 +103,7 @@ class Rising:
             return ""
         return (
             f"; more than the {high / low:g}× the concurrency gives at equal latency: c={low}'s requests took "
-            f"{slower:.1f}× as long as c={high}'s (Little's law), a disturbed lower level or batching that shortened requests"
+            f"{times(slower)} as long as c={high}'s (Little's law), a disturbed lower level or batching that shortened requests"
         )
 
     def words(self, low: int, high: int) -> str:

@@ -19,7 +19,7 @@ import statistics
 
 from core.wording import count, of, sentence
 from perf.analysis.effects.pairs import differing
-from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, flag_mark, fmt
+from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, flag_mark, fmt, times
 from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, FirstRequests, ratio, steady_count
 from perf.records.levels import FLAG_MEANINGS, HOST_BUSY
 from perf.records.results import RunResult
@@ -201,15 +201,15 @@ def _numbers(measured: list[Entry]) -> str:
         fr = e.cold.first_request
         ms = fr.first_ms if fr else None
         mark = flag_mark(fr.flag) if fr else ""
-        text += f" The first request at batch 1 was up to {r:,.1f}× its steady latency (`{e.name}`: {fmt(ms, 1)} ms{mark})"
+        text += f" The first request at batch 1 was up to {times(r)} its steady latency (`{e.name}`: {fmt(ms, 1)} ms{mark})"
         if len(firsts) > 1:
-            text += f"; the median over {len(firsts)} variants {which}is {statistics.median(x[0] for x in firsts):,.1f}×"
+            text += f"; the median over {len(firsts)} variants {which}is {times(statistics.median(x[0] for x in firsts))}"
         text += "."
     later = [(r, f, e) for e in cold for r, f in _first_ratios(e)[1]]
     if later:
         r, f, e = max(later, key=lambda x: x[0])
         text += (
-            f" The first request at a size not sent before was up to {r:,.1f}× its steady latency (`{e.name}`, {size_label(f)})."
+            f" The first request at a size not sent before was up to {times(r)} its steady latency (`{e.name}`, {size_label(f)})."
         )
     pairs = warmup_pairs(measured)
     added = [a for p in pairs if (a := p.load_added_s) is not None]

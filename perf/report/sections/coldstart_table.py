@@ -9,7 +9,7 @@ import dataclasses
 
 from builders.config.variants import Variant
 from perf.analysis.effects.pairs import variant_of
-from perf.markdown import Align, errors_text, flag_mark, fmt, table
+from perf.markdown import Align, errors_text, flag_mark, fmt, table, times
 from perf.records.coldstart import SETTLE_GROUP, SETTLE_GROUPS, SETTLE_PCT, ColdStart, FirstRequests, ratio, steady_count
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult
@@ -76,7 +76,7 @@ def _ratio_text(fr: FirstRequests, levels: list[LevelResult]) -> str:
     r, from_level = ratio(fr, levels)
     if r is None and fr.latencies_ms:
         return fr.not_settled
-    return "—" if r is None else f"{r:,.1f}×" + ("" if from_level else OWN_MARK)
+    return "—" if r is None else times(r) + ("" if from_level else OWN_MARK)
 
 
 def size_label(fr: FirstRequests) -> str:

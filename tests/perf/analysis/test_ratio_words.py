@@ -84,3 +84,18 @@ def test_no_source_prints_a_ratio_whole_or_n_times_slower_by_hand() -> None:
         if bad.search(line)
     ]
     assert not found, found
+
+
+def test_no_source_prints_n_times_a_reference_with_fixed_decimals_by_hand() -> None:
+    """The kind of "{at / budget_ms:.1f}x the budget" (export-deployment's caveat: "1.0x the budget" for 1.04, an "x"
+    where every other says "×"): a ratio printed with fixed decimals beside "×"/"x" and the word naming what it is a
+    multiple of ("the budget", "its steady latency", "as long as") goes through perf.markdown.times, in every package."""
+    bad = re.compile(r":,?\.\d+f\}(×|x) (the|its|as|of)\b")
+    found = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for package in ("perf", "clients", "builders", "core", "scripts")
+        for p in sorted((ROOT / package).rglob("*.py"))
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if bad.search(line)
+    ]
+    assert not found, found

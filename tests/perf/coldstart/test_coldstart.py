@@ -59,7 +59,7 @@ def test_a_slow_first_request_is_never_counted_steady():
     v = run.variants[0]  # its c=1 p50 is 0.6 ms (make_run)
     v.cold_start = ColdStart(v.name, first=[FirstRequests(1, latencies_ms=[30.0] * 12)])
     row = [c.strip() for c in next(ln for ln in coldstart_report.section(run) if f"`{v.name}`" in ln).split("|")[1:-1]]
-    assert row[5] == "50.0×" and row[-1] == "none of 12"
+    assert row[5] == "50×" and row[-1] == "none of 12"
     n, reason = coldstart_report.measured_warmup_count(coldstart_report.entries(run), run.run_id)
     assert n == 12 and "was not steady within the 12 requests sent at batch 1 (at least 12)" in reason
     v.cold_start = ColdStart(v.name, first=[FirstRequests(1, latencies_ms=[30.0, 5.0, 0.8] + [0.6] * 9)])
@@ -114,7 +114,7 @@ def test_report_table_compares_first_requests_with_the_sweeps_levels_and_says_wh
     assert lines[0] == "## Cold start"
     row = [c.strip() for c in next(ln for ln in lines if "`mlp_onnx_cpu1_nodb_mbs64`" in ln).split("|")[1:-1]]
     # batch 1: the sweep's concurrency-1 p50 is 0.6 ms (make_run: p99 1.2 x 0.5) -> 60 / 0.6 = 100x
-    assert row[1:6] == ["off", "2.00", "1.99 (instances 0.80)", "60.0", "100.0×"]
+    assert row[1:6] == ["off", "2.00", "1.99 (instances 0.80)", "60.0", "100×"]
     # batch 8: no level at batch 8 -> the latency its requests settled at (2 ms), marked; 2 slow requests at b1
     assert row[6:] == [f"b8 3.0×{coldstart_report.OWN_MARK}", "2"]
     assert f"{coldstart_report.OWN_MARK} the sweep measured no level" in text
@@ -159,7 +159,7 @@ def test_conclusion_has_the_four_parts_and_the_warmup_pair_numbers():
             v.cold_start.others_loaded = []  # nothing else was loaded beside any of them
     text = coldstart_report.section(run)[-2]
     assert text.startswith("**Cold start.** 3 variants were each loaded alone on the bundled tritonserver")
-    assert "The first request at batch 1 was up to 100.0× its steady latency (`mlp_onnx_cpu1_nodb_mbs64`: 60.0 ms)" in text
+    assert "The first request at batch 1 was up to 100× its steady latency (`mlp_onnx_cpu1_nodb_mbs64`: 60.0 ms)" in text
     assert "up to 3.0× its steady latency (`mlp_onnx_cpu1_nodb_mbs64`, b8)" in text
     assert "load time changed by a median +0.50 s and the first request at batch 1 by -58.0 ms" in text
     assert "Why: the serving process initialised lazily" in text and "warmup moved that work into the load" in text

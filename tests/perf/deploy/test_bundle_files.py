@@ -111,7 +111,7 @@ def test_the_levels_caveats_are_in_the_output_and_the_readme(repo: Path, tmp_pat
     res = CliRunner().invoke(cli, ["export-deployment", str(run_dir), "--variant", NAME, "--out", str(tmp_path / "b")])
     assert res.exit_code == 0, res.output
     rests = "its numbers rest on 1 of the 3 trials that measured this level: trials 2, 3 failed"
-    over = "this level is over the run's p99 budget of 1.00 ms: p99 2.00 ms, 2.0x the budget"
+    over = "this level is over the run's p99 budget of 1.00 ms: p99 2.00 ms, 2.0× the budget"
     assert f"note: {rests}" in res.output and f"note: {over}" in res.output
     readme = " ".join((tmp_path / "b" / "README.md").read_text().split())
     assert rests in readme and over in readme

@@ -154,3 +154,16 @@ def test_an_unstable_level_on_a_quiet_host_is_not_told_to_find_a_quiet_host():
     assert sequential is not None and "(--measurement-interval 1000) or --trials 3" in sequential
     busy = flagged_caveat(rounds_run, SimpleNamespace(status="host busy"))  # type: ignore[arg-type]
     assert busy is not None and "sweep again on a quiet host (or with a longer --time-budget" in busy
+
+
+def test_a_level_over_the_budget_says_its_ratio_by_the_one_rule_never_as_1():
+    """Issue 26 (s16 left open): "p99 10.40 ms, 1.0x the budget" over a 10 ms budget, one decimal and an "x", where
+    every other "N× the budget" is perf.markdown.times ("1.04×")."""
+    run = run_result(
+        [variant_result(NAME, [level_result(1, 200.0, 10.4, spread=True, trial=t) for t in range(3)], params={"name": NAME})],
+        settings={"latency_budget_ms": 10.0, "latency_percentile": 99},
+        finished="x",
+    )
+    run.rounds = RoundsRecord(seed=1)
+    caveats = choose_variant(run, NAME).caveats
+    assert "this level is over the run's p99 budget of 10.00 ms: p99 10.40 ms, 1.04× the budget" in caveats, caveats
