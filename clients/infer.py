@@ -24,6 +24,11 @@ log = logging.getLogger(__name__)
 PROTOCOLS = ("http", "grpc")
 
 
+class UnknownModelError(ClientError):
+    """A model name the server does not know (the did-you-mean names the closest it has): where the user typed the
+    name (``clients infer MODEL``), a usage error of it (exit 2: the CLI sets :attr:`flag`); elsewhere found while working."""
+
+
 def _module(protocol: str) -> Any:
     if protocol == "http":
         import tritonclient.http as m
@@ -102,8 +107,8 @@ def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
     """The served model's config as a dict (``input``, ``output``, ``max_batch_size``...).
 
     Raises:
-        ClientError: the model is unknown to the server, or known but not ready (loading,
-            unloaded, failed: Triton's reason is quoted).
+        ClientError: the model is unknown to the server (:class:`UnknownModelError`), or known but not ready
+            (loading, unloaded, failed: Triton's reason is quoted).
     """
     from tritonclient.utils import InferenceServerException
 
@@ -113,7 +118,7 @@ def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
             entry = next((m for m in index if m.get("name") == model), None)
             if entry is None:
                 close = close_names(model, sorted(str(m["name"]) for m in index), n=1)
-                raise ClientError(
+                raise UnknownModelError(
                     f"model {model!r} is unknown to the server" + (f" (did you mean {close[0]!r}?)" if close else ""),
                     hint="check the name (clients check lists the repository's variants) and the server's --model-repository",
                 )

@@ -110,7 +110,7 @@ def infer(
     from rich.markup import escape
     from rich.table import Table
 
-    from clients.infer import model_signature, run_requests
+    from clients.infer import UnknownModelError, model_signature, run_requests
     from clients.input_files import load_input_file
     from clients.input_values import verified_range
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
@@ -129,7 +129,11 @@ def infer(
     if input_path and shapes:
         raise click.UsageError("--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one")
     given = parse_flag(parse_shapes, shapes, hint="--shape")  # a usage error before the server is asked anything
-    sig = model_signature(url, protocol, model)
+    try:
+        sig = model_signature(url, protocol, model)
+    except UnknownModelError as e:  # the MODEL typed names no model of the server: a usage error (exit 2)
+        e.flag = "MODEL"
+        raise
     check_batch_size(model, sig.max_batch_size, batch_size, flag="-b")  # typed: a usage error (exit 2), T19-2
     require_known("--output", outputs, [t.name for t in sig.outputs], kind="output", owner=model, error=ClientError)
     if input_path:

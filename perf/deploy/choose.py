@@ -113,8 +113,8 @@ def choose_variant(
             a named variant too: its levels are as mislabelled).
 
     Raises:
-        PerfError: ``variant`` is not in the run or was not measured (the message lists the
-            valid names), or nothing can be recommended: none measured, or no level within the
+        PerfError: ``variant`` is not in the run, was not measured or has no level to rank (the message lists the
+            valid names; a usage error of ``--variant``, exit 2), or nothing can be recommended: none measured, or no level within the
             budget — a bundle is what gets deployed, so none is chosen over the budget; the hint
             names the ``--variant`` of the lowest latency at the budget's percentile and of the best peak to deploy one on purpose;
             or the run did not finish and neither ``variant`` nor ``allow_unfinished`` is given, or
@@ -258,7 +258,9 @@ def _choose(
         if variant not in valid:
             reason = f": {found.error.splitlines()[0]}" if found.error else ""
             raise PerfError(
-                f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})", hint=hint
+                f"variant {variant!r} was not measured in run {run.run_id} (status {found.status}{reason})",
+                hint=hint,
+                flag="--variant",
             )
         return _named(view, variant, of_series, budget, hint, run.run_id, at or _first_workload(view, run_rec), at is not None)
     if not unfinished_ok:
@@ -365,7 +367,7 @@ def _named(
             else f"named with --variant: {best} (no latency budget)"
         )
     if pick is None:
-        raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run_id}", hint=hint)
+        raise PerfError(f"variant {variant!r} has no level that can be ranked in run {run_id}", hint=hint, flag="--variant")
     if (label := workload(own[0])) and several_workloads(view):
         first = " (--workload)" if asked else " (the client workload of the report's first pick)"
         why += f", at {label}" + (first if label == at else "")

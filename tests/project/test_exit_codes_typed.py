@@ -58,6 +58,53 @@ def test_export_deployment_of_a_variant_not_in_the_run_is_a_usage_error(tmp_path
     assert "variant 'b' is not in run k" in res.output
 
 
+def test_export_deployment_of_a_variant_the_run_did_not_measure_is_a_usage_error(tmp_path: Path) -> None:
+    """s16's left open: a typed --variant that the run holds but did not measure (failed) exited 1, beside 2 for a
+    name not in the run: both refuse the name typed, with the run's valid names (README's exit-code rule)."""
+    from perf.cli.main import cli
+    from perf.records import results
+
+    settings = {"concurrency": [1], "batch_sizes": [1], "protocol": "grpc", "repository": str(tmp_path / "repo")}
+    failed = variant_result("b", [], status="failed", error="server crashed")
+    run = run_result([variant_result("a", [level_result(1, 400.0, 3.0)]), failed], run_id="k", settings=settings, finished="now")
+    results.save(run, tmp_path / "k")
+    res = CliRunner().invoke(cli, ["export-deployment", str(tmp_path / "k"), "--variant", "b"])
+    assert res.exit_code == EXIT_USAGE, res.output
+    assert "variant 'b' was not measured in run k (status failed: server crashed)" in res.output
+    assert "valid variants of run k: a" in res.output
+
+
+def test_infer_of_a_model_the_server_does_not_know_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MODEL typed to `clients infer` that the server does not know (a typo: "did you mean") exited 1; a model
+    the server knows but has not loaded is found while working (1). The sweep's own calls carry no flag."""
+    import clients.infer
+    from clients.cli.main import cli
+    from core.errors import ClientError
+
+    class Client:
+        def is_server_live(self) -> bool:
+            return True
+
+        def is_model_ready(self, model: str) -> bool:
+            return False
+
+        def get_model_repository_index(self) -> list[dict[str, str]]:
+            return [{"name": "mlp_onnx_cpu1_nodb_mbs8", "state": "UNAVAILABLE"}]
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(clients.infer, "make_client", lambda url, protocol: Client())
+    res = CliRunner().invoke(cli, ["infer", "mlp_onx_cpu1_nodb_mbs8", "--url", "h:1", "-r", "/nonexistent"])
+    assert res.exit_code == EXIT_USAGE, res.output
+    assert "unknown to the server (did you mean 'mlp_onnx_cpu1_nodb_mbs8'?)" in res.output
+    res = CliRunner().invoke(cli, ["infer", "mlp_onnx_cpu1_nodb_mbs8", "--url", "h:1", "-r", "/nonexistent"])
+    assert res.exit_code == 1 and "is not ready on the server" in str(res.exception or res.output), res.output
+    with pytest.raises(ClientError) as err:
+        clients.infer.model_io(Client(), "mlp_onx_cpu1_nodb_mbs8", "http")
+    assert err.value.flag is None
+
+
 def test_a_typed_shape_outside_the_verified_range_keeps_its_flag_through_the_sweeps_checks() -> None:
     spec = ModelSpec(
         inputs=[TensorSpec("item_ids", "int64", ["num_items"])],
