@@ -253,13 +253,23 @@ def plan_words(est: Estimate, p: Prices, budget_s: float | None, rest: bool = Fa
     pass needs about ..."``: its replayed rounds cost nothing), and, where the time budget does not cover it, what will
     be cut and the ``--time-budget`` that covers it (module docstring; the sweep's plan line says its own)."""
     what = "the rest of one pass of the search" if rest else "one pass of the search"
-    said = (
-        f"{what} needs about {math.ceil(est.total_s)} s ({_priced(est, p)}); more when a model moves or a "
-        "close call needs more rounds"
-    )
-    if budget_s is None or est.covered == len(est.steps):
+    cut = budget_s is not None and est.covered < len(est.steps)
+    # said against the budget: the decimals that tell them apart (perf.markdown.apart), never both rounded up to one number
+    d = apart(est.total_s, budget_s) if cut and budget_s is not None else None
+    need = f"{math.ceil(est.total_s)}" if d is None else f"{est.total_s:.{d}f}"
+    said = f"{what} needs about {need} s ({_priced(est, p)}); more when a model moves or a close call needs more rounds"
+    if budget_s is None or not cut:
         return said
-    return f"{said}; " + _covers(est, f"the time budget of {budget_s:g} s covers", est.budget_s())
+    given = f"{budget_s:.{d}f}" if d else f"{budget_s:g}"  # the budget as given where whole seconds tell them apart
+    return f"{said}; " + _covers(est, f"the time budget of {given} s covers", est.budget_s())
+
+
+def _beside(now_s: float, planned_s: float) -> tuple[str, str]:
+    """A price timed and the one planned, at two significant digits of the first (whole seconds from 10 s, never
+    ``"1.2e+02"``), more where they would print equal (:func:`perf.markdown.apart`: "a visit about 3 s (planned at 3 s)"
+    for 3.01 against 3.0)."""
+    d = apart(now_s, planned_s, max(0, 1 - math.floor(math.log10(now_s))) if now_s > 0 else 0)
+    return f"{now_s:.{d}f}", f"{planned_s:.{d}f}"
 
 
 def refit_words(rest: Sequence[PlannedStep], planned: Prices, now: Prices, elapsed_s: float, left_s: float | None) -> str | None:
@@ -274,21 +284,26 @@ def refit_words(rest: Sequence[PlannedStep], planned: Prices, now: Prices, elaps
         return None
     timed = []
     if now.loads_timed:
-        timed.append(f"{count(now.loads_timed, 'load')} timed, about {now.load_s:.2g} s each (planned at {planned.load_s:.2g} s)")
+        a, b = _beside(now.load_s, planned.load_s)
+        timed.append(f"{count(now.loads_timed, 'load')} timed, about {a} s each (planned at {b} s)")
     if now.unloads_timed:  # their mean, as the sweep prices them (perf.sweep.load_cuts.unload_s)
-        timed.append(
-            f"{count(now.unloads_timed, 'unload')} timed, priced at {now.unload_s:.2g} s each (planned at {planned.unload_s:.2g} s)"
-        )
+        a, b = _beside(now.unload_s, planned.unload_s)
+        timed.append(f"{count(now.unloads_timed, 'unload')} timed, priced at {a} s each (planned at {b} s)")
     if now.visits_timed:
-        timed.append(f"a visit about {now.visit_s:.2g} s (planned at {planned.visit_s:.2g} s)")
+        a, b = _beside(now.visit_s, planned.visit_s)
+        timed.append(f"a visit about {a} s (planned at {b} s)")
     else:  # the first loads come before the first visit: the estimate rests on the window's until one is timed
         timed.append(f"no visit timed yet: each at the {now.visit_s:.2g} s the window gives")
     # the need and the time left with the decimals that tell them apart (trial 19, T19-8: "86 s ... 86 s")
-    d = None if left_s is None else apart(after.total_s, max(0.0, left_s))
-    need = f"{math.ceil(after.total_s)}" if d is None else f"{after.total_s:.{d}f}"
+    # and the estimate beside the one planned, by the same rule ("needs about 61 s ..., not the 61 s planned")
+    d = (
+        apart(after.total_s, before.total_s)
+        if left_s is None
+        else max(apart(after.total_s, max(0.0, left_s)), apart(after.total_s, before.total_s))
+    )
     said = (
         f"the plan fitted again to the times measured ({'; '.join(timed)}): the rest of one pass needs about "
-        f"{need} s ({_priced(after, now)}), not the {math.ceil(before.total_s)} s planned"
+        f"{after.total_s:.{d}f} s ({_priced(after, now)}), not the {before.total_s:.{d}f} s planned"
     )
     if left_s is None or after.covered == len(after.steps):
         return said + ("" if left_s is None else f"; the {max(0.0, left_s):.{d}f} s left of the time budget cover it")
