@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 from rich.console import Console
 
+from builders.verify.compare import compare_outputs
 from clients.check import CheckResult, check_summary
 from clients.cli.main import results_table
 from core.cli import print_table
@@ -15,7 +17,12 @@ from core.wording import count, of, plural
 
 
 def _output(name: str, passed: bool = True) -> dict:
-    return {"name": name, "passed": passed, "max_abs_err": 0.0, "max_rel_err": 0.0, "rtol": 1e-4, "problem": None}
+    """A float output's comparison (builders.verify.compare.OutputComparison.to_json); a failed one out of tolerance."""
+    problem = None if passed else "max relative error 0.1 > tolerance 0.0001"
+    return {
+        "name": name, "passed": passed, "max_abs_err": 0.0, "max_rel_err": 0.0 if passed else 0.1, "rtol": 1e-4,
+        "problem": problem, "differing": None, "elements": None,
+    }  # fmt: skip
 
 
 def _rows(results: list[CheckResult]) -> int:
@@ -125,3 +132,31 @@ def test_an_integer_or_bool_output_is_said_in_the_builds_words_not_as_an_error()
     assert "pass: 0 of 12,800 elements differ (0), within the integer/bool-output bound 0.0001" in flat
     scores = next(line for line in table.splitlines() if "scores" in line)
     assert "1e-04" in scores and "elements differ" not in scores  # a float output keeps its errors and rtol
+
+
+def _compared(name: str, actual: np.ndarray, expected: np.ndarray) -> dict:
+    return compare_outputs({name: actual}, {name: expected}, 1e-4)[0].to_json()
+
+
+def test_the_summary_names_the_bound_each_output_was_held_to() -> None:
+    """s16's left open (T19-10's kind): "every output within tolerance" under a bool mask compared by the count of
+    elements that differ (the integer/bool-output bound), and "out of tolerance" for one over that bound or failed
+    before any bound applied (a shape)."""
+    mask = np.array([[True, False, True, True]])
+    scores = np.array([[0.5, 0.25, 1.0, 2.0]], dtype=np.float32)
+    ok_mask, ok_scores = _compared("mask", mask, mask), _compared("scores", scores, scores)
+    both = [CheckResult("v", "http", True, [ok_scores, ok_mask])]
+    assert check_summary(both).startswith(
+        "2 of 2 rows passed (every output within its bound: tolerance, or the integer/bool-output bound for 1 "
+        "integer/bool output); "
+    ), check_summary(both)
+    only_mask = [CheckResult("v", "http", True, [ok_mask])]
+    assert check_summary(only_mask).startswith("1 of 1 row passed (every output within the integer/bool-output bound); ")
+    bad_mask = _compared("mask", ~mask, mask)
+    bad_shape = _compared("scores", scores[:, :2], scores)
+    failed = [CheckResult("v", "http", False, [bad_mask, bad_shape])]
+    assert check_summary(failed).startswith(
+        "0 of 2 rows passed: 1 output over the integer/bool-output bound, 1 output failed before any bound applied "
+        "(shape, dtype, NaN or missing: the row says which); "
+    ), check_summary(failed)
+    assert "tolerance" not in check_summary(failed)
