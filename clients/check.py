@@ -335,14 +335,14 @@ def _check_as_served(
 ) -> list[CheckResult]:
     """Check ``variant`` as the server serves it now, when its served config is the variant's;
     else one failed result per protocol naming the fields that differ (nothing is sent)."""
-    wrong = _served_differences(client, protocol, repository, variant.name)
+    wrong = _served_differences(client, protocol, repository, variant.name, urls.get(protocol) or next(iter(urls.values())))
     if wrong:
         say(f"{variant.name}: {wrong}")
         return [CheckResult(variant.name, p, False, [], wrong) for p in urls]
     return _check_one(variant, urls)
 
 
-def _served_differences(client: Any, protocol: str, repository: Path, name: str) -> str | None:
+def _served_differences(client: Any, protocol: str, repository: Path, name: str, url: str) -> str | None:
     """Why the served model ``name`` is not the variant of that name in ``repository``: the
     fields in which its served config differs from the variant's ``config.pbtxt`` and name
     (:func:`clients.runtimes.served.variant_differences`, the comparison the sweep refuses a
@@ -351,7 +351,7 @@ def _served_differences(client: Any, protocol: str, repository: Path, name: str)
     from clients.runtimes.served import settings_of_json, variant_differences
 
     try:
-        have = settings_of_json(model_io(client, name, protocol))
+        have = settings_of_json(model_io(client, name, protocol, url))
     except ClientError as e:
         return f"failed: the served config could not be read, so what the server runs is not known ({e.message})"
     wrong = variant_differences(repository, name, have)

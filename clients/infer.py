@@ -14,6 +14,7 @@ from clients.request_refusals import INDEX_PAST_TABLE as INDEX_PAST_TABLE
 from clients.request_refusals import refusal as _refusal
 from clients.request_stats import RequestsInterrupted, RequestStats
 from clients.request_stats import own_processes as _own_processes
+from clients.runtimes.host import log_where
 from clients.shared_memory import Regions, shared_memory_module
 from core.errors import ClientError
 from core.host_load import HostLoad, HostSampler
@@ -75,7 +76,7 @@ def _connect(client: Any, url: str, protocol: str) -> None:
             hint="start one with scripts/launch_tritonserver.sh, or check the address and port",
         ) from e
     if not live:
-        raise ClientError(f"the Triton server at {url} is not live", hint="check its log")
+        raise ClientError(f"the Triton server at {url} is not live", hint=log_where(url, protocol))
 
 
 def _answers(url: str, protocol: str) -> bool:
@@ -103,8 +104,9 @@ def _repository_index(client: Any, protocol: str) -> list[dict[str, Any]]:
     return [m for m in models if m.get("name")]
 
 
-def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
-    """The served model's config as a dict (``input``, ``output``, ``max_batch_size``...).
+def model_io(client: Any, model: str, protocol: str, url: str) -> dict[str, Any]:
+    """The served model's config as a dict (``input``, ``output``, ``max_batch_size``...) from ``client``, a client of
+    the server at ``url`` (``host:port``: where its log is, :func:`clients.runtimes.host.log_where`).
 
     Raises:
         ClientError: the model is unknown to the server (:class:`UnknownModelError`), or known but not ready
@@ -125,19 +127,19 @@ def model_io(client: Any, model: str, protocol: str) -> dict[str, Any]:
             why = f" ({entry.get('reason')})" if entry.get("reason") else ""
             raise ClientError(
                 f"model {model!r} is not ready on the server: state {entry.get('state') or 'UNLOADED'}{why}",
-                hint="load it first (explicit model control: --load-model or the repository API) or check the server log",
+                hint=f"load it first (explicit model control: --load-model or the repository API); {log_where(url, protocol)}",
             )
         cfg = client.get_model_config(model, as_json=True) if protocol == "grpc" else client.get_model_config(model)
     except InferenceServerException as e:
         raise ClientError(
             f"could not read the config of model {model!r}: {e.message()}",
-            hint="check that the model is loaded and ready (curl URL/v2/models/MODEL/config shows what the server gives), "
-            "or read the server log",
+            hint=f"check that the model is loaded and ready (curl http://{url}/v2/models/{model}/config shows what the server "
+            f"gives); {log_where(url, protocol)}",
         ) from e
     except (OSError, ConnectionError) as e:  # the server went away
         raise ClientError(
             f"could not read the config of model {model!r}: the server did not answer ({type(e).__name__}: {e})",
-            hint="check that the server is still running (its log says why it stopped) and start it again",
+            hint=f"check that the server is still running and start it again; {log_where(url, protocol)}",
         ) from e
     return cfg.get("config", cfg)
 
@@ -150,7 +152,7 @@ def model_signature(url: str, protocol: str, model: str) -> ModelSignature:
     """
     with contextlib.closing(make_client(url, protocol)) as client:
         _connect(client, url, protocol)
-        return ModelSignature.from_config(model_io(client, model, protocol))
+        return ModelSignature.from_config(model_io(client, model, protocol, url))
 
 
 def infer(
@@ -230,7 +232,7 @@ def run_requests(
     concurrency = min(concurrency, requests)
     with contextlib.closing(make_client(url, protocol)) as client:
         _connect(client, url, protocol)
-        sig = ModelSignature.from_config(model_io(client, model, protocol))
+        sig = ModelSignature.from_config(model_io(client, model, protocol, url))
     notes = casts(sig, inputs)
     inputs = validate_inputs(sig, inputs, cast=cast)
     for name, words in notes.items():  # arrays passed in Python; a file's casts its reader says (clients infer's line)
@@ -363,11 +365,11 @@ class _Worker:
         try:
             result = self.client.infer(self.sig.name, self.req, outputs=self.outs)
         except InferenceServerException as e:
-            raise _refusal(self.sig.name, e.message(), self.inputs) from e
+            raise _refusal(self.sig.name, e.message(), self.inputs, log_where(self.url, self.protocol)) from e
         except Exception as e:  # connection dropped mid-request
             raise ClientError(
                 f"{self.sig.name}: request to {self.url} ({self.protocol}) failed: {e}",
-                hint="check that the server is still running (its log says why a request or the server failed), then send again",
+                hint=f"check that the server is still running, then send again; {log_where(self.url, self.protocol)}",
             ) from e
         out = {}
         for name in self.names:

@@ -13,8 +13,9 @@ GRPC_MAX_MESSAGE_BYTES = 1 << 30
 INDEX_PAST_TABLE = ("index out of range", "out of data bounds")
 
 
-def refusal(model: str, message: str, inputs: dict[str, np.ndarray]) -> ClientError:
-    """The error for a request the server refused: its message, or, for an integer value past a
+def refusal(model: str, message: str, inputs: dict[str, np.ndarray], log: str) -> ClientError:
+    """The error for a request the server refused (``log``: where that server's log is, in words:
+    :func:`clients.runtimes.host.log_where`): its message, or, for an integer value past a
     table the model indexes (torch's ``index out of range in self``, under a TorchScript
     traceback; ONNX Runtime's Gather ``indices element out of data bounds``), one line naming the
     integer inputs' values sent and what to send instead."""
@@ -23,7 +24,7 @@ def refusal(model: str, message: str, inputs: dict[str, np.ndarray]) -> ClientEr
             f"{model}: request refused: {message}",
             hint=_hint(message)
             or "the server's words above say which input or setting it refused; without --input-data, "
-            "`clients infer` sends inputs the build verified; the server log has the rest",
+            f"`clients infer` sends inputs the build verified; for the rest, {log}",
         )
     sent = "; ".join(
         f"{k!r} {int(v.min())}..{int(v.max())}" for k, v in inputs.items() if np.issubdtype(v.dtype, np.integer) and v.size

@@ -30,10 +30,11 @@ from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.diagnosis import failed_hint, not_ready_hint, read_log
 from clients.runtimes.health import not_live
-from clients.runtimes.host import choose_ports, default_log_path, log_since, log_tail, prune_server_logs
+from clients.runtimes.host import choose_ports, default_log_path, log_since, log_size, log_tail, prune_server_logs, started_here
 from clients.runtimes.models import READY_POLL_S, UNLOAD_WAIT_S, expand_model_patterns, model_state, unload_and_wait
 from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
 from clients.runtimes.plans import refuse_plans
+from clients.runtimes.remote import load_failed
 from clients.runtimes.servable import check_servable, refuse_at_start, refuse_unservable
 from clients.runtimes.served import Loaded, ServedModel
 from clients.runtimes.tenancy import Tenancy
@@ -178,6 +179,7 @@ class TritonServer:
             ) from e
         finally:
             logf.close()
+        started_here((self.http_url, self.grpc_url), self.log_path)  # where log_where finds its log (clients.runtimes.host)
         try:
             self._group = ProcessGroup(self._proc.pid)
             self._wait_ready()
@@ -282,7 +284,7 @@ class TritonServer:
 
         self.check_servable(model)
         timeout_s = self.opts.start_timeout_s if timeout_s is None else timeout_s
-        offset = self._log_size()
+        offset = log_size(self.log_path)
         started = time.monotonic()
         if self.tenancy is None:
             raise ServerError(
@@ -297,19 +299,19 @@ class TritonServer:
                 )
         except ServerError:  # the runtime's or the tenancy's own refusal, already worded
             raise
-        except InferenceServerException as e:
-            why = e.message()
-            raise ServerError(
-                f"tritonserver could not load model {model!r}: {why}",
-                log_path=str(self.log_path),
-                hint=failed_hint(
-                    why + "\n" + read_log(self.log_path, offset),
-                    self.runtime_impl.explain(why + "\n" + self.log_since(offset)),
-                    "",
-                )
-                or None,
-            ) from e
-        except Exception as e:  # a timeout, or connection refused/reset: the load took the server down
+        except Exception as e:  # Triton refused it; a timeout, or connection refused/reset: the load took the server down
+            if not impl.launches:  # not started here: no log of it on this host (s16's left open), Triton's words
+                raise load_failed(self.http_url, model, e) from e
+            if isinstance(e, InferenceServerException):
+                why = e.message()
+                raise ServerError(
+                    f"tritonserver could not load model {model!r}: {why}",
+                    log_path=str(self.log_path),
+                    hint=failed_hint(
+                        why + "\n" + read_log(self.log_path, offset), impl.explain(why + "\n" + self.log_since(offset)), ""
+                    )
+                    or None,
+                ) from e
             since = self.log_since(offset)
             if self.is_alive() and time.monotonic() - started >= 0.9 * timeout_s:
                 raise ServerError(
@@ -326,12 +328,6 @@ class TritonServer:
                 hint=failed_hint(read_log(self.log_path, offset), self.runtime_impl.explain(since), "read the server log"),
                 log_path=str(self.log_path),
             ) from e
-
-    def _log_size(self) -> int:
-        try:
-            return self.log_path.stat().st_size
-        except OSError:
-            return 0
 
     def log_since(self, offset: int, lines: int = 20) -> str:
         """What the server logged after byte ``offset`` (:func:`clients.runtimes.host.log_since`)."""
@@ -387,6 +383,7 @@ class TritonServer:
             self.left_differently = tenancy.leave(self.http_url)
         if self._proc is not None:
             interrupt_then_kill(self._proc, timeout_s, "tritonserver")
+            started_here((self.http_url, self.grpc_url), None)
         group, self._group = self._group, None
         if group is not None:  # what the server started and left behind: python-backend stubs
             group.close(f"tritonserver (pid {self.pid})")

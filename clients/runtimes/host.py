@@ -1,6 +1,7 @@
 """What launching a server process on this host needs, whatever the runtime: free ports (all
-held until chosen) and the server's log file (one folder, the newest kept). The process itself
-is tied to its launcher by :mod:`core.processes` (``PR_SET_PDEATHSIG``, its process group)."""
+held until chosen) and the server's log file (one folder, the newest kept), and where the log of a
+server known by its address is (:func:`log_where`). The process itself is tied to its launcher by
+:mod:`core.processes` (``PR_SET_PDEATHSIG``, its process group)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,57 @@ import os
 import re
 import socket
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from clients.runtimes.options import KEEP_SERVER_LOGS, server_log_dir
 
 #: Error lines tritonserver logs on every start without a GPU (shared/RUNTIME.md): harmless.
 _HARMLESS = ("CudaDriverHelper has not been initialized", "Failed to initialize NVML", "DCGM unable to start")
+#: The servers this process started and has not stopped, by endpoint (``host:port``, HTTP and gRPC) -> their log file:
+#: where :func:`log_where` finds the log of a server that a message knows by its address only.
+_STARTED: dict[str, Path] = {}
+
+
+def started_here(urls: Iterable[str], log_path: Path | None) -> None:
+    """Record the servers at ``urls`` as started by this process, their log at ``log_path`` (``None``: stopped)."""
+    for url in urls:
+        if log_path is None:
+            _STARTED.pop(url, None)
+        else:
+            _STARTED[url] = log_path
+
+
+def not_ours(*urls: str, scheme: str = "http") -> str:
+    """Where the log of the server(s) at ``urls`` (``host:port``) is, said where this command did not start them
+    (``--url``, ``--http-url``, ``clients infer``): never in a run folder (re-check 18: a sweep whose --url server did
+    not answer said the run folder "keeps the server log"), and, for one the toolkit's launcher started in another
+    terminal, the log folder it writes to. The one sentence every such message says it with."""
+    one = len(urls) == 1
+    at = ", ".join(f"{scheme}://{u}" for u in urls)
+    its = "its" if one else "each one's"
+    return (
+        f"{'the server at' if one else 'the servers at'} {at} {'was' if one else 'were'} not started by this command, so "
+        f"no log of {'it' if one else 'them'} is kept here: {its} own log says why: where "
+        f"scripts/launch_tritonserver.sh started it, the file it printed as `log:` (in {server_log_dir()} unless "
+        "--log-file); else where it runs (`docker logs CONTAINER`, `kubectl logs POD`)"
+    )
+
+
+def log_where(url: str, scheme: str = "http") -> str:
+    """Where the log of the server at ``url`` (``host:port``) says why, in words: its file where this process
+    started it (:func:`started_here`: a `clients check` or a sweep with their own server), else :func:`not_ours` (a
+    server given by address). Issue 26 (s16's left open): "check the server log" for a server the user runs."""
+    path = _STARTED.get(url)
+    return f"its log, {path}, says why" if path is not None else not_ours(url, scheme=scheme)
+
+
+def log_size(path: Path) -> int:
+    """The size of the log at ``path`` now, in bytes (0 where there is none yet): where a load's lines start."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def free_ports(n: int, address: str = "127.0.0.1") -> list[int]:

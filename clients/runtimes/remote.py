@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from clients.runtimes.base import Ports, Runtime
+from clients.runtimes.host import not_ours
 from clients.runtimes.identity import found_artifact, uploaded_artifact, with_upload_token
 from clients.runtimes.options import ServerOptions
 from clients.runtimes.served import Delivery
@@ -48,17 +49,12 @@ from core.wording import count
 log = logging.getLogger(__name__)
 
 
-def not_ours(*urls: str) -> str:
-    """Where the log of the server(s) at ``urls`` (``host:port``) is, said where the toolkit did not start them
-    (``--url``): never in a run folder (re-check 18: a sweep whose --url server did not answer said the run folder
-    "keeps the server log"; a remote run folder holds none). The one sentence every such message says it with."""
-    at = ", ".join(f"http://{u}" for u in urls)
-    which, its = ("the server at", "its") if len(urls) == 1 else ("the servers at", "each one's")
-    return (
-        f"{which} {at} {'was' if len(urls) == 1 else 'were'} not started by the toolkit, so no log of "
-        f"{'it' if len(urls) == 1 else 'them'} is kept here: {its} own log, where it runs (`docker logs CONTAINER`, "
-        "`kubectl logs POD`), says why"
-    )
+def load_failed(url: str, model: str, e: BaseException) -> ServerError:
+    """The error of a load request the server at ``url`` (``host:port``), which the toolkit did not start, refused or
+    did not answer: Triton's words and where that server's log is (:func:`clients.runtimes.host.not_ours`), never a
+    log file of this host (s16's left open: it named a launcher's log path no server had written)."""
+    why = e.message() if callable(getattr(e, "message", None)) else f"{type(e).__name__}: {e}"
+    return ServerError(f"the server at http://{url} could not load model {model!r}: {why}", hint=not_ours(url))
 
 
 #: The model name whose unload request probes the model-control mode (no model has it).

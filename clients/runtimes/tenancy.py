@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from clients.runtimes.host import log_where
 from clients.runtimes.identity import upload_problem
 from clients.runtimes.models import PRESENT_STATES
 from clients.runtimes.served import Delivery, Loaded, ServedModel, read_served, variant_differences
@@ -106,7 +107,7 @@ class Tenancy:
         except Exception as e:  # noqa: BLE001 - one message
             raise ServerError(
                 f"the server at {http_url} did not list its loaded models: {type(e).__name__}: {e}",
-                hint="check the address and that the server is up and answers GET /v2/repository/index (its log says why not)",
+                hint=f"check the address and that the server is up and answers GET /v2/repository/index; {log_where(http_url)}",
             ) from None
 
     @classmethod
@@ -149,7 +150,7 @@ class Tenancy:
             state = loaded_models(client).get(model) or "not loaded"
             raise ServerError(
                 f"{model} is not ready on the server at {self.url} after its load request ({state})",
-                hint="the server's log says why the load failed; `builders validate` checks the variant's folder",
+                hint=f"{log_where(self.url)}; `builders validate` checks the variant's folder",
             )
         served = self.read(client, model, delivery)
         kept = upload_problem(model, delivery.token, served.upload_token)
@@ -193,7 +194,7 @@ class Tenancy:
             msg = e.message() if hasattr(e, "message") and callable(e.message) else str(e)
             raise ServerError(
                 f"could not read what the server at {http_url} runs for {model}: {msg}",
-                hint="check that the server is still up and the model loaded (its log says why not), then run again",
+                hint=f"check that the server is still up and the model loaded, then run again; {log_where(http_url)}",
             ) from None
 
     def leave(self, http_url: str) -> list[str]:

@@ -225,13 +225,15 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
             else f"`triton-perf report {run.run_dir}` writes {REPORT_FILE} (the why, the closest and every combination)"
         )
         if near is None:  # nothing to judge: an error, and the flag that fixes a window miss (trial 16, T16-12)
+            from clients.runtimes.host import not_ours
             from core.errors import PerfError
             from perf.colocate.windows import missed_words
 
             missed = missed_words(rec, run.opts.resume)
             raise PerfError(
                 f"{NOTHING_MEASURED}: {rec.pick_reason}" + (f"; {missed}" if missed else ""),
-                hint=f"{report}, and the server log in {run.run_dir}",
+                hint=report
+                + (f"; {not_ours(*urls)}" if (urls := run.opts.server.urls) else f", and the server log in {run.run_dir}"),
             )
         click.echo(f"not achieved: no combination measured meets every target; {report}")
 

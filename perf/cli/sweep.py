@@ -157,6 +157,7 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
     click.echo(f"results: {sw.run_dir}")
     failed = [v for v in run.variants if v.status not in ("ok", "skipped")]  # skipped ones are listed above
     if not any(v.status == "ok" for v in run.variants):
+        from clients.runtimes.host import not_ours
         from core.errors import PerfError
 
         timed_out = run.rounds is not None and all(v.status == "skipped" for v in run.variants if not v.levels)
@@ -164,7 +165,8 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
             f"no variant was measured: {'; '.join(f'{v.name}: {v.error}' for v in run.variants)[:600]}",
             hint="give a longer --time-budget (the plan's estimate is printed at the start)"
             if timed_out and run.rounds is not None and any(c.kind == "rounds" for c in run.rounds.cuts)
-            else f"see {sw.run_dir / 'results.json'} and the server log there",
+            else f"see {sw.run_dir / 'results.json'}"
+            + (f"; {not_ours(*urls)}" if (urls := sw.opts.server.urls) else " and the server log there"),
         )
     if not no_report:
         began = time.monotonic()

@@ -262,7 +262,7 @@ def measure(
         return vr.cold_start
     try:
         with contextlib.closing(make_client(srv.http_url, "http")) as c:
-            config = model_io(c, variant.name, "http")
+            config = model_io(c, variant.name, "http", srv.http_url)
         mbs = int(config.get("max_batch_size", 0))
         points = [(b, None) for b in batch_sizes if (b == 1 if mbs == 0 else 0 < b <= mbs)]
         left = [b for b in batch_sizes if (b, None) not in points]

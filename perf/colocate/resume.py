@@ -23,7 +23,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from clients.runtimes.remote import not_ours
+from clients.runtimes.host import not_ours
 from core.errors import PerfError
 from perf.colocate import judge
 from perf.colocate.judge import Combination

@@ -106,7 +106,7 @@ class ServerSource:
         from clients.infer import make_client, model_io
 
         with contextlib.closing(make_client(self.srv.http_url, "http")) as c:
-            config = model_io(c, variant, "http")
+            config = model_io(c, variant, "http", self.srv.http_url)
         workdir = self.run_dir / "inputs"
         workdir.mkdir(parents=True, exist_ok=True)
         return input_args(config, self.repo.variant(variant).served_spec, workdir)

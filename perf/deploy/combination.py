@@ -275,7 +275,13 @@ def no_pick_advice(record: ColocationRecord) -> str:
     ``--required-throughput`` where one was given), other variants or another ``--mix``; the server's
     log where the server failed."""
     if (record.pick_reason or "").startswith(SERVER_FAILED):
-        return "see the server's log in the run folder, fix what it names, then run triton-perf colocate again"
+        server = record.environment.get("server")  # a server the toolkit did not start keeps no log in the run folder
+        where = (
+            "the server's own log, where it runs"
+            if isinstance(server, dict) and server.get("runtime") == "remote"
+            else "the server's log in the run folder"
+        )
+        return f"see {where}, fix what it names, then run triton-perf colocate again"
     targets = "a larger --latency-budget-ms" + (
         ", a lower --required-throughput" if any(m.required_throughput is not None for m in record.models) else ""
     )

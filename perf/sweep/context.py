@@ -299,7 +299,7 @@ class SweepBase:
 
         plan = self.plans[vr.name]
         with contextlib.closing(make_client(srv.http_url, "http")) as c:
-            config = model_io(c, vr.name, "http")
+            config = model_io(c, vr.name, "http", srv.http_url)
         served, o = self.repository.variant(vr.name).served_spec, self.opts
         vr.dynamic_axes = self.shape_notes.get(vr.name) or describe_dynamic(config, served, o.shapes, o.input_data)
         vr.axis_ranges = {a: list(r) for a, r in served.dynamic_axes.items()} if served else {}

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
-from clients.runtimes.remote import not_ours
+from clients.runtimes.host import not_ours
 from core.errors import FlagError, ToolkitError
 from core.wording import count, join_once
 from perf.analysis.ranking.operating import MIN_ROUNDS

@@ -19,7 +19,7 @@ RuntimeError: index out of range in self
 
 def test_an_index_past_the_table_names_the_values_sent():
     inputs = {"ids": np.array([[1, 2, 150, 3]], dtype=np.int64), "x": np.zeros((1, 2), dtype=np.float32)}
-    e = _refusal("m", TRACE, inputs)
+    e = _refusal("m", TRACE, inputs, "its log says why")
     assert e.message == (
         "m: request refused: an integer input holds an index past a table the model indexes (an embedding's "
         "num_embeddings): integer inputs sent: 'ids' 1..150 (the server: RuntimeError: index out of range in self)"
@@ -28,5 +28,5 @@ def test_an_index_past_the_table_names_the_values_sent():
 
 
 def test_other_refusals_keep_the_server_s_words():
-    e = _refusal("m", "unexpected shape for input 'x'", {})
+    e = _refusal("m", "unexpected shape for input 'x'", {}, "its log says why")
     assert e.message == "m: request refused: unexpected shape for input 'x'"

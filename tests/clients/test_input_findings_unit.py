@@ -279,7 +279,7 @@ def test_a_newcomers_client_mistakes_get_the_way_out(monkeypatch: pytest.MonkeyP
             return [{"name": "tabular_onnx_cpu1_db500_mbs64"}, {"name": "tabular_ts_cpu1_db500_mbs64"}]
 
     with pytest.raises(ClientError, match=r"unknown to the server \(did you mean 'tabular_onnx_cpu1_db500_mbs64'\?\)"):
-        clients.infer.model_io(Client(), "tabular_onx_cpu1_db500_mbs64", "http")
+        clients.infer.model_io(Client(), "tabular_onx_cpu1_db500_mbs64", "http", "h:1")
 
     class Dead:
         def is_server_live(self) -> bool:
@@ -327,7 +327,9 @@ def test_an_input_file_is_sent_as_it_says_or_refused_with_the_reason(monkeypatch
         "Name:'/inner/emb/Gather' Status Message: indices element out of data bounds, idx=7250 must be within the "
         "inclusive range [-5000,4999]"
     )
-    said = clients.infer._refusal("m", ort, sent)  # what the server's answer becomes: the values sent, what to send
+    said = clients.infer._refusal(
+        "m", ort, sent, "its log says why"
+    )  # what the server's answer becomes: the values sent, what to send
     assert "an integer input holds an index past a table the model indexes" in said.message
     assert "'ids' 7250..7250" in said.message and "send values the model accepts" in (said.hint or "")
 

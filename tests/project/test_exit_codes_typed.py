@@ -101,7 +101,7 @@ def test_infer_of_a_model_the_server_does_not_know_is_a_usage_error(monkeypatch:
     res = CliRunner().invoke(cli, ["infer", "mlp_onnx_cpu1_nodb_mbs8", "--url", "h:1", "-r", "/nonexistent"])
     assert res.exit_code == 1 and "is not ready on the server" in str(res.exception or res.output), res.output
     with pytest.raises(ClientError) as err:
-        clients.infer.model_io(Client(), "mlp_onx_cpu1_nodb_mbs8", "http")
+        clients.infer.model_io(Client(), "mlp_onx_cpu1_nodb_mbs8", "http", "h:1")
     assert err.value.flag is None
 
 

@@ -8,8 +8,11 @@ import socket
 import subprocess
 from pathlib import Path
 
-from clients.runtimes.remote import not_ours
+import colocation_source as cs
+
+from clients.runtimes.host import not_ours
 from perf.colocate.resume import SERVER_FAILED, server_failed
+from perf.deploy.combination import no_pick_advice
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -44,8 +47,9 @@ def test_a_url_sweep_whose_server_does_not_answer_says_no_log_is_kept_in_its_run
     said = " ".join(res.stderr.split())
     assert f"no Triton server answers at http://{url}" in said, said
     assert "keeps the server log" not in said and "server log" not in said, said
-    assert f"the server at http://{url} was not started by the toolkit, so no log of it is kept here" in said, said
-    assert "says why; the same --run-id starts over in results/srvdown" in said, said
+    # "by this command": the toolkit's own launcher may have started it, in another terminal (s17c)
+    assert f"the server at http://{url} was not started by this command, so no log of it is kept here" in said, said
+    assert "`kubectl logs POD`); the same --run-id starts over in results/srvdown" in said, said
     assert not list((tmp_path / "results" / "srvdown").glob("*.log"))  # and indeed none is there
 
 
@@ -53,7 +57,19 @@ def test_a_co_location_s_failed_server_is_said_where_its_log_is() -> None:
     mine, theirs = server_failed(()), server_failed(("h:8000",))
     assert mine == f"{SERVER_FAILED} (see its log in the run folder)"
     assert "run folder" not in theirs and not_ours("h:8000") in theirs and theirs.startswith(SERVER_FAILED)
-    assert "the servers at http://a:1, http://b:1 were not started by the toolkit" in not_ours("a:1", "b:1")
+    assert "the servers at http://a:1, http://b:1 were not started by this command" in not_ours("a:1", "b:1")
+
+
+def test_export_combination_of_a_run_whose_server_failed_sends_a_url_server_s_owner_to_its_own_log() -> None:
+    """s17c: the advice said "see the server's log in the run folder" beside a reason that says no log of a --url
+    server is kept there."""
+    rec = cs.record(0)
+    rec.pick, rec.pick_reason = None, server_failed(("h:8000",))
+    rec.environment = {"server": {"runtime": "remote", "command": ""}}
+    assert no_pick_advice(rec).startswith("see the server's own log, where it runs, fix what it names")
+    rec.environment = {"server": {"runtime": "bundled", "command": "tritonserver ..."}}
+    rec.pick_reason = server_failed(())
+    assert no_pick_advice(rec).startswith("see the server's log in the run folder")
 
 
 def test_on_a_terminal_the_error_starts_its_own_line_after_the_progress_bar(tmp_path: Path) -> None:
