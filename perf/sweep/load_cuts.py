@@ -161,6 +161,35 @@ def fit_final(
     return [n for n in pending if n not in gone] if again.variants else []
 
 
+def adds_nothing(groups: Sequence[LoadGroup], final: lates.Final | None, members: Sequence[str]) -> str:
+    """Why a group whose members, loaded so far or still to load once a load is checked, are ``members`` would
+    measure no comparison, ``""`` when it would: a final group after the rounds left with none of its cut
+    variants (``final``: each cut for time, :func:`fit_final`; its tie set alone, which a resume measured in an
+    earlier session), or ``members`` measured together in one of ``groups`` (this session's) already (a final
+    whose other members the time check cut). Such a group loads nothing more, and those loaded are unloaded
+    before its first round (:func:`drop`; issue 26: the tie set was measured again alone, its rounds and unloads
+    spending the budget)."""
+    if not members:
+        return ""
+    if final is not None and not set(members) & set(final.variants):
+        names = ", ".join(f"`{n}`" for n in members)
+        adds = "adds" if len(members) == 1 else "add"
+        return f"no cut variant of the final group fits the time left any more (each cut for time, with its price): measured alone, {names} {adds} no comparison"
+    earlier = next((g.index for g in groups if set(members) <= set(g.variants)), None)
+    return "" if earlier is None else f"{', '.join(members)} were measured together in group {earlier + 1} already"
+
+
+def drop(sweep: SweepBase, loaded: Sequence[str], why: str) -> str:
+    """A group that adds no comparison (``why``, :func:`adds_nothing`) ended before its rounds: its members
+    ``loaded`` so far unloaded, said once. Returns the words its record keeps (``"not loaded: why"`` when none was)."""
+    if not loaded:
+        return f"not loaded: {why}"
+    sweep.servers.unload_all(list(loaded), sweep.opts.unload_timeout_s)
+    text = f"{', '.join(f'`{n}`' for n in loaded)} unloaded before a round: {why}"
+    sweep.progress({"event": "plan", "text": f"rounds: {text}", "estimate_s": 0.0, "warn": True})  # said once
+    return text
+
+
 def format_prices(
     sweep: SweepBase, load_times: Sequence[float], pending: Sequence[str], assumed: float
 ) -> tuple[dict[str, float], str]:

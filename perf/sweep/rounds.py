@@ -218,9 +218,9 @@ class RoundsSweep(SweepBase):
                 args = (self._plan, loaded, pending, self.run_load_times(), per, self._unload_s(), self._final)
                 self._plan, _, keep = load_cuts.fit_to_loads(self, engine, *args)
             cut |= set(pending) - set(keep)
-            if not loaded and (earlier := self._measured_together(keep)) is not None:  # what is left adds no comparison
-                reason = f"{said}not loaded: {', '.join(keep)} were measured together in group {earlier + 1} already"
-                return [], [], self._record_group(engine, [], reason, start)
+            members = [*loaded, *keep]  # those loaded unloaded where they and the rest add no comparison (load_cuts)
+            if nothing := load_cuts.adds_nothing(self.run.rounds.groups[self._groups_before :], self._final, members):
+                return [], [], self._record_group(engine, [], said + load_cuts.drop(self, loaded, nothing), start)
             if name in cut:
                 continue
             t0 = engine.clock()
@@ -235,13 +235,6 @@ class RoundsSweep(SweepBase):
         if cut and not loaded:
             reason = f"{said}not loaded: each of its variants cut for time before its load"
         return loaded, [], self._record_group(engine, loaded, reason, start)
-
-    def _measured_together(self, names: Sequence[str]) -> int | None:
-        """The index of a group of this session that held every one of ``names`` (a final whose other
-        members the time check cut, :mod:`perf.sweep.load_cuts`), ``None`` for none."""
-        assert self.run.rounds is not None
-        groups = self.run.rounds.groups[self._groups_before :]
-        return next((g.index for g in groups if names and set(names) <= set(g.variants)), None)
 
     def _record_group(self, engine: Rounds, loaded: list[str], reason: str, start: float) -> int:
         """Record a group (:class:`perf.records.rounds.LoadGroup`); returns its index."""

@@ -70,7 +70,7 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
     for g in rr.groups:
         same = seen.setdefault(frozenset(g.variants), g.index) if g.variants else g.index
         who = (
-            "no variant loaded"  # trial 17, T17-2: "Group 2 ()" for a final whose loads were not made
+            "no variant measured"  # T17-2: "Group 2 ()" for a final whose loads were not made, or undone (load_cuts.drop)
             if not g.variants
             else f"the same {count(len(g.variants), 'variant')} as group {same + 1}, in a later session of the run"
             if same != g.index

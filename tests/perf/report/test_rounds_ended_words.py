@@ -82,8 +82,9 @@ def test_the_budget_is_said_as_given_and_a_peak_ranking_is_not_called_the_one_un
 
 def test_a_group_that_loaded_no_variant_is_said_so_not_with_empty_parentheses(tmp_path: Path) -> None:
     """Trial 17, T17-2: "- Group 2 (): ... not loaded: a, b were measured together in group 0 already" (the report's
-    own numbering calls that group "Group 1"). An empty group says it loaded none, and the words number groups from 1."""
+    own numbering calls that group "Group 1"). An empty group says it measured none (one whose loads were undone before
+    a round, perf.sweep.load_cuts.drop, was loaded), and the words number groups from 1."""
     why = "not loaded: `lead`, `close` were measured together in group 1 already"
     groups = [LoadGroup(0, list(NAMES), "every contender fits"), LoadGroup(1, [], why)]
     text = _run(tmp_path, groups, "time budget spent")
-    assert f"- Group 2 (no variant loaded): {why}" in text and "()" not in text
+    assert f"- Group 2 (no variant measured): {why}" in text and "()" not in text

@@ -12,7 +12,9 @@ import re
 import pytest
 from simulated_host import SimLoads, budgeted_sweep
 
+from perf.records.rounds import LoadGroup
 from perf.search import late as lates
+from perf.sweep import load_cuts
 
 
 def _finals(events: list) -> list[tuple[list[str], str]]:
@@ -55,3 +57,58 @@ def test_a_formats_own_load_price_prices_the_final_group() -> None:
     one = lates.late(*args)
     slow = lates.late(*args, prices={"c1": 20.0})
     assert slow.estimate_s == pytest.approx(one.estimate_s + 16.0) and "4.0 s a load (20.0 s for another format's)" in slow.reason
+
+
+class _SlowFinalLoads(SimLoads):
+    """The sweep's own load loop on the simulated host, each load of the final group after the rounds
+    ``extra_s`` slower than the loads it was priced from (the host busier by then)."""
+
+    extra_s = 5.0
+
+    def _load(self, engine, name):
+        if self._final is not None:
+            self.host.t += self.extra_s
+        return super()._load(engine, name)
+
+
+@pytest.mark.parametrize("load_s", [1.0, 3.0])
+def test_a_final_group_whose_cut_variants_no_longer_fit_unloads_its_tie_set_before_a_round(monkeypatch, load_s) -> None:
+    """Issue 26 (note_s16 Left open): the final group's tie set loaded, its loads slower than priced, then every cut
+    variant cut by the check before its load (perf.sweep.load_cuts.fit_final), and the tie set kept loaded and
+    measured again alone: a group of rounds that adds no comparison, its rounds and unloads spending the budget.
+    Now nothing more is loaded, those loaded are unloaded before a round and the group says why; the cut says its price."""
+    undone = 0
+    for budget_s in range(56, 120, 3):
+        run, _, _, events, sweep = budgeted_sweep(monkeypatch, float(budget_s), load_s, _SlowFinalLoads)
+        for names, line in _finals(events):
+            final = next(g for g in run.rounds.groups if line.removeprefix("rounds: ").startswith(g.reason[:60]))
+            assert not final.variants or set(final.variants) & set(names), (budget_s, final)  # never the tie set alone
+            if final.variants or final.index + 1 < len(run.rounds.groups):
+                continue
+            before = sum(len(g.variants) for g in run.rounds.groups[: final.index])  # the loads before the final group
+            loaded = sweep.loads[before:]  # the tie set's, in the final group
+            if not loaded:
+                continue
+            undone += 1
+            assert sweep.unloaded == loaded and not [r for r in run.rounds.rounds if r.group == final.index]
+            said = ", ".join(f"`{n}`" for n in loaded)
+            assert f"; {said} unloaded before a round: no cut variant of the final group fits " in final.reason
+            assert any(e["event"] == "plan" and e["text"].startswith(f"rounds: {said} unloaded before a round") for e in events)
+            for n in names:
+                (cut,) = [c for c in run.rounds.cuts if c.kind == "variant" and c.variant == n]
+                assert (
+                    cut.final and cut.reason.startswith("not measured: after the rounds and ") and " needs about " in cut.reason
+                )
+    assert undone >= 3
+
+
+def test_what_is_left_of_a_group_adds_no_comparison_when_measured_together_already_or_a_tie_set_alone() -> None:
+    """The rule the sweep's load loop checks before each load (perf.sweep.load_cuts.adds_nothing), loaded members
+    included: a final of the groups' tie sets whose later members the time check cut holds what one group measured."""
+    groups = [LoadGroup(0, ["a", "b", "c"], "every contender fits")]
+    assert load_cuts.adds_nothing(groups, None, ["a", "b"]) == "a, b were measured together in group 1 already"
+    assert load_cuts.adds_nothing(groups, None, ["a", "d"]) == "" and load_cuts.adds_nothing(groups, None, []) == ""
+    final = lates.Final(["c1"], ["a", "b"], 2, [2])
+    assert load_cuts.adds_nothing([], final, ["a", "c1"]) == ""  # a cut variant still to measure
+    alone = load_cuts.adds_nothing([], final, ["a"])  # a resume's: its tie set measured in an earlier session
+    assert alone.startswith("no cut variant of the final group fits") and alone.endswith("`a` adds no comparison")
