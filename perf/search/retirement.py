@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 
 from core.wording import count
-from perf.analysis.ranking.operating import Adjusted, Operating, summary
+from perf.analysis.ranking.operating import Adjusted, Operating, best_of, summary
 from perf.analysis.stats.paired import median_gain
 from perf.markdown import ahead_by, fmt, fmt_given
 from perf.records.results import VariantResult
@@ -95,7 +95,8 @@ def retire(
 def best_level(
     vr: VariantResult, plan: VariantPlan, levels: list[int], budget: Budget | None, min_rounds: int = 0
 ) -> Operating | None:
-    """The best of ``levels`` by round-adjusted throughput, among those within the budget and
+    """The best of ``levels`` by the rule that names every best level (:func:`perf.analysis.ranking.operating.best_of`:
+    round-adjusted throughput unless another is ahead in the median of 3 or more shared rounds), among those within the budget and
     with ``min_rounds`` rounds when any has them (a level just added is not yet its best), at ``plan``'s search
     series (:func:`perf.search.plan.side`)."""
     metric = budget.metric if budget else "latency_p99_ms"
@@ -103,7 +104,7 @@ def best_level(
     stats = [summary(vr, side(plan, c), budget.ms if budget else None, metric, adjusted, cores=cores) for c in levels]
     ranked = [s for s in stats if s is not None and _under(s, budget)]
     ranked = [s for s in ranked if s.rounds >= min_rounds] or ranked
-    return max(ranked, key=lambda s: s.adjusted_infer_per_s, default=None)
+    return best_of(vr, ranked, metric)  # the report's rule for a best level (issue 26: two rules for "best")
 
 
 def _active(

@@ -1,4 +1,7 @@
-"""Which variant of a rounds sweep leads the paired ranking (:func:`perf.analysis.ranking.rank.rank_variants`).
+"""Which variant of a rounds sweep leads the paired ranking (:func:`perf.analysis.ranking.rank.rank_variants`), and
+which level of a variant is its best (:func:`perf.analysis.ranking.operating.best_of`): one rule for both (issue 26:
+a variant's best level was the round-adjusted throughput's first alone, behind another of its levels in 2 of 3
+shared rounds).
 
 Rule: among the operating points no other beats by the paired rule (:mod:`perf.analysis.stats.paired`),
 the one with the highest round-adjusted throughput (:class:`perf.analysis.ranking.operating.Adjusted`) is
@@ -29,7 +32,8 @@ Op = TypeVar("Op")
 
 
 def choose(ops: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> Op | None:
-    """The leader of ``ops`` (sorted by round-adjusted throughput, highest first) by the module rule.
+    """The leader of ``ops`` (sorted by round-adjusted throughput, highest first) by the module rule: of variants'
+    operating points, or of one variant's levels.
 
     Args:
         ops: Operating points (:class:`perf.analysis.ranking.operating.Operating`), highest round-adjusted throughput first.

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from core.wording import count, sentence
 from perf.analysis.ranking.budget_latency import Judged, judged, within
+from perf.analysis.ranking.leader import choose
 from perf.analysis.stats.paired import ALPHA, GAP_ROUNDS, Paired, min_rounds, paired, sign_test_p
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.records.levels import LevelResult
@@ -259,8 +260,12 @@ def operating_point(
     *,
     cores: int | None,
 ) -> Operating | None:
-    """The variant's operating point (module docstring); ``None`` when no level qualifies.
-    ``adjusted``: the fit to order levels by (default: one over this variant alone);
+    """The variant's operating point (module docstring); ``None`` when no level qualifies. Of its levels that
+    qualify, the one :func:`perf.analysis.ranking.leader.choose` names, the rule that names the leading variant: the
+    highest round-adjusted throughput unless another level is ahead of it in the median of at least
+    :data:`~perf.analysis.stats.paired.GAP_ROUNDS` shared rounds (issue 26: a level behind another of the variant
+    in 2 of 3 shared rounds was named its best by the round-adjusted throughput alone, while the ranking of variants
+    named the one ahead). ``adjusted``: the fit to order levels by (default: one over this variant alone);
     ``backed=False``: its best level whatever its rounds (the leader's peak); ``cores``: the host's
     (:func:`summary`)."""
     adjusted = adjusted or Adjusted([vr])
@@ -272,4 +277,15 @@ def operating_point(
     if budget_ms is not None:
         cands = [s for s in cands if within(s.latency, budget_ms)]
     enough = [s for s in cands if s.rounds >= GAP_ROUNDS] if backed else []  # levels a verdict can rest on (a large gap's)
-    return max(enough or cands, key=lambda s: (s.adjusted_infer_per_s, -(s.latency_ms or 0.0)), default=None)
+    return best_of(vr, enough or cands, latency_metric)
+
+
+def best_of(vr: VariantResult, levels: Iterable[Operating], latency_metric: str = "latency_p99_ms") -> Operating | None:
+    """The best of ``levels`` (operating points of ``vr``'s levels), by the rule that names the leading variant
+    (:func:`perf.analysis.ranking.leader.choose`): the highest round-adjusted throughput (the lower latency
+    first among equal ones) unless another is ahead of it in the median of at least
+    :data:`~perf.analysis.stats.paired.GAP_ROUNDS` shared rounds; ``None`` for none. The one rule wherever a
+    variant's best level is taken: its operating point (:func:`operating_point`) and the search's
+    (:func:`perf.search.retirement.best_level`)."""
+    ordered = sorted(levels, key=lambda s: (-s.adjusted_infer_per_s, s.latency_ms or 0.0))
+    return choose(ordered, lambda x, y: compare(vr, x.side, vr, y.side, latency_metric))

@@ -23,6 +23,7 @@ from perf.analysis.ranking.budget_latency import host_cores
 from perf.analysis.ranking.operating import Adjusted, Side, compare, operating_point, side_of
 from perf.analysis.saturation.rises import Judge, Rising, judge, knee, paired_rise, shown
 from perf.analysis.stats.curves import curve, peak
+from perf.analysis.stats.paired import GAP_ROUNDS
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
 from perf.analysis.stats.trials import DEFAULT_TOLERANCE_PCT, rank, spread, tolerance
 from perf.markdown import flag_mark, fmt
@@ -250,7 +251,9 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     spread (:func:`perf.analysis.stats.trials.rank`), said with both numbers. Where the paired rule does not
     separate the two and ``at`` was behind in more of their shared rounds than ahead (behind on both counts), the words
     say they are a tie, ``at`` shown first by the round-adjusted scale, never ``at`` as the best alone (trial 19,
-    T19-4: "c=4 ahead in 1 of 3 rounds" beside c=16's higher median under the "best" column)."""
+    T19-4: "c=4 ahead in 1 of 3 rounds" beside c=16's higher median under the "best" column). A level the scale
+    does not put first was named by the median of shared rounds (:func:`perf.analysis.ranking.leader.choose`, the
+    rule that names the leading variant): the words say that, not the scale (issue 26)."""
     top = peak(points)
     if top is None or top is at or top.value(THROUGHPUT) <= at.value(THROUGHPUT):
         return None
@@ -269,17 +272,28 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
         c.verdict, "not distinguishable by the paired rule"
     )
     tie = c.verdict not in ("a", "b") and r.losses > r.wins  # behind on its median and in more shared rounds than ahead
+    adjusted = Adjusted([v for v in run.variants if v.status != "failed"])
+    ax, bx = adjusted.of(a), adjusted.of(b)
     if short:
         if tie:  # never "best" alone for the level behind on both counts (trial 19, T19-4)
+            first = (
+                "shown first by the round-adjusted scale"
+                if not (ax and bx and ax < bx)
+                else "named by the rule that names the leader"
+            )
             return (
-                f"a tie with {hi} (not distinguishable by the paired rule), shown first by the round-adjusted scale: "
+                f"a tie with {hi} (not distinguishable by the paired rule), {first}: "
                 f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}, {hi} ahead in "
                 f"{r.losses} of {r.rounds} rounds"
             )
         return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
-    adjusted = Adjusted([v for v in run.variants if v.status != "failed"])
-    ax, bx = adjusted.of(a), adjusted.of(b)
     scale = f"; {lo} is named by the round-adjusted scale, {fmt(ax)} vs {fmt(bx)} infer/s" if ax and bx else ""
+    if ax and bx and ax < bx:  # named by the median of shared rounds, as a leading variant is (leader.choose; issue 26)
+        scale = (
+            f"; {lo} is named by the rule that names the leading variant, not by the round-adjusted scale alone (which "
+            f"puts {hi} first, {fmt(bx)} vs {fmt(ax)} infer/s): a level beaten by another, or behind another in the "
+            f"median of {GAP_ROUNDS} or more shared rounds, is not named best"
+        )
     said = f"{lo} and {hi} are a tie: {said}" if tie else said
     return (
         f"{said}, but {verdict}: {lo} was ahead in {r.wins} of the {r.rounds} rounds they shared "

@@ -1,8 +1,8 @@
 """A variant's best level behind another of its levels on both counts (a lower median, and behind in more of
 their shared rounds than ahead) where the paired rule does not separate them is said to be a tie, never "best"
 alone (trial 19, T19-4: the console's best column showed c=4, 183.5 infer/s, beside "c=16's median higher,
-209.5: not distinguishable by the paired rule; c=4 ahead in 1 of 3 rounds"). The round-adjusted scale still
-names the level shown (README: a variant's best level is the one that scale puts first)."""
+209.5: not distinguishable by the paired rule; c=4 ahead in 1 of 3 rounds"). Here the round-adjusted scale still
+names the level shown (README: the medians of shared rounds go round in a circle, so they move no level)."""
 
 from __future__ import annotations
 
@@ -35,10 +35,13 @@ def _row(run: RunResult) -> str:
 
 
 def test_a_best_level_behind_on_both_counts_is_said_to_be_a_tie():
+    """c=4 behind c=16 in 2 of 3 shared rounds, c=16 behind c=1 in 3 of 3, c=1 behind c=4 in the median of 6: the
+    medians go round, so the round-adjusted scale names the level (perf.analysis.ranking.leader.choose, the rule
+    every best level and the leading variant are named by; issue 26), and the words say the tie."""
     run = _run(C16)
     pts = run_points(run)
     best = best_levels(run, pts)["v"]
-    assert best.concurrency == 4  # the round-adjusted scale's first, as the README says
+    assert best.concurrency == 4  # the round-adjusted scale's first: the medians go round (README)
     row = _row(run)
     assert "a tie with c=16 (not distinguishable by the paired rule)" in row and "c=16 ahead in 2 of 3 rounds" in row
     assert "c=4 ahead in 1 of 3 rounds" not in row

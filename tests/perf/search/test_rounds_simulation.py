@@ -86,7 +86,9 @@ def test_the_recommendation_names_the_pick_and_what_it_beats_or_the_tie_set() ->
 
     from perf.analysis.recommendation.recommend import recommend
 
-    quiet, _, _ = rounds_run(7, host=SimHost(7, amplitude=0.0, noise=0.01))
+    # seed 1: its verdicts come from both tiers (seed 7's did, until a variant's best level followed the leader's
+    # rule, issue 26: its pick moved from c=16 to c=64, ahead in the median of their 6 shared rounds, all 3 by the gap)
+    quiet, _, _ = rounds_run(1, host=SimHost(1, amplitude=0.0, noise=0.01))
     rec = recommend(quiet)
     assert rec.best_peak.variant == "v_best" and rec.best_peak.tie_set == ["v_best"]
     assert sorted(rec.best_peak.beats) == ["v_fourth", "v_second", "v_third"]
