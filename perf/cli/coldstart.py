@@ -258,6 +258,7 @@ def _refuse_other_sizes(name: str, sent: dict[str, list[int]], swept: dict[str, 
             f"other sizes; nothing was measured, and {into} is as it was",
             hint="drop --shape (--into sends at the run's own sizes), or measure them without --into (compared with "
             "the latency they settle at)",
+            flag="--shape",  # a typed --shape that does not go with --into RUN: exit 2 (trial 20)
         )
 
 
