@@ -228,6 +228,24 @@ def capped(items: Sequence[str], limit: int = LIST_LIMIT, indent: str = "") -> l
     return lines
 
 
+#: The most characters :func:`packed` puts on one line; report.md's lines stay within 1,200 (trial 19, T19-17).
+PACKED_CHARS = 1000
+
+
+def packed(parts: Sequence[str], limit: int = PACKED_CHARS, sep: str = " ") -> list[str]:
+    """A paragraph's sentences as markdown lines: the first line holds the first part and as many more as fit in
+    ``limit`` characters, then one bullet (``"- "``) each holding as many of the rest as fit, in order, ``sep``
+    between parts on a line: a long paragraph becomes a short one and a list (trial 19, T19-17: one line of 2,205
+    characters), without a line per short sentence (the report's line bound)."""
+    lines: list[str] = []
+    for part in (p for p in parts if p):
+        if lines and len(lines[-1]) + len(sep) + len(part) <= limit:
+            lines[-1] += sep + part
+        else:
+            lines.append(part if not lines else f"- {part}")
+    return lines
+
+
 def errors_text(*errors: str | None) -> str:
     """Errors for a table cell or a line: each one's first line, whole (a sentence cut at a
     character count read as a different error), each distinct one once, joined with ``; ``."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from core.wording import count
 from perf.analysis.build_checks import notes as build_notes
 from perf.analysis.measured import cut_variants, rounds_measured
-from perf.analysis.ranking.budget_latency import latency_metric, unverified_words, verdict_notes
+from perf.analysis.ranking.budget_latency import latency_metric, unverified_sentences, verdict_notes
 from perf.analysis.ranking.compared_at import compared_elsewhere, elsewhere_words
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import unmeasured_caveat
@@ -67,13 +67,11 @@ def summary(
 
 def _shorter(view: RunResult, rec: Recommendation) -> list[str]:
     """``rec``'s notes, the levels not verified here or far over the budget naming one level each and counting
-    the rest (:func:`perf.analysis.ranking.budget_latency.unverified_words`, which names 3 in the report; trial 14:
+    the rest (:func:`perf.analysis.ranking.budget_latency.unverified_sentences`, which names 3 in the report; trial 14:
     two such sentences of 1,000+ characters each under the demo's table)."""
     pct, budget = rec.latency_percentile, rec.latency_budget_ms
-    full, short = unverified_words(view, pct, budget), unverified_words(view, pct, budget, named=1)
-    if full is None or short is None or full == short:
-        return rec.notes
-    return [short if n == full else n for n in rec.notes]
+    shorter = dict(zip(unverified_sentences(view, pct, budget), unverified_sentences(view, pct, budget, named=1)))
+    return [shorter.get(n, n) for n in rec.notes]
 
 
 def summary_table(

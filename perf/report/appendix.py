@@ -101,10 +101,10 @@ def appendix_lines(
     lines += coldstart_report.appendix_lines(run)
     lines += ["## Knees", ""]
     for n, k in rec.knees.items():
-        lines.append(f"- `{n}`: {knee_text(points[n], k, unmeasured=unmeasured_text(run, n), fall=rec.falls.get(n))}")
+        lines.append(f"- `{n}`: {knee_text(points[n], k, unmeasured=unmeasured_text(run, n), fall=rec.falls.get(n), run=run)}")
     lines.append("")
     if rec.flagged:
-        lines += ["## Flagged levels", "", f"{len(rec.flagged)}; {sentence(flagged_note(rec, points))}", ""]
+        lines += ["## Flagged levels", "", f"{rec.flagged_levels}; {sentence(flagged_note(rec, points))}", ""]
         lines += [*(f"- {x}" for x in rec.flagged), ""]
     for title, items in (
         ("Excluded from the recommendation", rec.excluded),

@@ -30,7 +30,7 @@ from perf.analysis.recommendation.recommend import Recommendation, first_pick_wo
 from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
 from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.analysis.stats.points import Point, run_points
-from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped
+from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped, packed
 from perf.plots import figures as plots
 from perf.records.results import RunResult, load
 from perf.records.unfinished import unfinished_text
@@ -76,6 +76,7 @@ def recommendation_section(
     sizes: Sequence[str] = (),
     unmeasured: Mapping[str, str | None] | None = None,
     refused: str | None = None,
+    run: RunResult | None = None,
 ) -> list[str]:
     """The report's "Recommendation" section: best under the budget, best peak, the Pareto
     frontier's ends (``front``, :func:`perf.analysis.recommendation.frontier.frontier_summary`), knees (grouped by
@@ -84,35 +85,50 @@ def recommendation_section(
     ``unfinished``: :func:`perf.records.unfinished.unfinished_text` of a run that did not finish, said first;
     ``sizes``: a shape sweep's picks at its other sizes (:func:`size_lines`), after the picks;
     ``unmeasured``: why a variant has no measured level (:func:`perf.analysis.recommendation.cuts.unmeasured_text`), its knee's words;
-    ``refused``: :func:`perf.sweep.refused_run.refused_flags_text` of a run measured with a flag this version refuses."""
-    lines = ["## Recommendation", ""]
+    ``refused``: :func:`perf.sweep.refused_run.refused_flags_text` of a run measured with a flag this version refuses;
+    ``run``: a knee list's curve with no knee says why (:func:`perf.report.sections.knees.knee_lines`)."""
+    lines, said = ["## Recommendation", ""], set[str]()  # said: the build verdicts said (pick_lines)
     if refused:
         lines.append(f"- **A pick from numbers that may be mislabelled**: {sentence(refused)}")
     if unfinished:
         lines.append(f"- **Not a finished run's pick**: {sentence(unfinished)}")
     if rec.latency_budget_ms is not None:
-        lines.append(
-            f"- **Best under the {rec.budget_text}:** "
-            + (rec.best_under_budget.describe() if rec.best_under_budget else "none")  # its percentile first (F39)
-            + "."
-        )
+        lines += pick_lines(f"**Best under the {rec.budget_text}:**", rec.best_under_budget, said=said)  # percentile first (F39)
     else:
         lines.append(
             "- No latency budget given (pass `--latency-budget-ms`, and `--latency-percentile` for p50/p90/p95, "
             "for a best-under-budget pick)."
         )
-    lines.append(f"- **{peak_title(rec.best_peak)}:** " + (rec.best_peak.describe() if rec.best_peak else "none") + ".")
+    lines += pick_lines(f"**{peak_title(rec.best_peak)}:**", rec.best_peak, said=said)
     lines += sizes
     if front:
-        lines.append(f"- {front}")
+        lines += f"- {front}".splitlines()  # a sub-bullet a workload's ends
     lines.append(f"- **Saturation (knee)**: the concurrency after which {rec.knee_rule} while p99 keeps rising:")
-    lines += knee_lines(rec, points, unmeasured)
+    lines += knee_lines(rec, points, unmeasured, run)
     lines += [f"- {n}" for n in rec.notes]
     if rec.flagged:
-        lines += [f"- **Flagged levels** ({len(rec.flagged)}; {flagged_note(rec, points)}):"] + capped(rec.flagged, indent="  ")
+        lines += [f"- **Flagged levels** ({rec.flagged_levels}; {flagged_note(rec, points)}):"] + capped(rec.flagged, indent="  ")
     if rec.excluded:
         lines += [f"- **Excluded from the recommendation** ({len(rec.excluded)}):"] + capped(rec.excluded, indent="  ")
     return lines
+
+
+def pick_lines(title: str, choice: Choice | None, indent: str = "", said: set[str] | None = None) -> list[str]:
+    """A pick as a bullet, ``"- **title** `v` at concurrency 4: ... ."``, its remarks, its tie set's members and
+    the others outside it as bullets under it (:meth:`~perf.analysis.recommendation.choice.Choice.listed`: said
+    once, here; the Paired ranking points to them; trial 19, T19-17), ``indent`` before each. ``said``: the
+    build verdicts a pick above said already (a run-wide one, such as a repository not there, is the same for
+    every pick): the same words again point to it; the ones said here are added."""
+    if choice is None:
+        return [f"{indent}- {title} none."]
+    said = set() if said is None else said
+    verdict = choice.build_verdict.text() if choice.build_verdict else None
+    again = verdict is not None and verdict in said  # said with the pick: a few words
+    items = [item for item in choice.listed() if not (again and item == verdict)]
+    said |= {verdict} if verdict else set()
+    head = choice.describe(listed=True) + (" — its build's verdict: the same as the pick's above" if again else "")
+    first, *rest = packed([f"{title} {head}", *items], sep=" — ")  # short remarks stay on the pick's line
+    return [f"{indent}- {sentence(first)}", *(f"{indent}  - {sentence(ln[2:])}" for ln in rest)]
 
 
 def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
@@ -143,12 +159,18 @@ def size_lines(run: RunResult, rec: Recommendation) -> list[str]:
         f"- **Client workloads:** {said} ({first_pick_words(run)}; a size or a batch size is the client's, not a setting "
         "to pick); " + ("at the other workloads:" if one else "each workload's own picks:")
     ]
+    verdicts = {c.build_verdict.text() for a in kinds if (c := getattr(rec, a)) is not None and c.build_verdict}  # above
     for label, sub in per.items():
         own = {attr: getattr(sub, attr) for attr in kinds}
         if all(c is getattr(rec, attr) for attr, c in own.items()):
             continue  # every pick of this workload is said above
-        words = [f"{_kind_words(a, c)}: {_pick_words(c, getattr(rec, a))}" for a, c in own.items()]
-        lines.append(f"  - {label}: " + "; ".join(words) + ".")
+        lines.append(f"  - {label}:")  # a bullet a pick (trial 19, T19-17: two picks on one line of 1,767 characters)
+        for a, c in own.items():
+            lines += (
+                [f"    - {_kind_words(a, c)}: the one above."]
+                if c is getattr(rec, a) and c is not None
+                else pick_lines(f"{_kind_words(a, c)}:", c, "    ", verdicts)
+            )
     return lines
 
 
@@ -156,14 +178,6 @@ def _kind_words(attr: str, choice: Choice | None) -> str:
     """What a pick is, as the tables mark it: ``"best under the budget"``, or the best peak's
     :func:`perf.analysis.saturation.peaks.peak_mark` (``"best measured (peak not reached)"`` where it was not)."""
     return "best under the budget" if attr == "best_under_budget" else peak_mark(choice)
-
-
-def _pick_words(choice: Choice | None, above: Choice | None) -> str:
-    """A workload's pick in words: ``"the one above"`` (the report's own, ``above``), ``"none"``, else
-    :meth:`~perf.analysis.recommendation.choice.Choice.describe`."""
-    if choice is None:
-        return "none"
-    return "the one above" if choice is above else choice.describe()
 
 
 def _workload_of(run: RunResult, choice: Choice | None) -> str | None:
@@ -294,6 +308,7 @@ def write_report(
         ],
         {v.name: unmeasured_text(run, v.name) for v in run.variants},
         refused_flags_text(run),
+        run,
     )
     head += [""]
     head += failed_lines(run)

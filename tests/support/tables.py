@@ -47,3 +47,20 @@ def table_rows(output: str) -> dict[str, list[str]]:
         key = " ".join(p for p in parts[0] if p)
         rows[key] = parts
     return {k: [" ".join(p for p in col if p) for col in parts[1:]] for k, parts in rows.items()}
+
+
+def bullet_block(text: str, start: str | tuple[str, ...], has: str = "") -> str:
+    """The markdown bullet of ``text`` whose line starts with ``start`` (and holds ``has``), with the bullets nested
+    under it, joined by one space: report.md says a pick's remarks and its tie set as bullets under the pick
+    (trial 19, T19-17), read here as one passage."""
+    lines = text.splitlines()
+    i = next(i for i, ln in enumerate(lines) if ln.startswith(start) and has in ln)
+    depth = len(lines[i]) - len(lines[i].lstrip())
+    paragraph = not lines[i].lstrip().startswith("- ")  # a paragraph's list starts right under it, unindented
+    block = [lines[i]]
+    for ln in lines[i + 1 :]:
+        indent = len(ln) - len(ln.lstrip())
+        if not ln.strip() or indent < depth or (indent == depth and not (paragraph and ln.lstrip().startswith("- "))):
+            break
+        block.append(ln.strip())
+    return " ".join(block)

@@ -258,6 +258,11 @@ def verdict_notes(run: RunResult, percentile: int, budget_ms: float | None) -> d
 
 
 def unverified_words(run: RunResult, percentile: int, budget_ms: float | None, named: int = 3) -> str | None:
+    """:func:`unverified_sentences` in one text (the console's), ``None`` when there is none."""
+    return " ".join(unverified_sentences(run, percentile, budget_ms, named)) or None
+
+
+def unverified_sentences(run: RunResult, percentile: int, budget_ms: float | None, named: int = 3) -> list[str]:
     """The levels of ``run`` over ``budget_ms`` (ms) that this host cannot judge
     (:meth:`Judged.unverified_why`), counted and the first named, in one sentence: ``"1 level over
     the p99 budget of 5.00 ms is not verified here: its host gave fewer than 3 rounds not host busy
@@ -265,11 +270,12 @@ def unverified_words(run: RunResult, percentile: int, budget_ms: float | None, n
     busy; p99 5.89 ms over all 3)."``; a quiet level of too few rounds in its own sentence, which names no host
     load: ``"... is not verified here: measured on a quiet host in fewer than the 3 rounds the budget is judged on,
     and more rounds might meet the budget: ..."`` (trial 15, T15-3: a quiet run's 1-round levels were said to blame
-    the host); ``None`` when there is none. ``named``: the levels each sentence
+    the host); one sentence per kind (report.md gives each its bullet: trial 19, T19-17), none when there is none.
+    ``named``: the levels each sentence
     names before it counts the rest (the console names 1: trial 14, its two sentences ran to 1,000+
     characters each, printed twice by the demo)."""
     if budget_ms is None:
-        return None
+        return []
     levels = list(_levels(run, latency_metric(percentile)))
     at = {(name, bs, c): f"`{name}` at concurrency {c}" + (f" (batch {bs})" if bs != 1 else "") for name, bs, c, _ in levels}
     found = [
@@ -299,7 +305,7 @@ def unverified_words(run: RunResult, percentile: int, budget_ms: float | None, n
             f"fewer than the {MIN_QUIET_ROUNDS} rounds the budget is judged on, and more rounds might meet the budget: "
             f"{some_of(few, named)}."
         )
-    return " ".join([*said, *([far_words] if far_words else [])]) or None
+    return [*said, *([far_words] if far_words else [])]
 
 
 def load_slowdown(load_pct: float | None, cores: int | None) -> float | None:

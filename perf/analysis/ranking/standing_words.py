@@ -36,7 +36,12 @@ def _members(ranking: Ranking) -> list[Comparison]:
 
 
 def tie_words(ranking: Ranking, run: RunResult | None) -> str:
-    """The tie set (without the pick) in words, grouped as the module docstring says, each member with
+    """:func:`tie_parts` in one clause, ``"; "`` between them."""
+    return "; ".join(tie_parts(ranking, run))
+
+
+def tie_parts(ranking: Ranking, run: RunResult | None) -> list[str]:
+    """The tie set (without the pick) in words, one part per group (the module docstring), each member with
     its build's verdict when it is not ``ok`` (:func:`perf.analysis.build_checks.named`; issue 26):
     ``"not distinguishable at this noise from `a`; behind it in every round they shared, not called
     by the rule: `b` (3 rounds, 3.54–9.96 times; too uneven for 3 rounds to tell, p 0.021 (needs ≤ 0.005)), `c`
@@ -61,7 +66,7 @@ def tie_words(ranking: Ranking, run: RunResult | None) -> str:
     if short:
         said = [f"{named(run, c.b.variant)} ({count(len(c.rounds), 'round')})" for c in short]
         parts.append("too few rounds to tell: " + ", ".join(said))
-    return "; ".join(parts + higher_medians(ranking, run))
+    return parts + higher_medians(ranking, run)
 
 
 def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False) -> list[str]:

@@ -44,6 +44,8 @@ class Choice:
         judged_note: The same without its basis (:meth:`~perf.analysis.ranking.budget_latency.Judged.picked_note`):
             what a table or console note beside the all-rounds number says.
         against: The others in words (:mod:`perf.analysis.ranking.standing`): the tie set, or what it beats of how many.
+        tie_parts: A tie set's pick: :attr:`against` in its parts, one per kind of member
+            (:func:`perf.analysis.ranking.standing_words.tie_parts`): report.md lists them, one bullet each (:meth:`listed`).
         unreached: The best peak's level is not a measured peak: why, in words (:mod:`perf.analysis.saturation.peaks`).
         short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.stats.paired.few_rounds`).
         outside: A tie set's pick: the variants outside the tie set, in words (:func:`perf.analysis.ranking.standing_words.outside_words`).
@@ -79,6 +81,7 @@ class Choice:
     confidence: float | None = None
     judged_on: str | None = None
     against: str = ""
+    tie_parts: list[str] = dataclasses.field(default_factory=list)
     judged_note: str | None = None
     unreached: str | None = None
     short: str | None = None
@@ -134,20 +137,9 @@ class Choice:
         """Whether its level is ``concurrency`` at client batch size ``batch_size``."""
         return (self.concurrency, self.batch_size) == (concurrency, batch_size)
 
-    def describe(self) -> str:
-        """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"`` (a budget's
-        other percentile before the p99: :attr:`budget_latency`), plus the flag, :attr:`dominated`,
-        the verdict, and the words of :attr:`short`, :attr:`judged_on`, :attr:`why`, :attr:`headroom` and
-        :attr:`build_verdict`."""
-        text = (
-            f"`{self.variant}` at concurrency {self.concurrency}"
-            + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
-            + f": {self.numbers()}"
-            + (f" {UNSTABLE_MARK} {self.status}" if self.status != "ok" else "")
-            + (f" — {self.dominated}" if self.dominated else "")
-        )
-        if self.confidence is not None:
-            text += " — " + self.verdict()
+    def remarks(self) -> list[str]:
+        """The words :meth:`describe` adds after the verdict: :attr:`short`, :attr:`level_why`, :attr:`judged_on`,
+        :attr:`why`, :attr:`headroom` and the build's verdict (:attr:`build_verdict`), those it has."""
         said = (
             self.short,
             self.level_why,
@@ -156,12 +148,42 @@ class Choice:
             self.headroom,
             self.build_verdict and self.build_verdict.text(),
         )
-        return text + "".join(f" — {w}" for w in said if w)
+        return [w for w in said if w]
 
-    def verdict(self) -> str:
+    def listed(self) -> list[str]:
+        """What :meth:`describe` with ``listed=True`` leaves out, one item each: its :meth:`remarks`, a tie set's
+        members by kind (:attr:`tie_parts`) and the variants outside it (:attr:`outside`). report.md says them once,
+        as bullets under the pick (trial 19, T19-17: lines of 1,900 characters, and the tie set's words again in the
+        Paired ranking)."""
+        tie = [*(self.tie_parts or [self.against]), *([self.outside] if self.outside else [])] if self.tied else []
+        return [*self.remarks(), *tie]
+
+    def describe(self, listed: bool = False) -> str:
+        """``"`mlp_onnx_cpu2_db500_mbs64` at concurrency 8: 1,234.5 infer/s, p99 3.21 ms"`` (a budget's
+        other percentile before the p99: :attr:`budget_latency`), plus the flag, :attr:`dominated`,
+        the verdict, and its :meth:`remarks`; ``listed``: the remarks, a tie set's members and the others are left
+        to :meth:`listed`'s bullets."""
+        text = (
+            f"`{self.variant}` at concurrency {self.concurrency}"
+            + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
+            + f": {self.numbers()}"
+            + (f" {UNSTABLE_MARK} {self.status}" if self.status != "ok" else "")
+            + (f" — {self.dominated}" if self.dominated else "")
+        )
+        if self.confidence is not None:
+            text += " — " + self.verdict(listed)
+        return text + ("" if listed else "".join(f" — {w}" for w in self.remarks()))
+
+    def verdict(self, listed: bool = False) -> str:
         """The paired verdict in words (a rounds sweep): the tie set, what it beats, or that it is the only
-        variant ranked (with why the others are not, :attr:`against`; a run of one variant has none to say)."""
+        variant ranked (with why the others are not, :attr:`against`; a run of one variant has none to say);
+        ``listed``: a tie set's members and the others are said by :meth:`listed`, after it."""
         rule = f"paired rounds at {(1 - (self.confidence or 0)) * 100:g} %"
+        if self.tied and listed:
+            return (
+                f"the rule ({rule}) did not separate it from {count(len(self.tie_set) - 1, 'other')} (the tie set follows); "
+                f"it is named first by {NAMED_FIRST_BY}, not as the winner"
+            )
         if self.tied:
             others = self.against or "not distinguishable at this noise from " + ", ".join(f"`{n}`" for n in self.tie_set[1:])
             return (

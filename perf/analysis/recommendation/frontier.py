@@ -263,7 +263,8 @@ def frontier_summary(
     points: dict[str, list[Point]], rec: Recommendation, failed: Iterable[str] = (), run: RunResult | None = None
 ) -> str:
     """One sentence for the recommendation: the frontier's ends and whether each pick is on it (on the latency
-    the budget is judged on, as :func:`frontier_section`); each end with its build's verdict when it is not ``ok``
+    the budget is judged on, as :func:`frontier_section`; several client workloads: each one's ends on its own
+    line, a sub-bullet, ``newline + "  - "`` before it); each end with its build's verdict when it is not ``ok``
     (``run``'s: :func:`perf.analysis.build_checks.named`)."""
     lat, said = rec.latency_field, f"p{rec.latency_percentile}"
     front = operating_frontier(points, failed, lat)
@@ -285,21 +286,24 @@ def frontier_summary(
         if len(sizes) > 1
         else ""
     )
-    text = (
+    head = (
         f"**Pareto frontier** (the operating frontier: over every level of every variant{apart}; {levels_words(front)}; "
-        "see the section below): " + "; ".join(ends)
+        "see the section below)"
     )
     off = [
         what
         for what, c in (("best under budget", rec.best_under_budget), (peak_mark(rec.best_peak), rec.best_peak))
         if c is not None and not any(_is(p, c) for p in front)
     ]
-    if off:  # a flagged level with more throughput at no more latency beats the stable pick
-        text += (
-            f"; the {' and the '.join(off)} {agree(len(off), 'pick is', 'picks are')} not on it (a flagged level "
-            f"beats {agree(len(off), 'it', 'them')} on both)"
-        )
-    return sentence(text)
+    off_words = (  # a flagged level with more throughput at no more latency beats the stable pick
+        f"the {' and the '.join(off)} {agree(len(off), 'pick is', 'picks are')} not on it (a flagged level "
+        f"beats {agree(len(off), 'it', 'them')} on both)"
+        if off
+        else ""
+    )
+    if len(ends) > 1:  # one sub-bullet a workload (trial 19, T19-17: 4 workloads' ends on one line of 1,348 characters)
+        return f"{head}{'; ' + off_words if off_words else ''}:" + "".join(f"\n  - {sentence(e)}" for e in ends)
+    return sentence(f"{head}: {ends[0]}" + (f"; {off_words}" if off_words else ""))
 
 
 def series_sizes(run: RunResult) -> dict[str, str]:

@@ -37,10 +37,10 @@ from collections.abc import Iterable
 from core.errors import PerfError
 from perf.analysis.build_checks import run_verdict
 from perf.analysis.effects.thread_hint import thread_hints
-from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, host_cores, latency_metric, unverified_words
+from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, host_cores, latency_metric, unverified_sentences
 from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
-from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_words
+from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_parts, tie_words
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import cut_notes
 from perf.analysis.recommendation.dominated import dominated
@@ -70,7 +70,9 @@ class Recommendation:
         knees: Saturation concurrency per variant (:func:`perf.analysis.saturation.rises.knee`); None = no knee within the swept range.
         notes: Sentences explaining gaps (no level under budget, no level at all), and hints, each labelled as one.
         excluded: One sentence per level or variant left out of the ranking, with why.
-        flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the stable ones.
+        flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the stable ones; a variant's
+            levels next to each other flagged in the same words share one (``"`v` at concurrency 8 and 12: ..."``):
+            :attr:`flagged_levels` counts the levels.
         latency_percentile: The client latency percentile the budget is on (default 99).
         budget_latency_ms: That percentile's latency (ms) at :attr:`best_under_budget`.
         ranking: A rounds sweep's paired ranking behind :attr:`best_peak` (``None`` otherwise).
@@ -97,6 +99,7 @@ class Recommendation:
     falls: dict[str, Fall] = dataclasses.field(default_factory=dict)
     missed: Missed | None = None
     knee_rule: str = dataclasses.field(default_factory=knee_words)
+    flagged_levels: int = 0
 
     @property
     def latency_field(self) -> str:
@@ -157,14 +160,13 @@ def recommend(
     rule = judge(run)
     knees = {v.name: knee(points[v.name], rule) for v in run.variants}
     notes: list[str] = []
-    excluded, flagged = excluded_levels(run, points), []
+    excluded = excluded_levels(run, points)
     cands = [p for v in run.variants if v.status != "failed" for p in points[v.name] if candidate(p)]
-    for p in cands:
-        if p.status != "ok":
-            said = notes_text(p.notes, repeat_noun(run))
-            flagged.append(f"{where(p)}: {p.status}" + (f" ({said})" if said else ""))
+    flagged, n_flagged = flagged_items([p for p in cands if p.status != "ok"], run)
     if run.rounds is not None:
-        return _peaks(run, points, _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands, fit))
+        rec = _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands, fit)
+        rec.flagged_levels = n_flagged
+        return _peaks(run, points, rec)
     best, why = rank(cands, tol)
     under, under_why = rank(_under(cands, latency_budget_ms, metric), tol) if latency_budget_ms is not None else (None, None)
     rec = Recommendation(
@@ -178,6 +180,7 @@ def recommend(
         pct,
         under.get(metric) if under else None,
     )
+    rec.flagged_levels = n_flagged
     return _peaks(run, points, _gaps(run, cands, rec))
 
 
@@ -233,9 +236,30 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     beats_all, alone = bool(c.beats) and not (c.tied or c.uncompared), not (c.beats or c.tied or c.uncompared)
     c.short = None if done else few_rounds(p.trials, beats_all, alone)  # one trial a round; alone: no verdict needed
     c.against = tie_words(ranking, run) if c.tied else others_words(ranking, run, under)
+    c.tie_parts = tie_parts(ranking, run) if c.tied else []
     c.rivals = higher_medians(ranking, run, short=True) if c.tied else []  # report.md's, in tie_words
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c
+
+
+def flagged_items(flagged: list[Point], run: RunResult) -> tuple[list[str], int]:
+    """One item per flagged level, ``"`v` at concurrency 4: host busy (...)"``, and how many levels they hold. A
+    variant's levels flagged in the same words share one item (``"`v` at concurrency 8, 12: host busy (...)"``); words
+    an item above said already point to it (``"`w` at concurrency 4: host busy (the words of `v` at concurrency 8,
+    12)"``): trial 19, T19-17, the same words said per level."""
+    groups: dict[tuple[str, int, str, str], list[Point]] = {}
+    for p in flagged:
+        said = notes_text(p.notes, repeat_noun(run))
+        groups.setdefault((p.variant, p.batch_size, p.status, f" ({said})" if said else ""), []).append(p)
+    items: list[str] = []
+    first: dict[tuple[str, str], str] = {}  # (status, words) -> the levels whose item said them
+    for (_, _, status, said), ps in groups.items():
+        concs = ", ".join(str(p.concurrency) for p in ps)
+        at = where(ps[0]).replace(f"concurrency {ps[0].concurrency}", f"concurrency {concs}", 1)
+        items.append(f"{at}: {status}" + (f" (the words of {first[status, said]})" if (status, said) in first else said))
+        if said:
+            first.setdefault((status, said), at)
+    return items, len(flagged)
 
 
 def first_pick_words(run: RunResult) -> str:
@@ -330,5 +354,5 @@ def _paired(
         under,
     )
     rec = _gaps(run, cands, rec)
-    rec.notes += [*filter(None, [unverified_words(run, pct, budget_ms)]), *cut_notes(run)]  # not verified here; cut, no numbers
+    rec.notes += [*unverified_sentences(run, pct, budget_ms), *cut_notes(run)]  # not verified here; cut, no numbers
     return rec

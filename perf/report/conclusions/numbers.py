@@ -16,11 +16,11 @@ from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import WHY_SAID, peak_noun, unreached_mark
 from perf.analysis.stats.curves import curve
 from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, THROUGHPUT, Point
-from perf.markdown import flag_mark, fmt
+from perf.markdown import flag_mark, fmt, packed
 from perf.records.results import RunResult, VariantResult
 from perf.report.conclusions.pairs import change_clause, once, ranked_text
 from perf.report.conclusions.why import peaks_at, runner_up
-from perf.report.sections.effects import beside_recommendation, effects_sentences
+from perf.report.sections.effects import BESIDE_POINTER, beside_recommendation, effects_sentences
 
 
 def counts_per_level(counts: list[int], noun: str) -> str:
@@ -47,7 +47,8 @@ def _sentence(clause: str) -> str:
 def number_lines(
     run: RunResult, ok: list[VariantResult], rec: Recommendation, pts: dict[str, list[Point]], effects: Sequence[MainEffect]
 ) -> list[str]:
-    """The conclusions' "The numbers." paragraph (the best peak, its spread and flags, a budget no level meets) and the effects' sentences."""
+    """The conclusions' "The numbers." paragraph (the best peak, its spread and flags, a budget no level meets: its first
+    sentence, then a bullet per comparison) and the effects' sentences."""
     best = rec.best_peak
     if best is None:
         return ["**The numbers.** No variant produced a measurement."]
@@ -131,11 +132,12 @@ def number_lines(
             + (f"; never measured in the same round as {count(len(u.uncompared), 'other')}: not compared" if u.uncompared else "")
             + sentence("".join(f"; {w}" for w in (u.short, u.headroom, *u.unverified) if w))
         )
-    if not mixed:
-        head.append(sentence(once(measured, rounds=run.rounds is not None)))
-    lines = [" ".join(head)]
+    if not mixed:  # of every level: said with the best, not as a comparison
+        head[0] += " " + sentence(once(measured, rounds=run.rounds is not None))
+    lines = packed(head)  # the best, then the comparisons as bullets (trial 19, T19-17: one line of 2,132)
     if effects:
-        lines += ["", effects_sentences(effects, run.rounds is not None, beside_recommendation(effects, rec))]
+        beside = BESIDE_POINTER if beside_recommendation(effects, rec) else None
+        lines += ["", effects_sentences(effects, run.rounds is not None, beside)]
     return lines
 
 

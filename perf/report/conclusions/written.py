@@ -23,11 +23,10 @@ from perf.analysis.effects.main_effects import Interaction, MainEffect, interact
 from perf.analysis.effects.pairs import value_order, variant_of
 from perf.analysis.recommendation.cuts import unmeasured_text
 from perf.analysis.recommendation.recommend import Recommendation
-from perf.analysis.saturation.rises import p99_step, rise_between
 from perf.analysis.stats.curves import curve
 from perf.analysis.stats.paired import RULE_SHORT
-from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Point, run_points
-from perf.markdown import flag_mark
+from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, THROUGHPUT, Point, run_points
+from perf.markdown import APPENDIX_FILE, TOP_N, flag_mark, packed
 from perf.records.levels import HOST_BUSY, UNSTABLE
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import unfinished_text
@@ -35,7 +34,6 @@ from perf.records.workloads import variant_name, workload, workloads_noun
 from perf.report.conclusions.numbers import counts_per_level, number_lines, with_status
 from perf.report.conclusions.pairs import once
 from perf.report.conclusions.why import mechanism
-from perf.report.phrases import Facts, say
 from perf.report.sections.servers import measured_elsewhere
 
 
@@ -45,6 +43,9 @@ def _list(items: Iterable[Any]) -> str:
 
 #: Names a sentence lists before it says how many more (the appendix and tables have them all).
 NAMED = 5
+#: The longest bullet of the conclusions said on one line (characters); a longer one is a short sentence and a
+#: bullet per part (report.md's lines stay within 1,200: trial 19, T19-17).
+INLINE_CHARS = 1000
 
 
 def _some(items: Iterable[Any]) -> str:
@@ -98,88 +99,73 @@ def _variants_words(run: RunResult) -> str:
     return f"{count(len(names), 'variant')} at {count(len(sizes), workloads_noun(sizes))} ({', '.join(sizes)})"
 
 
-def _no_knee_reason(run: RunResult, points: list[Point]) -> str:
-    """Why a curve has no knee: its last step (:mod:`perf.report.phrases` ``no_knee``), each trend by its one
-    rule (:mod:`perf.analysis.saturation.rises`): throughput "still grew" only when it rose beyond the noise
-    and by more than the least gain a step must give, p99 "fell" only beyond the noise; a change the noise
-    does not tell is said with its evidence (not distinguishable from noise: rounds and p, or spread unknown)."""
-    c = [p for p in curve(points) if p.get(P99) is not None]
-    if len(c) < 2:
-        return ""
-    a, b = c[-2], c[-1]
-    r, q = rise_between(run, a, b), p99_step(run, a, b)
-    p99 = (b.value(P99) / a.value(P99) - 1) * 100.0 if a.value(P99) else None
-    facts = Facts(
-        last_gain_pct=r.gain_pct,
-        last_gain="rose" if r.rises else None if r.flat else "untold",
-        last_gain_evidence=r.step.evidence if r.rises else r.step.said(),
-        last_gain_basis=r.basis(),
-        last_p99_change_pct=p99,
-        last_p99="fell" if q.change == "fell" else "untold" if q.change is None else None,
-        last_p99_evidence=q.said(),
+def _load_bullets(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]) -> list[str]:
+    """How far load was swept and what each variant's curve tells, one sub-bullet per kind, each naming at most
+    :data:`NAMED` variants: why each one has no knee, its fall, its noise are said once, in the knee list
+    (:func:`perf.report.sections.knees.knee_lines`; trial 19, T19-17: a 3,856-character paragraph said them again)."""
+    allp = [p for ps in pts.values() for p in ps if p.ok]
+    failed = {v.name for v in run.variants if v.status == "failed"}
+    live = [n for n in rec.knees if n not in failed]
+    judged = {n: f for n in live if rec.knees[n] is None and (f := rec.falls.get(n)) is not None}  # peaks.fall's words
+    falls = [f"`{n}`" for n, f in judged.items() if f.finding]
+    noise = [f"`{n}`" for n, f in judged.items() if not f.finding]
+    open_ = [f"`{n}`" for n in live if rec.knees[n] is None and len(curve(pts[n])) > 1 and n not in judged]
+    short = [f"`{n}`" for n in live if len(curve(pts[n])) == 1]
+    never: dict[str, list[str]] = {}  # why -> variants with no measured level (cut for time...): none, not "fewer than 2"
+    for n in live:
+        if not curve(pts[n]):
+            never.setdefault(unmeasured_text(run, n) or "no level measured", []).append(f"`{n}`")
+    kinds = []
+    if falls:
+        kinds.append(f"throughput fell as load rose in {_some(falls)}, so the level before the fall is that variant's best")
+    if noise:
+        kinds.append(f"neither a knee nor a fall is told in {_some(noise)}")
+    if open_:
+        kinds.append(
+            f"{_some(open_)} had no knee (a knee needs {rec.knee_rule} while p99 rises), so the ranking beyond that is unknown"
+        )
+    if short:
+        kinds.append(
+            f"{count(len(short), 'variant')} {agree(len(short), 'has', 'have')} only 1 measured level, "
+            f"so no saturation point ({_some(short)})"
+        )
+    kinds += [f"{_some(names)} {agree(len(names), 'was', 'were')} {why}" for why, names in never.items()]
+    head = f"- Load was swept up to concurrency {max(p.concurrency for p in allp)}"
+    if not kinds:
+        return [f"{head}; every variant reached its knee."]
+    head += "; each variant's knee, fall or why it has neither: **Saturation (knee)** in the Recommendation" + (
+        f" and [{APPENDIX_FILE}]({APPENDIX_FILE})" if len(rec.knees) > TOP_N else ""
     )
-    return say("no_knee", facts, " and ")
+    if len(inline := f"{head}: {'; '.join(kinds)}.") <= INLINE_CHARS:
+        return [inline]
+    return [f"{head}:", *(f"  - {sentence(k)}" for k in kinds)]  # a sub-bullet a kind
 
 
-def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]], inters: Sequence[Interaction] = ()) -> str:
+def _conditions(
+    run: RunResult, rec: Recommendation, pts: dict[str, list[Point]], inters: Sequence[Interaction] = ()
+) -> list[str]:
+    """The "When this holds" paragraph: one short sentence (this host and model), then one bullet per condition
+    (trial 19, T19-17: one line of up to 3,856 characters)."""
     env, server = run.environment, run.environment.get("server") or {}
     gpus = env.get("gpus")
-    parts = [
-        "**When this holds.**",
-        "These numbers are for "
+    head = (
+        "**When this holds.** These numbers are for "
         + (
             measured_elsewhere(run)
             or f"this host ({env.get('cpu_count', '?')} cores"
             + (f", GPU {_list([g.get('name', '?') for g in gpus])})" if gpus else ", no GPU)")
         )
         + " and this model; instances of a CPU model share the same cores, so another core count or a larger "
-        "model (longer compute per request) can change which setting wins.",
-    ]
-    if server.get("runtime") == "bundled":
-        parts.append(
-            "The bundled runtime serves every format through the python backend (one forward pass per "
-            "execute() batch); native backends in the container runtime may rank differently."
+        "model (longer compute per request) can change which setting wins:"
+    )
+    if server.get("runtime") == "bundled":  # said with the host: one short line
+        head = head[:-1] + (
+            ". The bundled runtime serves every format through the python backend (one forward pass per "
+            "execute() batch); native backends in the container runtime may rank differently:"
         )
     allp = [p for ps in pts.values() for p in ps if p.ok]
-    if allp:
-        hi = max(p.concurrency for p in allp)
-        failed = {v.name for v in run.variants if v.status == "failed"}
-        live = [n for n in rec.knees if n not in failed]
-        judged = {n: f for n in live if rec.knees[n] is None and (f := rec.falls.get(n)) is not None}  # peaks.fall's words
-        falls = {n: f for n, f in judged.items() if f.finding}
-        noise = {n: f for n, f in judged.items() if not f.finding}
-        open_ = [n for n in live if rec.knees[n] is None and len(curve(pts[n])) > 1 and n not in judged]
-        short = [n for n in live if len(curve(pts[n])) == 1]
-        never: dict[str, list[str]] = {}  # why -> variants with no measured level (cut for time...): none, not "fewer than 2"
-        for n in live:
-            if not curve(pts[n]):
-                never.setdefault(unmeasured_text(run, n) or "no level measured", []).append(f"`{n}`")
-        text = f"Load was swept up to concurrency {hi}"
-        if falls:
-            said = [f"`{n}` ({f.describe()})" for n, f in list(falls.items())[:NAMED]]
-            said += [f"{len(falls) - NAMED} more"] if len(falls) > NAMED else []
-            text += f"; in {_list(said)} throughput fell as load rose, so the level before the fall is that variant's best"
-        if noise:
-            said = [f"`{n}` ({f.difference()})" for n, f in list(noise.items())[:NAMED]]
-            said += [f"{len(noise) - NAMED} more"] if len(noise) > NAMED else []
-            text += f"; in {_list(said)} neither a knee nor a fall is told"
-        if open_:
-            reasons = [f"`{n}` ({why})" if (why := _no_knee_reason(run, pts[n])) else f"`{n}`" for n in open_[:NAMED]]
-            reasons += [f"{len(open_) - NAMED} more"] if len(open_) > NAMED else []
-            text += (
-                f"; {_list(reasons)} had no knee (a knee needs {rec.knee_rule} while p99 rises), so the ranking "
-                "beyond that is unknown"
-            )
-        elif not short and not never and not judged:
-            text += "; every variant reached its knee"
-        if short:
-            text += (
-                f"; {count(len(short), 'variant')} {agree(len(short), 'has', 'have')} only 1 measured level, "
-                f"so no saturation point ({_some(f'`{n}`' for n in short)})"
-            )
-        for why, names in never.items():
-            text += f"; {_some(names)} {agree(len(names), 'was', 'were')} {why}"
-        parts.append(sentence(text))
+    bullets = _load_bullets(run, rec, pts) if allp else []
+    parts = []
     if (stopped := unfinished_text(run)) is not None:
         parts.append(f"{stopped[:1].upper()}{stopped[1:]}: comparisons use only the levels measured before it stopped.")
     # by the status the tables mark (flag_mark): a host-busy level that was also unstable is marked host busy
@@ -201,13 +187,12 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
                 else ": a comparison with them is not measured fairly and says so."
             )
         )
-    if inters:
+    if inters:  # each one's numbers are said once, in the Main effects section (trial 19, T19-17)
+        which = list(dict.fromkeys(f"{i.effect.change} (with the {i.other.label})" for i in inters))  # a metric each
         parts.append(
-            f"{count(len(inters), 'effect')} {agree(len(inters), 'changes', 'change')} sign with another factor, so "
-            f"{agree(len(inters), 'it holds', 'they hold')} only where that factor is set as "
-            f"measured: {'; '.join(i.describe() for i in inters[:2])}"
-            + (f"; {len(inters) - 2} more in the Main effects section" if len(inters) > 2 else "")
-            + "."
+            f"{count(len(which), 'effect')} {agree(len(which), 'changes', 'change')} sign with another factor, so "
+            f"{agree(len(which), 'it holds', 'they hold')} only where that factor is set as measured: "
+            f"{_some(which)}; numbers: **Interactions** in the Main effects section."
         )
     fewest = min((p.trials for p in allp), default=0)
     rel = [100.0 * s / p.value(THROUGHPUT) for p in allp if (s := p.spread(THROUGHPUT)) is not None]  # allp: ok, > 0 infer/s
@@ -223,7 +208,9 @@ def _conditions(run: RunResult, rec: Recommendation, pts: dict[str, list[Point]]
         )
     elif allp and max(p.trials for p in allp) >= MIN_TRIALS_FOR_SPREAD:  # a single-trial run says so in number_lines
         parts.append(sentence(once(allp, rounds=run.rounds is not None)))
-    return " ".join(parts)
+    rest = packed(parts, INLINE_CHARS)  # short ones share a bullet (the report's line bound)
+    body = [*bullets, *([f"- {rest[0]}", *rest[1:]] if rest else [])]
+    return [head, *body] if body else [head[:-1] + "."]
 
 
 def conclusions(run: RunResult, rec: Recommendation, effects: Sequence[MainEffect] | None = None) -> list[str]:
@@ -246,5 +233,5 @@ def conclusions(run: RunResult, rec: Recommendation, effects: Sequence[MainEffec
         "",
         mechanism(run, ok, rec, pts),
         "",
-        _conditions(run, rec, pts, interactions(effects)),
+        *_conditions(run, rec, pts, interactions(effects)),
     ]

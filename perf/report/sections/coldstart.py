@@ -19,7 +19,7 @@ import statistics
 
 from core.wording import count, of, sentence
 from perf.analysis.effects.pairs import differing
-from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, flag_mark, fmt, times
+from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, flag_mark, fmt, packed, times
 from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, FirstRequests, ratio, steady_count
 from perf.records.levels import FLAG_MEANINGS, HOST_BUSY
 from perf.records.results import RunResult
@@ -122,7 +122,9 @@ def next_step(items: list[Entry], run_id: str | None = None) -> str | None:
 
 
 def conclusion(run: RunResult, items: list[Entry]) -> str:
-    """The written cold-start conclusion: comparison, numbers, mechanism, boundary."""
+    """The written cold-start conclusion: comparison, numbers, mechanism, boundary and next step, packed into a
+    short paragraph and bullets (:func:`perf.markdown.packed`: markdown lines joined by newlines; trial 19, T19-17: one
+    line of up to 2,205 characters)."""
     server = run.environment.get("server") or {}
     measured = [e for e in items if e.cold.first_request is not None and not e.cold.not_measured]
     skipped = [e for e in items if e not in measured]
@@ -160,7 +162,7 @@ def conclusion(run: RunResult, items: list[Entry]) -> str:
     step = next_step(items, run.run_id)
     if step:
         parts.append(f"To warm up what a variant will be sent, rebuild with `--warmup random` (or `zero`) and `{step}`.")
-    return " ".join(parts)
+    return "\n".join(packed(parts))
 
 
 def _unsettled_words(measured: list[Entry]) -> str:
@@ -290,7 +292,7 @@ def section(run: RunResult, limit: int = TOP_N) -> list[str]:
             f"The {limit} slowest first requests of {len(items)} variants; every variant: [{APPENDIX_FILE}]({APPENDIX_FILE}).",
         ]
     lines += _notes(lines, run)
-    lines += ["", conclusion(run, items), ""]
+    lines += ["", *conclusion(run, items).splitlines(), ""]  # one line a bullet: the report counts its lines
     return lines
 
 

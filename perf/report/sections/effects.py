@@ -8,8 +8,8 @@ An effect is judged on peak throughput (each variant at its best level, the one 
 highest median; the latency budget aside); the recommendation under a latency budget judges the pick against each
 variant at their best levels within the budget. Where the two disagree on the pick and its twin
 in one factor (the effect not significant while the pick beats its twin, or the other way round),
-:func:`beside_recommendation` says so and why in one sentence, in the section and in the
-conclusions (trial 9: "not significant ... batching on vs batching off" in one paragraph, "the
+:func:`beside_recommendation` says so and why in one sentence, in the section (the conclusions point to it;
+trial 19, T19-17) (trial 9: "not significant ... batching on vs batching off" in one paragraph, "the
 pick beats" its batching-off twin 2.4x in the recommendation, and neither said what it judged)."""
 
 from __future__ import annotations
@@ -30,6 +30,12 @@ INTERACTION_LINES = 6
 #: from (:func:`perf.analysis.effects.main_effects._best`, the tables' best level, which in a rounds sweep is
 #: the paired ranking's and otherwise a stable level first: not always the highest median, issue 26).
 PEAK_JUDGED = "each variant at its best level, the one the tables name, the latency budget aside"
+#: What the conclusions say where :func:`beside_recommendation` has a line (said once, in the Main effects section;
+#: trial 19, T19-17: it was said word for word in both).
+BESIDE_POINTER = (
+    "The ranking under the budget and an effect judge the pick and its twin differently: "
+    "**Beside the recommendation** in the Main effects section says what each judges."
+)
 #: The levels of the pick's pair that an effect compared, in :func:`beside_recommendation`'s line.
 PAIR_LEVELS = "at their best levels"
 
@@ -69,24 +75,26 @@ def effects_section(
     lines = ["## Main effects", ""]
     if not effects:
         return lines + ["No two comparable variants differ in one factor only, so no effect can be estimated."]
-    lines += [
+    lines += [  # a short sentence, then one bullet per rule (trial 19, T19-17: one line of 1,268 characters)
         "What changing one factor does, over every pair of variants that differ only in that factor (all other "
-        "variant parameters equal): the median of the paired changes, in %, with their spread (min–max, or the "
-        f"interquartile range (IQR) from {IQR_FROM} pairs); *not significant* where the spread covers zero"
+        f"variant parameters equal; every pair is listed in [{APPENDIX_FILE}]({APPENDIX_FILE})): the median of the "
+        f"paired changes, in %, with their spread (min–max, or the interquartile range (IQR) from {IQR_FROM} pairs); "
+        "*not significant* where the spread covers zero"
         + (" or a pair is not significant by the paired rule" if rounds else "")
-        + f". Peak throughput: {PEAK_JUDGED}; p99: both at the pair's highest common concurrency. "
-        + (
-            "Each pair's change is the median, over the rounds both variants shared, of their per-round ratio, "
-            f"significant by the paired rule ({RULE_SHORT}): a busy round falls on both. "
+        + f". Peak throughput: {PEAK_JUDGED}; p99: both at the pair's highest common concurrency.",
+        *(
+            [
+                "- **Rounds:** each pair's change is the median, over the rounds both variants shared, of their per-round "
+                f"ratio, significant by the paired rule ({RULE_SHORT}): a busy round falls on both."
+            ]
             if rounds
-            else ""
-        )
-        + "A pair is left out when it is no evidence: *not measured fairly* "
+            else []
+        ),
+        "- **Left out:** a pair that is no evidence: *not measured fairly* "
         + ("(its two levels never shared a round)" if rounds else "(a level of it host busy)")
         + " or *cannot act at this load* (instance count or batching with one request in flight, or no batch formed), "
         "or *cannot be the instance count* (an instance-count pair already apart at concurrency 1, where a second "
-        "instance cannot act: its threads per instance, named beside the change, or something else differs). "
-        f"Every pair is listed in [{APPENDIX_FILE}]({APPENDIX_FILE}).",
+        "instance cannot act: its threads per instance, named beside the change, or something else differs).",
         "",
         *effects_table(effects),
     ]
@@ -104,8 +112,8 @@ def effects_sentences(effects: Sequence[MainEffect], rounds: bool = False, besid
     """The main effects in one paragraph for the conclusions' numbers: significant ones named
     with their size; those that are no evidence with why; the rest listed as not significant
     (or of unknown spread: a sequential run's single trials); ``rounds``: the pairs are paired
-    over rounds (:func:`effects_section`), so "not significant" is by that rule; ``beside``:
-    :func:`beside_recommendation`'s line, said after them."""
+    over rounds (:func:`effects_section`), so "not significant" is by that rule; ``beside``: a sentence said after
+    them (the conclusions': a pointer to :func:`beside_recommendation`'s line, :data:`BESIDE_POINTER`)."""
     if not effects:
         return ""
     clear = [e for e in effects if e.throughput is not None and e.throughput.significant]
@@ -126,10 +134,10 @@ def effects_sentences(effects: Sequence[MainEffect], rounds: bool = False, besid
         )
     else:
         text += "none is evidence here"
-    if void:
-        text += (". No evidence on peak throughput: " if clear or rest else ": ") + "; ".join(
-            f"{e.change} ({e.note('throughput')})" for e in void
-        )
+    if void:  # why each is no evidence: its table cell, said once (trial 19, T19-17)
+        text += (
+            ". No evidence on peak throughput (why: the table above): " if clear or rest else " (why: the table above): "
+        ) + "; ".join(e.change for e in void)
     if rest:
         why = (
             "not significant (its spread over pairs covers zero, or a pair is not significant by the paired rule)"

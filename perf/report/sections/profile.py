@@ -34,7 +34,7 @@ def profile_section(profile: ProfileRecord | None, up: str = "", operators: int 
     Trace links are relative to the run folder, prefixed with ``up`` (``"../"`` from a what-if folder)."""
     if profile is None:
         return []
-    return trace_lines(profile.traces, up, operators) + precision_lines(profile.precision)
+    return trace_lines(profile.traces, up, operators) + precision_lines(profile.precision, bool(profile.traces))
 
 
 def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None = None) -> list[str]:
@@ -146,22 +146,25 @@ def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
     return out
 
 
-def precision_lines(rows: list[PrecisionRow]) -> list[str]:
+def precision_lines(rows: list[PrecisionRow], traced: bool = False) -> list[str]:
     """``## Precision study``: one table, against fp32 eager PyTorch on the CPU, then the paired
-    speed-ups in words (:mod:`perf.analysis.stats.paired`'s rule)."""
+    speed-ups in words (:mod:`perf.analysis.stats.paired`'s rule); its method, then the paired rule as a bullet
+    (trial 19, T19-17: one line of 1,400 characters). ``traced``: the traces' section above says
+    what inputs they ran on (:data:`RAN_ON`), said once."""
     if not rows:
         return []
     first, at = rows[0], list(dict.fromkeys(ran_at(r.shape, r.batch_size) for r in rows))
     lines = [
         "## Precision study",
         "",
-        f"{first.runtime} on {RAN_ON}: {at[0] if len(at) == 1 else 'the input size and batch each row names'}"
+        f"{first.runtime} on {'the inputs the traces ran on (above)' if traced else RAN_ON}: "
+        f"{at[0] if len(at) == 1 else 'the input size and batch each row names'}"
         + (f", {first.threads} threads" if first.threads else "")
-        + f"; {sentence(first.method)} Errors against fp32 eager PyTorch on the CPU; latency: median (IQR) over the rounds of "
-        "each round's median call (`torch.utils.benchmark` blocks), samples/s from that median. "
-        '"computes in": what the kernels really run in (builders.verify.verdicts.KERNEL_PRECISION). '
-        "The precisions of one device are timed interleaved in rounds; vs fp32 (fp32's time over this one's, "
-        f"round by round, not the ratio of the two medians): {sentence(RULE)}",
+        + f"; {sentence(first.method)} Errors against fp32 eager PyTorch on the CPU; latency: median (IQR) over the "
+        "rounds of each round's median call (`torch.utils.benchmark` blocks), samples/s from that median. "
+        '"computes in": what the kernels really run in (builders.verify.verdicts.KERNEL_PRECISION).',
+        "- **vs fp32**: the precisions of one device are timed interleaved in rounds; fp32's time over this one's, "
+        f"round by round, not the ratio of the two medians: {sentence(RULE)}",
         "",
     ]
     body = []

@@ -106,18 +106,25 @@ def _judged(lat: Judged | None, percentile: int, budget_ms: float | None) -> str
     return f"; {said}" if said else ""
 
 
-def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult | None = None) -> str:
+def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult | None = None, said_above: bool = False) -> str:
     """The tie set in words (:func:`perf.analysis.ranking.standing_words.tie_words`, the recommendation line's
     words): the members that shared the rule's rounds with the pick are as good a choice on this
     evidence; those that shared fewer (a large gap aside) are *not separated for lack of rounds*,
     which is no evidence that they are as good (``pruned``: variants the search stopped measuring,
     whose early rounds are all this ranking has); then the variants outside the tie set
-    (:func:`perf.analysis.ranking.standing_words.outside_words`: every one of ``run``'s variants accounted for)."""
+    (:func:`perf.analysis.ranking.standing_words.outside_words`: every one of ``run``'s variants accounted for);
+    ``said_above``: the Recommendation lists the members and the others (its pick's
+    :meth:`~perf.analysis.recommendation.choice.Choice.listed`), so this bullet points to it and says only what
+    the members' rounds are evidence of (trial 19, T19-17: the same words said twice)."""
     tied = [c for c in ranking.comparisons if c.b.variant in ranking.names[1:]]
     short = [c for c in tied if kind(c) in (STEADY, SHORT)]
     full = [f"`{c.b.variant}`" for c in tied if kind(c) == FULL]
     done = [f"`{c.b.variant}`" for c in tied if kind(c) == SETTLED]
-    text = f"- **Tie set** (what the pick does not beat by the rule): {sentence(tie_words(ranking, run))}"
+    text = "- **Tie set** (what the pick does not beat by the rule): " + (
+        f"{count(len(tied), 'member')} besides the pick, each with its rounds, and the others: see Recommendation."
+        if said_above
+        else sentence(tie_words(ranking, run))
+    )
     if full:
         text += (
             f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it: as good a choice on this evidence (more "
@@ -139,7 +146,7 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
             )
             + "."
         )
-    if outside := outside_words(ranking, run, ranking.budget_ms is not None):
+    if not said_above and (outside := outside_words(ranking, run, ranking.budget_ms is not None)):
         text += f" {sentence(outside, capital=True)}"
     return text
 
@@ -151,9 +158,12 @@ def comparison_lines(
     budget_ms: float | None = None,
     pruned: Collection[str] = (),
     run: RunResult | None = None,
+    said_above: bool = False,
 ) -> list[str]:
-    """The pick against each runner-up as a table, and its tie set in words (:func:`tie_set_words`);
-    what it beats is counted against ``run``'s variants (:func:`perf.analysis.ranking.standing_words.others_words`)."""
+    """The pick against each runner-up as a table, and its tie set in words (:func:`tie_set_words`; ``said_above``:
+    the Recommendation lists its members); what it beats is counted against ``run``'s variants
+    (:func:`perf.analysis.ranking.standing_words.others_words`). The rule for fewer rounds is said by
+    :func:`ranking_lines`, once."""
     if ranking is None or ranking.leader is None:
         return [f"- {what}: no variant has a level {'within the budget' if budget_ms is not None else 'to rank'}."]
     lead = ranking.leader.side
@@ -166,7 +176,7 @@ def comparison_lines(
         + ").",
     ]
     if len(ranking.tie_set) > 1:
-        lines.append(tie_set_words(ranking, pruned, run))
+        lines.append(tie_set_words(ranking, pruned, run, said_above))
     elif uncompared(ranking):  # neither beaten nor tied (trial 11, F9)
         lines.append(
             f"- It beats {others_words(ranking, run, budget_ms is not None)} by the rule; it is named first by "
@@ -192,16 +202,25 @@ def comparison_lines(
             f"{count(len(ranking.other_sizes), 'series', 'series')} at other workloads are not its rivals "
             "(an input size or a client batch size is the client's, not a setting to pick)."
         )
-    if any(
-        c.result is not None and len(c.rounds) < MIN_ROUNDS and c.verdict == "not distinguishable" for c in ranking.comparisons
-    ):
-        lines.append(
-            f"- A comparison with fewer than {MIN_ROUNDS} common rounds is called only on a large, consistent gap "
-            f"({GAP_ROUNDS} rounds or more, every one {GAP_MIN:g}× or more the same way, a t-test on the log ratios at "
-            f'p ≤ {GAP_ALPHA:g}, or every one more than {FAR_GAP:g}× apart the same way: p cell "each >{FAR_GAP:g}×"); '
-            f"{UNCALLED}."
-        )
     return lines
+
+
+def fewer_rounds_lines(rankings: Sequence[Ranking | None]) -> list[str]:
+    """The rule for a comparison on fewer than a verdict's rounds, once under the rankings' tables where one of them
+    has such a comparison not called (trial 19, T19-17: said under each table, word for word)."""
+    if not any(
+        c.result is not None and len(c.rounds) < MIN_ROUNDS and c.verdict == "not distinguishable"
+        for r in rankings
+        if r is not None
+        for c in r.comparisons
+    ):
+        return []
+    return [
+        f"- A comparison with fewer than {MIN_ROUNDS} common rounds is called only on a large, consistent gap "
+        f"({GAP_ROUNDS} rounds or more, every one {GAP_MIN:g}× or more the same way, a t-test on the log ratios at "
+        f'p ≤ {GAP_ALPHA:g}, or every one more than {FAR_GAP:g}× apart the same way: p cell "each >{FAR_GAP:g}×"); '
+        f"{UNCALLED}."
+    ]
 
 
 def flagged_counts(cands: list[Point], rates: Sequence[str] = ()) -> str:
@@ -239,9 +258,20 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
     lines = ["## Paired ranking", ""]
     lines += design_lines(run, rec)
     pruned = {d.variant for d in run.search.decisions if d.rule == "pruned"} if run.search else set()
+    tied = lambda c: c is not None and c.tied  # noqa: E731  # the Recommendation lists its tie set (Choice.listed)
     if rec.latency_budget_ms is not None:
         under = f"Best under the {rec.budget_text}"
-        lines += comparison_lines(rec.ranking_under_budget, under, rec.latency_percentile, rec.latency_budget_ms, pruned, run)
-    lines += comparison_lines(rec.ranking, peak_heading(rec.best_peak), rec.latency_percentile, pruned=pruned, run=run)
+        lines += comparison_lines(
+            rec.ranking_under_budget,
+            under,
+            rec.latency_percentile,
+            rec.latency_budget_ms,
+            pruned,
+            run,
+            tied(rec.best_under_budget),
+        )
+    peak = peak_heading(rec.best_peak)
+    lines += comparison_lines(rec.ranking, peak, rec.latency_percentile, pruned=pruned, run=run, said_above=tied(rec.best_peak))
+    lines += fewer_rounds_lines([rec.ranking_under_budget if rec.latency_budget_ms is not None else None, rec.ranking])
     lines += budget_lines(run, rec)
     return [*lines, ""]

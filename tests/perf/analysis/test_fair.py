@@ -37,7 +37,7 @@ def test_instances_and_batching_measured_at_concurrency_1_cannot_act():
     assert "+80.3" not in text and "-47.5" not in text
     assert text.count("cannot act at this load: only one request in flight (concurrency 1)") == 4
     sentence = effects_sentences(list(effects.values()))
-    assert "none is evidence here: 2 instances vs 1 instance (cannot act at this load" in sentence
+    assert "none is evidence here (why: the table above): 2 instances vs 1 instance; " in sentence  # why: said once
     assert "+80.3" not in sentence
 
 

@@ -46,7 +46,7 @@ def _said(run: RunResult) -> str:
     rec, pts = recommend(run), run_points(run)
     effects = main_effects(run, pts)
     text = [
-        *knee_lines(rec, pts),
+        *knee_lines(rec, pts, run=run),
         *conclusions(run, rec, effects),
         *appendix_lines(run, rec, pts, effects, interactions(effects)),
     ]
@@ -86,7 +86,7 @@ def test_a_fall_beyond_the_noise_over_eight_quiet_rounds_is_still_said_with_its_
     c1, c4 = (fmt(p.get(THROUGHPUT)) for p in run_points(run)[V] if p.concurrency in (1, 4))
     said = f"throughput fell 22 % from c=1 ({c1} infer/s) to c=4 ({c4} infer/s) as load rose ({evidence}): {CAUSE}"
     assert f"`{V}`: {said}" in text
-    assert f"in `{V}` ({said}) throughput fell as load rose" in text
+    assert f"throughput fell as load rose in `{V}`, so the level before the fall" in text  # its words: the knee list
 
 
 def test_a_rise_at_the_last_step_is_still_growth_only_beyond_the_noise():
@@ -95,9 +95,11 @@ def test_a_rise_at_the_last_step_is_still_growth_only_beyond_the_noise():
     noisy, quiet = _run(curve, rounds=1, busy=True), _run(curve, rounds=8)
     assert step(noisy, *run_points(noisy)[V]).change is None and step(quiet, *run_points(quiet)[V]).change == "rose"
     noise = "c=2 ahead in the one round (host busy), but not called: too few rounds for the rule to call it (a large gap needs 3, else 6)"
-    assert f"`{V}` (throughput +{gain:.1f} % at the last step, {noise})" in _said(noisy)
+    assert f"`{V}`: no knee within the swept range (throughput +{gain:.1f} % at the last step, {noise})" in _said(noisy)
     evidence = f"c=2 ahead in 8 of 8 rounds; {p_words(sign_test_p(8, 0))}"
-    assert f"`{V}` (throughput still grew +{gain:.1f} % at the last step ({evidence}))" in _said(quiet)
+    assert f"`{V}`: no knee within the swept range (throughput still grew +{gain:.1f} % at the last step ({evidence}))" in _said(
+        quiet
+    )
 
 
 def test_a_run_of_single_trials_says_its_spread_is_unknown_not_a_cause():

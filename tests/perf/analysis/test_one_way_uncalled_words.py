@@ -164,13 +164,13 @@ def test_a_one_pair_main_effect_in_rounds_that_all_agree_says_why_not_called() -
 
 def test_the_ranking_rule_note_does_not_end_on_a_bare_not_distinguishable() -> None:
     from perf.analysis.recommendation.recommend import recommend
-    from perf.report.sections.ranking import comparison_lines
+    from perf.report.sections.ranking import fewer_rounds_lines
 
     a = variant_result("a", [level_result(4, t, 3.0, trial=r, spread=True) for r, t in enumerate(C4)])
     b = variant_result("b", [level_result(4, t, 3.0, trial=r, spread=True) for r, t in enumerate(C1)])
     run = run_result([a, b], finished="x")
     run.rounds = RoundsRecord(seed=1)
-    lines = comparison_lines(recommend(run, None).ranking, "Best measured throughput", 99, run=run)
+    lines = fewer_rounds_lines([recommend(run, None).ranking])  # said once under the rankings (trial 19, T19-17)
     (note,) = [line for line in lines if line.startswith("- A comparison with fewer than")]
     assert f"p ≤ {GAP_ALPHA:g}" in note and "where every round went one way, that and why the rule did not call it" in note
     assert not note.endswith("else not distinguishable.")

@@ -16,7 +16,7 @@ from perf.analysis.stats.points import THROUGHPUT, run_points
 from perf.markdown import fmt
 from perf.records.results import RunResult
 from perf.records.rounds import RoundsRecord
-from perf.report.conclusions.written import conclusions
+from perf.report.sections.knees import knee_lines
 
 #: The break test's level (sweep log): c=1 measured in round 0 only, c=4 in rounds 0-5.
 C1, C4 = {0: 827.0}, {0: 2331.0, 1: 977.0, 2: 1244.0, 3: 1370.0, 4: 1370.0, 5: 2022.0}
@@ -47,7 +47,7 @@ def test_a_gain_of_the_shared_rounds_is_said_with_the_medians_shown() -> None:
     assert _pct(shared) != _pct(hi / lo - 1.0)  # the case: the rounds' gain is not the shown medians'
     assert f"{_pct(shared)} from c=1 to c=4 (the gain in the 1 round both were measured in; " in why
     assert f"their medians over all rounds: {fmt(lo)} and {fmt(hi)} infer/s, {_pct(hi / lo - 1.0)})" in why
-    text = "\n".join(conclusions(run, recommend(run)))  # the no-knee reason says the same
+    text = "\n".join(knee_lines(recommend(run), run_points(run), run=run))  # the no-knee reason says the same
     assert f"{_pct(shared)} (the gain in the 1 round both were measured in; their medians over all rounds: " in text
 
 

@@ -17,7 +17,7 @@ from perf.analysis.stats.points import run_points
 from perf.records.results import RunResult
 from perf.records.rounds import RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
-from perf.report.conclusions.written import conclusions
+from perf.report.sections.knees import knee_lines
 from perf.report.write import recommendation_section
 from perf.search import ladder
 from perf.search.plan import plan_levels
@@ -96,12 +96,15 @@ def test_the_knee_is_where_the_paired_rule_finds_throughput_flat():
 def test_p99_trend_words_only_beyond_the_noise():
     thr = {1: [100.0] * 6, 2: [200.0] * 6}  # throughput doubles in every round: no knee
     noisy = _run(thr, {1: [2.0] * 6, 2: [2.2, 1.8, 2.3, 1.7, 1.94, 1.94]})  # median -3 %, lower in 4 of 6 rounds
-    text = "\n".join(conclusions(noisy, recommend(noisy)))
+    text = "\n".join(knee_lines(recommend(noisy), run_points(noisy), run=noisy))  # the no-knee reason: the knee list
     rose = f"throughput still grew +100.0 % at the last step (c=2 ahead in 6 of 6 rounds; {p_words(sign_test_p(6, 0))})"
-    assert f"`{V}` ({rose} and p99 -3.0 % at the last step, not distinguishable from noise (6 rounds; " in text
+    assert (
+        f"`{V}`: no knee within the swept range ({rose} and p99 -3.0 % at the last step, not distinguishable from noise (6 rounds; "
+        in text
+    )
     assert "p99 did not rise" not in text and "p99 fell" not in text
     quiet = _run({1: [100.0] * 8, 2: [200.0] * 8}, {1: [2.0 * j for j in JITTER], 2: [1.6 * j for j in JITTER]})
-    text = "\n".join(conclusions(quiet, recommend(quiet)))
+    text = "\n".join(knee_lines(recommend(quiet), run_points(quiet), run=quiet))
     assert f"p99 fell at the last step: -20.0 % (c=1 higher in 8 of 8 rounds; {p_words(sign_test_p(8, 0))})" in text
 
 

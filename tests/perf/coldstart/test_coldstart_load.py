@@ -37,7 +37,7 @@ def test_a_warmup_pair_with_a_host_busy_first_request_is_not_measured_fairly():
     first = FirstRequests(1, latencies_ms=[2.0, 1.0, 0.9, 1.0, 1.0], host_busy_pct=40.0, host_busy=True)
     warm.cold_start = ColdStart(warm.name, "zero", load_s=2.5, first=[first])
     run.variants.append(warm)
-    text = coldstart_report.section(run)[-2]
+    text = "\n".join(coldstart_report.section(run))
     assert "the first request at batch 1 by -58.0 ms (not measured fairly: in 1 pair a first request was sent" in text
 
 
@@ -57,12 +57,12 @@ def test_the_busy_sentence_counts_variants_as_the_table_shows_them_not_sizes():
         first = [FirstRequests(1, latencies_ms=[9.0, 1.0, 1.0], host_busy_pct=60.0 + i * 10 if busy else 2.0, host_busy=busy)]
         v.cold_start = ColdStart(v.name, load_s=2.0, first=first)
         run.variants.append(v)
-    text = coldstart_report.section(run)[-2]
+    text = "\n".join(coldstart_report.section(run))
     assert "The first requests of 4 of 8 variants (at b1) were sent while other processes used up to 120 % of a core" in text
     assert "sizes were sent" not in text
     reason = coldstart_report.measured_warmup_count(coldstart_report.entries(run), run.run_id)[1]
     assert reason.endswith("(8 variants judged at batch 1)")  # was "(8 sizes of 8 variants judged)"
     # a variant flagged at a second size: each size says at how many of them
     run.variants[0].cold_start.first.append(FirstRequests(4, latencies_ms=[9.0, 1.0, 1.0], host_busy_pct=50.0, host_busy=True))
-    text = coldstart_report.section(run)[-2]
+    text = "\n".join(coldstart_report.section(run))
     assert "The first requests of 4 of 8 variants (at b1 for 4, at b4 for 1) were sent" in text

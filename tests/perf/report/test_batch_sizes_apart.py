@@ -49,7 +49,8 @@ def test_each_batch_size_gets_its_own_picks_never_ranked_against_the_other() -> 
         assert {o.side.batch_size for o in ranking.tie_set} == {8}
     text = "\n".join(size_lines(run, rec))
     assert "the picks above are for clients sending b=8" in text
-    assert f"b=1: best under the budget: `{A['name']} [b=1]` at concurrency 2" in text  # b=1 clients' own pick
+    # b=1 clients' own pick: a bullet a pick under the workload's (trial 19, T19-17: two picks on one line)
+    assert f"  - b=1:\n    - best under the budget: `{A['name']} [b=1]` at concurrency 2" in text
 
 
 def test_the_console_marks_each_batch_sizes_picks() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from factories import level_result, run_result, variant_result
 from rich.console import Console
+from tables import bullet_block
 
 from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.saturation.peaks import HEADROOM_NOTE
@@ -47,7 +48,7 @@ def _run(top_p99: float):
 def test_a_pick_at_the_top_of_a_capped_ladder_says_the_budget_was_not_reached(tmp_path: Path) -> None:
     results.save(_run(6.0), tmp_path)
     text = write_report(tmp_path).read_text()
-    under = next(ln for ln in text.splitlines() if ln.startswith("- **Best under the p99 budget of 10.00 ms:** `lead`"))
+    under = bullet_block(text, "- **Best under the p99 budget of 10.00 ms:** `lead`")
     said = (
         "best among the levels measured only: the budget was not reached (p99 6.00 ms at c=4, its highest level; its "
         "ladder ended at concurrency 4, where the time budget capped a ladder that goes to 64, with throughput still "
@@ -55,7 +56,7 @@ def test_a_pick_at_the_top_of_a_capped_ladder_says_the_budget_was_not_reached(tm
         "higher concurrency may still be within it and serve more"
     )
     assert said in under
-    conclusions = next(ln for ln in text.splitlines() if ln.startswith("**The numbers.**"))
+    conclusions = bullet_block(text, "**The numbers.**")
     assert f"Under the p99 budget of 10.00 ms the best is `lead` at concurrency 4 with 1,000.0 infer/s; {said}." in conclusions
     out = io.StringIO()
     Console(file=out, width=400).print(summary_table(_run(6.0)))

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from factories import level_result, run_result, variant_result
 from rich.console import Console
+from tables import bullet_block
 
 from builders.config.variants import Variant
 from builders.model.spec import ModelSpec, ModelSpecRecord
@@ -79,12 +80,12 @@ def test_the_fp16_members_of_an_fp32_picks_tie_set_say_their_build_verdict_in_th
     run = _run({FP32.name: BuildCheck(), FP16.name: BuildCheck(verdict), FP16_2.name: BuildCheck(verdict)})
     report = _report(run, tmp_path)
     section = _recommendation(report)
-    pick = next(line for line in section.splitlines() if f":** `{FP32.name}` at concurrency 1" in line)  # the best peak's
+    pick = bullet_block(section, "- **", f":** `{FP32.name}` at concurrency 1")  # the best peak's, its bullets
     assert f"`{FP32.name}` {MARK}" not in report  # the fp32 pick: ok
     for name in (FP16.name, FP16_2.name):  # each tie-set member, with its verdict
         assert f"`{name}` {MARK}" in pick
     assert f"`{FP16.name}`'s median is higher, 195.0 infer/s over 3 rounds {MARK}" in pick
-    numbers = next(line for line in report.splitlines() if line.startswith("**The numbers.**"))
+    numbers = bullet_block(report, "**The numbers.**")  # a bullet a comparison (trial 19, T19-17)
     assert f"The runner-up by highest throughput measured, `{FP16.name}` {MARK}, measured up to 195.0" in numbers
     rows = {line.split("│")[1].strip(): line for line in _console(run) if line.startswith("│ m_")}
     said = f"`{FP16.name}`'s median higher, 195.0 {MARK}: the pick ahead in 3 of 3 shared rounds"

@@ -71,7 +71,8 @@ def test_every_pair_left_out_is_named_with_its_reason_and_count() -> None:
     e = _effect(run, "batching")
     assert e.throughput is None and e.note("throughput") == NEVER_TOGETHER
     assert e.left_out("throughput") == 4
-    assert "none is evidence here: batching on vs batching off (not measured fairly" in effects_sentences([e], True)
+    assert "none is evidence here (why: the table above): batching on vs batching off." in effects_sentences([e], True)
+    assert e.note("throughput").startswith("not measured fairly")  # the table's cell (cell()): why, said once
 
 
 def test_reasons_of_several_kinds_each_say_how_many_pairs() -> None:

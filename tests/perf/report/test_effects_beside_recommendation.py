@@ -1,8 +1,9 @@
 """Where the Main effects and the recommendation's paired ranking judge the pick and its twin in one
 factor differently, the report says what each judges and why they part, in one line, in the section
-and in the conclusions (trial 9 F4: "Not significant ... batching on vs batching off" on peak
+(trial 9 F4: "Not significant ... batching on vs batching off" on peak
 throughput, while the pick under the budget beat its batching-off twin 2.4x by the paired rule and
-"Why." said "dynamic batching paid"; neither named the levels it judged)."""
+"Why." said "dynamic batching paid"; neither named the levels it judged). The line is said once, in the
+section; the conclusions point to it (trial 19, T19-17: the same words in both)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
 from perf.report.conclusions.written import conclusions
-from perf.report.sections.effects import beside_recommendation, effects_section
+from perf.report.sections.effects import BESIDE_POINTER, beside_recommendation, effects_section
 
 LOAD = [1.0, 0.8, 0.9, 0.85, 0.95, 0.9]
 JITTER = [1.0, 1.04, 0.97, 1.02, 0.99, 1.03]
@@ -66,10 +67,11 @@ def test_an_effect_not_significant_at_peak_beside_a_pick_that_beats_its_twin_und
     )
     assert "at their best levels (c=16, c=16) the rule does not separate them (+" in line
     assert line.endswith("% with batching on): batching on vs batching off is not significant on peak throughput.")
-    # said where the effect is stated and where it meets the recommendation in the conclusions
+    # said where the effect is stated; the conclusions, where it meets the recommendation, point to it
     assert f"- {line}" in effects_section(effects, [], True, line)
     text = "\n".join(conclusions(run, rec, effects))
-    assert line in text
+    assert line not in text and "**Beside the recommendation** (it ranks" not in text
+    assert BESIDE_POINTER in text and "**Beside the recommendation** in the Main effects section" in BESIDE_POINTER
     assert "(on peak throughput: each variant at its best level, the one the tables name, the latency budget aside;" in text
     assert "Here dynamic batching paid in compute at this load: executions of " in text  # the Why's own measure
 

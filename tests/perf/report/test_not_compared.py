@@ -13,6 +13,7 @@ import dataclasses
 from pathlib import Path
 
 from factories import level_result, run_result, variant_result
+from tables import bullet_block
 
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.analysis.ranking.rank import rank_variants
@@ -75,7 +76,7 @@ def test_the_report_never_calls_a_pair_without_a_common_round_as_good_a_choice(t
     results.save(_run(), tmp_path)
     text = write_report(tmp_path).read_text()
     heads = ("- **Best peak throughput", "- **Best measured throughput")  # peer's peak is not reached: the latter
-    peak = next(ln for ln in text.splitlines() if ln.startswith(heads) and " — the rule" in ln)
+    peak = bullet_block(text, heads, " — the rule")  # the pick, its tie set and the others as bullets under it
     assert "not compared (never measured in the same round as the pick's level): `apart`" in peak
     assert "from `apart`" not in peak and "(0 rounds" not in text
     tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))

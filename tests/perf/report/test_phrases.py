@@ -10,9 +10,11 @@ import pytest
 from factories import levels, make_run
 
 from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.points import run_points
 from perf.report.conclusions.pairs import pair_bullets
 from perf.report.conclusions.written import conclusions
 from perf.report.phrases import FAMILIES, PHRASES, Facts, choose, say
+from perf.report.sections.knees import knee_lines
 
 F = Facts
 # key: (facts that must produce the phrase, facts that must not)
@@ -205,7 +207,12 @@ def test_why_paragraph_phrases_follow_the_numbers():
 def test_no_knee_reason_is_the_one_that_holds():
     run = make_run()
     run.variants[1].levels = levels([95, 185, 340, 600, 620], [1.8, 2.0, 2.4, 3.0, 2.9])  # flat, p99's median lower
-    text = "\n".join(conclusions(run, recommend(run)))
-    # one trial: the p99 change is said with its evidence, not as a trend (perf.analysis.saturation.rises.p99_step)
-    assert "`mlp_onnx_cpu1_db500_mbs64` (p99 -3.3 % at the last step, spread unknown (1 trial)) had no knee" in text
+    rec = recommend(run)
+    text = "\n".join([*knee_lines(rec, run_points(run), run=run), *conclusions(run, rec)])
+    # one trial: the p99 change is said with its evidence, not as a trend (perf.analysis.saturation.rises.p99_step);
+    # said beside the variant in the knee list, once (trial 19, T19-17)
+    assert (
+        "`mlp_onnx_cpu1_db500_mbs64`: no knee within the swept range (p99 -3.3 % at the last step, spread unknown (1 trial))"
+        in text
+    )
     assert "throughput still grew" not in text and "p99 fell" not in text and "did not rise" not in text

@@ -6,6 +6,7 @@ come from the picks' own series (:func:`perf.analysis.recommendation.frontier.wo
 from __future__ import annotations
 
 from factories import level_result, params, run_result, variant_result
+from tables import bullet_block
 
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import recommend
@@ -51,13 +52,14 @@ def test_picks_at_different_workloads_are_each_said_with_their_own() -> None:
     assert f"the {peak_mark(rec.best_peak)} above is for clients sending {peak}" in text
     per = workload_recommendations(run, rec)
     assert set(per) == {under, peak}
-    for label, sub in per.items():  # each workload's line: the pick said above named so, the other described
-        (line,) = [ln for ln in text.splitlines() if ln.startswith(f"  - {label}: ")]
+    for label, sub in per.items():  # each workload's bullet: the pick said above named so, the other described under it
+        line = bullet_block(text, f"  - {label}:")
         for what, mine, above in (
             ("best under the budget", sub.best_under_budget, rec.best_under_budget),
             (peak_mark(sub.best_peak), sub.best_peak, rec.best_peak),
         ):
-            assert f"{what}: " + ("the one above" if mine is above else mine.describe() if mine else "none") in line
+            said = "the one above" if mine is above else mine.describe(listed=True) if mine else "none"
+            assert f"- {what}: {said}" in line
             assert mine is None or workload(run.variant(mine.variant)) == label  # a pick said at a workload is of it
 
 
@@ -68,4 +70,4 @@ def test_picks_at_one_workload_name_it_once_and_list_the_others() -> None:
     lines = size_lines(run, rec)
     assert f"the pick above is for clients sending {at}" in lines[0]
     others = [label for label in workload_recommendations(run, rec) if label != at]
-    assert [ln.split(":")[0] for ln in lines[1:]] == [f"  - {label}" for label in others]
+    assert [ln.split(":")[0] for ln in lines[1:] if ln.startswith("  - ")] == [f"  - {label}" for label in others]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from factories import run_result, variant_result
+from tables import bullet_block
 
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.records import results
@@ -59,7 +60,7 @@ def test_every_round_host_busy_gives_no_pick_within_the_budget_and_says_not_veri
 def test_a_pick_ranked_alone_under_the_budget_and_beating_on_the_gap_rule_never_lacks_a_verdict(tmp_path: Path) -> None:
     text = _report(tmp_path, False, (3.9, 4.1, 4.3))
     assert f"fewer than the {MIN_ROUNDS} a verdict needs" not in text
-    under = next(ln for ln in text.splitlines() if ln.startswith("- **Best under the p99 budget of 5.00 ms:**"))
+    under = bullet_block(text, "- **Best under the p99 budget of 5.00 ms:**")
     assert f"the only ranked variant (1 has no level within the budget: `{SLOW}` (lowest p99 8.83 ms, at c=1))" in under
     assert "measured in 3 rounds (ranked alone: no verdict against another variant was needed)" in under
     ranking = text.split("## Paired ranking", 1)[1]

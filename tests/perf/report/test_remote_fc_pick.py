@@ -19,6 +19,7 @@ from pathlib import Path
 
 from factories import level_result, run_result, variant_result
 from rich.console import Console
+from tables import bullet_block
 
 from perf.analysis.ranking.standing import settled
 from perf.analysis.recommendation.recommend import recommend
@@ -95,7 +96,7 @@ def remote_fc(tmp_path: Path, settings: dict | None = None) -> Path:
 def test_a_tie_the_rounds_left_could_not_separate_is_not_blamed_on_too_few_rounds(tmp_path: Path) -> None:
     text = write_report(remote_fc(tmp_path)).read_text()
     assert "too few rounds" not in text and "fewer than the 6 a verdict needs" not in text
-    peak = next(ln for ln in text.splitlines() if ln.startswith("- **Best peak throughput:**"))
+    peak = bullet_block(text, "- **Best peak throughput:**")
     assert (
         f"not distinguishable at this noise from `{DB}` (5 rounds; further rounds could not have separated them: even "
         "the 5 more rounds its group could still have had, all going one way, would not reach the rule)"
@@ -116,7 +117,7 @@ def test_the_console_note_does_not_ask_for_rounds_the_search_would_not_have_meas
 def test_the_console_and_the_report_name_the_same_level_and_say_why_not_the_higher_median(tmp_path: Path) -> None:
     run_dir = remote_fc(tmp_path)
     text = write_report(run_dir).read_text()
-    peak = next(ln for ln in text.splitlines() if ln.startswith("- **Best peak throughput:**"))
+    peak = bullet_block(text, "- **Best peak throughput:**")
     assert f"`{NODB}` at concurrency 1: 824.7 infer/s, p99 20.02 ms" in peak
     assert (
         "c=2's median is higher, 833.6 infer/s (p99 18.07 ms) † unstable, but not distinguishable by the paired rule: "

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from factories import level_result, run_result, variant_result
+from tables import bullet_block
 
 from perf.analysis.ranking.operating import Side, compare
 from perf.analysis.stats.paired import paired
@@ -42,16 +43,19 @@ def _run(tmp_path: Path) -> Path:
 
 def test_every_variant_outside_the_tie_set_is_accounted_for(tmp_path: Path) -> None:
     text = write_report(_run(tmp_path)).read_text()
-    under = next(ln for ln in text.splitlines() if ln.startswith("- **Best under the p99 budget of 10.00 ms:** `lead`"))
-    assert "did not separate it from 3 others" in under
+    under = bullet_block(text, "- **Best under the p99 budget of 10.00 ms:** `lead`")  # the pick and its bullets
+    assert "did not separate it from 3 others (the tie set follows)" in under
     outside = (
         "the 3 others outside the tie set: it beats 1 by the rule; 2 have no level within the budget: "
         "`over` (lowest p99 50.00 ms, at c=4), `slower` (lowest p99 20.00 ms, at c=4)"
     )
-    assert outside in under
+    assert f"  - {outside}." in text.splitlines()  # a bullet under the pick
+    # said once, in the Recommendation; the Paired ranking's tie set points to it (trial 19, T19-17)
+    assert text.split("## Said by the sweep")[0].count(outside[4:]) == 1
     tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
-    assert outside[:1].upper() + outside[1:] in tie
-    numbers = next(ln for ln in text.splitlines() if ln.startswith("**The numbers.**"))  # not "the best is" a tie's first
+    assert "3 members besides the pick, each with its rounds, and the others: see Recommendation." in tie
+    assert outside[4:] not in tie
+    numbers = bullet_block(text, "**The numbers.**")  # not "the best is" a tie's first; a bullet a comparison
     assert "Under the p99 budget of 10.00 ms the pick, named first of a tie set (see Recommendation), is `lead`" in numbers
     assert "; the rule did not separate it from 3 others; measured in 3 rounds, fewer than the 6 a verdict needs;" in numbers
     assert "the best is `lead`" not in numbers
@@ -59,7 +63,7 @@ def test_every_variant_outside_the_tie_set_is_accounted_for(tmp_path: Path) -> N
 
 def test_each_member_says_why_the_rule_did_not_call_it(tmp_path: Path) -> None:
     text = write_report(_run(tmp_path)).read_text()
-    tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
+    tie = bullet_block(text, "- **Best under the p99 budget of 10.00 ms:** `lead`")  # its members, bullets under it
     assert "`once` (1 round, 2.38 times; too few rounds)" in tie and "2.38–2.38" not in tie
     assert "`uneven` (3 rounds, 1.51–8.61 times; too uneven for 3 rounds to tell, p 0.0" in tie
     assert "`close` (3 rounds, 1.05–1.41 times; not every round apart by 1.1× or more)" in tie
