@@ -166,9 +166,11 @@ class Judged:
         ratio = self.ms / budget_ms  # over the bound: both with the decimals that show it (trial 19, T19-3: "1×")
         d = apart(ratio, bound, 1)
         said = times(ratio) if ratio >= 10 else f"{ratio:.{d}f}×"
+        own = times(bound)  # never "1.0×" for a bound of 1.02 (s17b's re-render): its own decimals, or the pair's
+        slows = own if len(own.rstrip("×").partition(".")[2]) >= d else f"{bound:.{d}f}×"
         return (
             f"p{percentile} {fmt(self.ms, 2)} ms, {said} the budget; other processes used at most "
-            f"{(self.load_pct or 0.0) / 100:.1f} of {self.cores} cores, which slows a level's work at most {bound:.{d}f}× on average"
+            f"{(self.load_pct or 0.0) / 100:.1f} of {self.cores} cores, which slows a level's work at most {slows} on average"
         )
 
     def too_few_quiet(self) -> str:

@@ -46,6 +46,9 @@ def test_far_over_the_budget_says_the_ratio_over_the_bound_it_exceeds() -> None:
     said = close.far_over(99, 25.0) or ""
     ratio, bound = (float(x) for x in re.findall(r"([\d.]+)× (?:the budget|on average)", said))
     assert ratio > bound, said
+    light = Judged(25.0 * 13, 3, 25.0, 3, 3, load_pct=4.0, cores=2)  # a bound of 1.02: "1.0×" before (s17b's re-render)
+    said = light.far_over(99, 25.0) or ""
+    assert "at most 1.02× on average" in said, said
 
 
 def _row(precision: str, ratio: float, verdict: str | None, low: float, high: float) -> PrecisionRow:
