@@ -53,7 +53,8 @@ def load_failed(url: str, model: str, e: BaseException) -> ServerError:
     """The error of a load request the server at ``url`` (``host:port``), which the toolkit did not start, refused or
     did not answer: Triton's words and where that server's log is (:func:`clients.runtimes.host.not_ours`), never a
     log file of this host (s16's left open: it named a launcher's log path no server had written)."""
-    why = e.message() if callable(getattr(e, "message", None)) else f"{type(e).__name__}: {e}"
+    said = getattr(e, "message", None)  # tritonclient's InferenceServerException.message()
+    why = said() if callable(said) else f"{type(e).__name__}: {e}"
     return ServerError(f"the server at http://{url} could not load model {model!r}: {why}", hint=not_ours(url))
 
 

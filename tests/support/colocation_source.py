@@ -216,3 +216,20 @@ def brute_force(source: SynthSource, rounds: int = 6, seed: int = 0) -> tuple[di
         if w > best_w:
             best, best_w = c, w
     return best, rounds * len(combos)
+
+
+class TimedLoads(SynthSource):
+    """A step's loads and unloads take time, timed on the step as ``perf.colocate.source.ServerSource.prepare`` times
+    them (it unloads what the step does not need and loads what it needs): ``load_s`` a load, ``unload_s`` an unload
+    (subclasses set their own)."""
+
+    load_s: float = 4.0
+    unload_s: float = 2.9
+
+    def prepare(self, step: SearchStep) -> None:
+        needed = {v for t in step.targets for v in t.values()}
+        held = getattr(self, "held", set())
+        self.t += self.load_s * len(needed - held) + self.unload_s * len(held - needed)
+        step.load_s += [self.load_s] * len(needed - held)
+        step.unload_s += [self.unload_s] * len(held - needed)
+        self.held = needed

@@ -185,3 +185,12 @@ def make_run(gpu: list | None = None) -> RunResult:
         settings={"concurrency": CONC, "batch_sizes": [1], "protocol": "grpc", "measurement_interval_ms": 1000},
         finished="2024-01-01T00:10:00",
     )
+
+
+def rounds_run(per_level: dict[int, dict[int, float]], name: str = "v") -> RunResult:
+    """A finished rounds run of one variant ``name``: ``{concurrency: {round: infer/s}}``, a p99 of 2 ms per
+    request in flight (spread), seed 1."""
+    from perf.records.rounds import RoundsRecord
+
+    lvs = [level_result(c, t, 2.0 * c, spread=True, trial=r) for c, per in per_level.items() for r, t in per.items()]
+    return run_result([variant_result(name, lvs)], rounds=RoundsRecord(seed=1), finished="x")

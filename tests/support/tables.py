@@ -64,3 +64,15 @@ def bullet_block(text: str, start: str | tuple[str, ...], has: str = "") -> str:
             break
         block.append(ln.strip())
     return " ".join(block)
+
+
+def summary_row(run: object, name: str = "v") -> str:
+    """The console summary table's row of variant ``name`` of ``run`` (``perf.cli.summary.summary_table``, no
+    budget), its lines joined by a space."""
+    from rich.console import Console
+
+    from perf.cli.summary import summary_table
+
+    console = Console(record=True, width=400)
+    console.print(summary_table(run, None))  # type: ignore[arg-type]
+    return " ".join(line for line in console.export_text().splitlines() if f"│ {name} " in line)

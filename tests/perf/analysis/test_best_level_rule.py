@@ -8,16 +8,14 @@ the same rule over variants would have named the one ahead. Fewer shared rounds 
 
 from __future__ import annotations
 
-from factories import level_result, run_result, variant_result
-from rich.console import Console
+from factories import rounds_run
+from tables import summary_row
 
 from perf.analysis.ranking.operating import Adjusted, Side, operating_point
 from perf.analysis.ranking.rank import rank_variants
 from perf.analysis.saturation.peaks import best_levels, higher_median
 from perf.analysis.stats.points import run_points
-from perf.cli.summary import summary_table
 from perf.records.results import RunResult
-from perf.records.rounds import RoundsRecord
 
 #: round -> infer/s: c=1 flat (the round effects), c=4 in 6 rounds, quicker in its last 3 (rounds c=16 never had).
 C1 = {r: 50.0 for r in range(6)}
@@ -25,16 +23,11 @@ C4 = {0: 100.0, 1: 104.0, 2: 98.0, 3: 300.0, 4: 310.0, 5: 290.0}
 
 
 def _run(c16: dict[int, float]) -> RunResult:
-    levels = [
-        level_result(c, t, 2.0 * c, spread=True, trial=r) for c, per in ((1, C1), (4, C4), (16, c16)) for r, t in per.items()
-    ]
-    return run_result([variant_result("v", levels)], rounds=RoundsRecord(seed=1), finished="x")
+    return rounds_run({1: C1, 4: C4, 16: c16})
 
 
 def _row(run: RunResult) -> str:
-    console = Console(record=True, width=400)
-    console.print(summary_table(run, None))
-    return " ".join(line for line in console.export_text().splitlines() if "│ v " in line)
+    return summary_row(run)
 
 
 def test_a_level_behind_another_in_three_shared_rounds_is_never_its_variants_best() -> None:

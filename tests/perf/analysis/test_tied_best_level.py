@@ -6,14 +6,12 @@ names the level shown (README: the medians of shared rounds go round in a circle
 
 from __future__ import annotations
 
-from factories import level_result, run_result, variant_result
-from rich.console import Console
+from factories import rounds_run
+from tables import summary_row
 
 from perf.analysis.saturation.peaks import best_levels, higher_median
 from perf.analysis.stats.points import run_points
-from perf.cli.summary import summary_table
 from perf.records.results import RunResult
-from perf.records.rounds import RoundsRecord
 
 #: round -> infer/s: c=4 in 6 rounds, c=16 in the first 3 (c=4 ahead in round 2 only); c=1 below both.
 C1 = {0: 192.0, 1: 221.6, 2: 227.8, 3: 280.6, 4: 141.0, 5: 104.2}
@@ -22,16 +20,11 @@ C16 = {0: 162.7, 1: 210.9, 2: 209.5}
 
 
 def _run(c16: dict[int, float]) -> RunResult:
-    levels = [
-        level_result(c, t, 2.0 * c, spread=True, trial=r) for c, per in ((1, C1), (4, C4), (16, c16)) for r, t in per.items()
-    ]
-    return run_result([variant_result("v", levels)], rounds=RoundsRecord(seed=1), finished="x")
+    return rounds_run({1: C1, 4: C4, 16: c16})
 
 
 def _row(run: RunResult) -> str:
-    console = Console(record=True, width=400)
-    console.print(summary_table(run, None))
-    return " ".join(line for line in console.export_text().splitlines() if "│ v " in line)
+    return summary_row(run)
 
 
 def test_a_best_level_behind_on_both_counts_is_said_to_be_a_tie():

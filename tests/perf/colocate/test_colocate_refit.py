@@ -16,25 +16,17 @@ import colocation_source as cs
 from perf.colocate import plan, verdict
 from perf.colocate.resume import ReplaySource, restart
 from perf.colocate.search import CoordinateSearch
-from perf.records.colocation import ColocationRecord, SearchStep, step_number
+from perf.records.colocation import ColocationRecord, step_number
 from perf.report.colocation import report_lines
 from perf.search.budget import LOAD_S
 
 
-class _Timed(cs.SynthSource):
+class _Timed(cs.TimedLoads):
     """Each load takes ``load_s`` and each unload ``unload_s``, timed on the step as
     perf.colocate.source.ServerSource.prepare times them."""
 
     load_s: float = 12.0
     unload_s: float = 4.0
-
-    def prepare(self, step: SearchStep) -> None:  # type: ignore[override]
-        needed = {v for t in step.targets for v in t.values()}
-        held = getattr(self, "held", set())
-        self.t += self.load_s * len(needed - held) + self.unload_s * len(held - needed)
-        step.load_s += [self.load_s] * len(needed - held)
-        step.unload_s += [self.unload_s] * len(held - needed)
-        self.held = needed
 
 
 def _run(load_s: float, budget_s: float | None) -> tuple[ColocationRecord, list[dict[str, Any]]]:

@@ -27,7 +27,7 @@ from perf.colocate.brute import run_brute
 from perf.colocate.search import CoordinateSearch
 from perf.plots.colocation import plot_tradeoff
 from perf.records import colocation
-from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord
 from perf.report.colocation import report_lines
 
 BUDGETS = range(20, 640, 13)
@@ -227,20 +227,12 @@ def test_a_resumed_plan_counts_only_what_is_left(cut_runs: dict[str, list[Coloca
     assert steps[-1].label == "final"
 
 
-class _LoadsAndUnloads(cs.SynthSource):
+class _LoadsAndUnloads(cs.TimedLoads):
     """A step's loads and unloads take time (perf.colocate.source.ServerSource.prepare unloads what the step does
     not need and loads what it needs), the server's stop too (:meth:`stop`)."""
 
     load_s: float = 4.0
     unload_s: float = 2.9  # trial 15: one variant's unload between steps 1 and 2
-
-    def prepare(self, step: SearchStep) -> None:  # type: ignore[override]
-        needed = {v for t in step.targets for v in t.values()}
-        held = getattr(self, "held", set())
-        self.t += self.load_s * len(needed - held) + self.unload_s * len(held - needed)
-        step.load_s += [self.load_s] * len(needed - held)  # timed, as ServerSource.prepare times them
-        step.unload_s += [self.unload_s] * len(held - needed)
-        self.held = needed
 
     def stop(self) -> None:
         self.t += plan.STOP_S * 0.9  # trial 15: 4.1 s

@@ -13,24 +13,15 @@ import colocation_source as cs
 
 from perf.colocate import plan
 from perf.colocate.search import CoordinateSearch
-from perf.records.colocation import SearchStep
 
 CUT = re.compile(r"≈([\d.]+) s needed(?:, its loads included)?, [\d.]+ s usable: ([\d.]+) s left of \d+ s less ([\d.]+) s kept")
 
 
-class _Loads(cs.SynthSource):
+class _Loads(cs.TimedLoads):
     """Loads and unloads that take time, as in test_colocate_undecided."""
 
     load_s: float = 4.0
     unload_s: float = 2.9
-
-    def prepare(self, step: SearchStep) -> None:  # type: ignore[override]
-        needed = {v for t in step.targets for v in t.values()}
-        held = getattr(self, "held", set())
-        self.t += self.load_s * len(needed - held) + self.unload_s * len(held - needed)
-        step.load_s += [self.load_s] * len(needed - held)
-        step.unload_s += [self.unload_s] * len(held - needed)
-        self.held = needed
 
 
 def test_a_cut_says_the_need_and_the_time_left_apart() -> None:
