@@ -117,8 +117,8 @@ def number_lines(
             f"at concurrency {top.concurrency}, {top.status}), but none leads the best stable level by more than "
             "its own spread, so none is ranked above the pick."
         )
-    if rec.missed is not None:  # the Recommendation's sentence (perf.analysis.recommendation.missed)
-        head.append(rec.missed.sentence())
+    if rec.missed is not None:  # said whole in the Recommendation (perf.analysis.recommendation.missed): pointed to
+        head.append(f"No level meets {rec.missed.budget_words()} (the closest: see Recommendation).")
     elif rec.latency_budget_ms is not None and (u := rec.best_under_budget) is not None:
         head.append(
             f"Under the {rec.budget_text} "
