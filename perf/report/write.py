@@ -90,8 +90,10 @@ def recommendation_section(
     lines, said = ["## Recommendation", ""], set[str]()  # said: the build verdicts said (pick_lines)
     if refused:
         lines.append(f"- **A pick from numbers that may be mislabelled**: {sentence(refused)}")
-    if unfinished:
-        lines.append(f"- **Not a finished run's pick**: {sentence(unfinished)}")
+    if unfinished:  # said whole in the note at the top (s17a's left-alone repeat): pointed to here
+        lines.append(
+            "- **Not a finished run's pick**: the run did not finish (what it holds and what continues it: the note at the top)."
+        )
     if rec.latency_budget_ms is not None:
         lines += pick_lines(f"**Best under the {rec.budget_text}:**", rec.best_under_budget, said=said)  # percentile first (F39)
     else:

@@ -166,8 +166,8 @@ def _conditions(
     allp = [p for ps in pts.values() for p in ps if p.ok]
     bullets = _load_bullets(run, rec, pts) if allp else []
     parts = []
-    if (stopped := unfinished_text(run)) is not None:
-        parts.append(f"{stopped[:1].upper()}{stopped[1:]}: comparisons use only the levels measured before it stopped.")
+    if unfinished_text(run) is not None:  # said whole in the note at the top: pointed to (s17a's left-alone repeat)
+        parts.append("The run did not finish (the note at the top): comparisons use only the levels measured before it stopped.")
     # by the status the tables mark (flag_mark): a host-busy level that was also unstable is marked host busy
     unstable = with_status(allp, UNSTABLE)
     if unstable:

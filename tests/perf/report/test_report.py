@@ -295,12 +295,16 @@ def test_knee_uses_trial_medians_and_interrupted_run():
     run.finished = None
     run.variants[2].status, run.variants[2].levels = "pending", run.variants[2].levels[:1]
     text = "\n".join(conclusions(run, recommend(run)))
+    # the note at the top says it whole; the conclusions point to it (s17a's left-alone repeat)
+    assert "The run did not finish (the note at the top): comparisons use only the levels measured" in text
+    from perf.records.unfinished import unfinished_text
+
+    stopped = unfinished_text(run) or ""
     assert (
-        "Run `20240101-000000` did not finish (interrupted, or still running): it holds 12 measured levels; numbers "
-        "for 4 of 4 variants (1 of them part-measured: `mlp_onnx_cpu2_nodb_mbs64`); its ranking and pick are of that "
-        "only: comparisons use"
-    ) in text  # no command where the run's folder is not known (one without --results-dir named another run)
-    assert "run_sweep.sh" not in text
+        "run `20240101-000000` did not finish (interrupted, or still running): it holds 12 measured levels; numbers "
+        "for 4 of 4 variants (1 of them part-measured: `mlp_onnx_cpu2_nodb_mbs64`); its ranking and pick are of that only"
+    ) in stopped
+    assert "run_sweep.sh" not in text + stopped  # no command where the run's folder is not known
     assert "1 variant has only 1 measured level, so no saturation point (`mlp_onnx_cpu2_nodb_mbs64`)" in text
 
 
@@ -347,7 +351,9 @@ def test_an_unfinished_run_says_so_at_the_top_in_its_recommendation_and_in_a_com
     assert "--resume 20240101-000000" in lines[2]
     assert "not finished (interrupted?)" not in text and "**did not finish** (see the note at the top)" in text
     rec = text.split("## Recommendation")[1].split("\n## ")[0]
-    assert "- **Not a finished run's pick**: run `20240101-000000` " + said in rec
+    # said whole once, at the top; the Recommendation points to it (s17a's left-alone repeat)
+    assert "- **Not a finished run's pick**: the run did not finish (what it holds and what continues it: the note at " in rec
+    assert text.count(said) == 1 and said not in rec
     done = make_run()
     compared = compare_markdown(done, run, refused=refused_flags_text)
     assert "> **B** (run `20240101-000000`) " + said in compared and "**A**" not in compared
