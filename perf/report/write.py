@@ -28,9 +28,9 @@ from perf.analysis.recommendation.excluded import candidate, rate_statuses
 from perf.analysis.recommendation.frontier import frontier_section, frontier_summary, workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, first_pick_words, recommend
 from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
-from perf.analysis.saturation.peaks import peak_mark, peak_title
+from perf.analysis.saturation.peaks import peak_mark, peak_title, unreached_mark
 from perf.analysis.stats.points import Point, run_points
-from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped, packed
+from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, UNSTABLE_MARK, capped, packed
 from perf.plots import figures as plots
 from perf.records.results import RunResult, load
 from perf.records.unfinished import unfinished_text
@@ -101,7 +101,7 @@ def recommendation_section(
             "- No latency budget given (pass `--latency-budget-ms`, and `--latency-percentile` for p50/p90/p95, "
             "for a best-under-budget pick)."
         )
-    lines += pick_lines(f"**{peak_title(rec.best_peak)}:**", rec.best_peak, said=said)
+    lines += peak_lines(rec, said)
     lines += sizes
     if front:
         lines += f"- {front}".splitlines()  # a sub-bullet a workload's ends
@@ -131,6 +131,28 @@ def pick_lines(title: str, choice: Choice | None, indent: str = "", said: set[st
     head = choice.describe(listed=True) + (" — its build's verdict: the same as the pick's above" if again else "")
     first, *rest = packed([f"{title} {head}", *items], sep=" — ")  # short remarks stay on the pick's line
     return [f"{indent}- {sentence(first)}", *(f"{indent}  - {sentence(ln[2:])}" for ln in rest)]
+
+
+def peak_lines(rec: Recommendation, said: set[str]) -> list[str]:
+    """The best-peak pick's bullet (:func:`pick_lines`), or, where it is the level the best under the budget names
+    above with the same verdict and no item the pick above does not say, one line that says so: the pick's verdict, tie set and the why of a peak
+    not told were said twice, word for word (s17a's left-alone repeats: re-check 19's rc19d, 1,100 characters)."""
+    peak, under = rec.best_peak, rec.best_under_budget
+    level = (lambda c: (c.variant, c.concurrency, c.batch_size)) if peak and under else None
+    if level is None or peak is None or under is None or level(peak) != level(under):
+        return pick_lines(f"**{peak_title(peak)}:**", peak, said=said)
+    if peak.verdict(True) != under.verdict(True) or not set(peak.listed()) <= set(under.listed()):
+        return pick_lines(f"**{peak_title(peak)}:**", peak, said=said)
+    above = " ".join([under.describe(listed=True), *under.listed()])
+    title = peak_title(peak)
+    if peak.unreached is not None and peak.unreached in above:  # its why said with the pick above
+        title = f"Best measured throughput ({unreached_mark(peak.unreached)}; why: as said of the pick above)"
+    batch = f" (batch {peak.batch_size})" if peak.batch_size != 1 else ""
+    return [
+        f"- **{title}:** the same level as the best under the budget above, with the same verdict: "
+        f"`{peak.variant}` at concurrency {peak.concurrency}{batch}: {peak.numbers()}"
+        + (f" {UNSTABLE_MARK} {peak.status}." if peak.status != "ok" else ".")
+    ]
 
 
 def size_lines(run: RunResult, rec: Recommendation) -> list[str]:

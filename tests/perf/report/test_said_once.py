@@ -65,3 +65,22 @@ def test_why_a_curve_has_no_knee_is_said_in_the_knee_list_and_the_conclusions_po
     when = "\n".join(conclusions(run, rec)).split("**When this holds.**")[1]
     assert "each variant's knee, fall or why it has neither: **Saturation (knee)** in the Recommendation" in when
     assert all(len(ln) <= 1200 for ln in when.splitlines()) and when.count("\n- ") >= 1  # a short sentence, bullets
+
+
+def test_a_best_peak_at_the_best_under_the_budgets_level_is_one_line_pointing_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """s17a's left-alone repeat (re-check 19's rc19d): both picks at one level said its verdict, its tie set and the
+    why of a peak not told twice, word for word, 1,100 characters."""
+    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})
+    variants = [_variant("lead", [1000, 1010, 990], 3.0), _variant("close", [950, 800, 700], 3.0)]
+    run = run_result(variants, settings={"latency_budget_ms": 10.0, "design": "rounds"}, rounds=RoundsRecord(seed=1))
+    rec = recommend(run, 10.0)
+    under, peak = rec.best_under_budget, rec.best_peak
+    assert under is not None and peak is not None and (under.variant, under.concurrency) == (peak.variant, peak.concurrency)
+    results.save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    section = text.split("## Recommendation")[1].split("\n## ")[0]
+    assert "the same level as the best under the budget above, with the same verdict: `lead` at concurrency 4: " in section
+    verdict = under.verdict(True)
+    assert len(verdict) > 40 and section.count(verdict) == 1, section
