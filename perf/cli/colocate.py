@@ -12,7 +12,7 @@ import click
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
-from core.options import build, panel, specs
+from core.options import build, given_fields, panel, specs
 from core.wording import count
 from perf.cli.runs import run_named
 from perf.colocate.options import COLOCATE_SETS, RUN_PANEL, WHAT_PANEL, ColocateOptions
@@ -82,7 +82,8 @@ def colocate(no_report: bool, **params: Any) -> None:
 
     if params.get("run_id"):  # a run id, or its folder's path as report takes it (re-check 19)
         params["results_dir"], params["run_id"] = run_named(params["run_id"], params["results_dir"], "--run-id")
-    opts = build(ColocateOptions, params, omit=OMIT)
+    given = given_fields(ColocateOptions, click.get_current_context())  # a resume's --time-budget given again or not
+    opts = build(ColocateOptions, params, omit=OMIT, given=given)
     console = make_console()
     run = Colocate(opts, _events(console))
     rec = run.record
@@ -108,7 +109,10 @@ def colocate(no_report: bool, **params: Any) -> None:
                 f"concurrency {m.concurrency}, weight {m.weight:g}"
             )
         )
-    budget = f"{opts.time_budget_s:g} s" if opts.time_budget_s is not None else "none"
+    b = run.opts.time_budget_s  # a resume given none: what is left of the run's, said in whole seconds as its note says it
+    budget = "none" if b is None else f"{b:.0f} s" if run.budget_left else f"{b:g} s"
+    if run.budget_note is not None:  # a resume: which budget it runs under (trial 20, T20-11)
+        budget += f" ({run.budget_note})"
     console.print(
         escape(
             f"{total} combinations; coordinate search in rounds of {rec.min_rounds} to {rec.max_rounds}, windows of "
@@ -119,14 +123,16 @@ def colocate(no_report: bool, **params: Any) -> None:
     # what one pass needs and what the time budget covers of it, before anything is measured (trial 15, T15-10)
     steps = plan.planned_steps(rec, opts.starts, opts.brute)
     prices = run.prices  # what the search compares its first timed loads with (perf.colocate.plan.refit_words)
-    est = plan.estimate(steps, prices, opts.time_budget_s)
-    console.print(escape(plan.plan_words(est, prices, opts.time_budget_s, rest=bool(rec.steps))))
+    est = plan.estimate(steps, prices, run.opts.time_budget_s)
+    console.print(escape(plan.plan_words(est, prices, run.opts.time_budget_s, rest=bool(rec.steps))))
     try:
         rec = run.run()
     except KeyboardInterrupt:
         ignore_further_interrupts()  # a second Ctrl-C cuts no word of what was kept
         again = f"the same command with --run-id {run.run_id}"
-        said = interrupted_text(run.run_dir, again, resume_command(rec, opts.results_dir, None))
+        # what is left of this session's budget goes with it (trial 20, T20-11)
+        left = plan.left_s(run.opts.time_budget_s, run.session[1] if run.session is not None else None)
+        said = interrupted_text(run.run_dir, again, resume_command(rec, opts.results_dir, left))
         console.print(f"[yellow]{escape(said)}[/yellow]")
         raise SystemExit(130) from None
     _finish(run, console, no_report)

@@ -163,6 +163,9 @@ class ColocateOptions:
         host_busy_threshold_pct: Other processes' CPU above which a visit is flagged (% of one core).
         brute: Measure every combination instead of the coordinate search (:mod:`perf.colocate.brute`;
             the benchmark's comparison, not a flag).
+        given: The fields set on purpose (:func:`core.options.given_fields`): a resume given no ``time_budget_s``
+            runs under what is left of the run's own (:func:`perf.search.resumed.left_of_run`). ``None``: every
+            value that differs from the default.
     """
 
     server: Annotated[ServerOptions, Flag(nested=True, panel=WHAT_PANEL)]
@@ -279,13 +282,15 @@ class ColocateOptions:
         default=False,
         description="Continue the interrupted run --run-id (a run id or its folder's path; --resume RUN alike): its "
         "models, traffic, targets, objective and seed as recorded; "
-        "its complete rounds are not measured again; --time-budget is what this session may spend.",
+        "its complete rounds are not measured again; it runs under what is left of the run's own --time-budget, or a new "
+        "one given again.",
     )
     seed: Annotated[int | None, Flag(panel=RUN_PANEL)] = Field(
         default=None, description="Seed of the rounds' shuffled order [default: from the run id; recorded]."
     )
     host_busy_threshold_pct: Annotated[float, NOT_A_FLAG] = HOST_BUSY_THRESHOLD_PCT
     brute: Annotated[bool, NOT_A_FLAG] = False
+    given: Annotated[frozenset[str] | None, NOT_A_FLAG] = None
 
     def measure_settings(self) -> MeasureSettings:
         """perf_analyzer's window settings for every visit."""

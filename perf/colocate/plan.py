@@ -74,6 +74,16 @@ def budget_flag(seconds: float) -> str:
     return f"{seconds / 60:g}m" if seconds % 60 == 0 else f"{seconds:g}s"
 
 
+def left_s(budget_s: float | None, spent_s: float | None) -> int | None:
+    """What is left (whole seconds, rounded down) of a session's ``budget_s`` after it spent ``spent_s``: the
+    ``--time-budget`` the resume command printed at its Ctrl-C carries (trial 20, T20-11: it carried none and the resume
+    ran on a fresh 10-minute default after a 3-minute run); ``None``: no budget, nothing known spent, or none left (a
+    resume given none then says what is left of the run's own, :func:`perf.search.resumed.left_of_run`)."""
+    if budget_s is None or spent_s is None or budget_s - spent_s < 1:
+        return None
+    return math.floor(budget_s - spent_s)
+
+
 #: How :func:`suggested_s` is said beside the estimate it covers.
 MARGIN_WORDS = f"the --time-budget given adds {MARGIN:.0%} to it for what varies between sessions and rounds up to whole minutes"
 

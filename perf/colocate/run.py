@@ -32,7 +32,7 @@ from core.errors import PerfError, ServerError
 from perf.colocate import host, plan, resume
 from perf.colocate.gpu import GpuProbe, check_devices
 from perf.colocate.groups import groups_of
-from perf.colocate.options import EVERY_MODEL, ColocateOptions, for_model
+from perf.colocate.options import DEFAULT_TIME_BUDGET_S, EVERY_MODEL, ColocateOptions, for_model
 from perf.colocate.resume import ReplaySource, server_failed
 from perf.colocate.search import CoordinateSearch, Events
 from perf.colocate.source import ServerSource
@@ -44,6 +44,7 @@ from perf.records.colocation import ColocatedModel, ColocationRecord
 from perf.records.measured_files import SERVED, refuse_changed, refuse_missing
 from perf.records.provenance import stamp
 from perf.records.run_lock import RunHold, hold_run
+from perf.search.resumed import left_of_run
 from perf.sweep.preflight import RAW_DIR, check_runtime, new_run_folder
 
 log = logging.getLogger(__name__)
@@ -171,6 +172,10 @@ class Colocate:
         self.session: tuple[int, float] | None = None
         #: Why a resumed run measures nothing (it had ended), else ``None``.
         self.nothing_left: str | None = None
+        #: A resume's words for the time budget it runs under (:func:`perf.search.resumed.left_of_run`), else ``None``.
+        self.budget_note: str | None = None
+        #: The resume runs under what is left of the run's own time budget (:attr:`budget_note` says it).
+        self.budget_left = False
         #: The run's record: the resumed run's (:meth:`_resume`), else a new one (below).
         self.record: ColocationRecord
         if opts.resume:
@@ -225,6 +230,7 @@ class Colocate:
         self.pa = analyzer.find_perf_analyzer(self.opts.perf_analyzer)
         if self.nothing_left is not None:
             return
+        self._resumed_budget()
         variants = [v for m in self.record.models for v in m.variants]
         # every variant's folder is there (make clean deletes them), as a sweep's --resume checks; then
         # what it measures further must be the files its earlier sessions measured
@@ -233,6 +239,26 @@ class Colocate:
         check_runtime(self.opts.server, variants, every="--model")
         if not remote_server(self.opts):
             check_devices({v: tuple(ids) for m in self.record.models for v, ids in m.gpus.items()}, True, local_gpus())
+
+    def _resumed_budget(self) -> None:
+        """A resume given no ``--time-budget`` runs under what is left of the run's own (its first session's, less
+        what every session spent), by the sweep's rule (:func:`perf.search.resumed.left_of_run`; trial 20, T20-11: the
+        resume printed at Ctrl-C ran on a fresh 10-minute default, 257 s spent against the 180 s asked); the words
+        say which budget it runs under, given again or not."""
+        o = self.opts
+        again = "time_budget_s" in o.given if o.given is not None else o.time_budget_s != DEFAULT_TIME_BUDGET_S
+        own, spent = self.record.time_budget_s, self.record.spent_s
+        if again:
+            self.budget_note = (
+                "no time budget" if o.time_budget_s is None else f"{o.time_budget_s:g} s"
+            ) + ", given on this resume"
+            return
+        if own is None:  # as the sweep's resume of a run that had none
+            self.budget_note = "no time budget, as the run had none (--time-budget gives one)"
+            self.opts = dataclasses.replace(o, time_budget_s=None)
+            return
+        left, _own, self.budget_note = left_of_run(own, spent if spent is not None else None)
+        self.opts, self.budget_left = dataclasses.replace(o, time_budget_s=left), True
 
     def _gpu(self, srv: TritonServer) -> GpuProbe | None:
         """With KIND_GPU variants: the server's GPUs, recorded and checked (a remote server that

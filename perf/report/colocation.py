@@ -69,7 +69,8 @@ def report_lines(record: ColocationRecord, results_dir: Path = Path("results")) 
 
 def time_budget_words(record: ColocationRecord) -> str:
     """The time budget as the user gave it: ``"180 s"``, ``"none"``, or for a resumed run each session's
-    (``"180 s in session 1, 106 s in session 2"``; trial 18, T18-15: the report said "253.25 s", a number never given)."""
+    (``"180 s in session 1, 106 s in session 2"``; trial 18, T18-15: the report said "253.25 s", a number never given),
+    a resume given none what was left of the run's (:attr:`ColocationRecord.session_budgets_s`)."""
     given = record.session_budgets_s or [record.time_budget_s]
     said = ["none" if b is None else f"{b:g} s" for b in given]
     if len(said) == 1:

@@ -32,15 +32,30 @@ def resumed_budget(
     budget_s = saved.budget_s if saved is not None else (settings or {}).get("time_budget_s")
     if budget_s is None:
         return None, None, "no time budget, as the run had none (--time-budget gives one)"
-    spent = (saved.spent_s or 0.0) + (saved.baseline_s or 0.0) if saved is not None else 0.0
-    left = max(0.0, budget_s - spent)
+    spent = (saved.spent_s or 0.0) + (saved.baseline_s or 0.0) if saved is not None else None
+    return left_of_run(float(budget_s), spent)
+
+
+def left_of_run(budget_s: float, spent_s: float | None) -> tuple[float, float, str]:
+    """What is left of a run's own time budget for a resume given no ``--time-budget``: the one rule of the sweep's
+    and colocate's ``--resume`` (trial 20, T20-11: colocate's resume ran on a fresh 10-minute default after a 3-minute
+    run, 257 s spent in all against the 180 s asked).
+
+    Args:
+        budget_s: The run's own time budget (s).
+        spent_s: What its sessions spent of it (s); ``None``: it was stopped before its first round (nothing spent).
+
+    Returns:
+        ``(what is left in s, never below 0; budget_s; the words that say it)``.
+    """
+    left = max(0.0, budget_s - (spent_s or 0.0))
     after = (
-        f"{fmt(left, 0)} s after the {fmt(spent, 0)} s it spent"
-        if saved is not None
+        f"{fmt(left, 0)} s after the {fmt(spent_s, 0)} s it spent"
+        if spent_s is not None
         else f"all {fmt(left, 0)} s (it was stopped before its first round)"
     )
     return (
         left,
-        float(budget_s),
+        budget_s,
         f"what is left of the run's own {fmt(budget_s, 0)} s time budget: {after} (--time-budget gives a new one)",
     )

@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import re
+import shlex
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,6 +22,7 @@ from fake_colocation_server import FakeColocationServer
 
 from perf.cli.main import cli
 from perf.colocate import judge
+from perf.colocate.plan import left_s
 from perf.colocate.resume import ReplaySource, complete_rounds, nothing_left, restart
 from perf.colocate.search import CoordinateSearch
 from perf.records import colocation
@@ -155,6 +158,7 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     measured.clear()
     resumed = CliRunner().invoke(cli, [*base, "--resume", "--time-budget", "600s"])
     assert resumed.exit_code == 0, resumed.output
+    assert "time budget 600 s (600 s, given on this resume)" in " ".join(resumed.output.split())  # which one (T20-11)
     # trial 18, T18-15: each session's budget as given, never the first's spent plus the second's ("253.25 s")
     report = (tmp_path / "results" / "r" / "report.md").read_text()
     assert "time budget: 900 s in session 1, 600 s in session 2; spent: " in report and " s in all." in report
@@ -251,3 +255,62 @@ def test_a_session_is_over_its_own_budget_only_by_its_own_seconds() -> None:
     )
     assert "over" not in spent_words(rec, (8, 50.0), 60.0, resumed=True)
     assert spent_words(rec, (len(rec.visits), 162.0), 120.0, resumed=False).endswith("in 162 s (42 s over its 120 s time budget)")
+
+
+# trial 20, T20-11: the resume printed at Ctrl-C ran on a fresh 10-minute default after a 3-minute run (257 s spent
+# against the 180 s asked); it runs under what is left of the run's own budget, as the sweep's (perf.search.resumed)
+def test_left_s_rounds_down_and_gives_none_without_a_budget_or_time_left() -> None:
+    assert left_s(180.0, 65.4) == 114
+    assert left_s(None, 65.0) is None and left_s(180.0, None) is None and left_s(60.0, 59.5) is None
+
+
+def test_the_printed_resume_carries_the_budget_left_and_a_bare_resume_runs_under_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import perf.colocate.run as run_module
+    from perf.colocate.run import ServerSource
+
+    repo = variant_repo(tmp_path, {"big_x1": 1, "big_x2": 2, "small_x1": 1, "small_x2": 2})
+    pa = idle_perf_analyzer(tmp_path)
+    visits = {"n": 0, "stop": 6}
+
+    def fake_visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]
+        if visits["n"] >= visits["stop"]:
+            raise KeyboardInterrupt
+        visits["n"] += 1
+        return FixedSource().visit(step, round_index, order, combination)
+
+    def synthetic(combination: Mapping[str, str]) -> dict[str, tuple[float, float]]:
+        return {m: ((1000.0 if m == "big" else 3000.0) * int(v[-1]) ** 0.5, 5.0) for m, v in combination.items()}
+
+    monkeypatch.setattr(cs, "true_numbers", synthetic)
+    monkeypatch.setattr(ServerSource, "visit", fake_visit)
+    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
+    monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
+    monkeypatch.setattr(run_module, "TritonServer", lambda opts: FakeColocationServer())
+    results = tmp_path / "results"
+    base = ["colocate", "-r", str(repo), "--results-dir", str(results), "--run-id", "r", "--perf-analyzer", str(pa)]
+    first = CliRunner().invoke(
+        cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report", "--time-budget", "3m"]
+    )
+    assert first.exit_code == 130, first.output
+    saved = colocation.load(results / "r")
+    assert saved.spent_s is not None
+    left = int(180 - saved.spent_s)
+    said = " ".join(first.output.split())
+    printed = re.search(r"continue with (triton-perf colocate --resume .*)$", said)
+    assert printed is not None, said
+    assert f"--time-budget {left}s" in printed.group(1)  # the old code's command carried no budget
+    visits["stop"] = 10_000
+    bare = CliRunner().invoke(cli, [*base, "--resume", "--no-report"])  # the printed command less its budget
+    assert bare.exit_code == 0, bare.output
+    one = " ".join(bare.output.split())
+    spent = f"{saved.spent_s:.0f}"
+    assert (
+        f"what is left of the run's own 180 s time budget: {int(round(180 - saved.spent_s))} s after the {spent} s it spent"
+        in one
+    )
+    assert f"time budget {180 - saved.spent_s:.0f} s (what is left" in one and "time budget 600 s" not in one
+    rec = colocation.load(results / "r")
+    assert rec.session_budgets_s[0] == 180.0 and rec.session_budgets_s[1] == pytest.approx(180 - saved.spent_s, abs=0.01)
+    assert shlex.split(printed.group(1))[:3] == ["triton-perf", "colocate", "--resume"]
