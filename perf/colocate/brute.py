@@ -46,9 +46,11 @@ def run_brute(search: CoordinateSearch) -> dict[str, str] | None:
             + ("the fewest instances, then " if fewest else "")
             + "the highest median weighted throughput; "
         )
+        search.said_what_ran(None)
     except CutForTime as cut:
         rec.cuts.append(str(cut))
         rec.pick_reason = f"the time budget ended brute force: {cut}; "
+        search.said_what_ran(cut)
     rec.combinations_measured = len(search.measured)
     if best is None:
         rec.pick = None

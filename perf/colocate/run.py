@@ -181,6 +181,9 @@ class Colocate:
         if opts.resume:
             self._resume()
             self.prices = plan.prices(self.record)
+            self.estimate = plan.estimate(
+                plan.planned_steps(self.record, opts.starts, opts.brute), self.prices, self.opts.time_budget_s
+            )
             return
         models = resolve_models(opts, self.repo)
         self.pa = analyzer.find_perf_analyzer(opts.perf_analyzer)
@@ -211,6 +214,9 @@ class Colocate:
         #: The prices the plan is said at before the run (:func:`perf.colocate.plan.prices`; a resumed run's, from
         #: what its earlier sessions timed): what the search's first timed loads are compared with.
         self.prices = plan.prices(self.record)
+        #: What one pass needs and what the time budget covers of it, said before the run (:func:`perf.colocate.plan.plan_words`)
+        #: and, at its end, beside what ran (:meth:`perf.colocate.search.CoordinateSearch.said_what_ran`).
+        self.estimate = plan.estimate(plan.planned_steps(self.record, opts.starts, opts.brute), self.prices, opts.time_budget_s)
 
     def close(self) -> None:
         """Let go of the run folder without running (a Colocate made to read its plan); :meth:`run`
@@ -338,6 +344,7 @@ class Colocate:
                 self.events,
                 started=started,
                 planned=self.prices,
+                forecast=plan.forecast(self.estimate),
             )
             if self.opts.brute:
                 from perf.colocate.brute import run_brute

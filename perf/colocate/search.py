@@ -7,26 +7,22 @@ every target of a round alike and every comparison is paired within a round):
 1. **alone** (unless every model's start is given): every variant of every model, alone on the
    server; each model starts from its best variant alone (:func:`perf.colocate.rules.best_alone`:
    of those that meet its targets, the highest median throughput, or the fewest instances).
-2. **move** steps: one model's variants are tried while the others are held (the *held*
-   combination is one of the targets). A move is accepted by the objective's rule
-   (:mod:`perf.colocate.rules`): a weighted throughput higher by the paired rule
-   (:mod:`perf.analysis.stats.paired`), or fewer instances, with
-   every model still at its targets (p99 within its own budget, throughput at least the
-   required). A held combination that misses a target gives way to the best candidate that
-   meets every one. A model is tried again only after another model moved (its neighbours
-   changed); the search ends when every model was tried against the current neighbours
-   without a move.
+2. **move** steps: one model's variants are tried while the others are held (the *held* combination is one of the
+   targets). A move is accepted by the objective's rule (:mod:`perf.colocate.rules`): a weighted throughput higher by
+   the paired rule (:mod:`perf.analysis.stats.paired`), or fewer instances, with every model still at its targets (p99
+   within its own budget, throughput at least the required). A held combination that misses a target gives way to the
+   best candidate that meets every one. A model is tried again only after another model moved (its neighbours
+   changed); the search ends when every model was tried against the current neighbours without a move.
 3. **final**: the pick and each of its variants alone, in the same rounds: what its neighbours
    cost each model.
 
-A step measures ``min_rounds`` rounds (3 by default: the paired rule calls a large, consistent
-gap from 3; the final and brute-force steps at least 6, the sign test's fewest), and more (up to ``max_rounds``) only while a candidate
-that meets every target is ahead in the median but not yet called, and could still be called in the rounds
-left (with every one missing a target, one ahead on closeness: :mod:`perf.colocate.near`). Before each round the time it will take is estimated from the visits so far; a round that
-does not fit in the time budget is not measured, and the cut is recorded (never silent).
-
-Nothing here starts a server: the measurement is a :class:`Source` given by the caller, so the
-same code runs a real co-location run (:mod:`perf.colocate.run`) and the synthetic test.
+A step measures ``min_rounds`` rounds (3 by default: the paired rule calls a large, consistent gap from 3; the final
+and brute-force steps at least 6, the sign test's fewest), and more (up to ``max_rounds``) only while a candidate that
+meets every target is ahead in the median but not yet called, and could still be called in the rounds left (with every
+one missing a target, one ahead on closeness: :mod:`perf.colocate.near`). Before each round the time it will take is
+estimated from the visits so far; a round that does not fit in the time budget is not measured, and the cut is recorded
+(never silent). Nothing here starts a server: the measurement is a :class:`Source` given by the caller, so the same
+code runs a real co-location run (:mod:`perf.colocate.run`) and the synthetic test.
 """
 
 from __future__ import annotations
@@ -64,7 +60,11 @@ class Source(Protocol):
 
 
 class CutForTime(Exception):
-    """The next round does not fit in the time budget."""
+    """The next round does not fit in the time budget; ``kind``: the kind of the step it cut (``"final"``, ...)."""
+
+    def __init__(self, text: str, kind: str = ""):
+        super().__init__(text)
+        self.kind = kind
 
 
 class CoordinateSearch:
@@ -85,6 +85,8 @@ class CoordinateSearch:
         planned: The prices the plan said before the run was priced at (:func:`perf.colocate.plan.prices` of the
             record as it was) [default: the record's prices now]; the first loads timed that change its estimate
             are said as the plan fitted again (:func:`perf.colocate.plan.refit_words`).
+        forecast: What the plan said before the run does to the pass (:func:`perf.colocate.plan.forecast`)
+            [default: none said]; it and each fitting again are said against what ran (:meth:`said_what_ran`).
     """
 
     def __init__(
@@ -99,6 +101,7 @@ class CoordinateSearch:
         estimate_visit_s: float | None = None,
         started: float | None = None,
         planned: plan.Prices | None = None,
+        forecast: plan.Forecast | None = None,
     ):
         self.record, self.source, self.budget_s = record, source, time_budget_s
         self.starts = dict(starts or {})
@@ -107,6 +110,8 @@ class CoordinateSearch:
         self.started = clock() if started is None else started
         self.planned = planned or plan.prices(record, estimate_visit_s)
         self.refitted = False  # the plan was fitted again to the session's first loads timed
+        #: Each plan prediction of this session: (who said it, what it said the budget does to the pass).
+        self.forecasts: list[tuple[str, plan.Forecast]] = [] if forecast is None else [("the plan before the run", forecast)]
         self.loaded: set[str] = set()  # the variants the source holds after the last step's preparation
         self.measured: set[tuple[tuple[str, str], ...]] = set()
         self.record.combinations_total = 1
@@ -121,10 +126,12 @@ class CoordinateSearch:
             current = self._start()
             current = self._moves(current)
             self._final(current)
+            self.said_what_ran(None)
         except CutForTime as cut:
             self.record.cuts.append(str(cut))
             current = self._current_after_cut()
             self.record.pick_reason = f"the time budget ended the search: {cut}; "
+            self.said_what_ran(cut)
         self._settle_pick(current)
         verdict.settle(self.record)  # cut before its moves ended: no pick, the leader named (trial 15, T15-10)
         self.record.spent_s = round(self.clock() - self.started, 2)
@@ -308,7 +315,8 @@ class CoordinateSearch:
                 f"step {step_number(step.index)} ({step.kind}{' ' + step.model if step.model else ''}): "
                 + ("not started" if loads is not None and not step.rounds else f"round {step.rounds + 1} and later not measured")
                 + f" (≈{need:.{d}f} s needed{', its loads included' if load_s else ''}, {usable:.{d}f} s usable: "
-                f"{left:.{d}f} s left of {self.budget_s:.0f} s less {p.stop_s:g} s kept for the server's stop)"
+                f"{left:.{d}f} s left of {self.budget_s:.0f} s less {p.stop_s:g} s kept for the server's stop)",
+                step.kind,
             )
 
     def _refit(self, step: SearchStep) -> None:
@@ -321,12 +329,24 @@ class CoordinateSearch:
             rest[0] = dataclasses.replace(rest[0], loads=0, unloads=0)
         elapsed = self.clock() - self.started
         left = None if self.budget_s is None else self.budget_s - elapsed
-        words = plan.refit_words(rest, self.planned, plan.prices(self.record, self.estimate_visit_s), elapsed, left)
+        now = plan.prices(self.record, self.estimate_visit_s)
+        words = plan.refit_words(rest, self.planned, now, elapsed, left)
         if words is None:
             return
         self.record.refits.append(f"step {step_number(step.index)}: {words}")
+        fitted = plan.forecast(plan.refit_estimate(rest, now, left))
+        self.forecasts.append((f"step {step_number(step.index)}'s fitting again", fitted))
         log.info("%s", words)
         self.events({"event": "plan", "text": words})
+
+    def said_what_ran(self, cut: CutForTime | None) -> None:
+        """The session's search ended (``cut``: by the time budget): what ran beside each plan prediction of the session
+        (:func:`perf.colocate.plan.ran_words`), recorded with the plan's fittings again, said and logged."""
+        ran = "whole" if cut is None else "final" if cut.kind == "final" else "undecided"
+        if (words := plan.ran_words(self.forecasts, ran, self.clock() - self.started)) is not None:
+            self.record.refits.append(words)
+            log.info("%s", words)
+            self.events({"event": "plan", "text": words})
 
     def _over(self, doing: str, step: SearchStep) -> None:
         """Say it when the search has passed its time budget (``doing`` passed it), when it happens."""

@@ -326,9 +326,9 @@ def search_section(record: ColocationRecord) -> list[str]:
             *table(["step", "model", "candidate", "moved", "why"], decisions, ["right", "left", "left", "left", "left"]),
             "",
         ]
-    if record.refits:  # the plan said before the run, fitted again to the loads timed (perf.colocate.plan)
+    if record.refits:  # the plan fitted again to the loads timed, and what ran beside what it said (perf.colocate.plan)
         lines += [
-            "The time budget's plan, fitted again to the times measured:",
+            "The time budget's plan, fitted again to the times measured, and what ran:",
             "",
             *[f"- {as_said(record, r)}" for r in record.refits],
             "",

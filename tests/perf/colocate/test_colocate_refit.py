@@ -44,16 +44,16 @@ def test_the_plan_is_fitted_again_to_the_first_loads_timed_and_said_when_it_chan
     up_front = plan.estimate(plan.planned_steps(rec0), plan.prices(rec0), 300.0)
     assert plan.prices(rec0).load_s == LOAD_S  # nothing timed yet: the sweep's assumption
     rec, events = _run(12.0, 300.0)
-    said = [e["text"] for e in events if e["event"] == "plan"]
+    said = [e["text"] for e in events if e["event"] == "plan" and not e["text"].startswith("what ran")]  # (T20-3 below)
     assert len(said) == 1, said  # once, after step 1's loads
     (words,) = said
     assert words.startswith("the plan fitted again to the times measured (12 loads timed, about 12 s each (planned at 5 s); ")
     assert (
         "no visit timed yet" in words and f"not the {math.ceil(up_front.total_s - plan.START_S - 12 * LOAD_S)} s planned" in words
     )
-    assert rec.refits == [f"step 1: {words}"]
+    assert rec.refits[0] == f"step 1: {words}" and rec.refits[1].startswith("what ran in ")
     text = "\n".join(report_lines(rec))
-    assert f"The time budget's plan, fitted again to the times measured:\n\n- step 1: {words}" in text
+    assert f"The time budget's plan, fitted again to the times measured, and what ran:\n\n- step 1: {words}" in text
     # what the plan said up front the budget covers, and what the loads timed leave it: the run did only the latter
     covered = [s.name() for s, _c in up_front.steps[: up_front.covered]]
     assert covered == ["step 1 (alone)", "step 2 (move big)", "step 3 (move mid)"]
@@ -64,6 +64,41 @@ def test_the_plan_is_fitted_again_to_the_first_loads_timed_and_said_when_it_chan
     assert [s.index for s in rec.steps if s.outcome] == [0, 1] and rec.cuts and "step 3 (move mid)" in rec.cuts[0]
     whole = plan.suggested_s(144 + float(words.split("needs about ")[1].split(" s")[0]))
     assert words.endswith(f"--time-budget {plan.budget_flag(whole)} covers one pass (the estimate and 20%, in whole minutes)")
+
+
+def test_a_cut_the_plan_predicted_is_said_beside_what_ran() -> None:
+    """Trial 20, T20-3: the plan said "its final rounds (the pick alone and together) will be cut: the pick without its
+    numbers", the steps ran faster than priced and the final rounds ran whole; no line said the prediction did not
+    hold, and report.md kept only the prediction. One rule (perf.colocate.plan.ran_words) says every prediction of the
+    session (the plan before the run, each fitting again) beside what ran, on the console and in the report."""
+    rec0 = cs.record(1)
+    p = plan.prices(rec0)
+    budget = 330.0
+    est = plan.estimate(plan.planned_steps(rec0), p, budget)
+    assert plan.forecast(est) == "final" and "its final rounds (the pick alone and together) will be cut" in plan.plan_words(
+        est, p, budget
+    )
+    src, rec = _Timed(1), cs.record(1)
+    src.load_s, src.unload_s, src.visit_s = p.load_s, p.unload_s, p.visit_s / 2  # the visits twice as fast as priced
+    events: list[dict[str, Any]] = []
+    CoordinateSearch(
+        rec, src, clock=src.clock, time_budget_s=budget, events=events.append, planned=p, forecast=plan.forecast(est)
+    ).run()
+    assert not rec.cuts and rec.steps[-1].kind == "final" and rec.pick is not None  # the final rounds ran whole
+    said = [e["text"] for e in events if e["event"] == "plan"]
+    ran = f"what ran in {src.t:.0f} s: every step of the pass, the final rounds included (nothing cut); the plan before the run "
+    assert said == [ran + "said its final rounds (the pick alone and together) would be cut: the cut predicted did not happen"]
+    assert rec.refits == said  # recorded: report.md says it beside the plan's fittings again
+    text = "\n".join(report_lines(rec))
+    assert f"The time budget's plan, fitted again to the times measured, and what ran:\n\n- {said[0]}" in text
+    # every prediction said against the one outcome, by the same rule; nothing predicted cut and nothing cut: no line
+    assert plan.ran_words([("a", "whole")], "whole", 10.0) is None
+    both = plan.ran_words([("the plan before the run", "whole"), ("step 1's fitting again", "final")], "final", 99.6)
+    assert both == (
+        "what ran in 100 s: the moves, then the final rounds cut (the pick without its final numbers); the plan before the "
+        "run said the time budget covers the pass: not as it ran; step 1's fitting again said its final rounds (the pick "
+        "alone and together) would be cut: as it ran"
+    )
 
 
 def test_loads_that_take_what_the_plan_assumed_say_nothing_more() -> None:
