@@ -25,6 +25,7 @@ from core.wording import count
 from perf.analysis.stats.paired import Paired
 from perf.colocate import judge, plan
 from perf.colocate.judge import Measured
+from perf.markdown import times
 from perf.records.colocation import ColocationRecord, SearchStep, step_number
 
 #: What the search's own steps are: a step measuring combinations of every model.
@@ -319,3 +320,31 @@ def finish_words(record: ColocationRecord, results_dir: Path | str) -> str:
         f"{math.ceil(est.total_s)} s by this run's own prices, the server's start and stop included, "
         f"{plan.MARGIN_WORDS}; more if a model moves; its complete rounds are not measured again)"
     )
+
+
+#: What the "vs the pick, same rounds" column says (:func:`beside_pick`; trial 20, T20-4).
+BESIDE_WORDS = (
+    "vs the pick, same rounds: its weighted infer/s over the pick's, the median of the per-round ratios in the last step "
+    "that measured both, and the rounds it was ahead in: the comparison the pick was made on"
+)
+
+
+def beside_pick(record: ColocationRecord, combination: dict[str, str]) -> str | None:
+    """The report's "vs the pick, same rounds" cell of a combination measured (trial 20, T20-4: a row above the pick in
+    "Every combination measured", 991 against 910 weighted infer/s over the rounds of another step, read as a better
+    combination not picked, though it was behind the pick in each of the 3 rounds they shared): its weighted throughput
+    over the pick's, the median of the per-round ratios (:func:`perf.markdown.times`) in the last step that measured
+    both, with the rounds it was ahead in; ``"the pick"`` on the pick's row, ``"no round shared"`` where no step
+    measured both; ``None`` without a decided pick (no column)."""
+    pick = decided_pick(record)
+    if pick is None:
+        return None
+    if judge.key(combination) == judge.key(pick):
+        return "the pick"
+    for step in reversed(record.steps):
+        keys = {judge.key(t) for t in step.targets}
+        if step.rounds and {judge.key(combination), judge.key(pick)} <= keys:
+            p = judge.compare(record.visits, step.index, combination, pick, step.rounds, record.models)
+            if p is not None:
+                return f"{times(p.median)} (ahead in {p.wins} of {p.rounds}, step {step_number(step.index)})"
+    return "no round shared"

@@ -368,11 +368,14 @@ def combinations_section(record: ColocationRecord) -> list[str]:
                 *per_model,
                 *gpu,
                 status(record, c.over).cell,
+                *([] if (beside := verdict.beside_pick(record, c.combination)) is None else [beside]),
             ]
         )
     if not rows:
         return []
     gpu_head = ["GPU %"] if record.kind == "KIND_GPU" else []
+    beside_head = ["vs the pick, same rounds"] if pick is not None else []
+    beside_align: list[Align] = ["left"]
     return [
         "## Every combination measured",
         "",
@@ -381,12 +384,12 @@ def combinations_section(record: ColocationRecord) -> list[str]:
         "sum of the models' own medians beside it; per model: its own median infer/s / p99 ms (p99: "
         f"{judge.p99_words(any(c.p99_quieter for c in measured))}). Rows of different steps "
         "were measured in different rounds, under the host's load of their time: the search compares combinations only "
-        "within a step.",
+        + sentence("within a step" + (f"; {verdict.BESIDE_WORDS}" if pick is not None else "")),
         "",
         *table(
-            ["combination", "step", "instances", "weighted infer/s", *names, *gpu_head, "targets"],
+            ["combination", "step", "instances", "weighted infer/s", *names, *gpu_head, "targets", *beside_head],
             rows,
-            ["left", "right", "right", "right", *([RIGHT] * (len(names) + len(gpu_head))), "left"],
+            ["left", *([RIGHT] * (3 + len(names) + len(gpu_head))), "left", *(beside_align * len(beside_head))],
         ),
         "",
     ]
