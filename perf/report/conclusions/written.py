@@ -159,7 +159,7 @@ def _conditions(
         "model (longer compute per request) can change which setting wins:"
     )
     if server.get("runtime") == "bundled":  # said with the host: one short line
-        head = head[:-1] + (
+        head = head.removesuffix(":") + (
             ". The bundled runtime serves every format through the python backend (one forward pass per "
             "execute() batch); native backends in the container runtime may rank differently:"
         )
@@ -210,7 +210,7 @@ def _conditions(
         parts.append(sentence(once(allp, rounds=run.rounds is not None)))
     rest = packed(parts, INLINE_CHARS)  # short ones share a bullet (the report's line bound)
     body = [*bullets, *([f"- {rest[0]}", *rest[1:]] if rest else [])]
-    return [head, *body] if body else [head[:-1] + "."]
+    return [head, *body] if body else [sentence(head.removesuffix(":"))]
 
 
 def conclusions(run: RunResult, rec: Recommendation, effects: Sequence[MainEffect] | None = None) -> list[str]:
