@@ -149,7 +149,7 @@ def peak_lines(rec: Recommendation, said: set[str]) -> list[str]:
         title = f"Best measured throughput ({unreached_mark(peak.unreached)}; why: as said of the pick above)"
     batch = f" (batch {peak.batch_size})" if peak.batch_size != 1 else ""
     return [
-        f"- **{title}:** the same level as the best under the budget above, with the same verdict: "
+        f"- **{title}:** the same level as the best under the budget above, said there with its verdicts: "
         f"`{peak.variant}` at concurrency {peak.concurrency}{batch}: {peak.numbers()}"
         + (f" {UNSTABLE_MARK} {peak.status}." if peak.status != "ok" else ".")
     ]

@@ -81,6 +81,6 @@ def test_a_best_peak_at_the_best_under_the_budgets_level_is_one_line_pointing_to
     results.save(run, tmp_path)
     text = write_report(tmp_path).read_text()
     section = text.split("## Recommendation")[1].split("\n## ")[0]
-    assert "the same level as the best under the budget above, with the same verdict: `lead` at concurrency 4: " in section
+    assert "the same level as the best under the budget above, said there with its verdicts: `lead` at concurrency 4: " in section
     verdict = under.verdict(True)
     assert len(verdict) > 40 and section.count(verdict) == 1, section
