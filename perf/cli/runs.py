@@ -75,14 +75,18 @@ def run_named(given: str, results_dir: Path, flag: str = "--resume") -> tuple[Pa
     ``report`` takes it (re-check 19: ``--resume results/rc19b`` was refused, "there is no run 'results/rc19b'").
 
     Raises:
-        click.BadParameter: a folder's path whose parent is not ``results_dir`` when that is not the default
-            (``--results-dir`` named another folder).
+        click.BadParameter: a folder's path whose parent is not ``results_dir`` when ``--results-dir`` was typed
+            (its default value too: re-check 20, NEW-5, `--resume /elsewhere/t20a --results-dir results` resumed the
+            run in the other folder and rewrote its report) or is not the default.
     """
     path = Path(given)
     if not path.name or (len(path.parts) == 1 and not path.is_absolute()):  # "rc19b" (or nothing to resolve)
         return results_dir, given
     parent = path.parent
-    if Path(results_dir) != DEFAULT_RESULTS_DIR and Path(results_dir).resolve() != parent.resolve():
+    ctx = click.get_current_context(silent=True)
+    source = ctx.get_parameter_source("results_dir") if ctx is not None else None
+    typed = source is not None and source is not click.core.ParameterSource.DEFAULT  # `--results-dir results` typed too
+    if (typed or Path(results_dir) != DEFAULT_RESULTS_DIR) and Path(results_dir).resolve() != parent.resolve():
         raise click.BadParameter(
             f"{given} is a run folder in {parent}, but --results-dir names {results_dir}: pass the run id with "
             f"--results-dir, or the folder alone",

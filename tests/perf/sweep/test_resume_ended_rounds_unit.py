@@ -120,6 +120,13 @@ def test_resume_takes_the_run_folders_path_as_report_does(monkeypatch: pytest.Mo
     args = ["sweep", "--resume", "results/t13", "--results-dir", str(tmp_path / "other"), "--no-report"]
     res = CliRunner().invoke(perf_cli.cli, args)
     assert res.exit_code == 2 and "results/t13 is a run folder in results, but --results-dir names" in res.output
+    # the default's value typed is a folder named too (re-check 20, NEW-5: a run in another folder was resumed there)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    args = ["sweep", "--resume", str(results_dir / "t13"), "--results-dir", "results", "--no-report"]
+    res = CliRunner().invoke(perf_cli.cli, args)
+    assert res.exit_code == 2 and "is a run folder in " in res.output and "but --results-dir names results" in res.output
 
 
 def test_a_resume_after_the_rounds_ended_plans_the_cut_variants_in_a_final_group(tmp_path: Path):
