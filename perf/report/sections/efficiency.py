@@ -136,8 +136,9 @@ def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
             if elsewhere
             else apart
             if (apart := sizes_apart(sent_sizes(run)))
-            else f"the time budget: {cut}; {then}"
-            if cut
+            else f"the time budget: {cut}; "
+            + (f"`triton-perf report {run_dir}` then shows this section" if "`triton-perf baseline " in cut else then)
+            if cut  # a skip that names the command already (trial 20, T20-2) is not followed by it again
             else f"swept with `--no-baseline`, or before it existed: {then}"
         )
         return lines + [f"No in-process baseline in this run ({why}).", ""]

@@ -114,10 +114,27 @@ def test_a_baseline_cut_for_time_says_so_not_no_baseline(tmp_path: Path):
     from perf.records.provenance import stamp
     from perf.records.results import RunResult
     from perf.records.rounds import Cut, RoundsRecord
-    from perf.report.sections.efficiency import efficiency_section
 
     run = RunResult("r", "now")
     stamp(run)  # swept by today's code: its saved reason is today's (an older one's: perf.report.sections.said)
     run.rounds = RoundsRecord(seed=1, cuts=[Cut("baseline", "skipped: 42 s of the time budget left, it needs an estimated 45 s")])
     text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "the time budget: skipped: 42 s of the time budget left" in text and "--no-baseline" not in text
+
+
+def test_a_skip_that_names_the_baseline_command_is_not_followed_by_it_again(tmp_path: Path) -> None:
+    """Re-check 20, NEW-3: the skip's reason names `triton-perf baseline RUN` (trial 20, T20-2) and the section
+    added it again in the same sentence."""
+    from factories import make_run
+
+    from perf.records.rounds import Cut, RoundsRecord
+
+    run = make_run()
+    run.rounds = RoundsRecord(seed=1)
+    reason = (
+        f"skipped: 4 s of the time budget left; `triton-perf baseline {tmp_path}` measures it afterwards, without a time budget"
+    )
+    run.rounds.cut(Cut("baseline", reason))
+    text = " ".join(efficiency_section(run, tmp_path, tmp_path))
+    assert text.count(f"`triton-perf baseline {tmp_path}`") == 1, text
+    assert f"`triton-perf report {tmp_path}` then shows this section" in text
