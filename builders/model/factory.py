@@ -60,6 +60,10 @@ def file_without_factory(source: str) -> ModelSpecError:
     found = f"; top-level functions in {path}: {', '.join(names)}" if names else ""
     example = f"--model {source}:{names[0] if names else 'make'}"
     what = "is a Python file" if path.is_file() else "is a path"
+    if path.is_dir():  # "DIR/:make" is no form --model takes (re-check 20, NEW-1): a .py file in it
+        files = sorted(f.name for f in path.glob("*.py"))[:5]
+        what = "is a folder" + (f" (its Python files: {', '.join(files)})" if files else " with no Python file")
+        example = f"--model {path / (files[0] if files else 'model.py')}:make"
     if path != Path(source):
         what = f"names ./{path}"
     return ModelSpecError(

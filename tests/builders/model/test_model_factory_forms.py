@@ -65,6 +65,7 @@ def test_a_python_file_without_factory_names_the_forms_on_the_cli(seqnet: Path):
     "source, words",
     [
         ("models/seqnet.py", "'models/seqnet.py' is a Python file without the factory"),
+        ("models/", "'models/' is a folder (its Python files: seqnet.py) without the factory"),  # re-check 20, NEW-1
         ("seqnet", "'seqnet' names ./seqnet.py without the factory"),
         ("nosuch.py:make", "nosuch.py does not exist"),
         ("seqnet.py:nope", "seqnet.py has no 'nope'; its top-level functions: make -> --model takes"),
@@ -76,6 +77,8 @@ def test_model_forms_that_name_no_factory_are_clear(seqnet: Path, source: str, w
     with pytest.raises(ModelSpecError) as e:
         load_model(source, SPEC)
     assert words in f"{e.value.message} -> {e.value.hint}"
+    if source.endswith("/"):  # the example is a form --model takes, not "models/:make"
+        assert "e.g. --model models/seqnet.py:make" in e.value.hint and "models/:make" not in e.value.hint
 
 
 def test_a_factory_in_a_file_is_loaded_from_its_path(seqnet: Path, tmp_path: Path):
