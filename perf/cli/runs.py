@@ -63,6 +63,13 @@ class RunFolder(click.ParamType):
         places = [path] + ([DEFAULT_RESULTS_DIR / path] if not path.is_absolute() else [])
         # a run's folder (it holds results.json) first: a run id never resolves to a local folder of that name
         found = next((d for d in places if (d / RESULTS_FILE).is_file()), None) or next((d for d in places if d.is_dir()), None)
+        if found is not None and not (found / RESULTS_FILE).is_file() and (found.parent / RESULTS_FILE).is_file():
+            self.fail(  # a what-if report's folder (report RUN --latency-budget-ms N writes it): re-check 20, NEW-6
+                f"{str(value)!r} is a folder inside run {found.parent} (a what-if report's, which holds no "
+                f"{RESULTS_FILE}), not a run folder: pass {found.parent}, with --latency-budget-ms for another budget",
+                param,
+                ctx,
+            )
         if found is not None:
             return found
         what = "a file, not a folder" if path.exists() else "not a folder here"

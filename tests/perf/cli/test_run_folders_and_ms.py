@@ -75,6 +75,18 @@ def test_a_missing_run_says_where_runs_live(in_results: Path, command: list[str]
     assert "does not exist" not in out.output
 
 
+@pytest.mark.parametrize("command", [["report"], ["export-deployment"], ["compare", "t7a"]])
+def test_a_what_if_folder_given_as_a_run_names_its_run(in_results: Path, command: list[str]):
+    """Re-check 20, NEW-6: the what-if folder `report` had just printed, given to export-deployment, exited 1 with
+    nothing pointing to its run (a missing folder exits 2)."""
+    (in_results / "results" / "t7a" / "report-budget21ms").mkdir()
+    out = CliRunner().invoke(cli, [*command, "results/t7a/report-budget21ms"])
+    assert out.exit_code == 2, out.output
+    said = " ".join(out.output.split())
+    assert "is a folder inside run results/t7a (a what-if report's, which holds no results.json)" in said
+    assert "pass results/t7a, with --latency-budget-ms for another budget" in said
+
+
 def test_one_ms_parser_for_every_latency_budget():
     assert parse_ms("50") == parse_ms("50ms") == parse_ms(" 50 ms ") == parse_ms(50) == 50.0
     assert parse_ms("12.5ms") == 12.5 and parse_ms(None) is None
