@@ -46,7 +46,7 @@ from builders.repository.view import Repository
 from clients import shapes as shp
 from clients.request_ranges import request_range
 from core import dtypes
-from core.casts import astype_code, convert_array
+from core.casts import astype_code, convert_array, same_family
 from core.errors import ClientError, DataTypeError, RecordError, RepositoryError
 
 log = logging.getLogger(__name__)
@@ -173,7 +173,8 @@ def _convert(model: str, name: str, arr: np.ndarray, t: TensorInfo, cast: bool) 
     if not cast:
         raise ClientError(
             f"{model}: input {name!r} is {arr.dtype}, the model takes {t.dtype} ({t.triton_dtype})",
-            hint=f"convert it, e.g. {astype_code(t.dtype)}, or allow casting",
+            hint=f"convert it, e.g. {astype_code(t.dtype)}"
+            + (", or drop --no-cast (a cast within its family)" if same_family(arr.dtype, t.dtype) else ""),
         )
     return convert_array(
         arr, name, t.dtype, t.triton_dtype, f"{model}: {'an' if str(arr.dtype)[0] in 'aeio' else 'a'} {arr.dtype} array"

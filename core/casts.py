@@ -112,6 +112,13 @@ def convert_array(
     return convert(arr, name, dtype, triton, where, error=error)
 
 
+def same_family(a: Any, b: Any) -> bool:
+    """Whether dtypes ``a`` and ``b`` are of one :data:`FAMILIES` family (float, integer, bool): the casts
+    :func:`convert_array` makes; any other pair it refuses."""
+    family = {kind: f for f in FAMILIES for kind in f}
+    return family.get(np.dtype(a).kind) == family.get(np.dtype(b).kind) is not None
+
+
 def astype_code(dtype: str) -> str:
     """The numpy call that converts an array ``arr`` to ``dtype``, as a user types it and as it runs on every numpy
     the toolkit installs: ``"arr.astype(np.float32)"``, ``"arr.astype(bool)"`` (``np.bool`` is missing from numpy

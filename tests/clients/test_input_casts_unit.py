@@ -205,3 +205,17 @@ def test_a_files_cast_is_said_once_naming_where_the_file_goes(tmp_path: Path, ca
     with caplog.at_level("WARNING"):
         load_input_file(src, ModelSignature.from_config({**config, "max_batch_size": 12}))
     assert [r.getMessage() for r in caplog.records] == [f"{src}: {rounded}"]
+
+
+@pytest.mark.parametrize(
+    ("triton", "values", "drop"), [("TYPE_BOOL", np.ones(WIDTH, np.int64), False), ("TYPE_INT32", np.ones(WIDTH, np.int64), True)]
+)
+def test_no_cast_names_the_flag_only_where_a_cast_would_be_made(tmp_path: Path, triton: str, values, drop: bool) -> None:
+    """Re-check 20, NEW-2: `clients infer --no-cast` with an int64 mask advised "or allow casting": no flag named,
+    and int64 to bool is refused with casting too."""
+    sig = ModelSignature.from_config(_config(triton))
+    np.save(tmp_path / "in.npy", values[None])
+    with pytest.raises(ClientError) as e:
+        load_input_file(tmp_path / "in.npy", sig, cast=False)
+    hint = e.value.hint or ""
+    assert "allow casting" not in hint and ("drop --no-cast" in hint) == drop, hint
