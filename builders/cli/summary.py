@@ -15,7 +15,7 @@ from builders.repository.records import BuildManifest, ExportRecord, FailedExpor
 from builders.repository.view import read_index
 from builders.verify.compare import differing_words
 from builders.verify.explain import rejection_line
-from builders.verify.value_sources import range_lines
+from builders.verify.value_sources import bool_lines, range_lines
 from builders.verify.verdicts import describe
 from core.cli import console as make_console
 from core.cli import print_table
@@ -180,7 +180,8 @@ def print_build_summary(manifest: BuildManifest, serving: str | None = None) -> 
     (:func:`builders.graph.facts.build_summary_lines`), each line whole; then, when the spec's
     input names are not ``forward()``'s, which input is passed as which argument
     (:func:`builders.model.forward_args.binding_line`), each integer input's verified range and
-    where it came from (:func:`builders.verify.value_sources.range_lines`), and, when the server
+    where it came from (:func:`builders.verify.value_sources.range_lines`), each bool input without a domain's
+    values and how to declare a mask (:func:`builders.verify.value_sources.bool_lines`), and, when the server
     serves other names than the spec's (``serving``: the build's ``--serving``), which
     (:func:`served_names_lines`)."""
     from rich.markup import escape
@@ -205,7 +206,7 @@ def print_build_summary(manifest: BuildManifest, serving: str | None = None) -> 
     print_table(table, console)
     for r in reasons:
         console.print(escape(r), highlight=False, soft_wrap=not console.is_terminal)
-    for line in range_lines(manifest.value_ranges, manifest.spec.to_spec()):
+    for line in [*range_lines(manifest.value_ranges, manifest.spec.to_spec()), *bool_lines(manifest.spec.to_spec())]:
         click.echo(line)
     served = served_names_lines(manifest, serving)
     if manifest.input_binding:

@@ -17,8 +17,9 @@ from builders.model.index_ranges import index_tables
 from builders.model.range_source import DEFAULT_SOURCE, InputRange
 from builders.model.spec import ModelSpec
 from builders.model.value_ranges import range_axes, range_text
+from builders.verify.input_draws import describe_draws
 
-__all__ = ["DEFAULT_SOURCE", "InputRange", "input_ranges", "range_lines"]
+__all__ = ["DEFAULT_SOURCE", "InputRange", "bool_lines", "input_ranges", "range_lines"]
 
 
 def input_ranges(spec: ModelSpec, origin: str, module: Any = None) -> dict[str, InputRange]:
@@ -49,5 +50,29 @@ def range_lines(ranges: dict[str, InputRange], spec: ModelSpec) -> list[str]:
             f"integer input {name!r}: no value_range given: verified with values {values} (the default), and clients, "
             f"perf and warmup send the same -> give the values it really takes: {flag}, or "
             f'"value_range": [LOW, HIGH] for it in the spec file'
+        )
+    return lines
+
+
+def bool_lines(spec: ModelSpec) -> list[str]:
+    """One line per bool input without a ``domain`` for the build's summary (trial 20, T20-12: a padding mask given
+    in a spec file without ``"domain": "mask"`` was verified on all-True and all-False rows, its reference data all
+    True, so ``clients check`` never sent a padded step, and nothing said so): the values each verification draw
+    gives it (:func:`builders.verify.input_draws.describe_draws`), what is sent, and how to declare a mask."""
+    draws = describe_draws(spec)
+    lines = []
+    for t in spec.inputs:
+        if t.dtype != "bool" or t.domain is not None:
+            continue
+        given: dict[str, list[str]] = {}
+        for draw, per_input in draws.items():
+            given.setdefault(per_input[t.name], []).append(draw)
+        values = "; ".join(f"{v} ({', '.join(d)})" for v, d in given.items())
+        flag = f"--input {t.name}:bool:{','.join(map(str, t.shape))}:mask"
+        lines.append(
+            f"bool input {t.name!r}: no domain given: verified with {values}; the reference data (what clients check "
+            f"sends) and the inputs clients and triton-perf generate are all True, so no False is ever checked on the "
+            f'server -> if it is a padding mask (a True in every row), give "domain": "mask" for it in the spec file, '
+            f"or {flag}"
         )
     return lines

@@ -88,3 +88,23 @@ def test_a_scripted_model_s_tables_are_not_known():
     spec = ModelSpec.from_flags(["ids:int64:seq:0..49", "mask:int64:seq:mask", "level:int16:1:0..300"], axes=["seq=1,8,16"])
     scripted = torch.jit.script(_Tagger().eval())
     assert input_ranges(spec, "the --input flags", scripted)["ids"].tables is None  # no hooks on a scripted model
+
+
+def test_a_bool_input_without_a_domain_is_said_with_its_draws_and_how_to_declare_a_mask(capsys: pytest.CaptureFixture[str]):
+    """Trial 20, T20-12: a bool padding mask given in a spec file without ``"domain": "mask"`` was verified on
+    all-True and all-False rows and its reference data was all True (``clients check`` sent no padded step): the
+    build said nothing. The summary says once what is drawn and sent, and how to declare a mask; a declared mask
+    and every other dtype get no such line."""
+    spec = ModelSpec.from_flags(["values:float32:seq,4", "mask:bool:seq", "pad:bool:seq:mask"], axes=["seq=8,48,96"])
+    manifest = BuildManifest.model_validate(
+        {"model": "ts", "source": "ts.py:ts", "created": "2026-12-04T10:00:00+0000", "spec": spec.to_json(), "max_batch_size": 4}
+    )
+    print_build_summary(manifest)
+    out = capsys.readouterr().out
+    lines = [x for x in out.splitlines() if x.startswith("bool input")]
+    assert lines == [
+        "bool input 'mask': no domain given: verified with all True (random, positive); all False (negative, zeros); "
+        "True or False at random (scaled); the reference data (what clients check sends) and the inputs clients and "
+        "triton-perf generate are all True, so no False is ever checked on the server -> if it is a padding mask (a "
+        'True in every row), give "domain": "mask" for it in the spec file, or --input mask:bool:seq:mask'
+    ], out
