@@ -296,10 +296,10 @@ class _progress:
             elif e.get("reopened"):
                 log(escape(f"{subject(e)}: its ladder climbs again: the latest rounds no longer back its stop"))
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels the search left out
-        elif e["event"] == "level_retired":  # a level the search stops measuring at one client workload, and why
-            from perf.search.events import retired_words
+        elif e["event"] == "level_changed":  # a level retired, joined or measured again at one client workload, and why
+            from perf.search.events import change_words
 
-            log(escape(retired_words(e)))
+            log(escape(change_words(e["change"])))
         elif e["event"] == "variant_failed":
             log(f"[red]{escape(e['variant'])} failed: {escape(e['error'])}[/red]")
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels that will not run now

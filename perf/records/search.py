@@ -134,6 +134,36 @@ class SearchDecision:
         return f"not measured further because {reason}"
 
 
+#: How a rounds ladder's measured levels changed (:class:`LevelChange`): ``retired`` (no longer measured),
+#: ``joined`` (a level added: the ladder grows, or a neighbour of its best), ``measured again`` (a retired level
+#: whose retirement no longer holds).
+LevelChangeKind = Literal["retired", "joined", "measured again"]
+
+
+@dataclass(frozen=True, config=_CONFIG)
+class LevelChange:
+    """One change of which levels a variant's rounds ladder measures (:mod:`perf.search.ladder`), said on the
+    console as it happens (trial 20, T20-10: a level joined and a retired one came back without a word).
+
+    Attributes:
+        variant: Variant name.
+        concurrency: The level.
+        change: :data:`LevelChangeKind`.
+        why: Why, in words (the console's line after the change).
+        batch_size: The client batch size of the ladder's client workload.
+        shape: That workload's swept input size (``None``: not swept).
+        after_round: The rounds measured when it changed (``None``: not known).
+    """
+
+    variant: str
+    concurrency: int
+    change: LevelChangeKind
+    why: str
+    batch_size: int = 1
+    shape: str | None = None
+    after_round: int | None = None
+
+
 @dataclass(config=_CONFIG)
 class SearchRecord:
     """How a sweep chose its levels (``RunResult.search``).
@@ -145,6 +175,8 @@ class SearchRecord:
         order: Variants in the order they were measured (most promising first).
         decisions: One per variant whose levels ended early or were pruned; with several client workloads, one
             per workload whose ladder ended (:attr:`SearchDecision.workload`), or the variant's drop.
+        level_changes: Each change of the levels a rounds ladder measures, in order (:class:`LevelChange`); empty
+            in records written before it.
     """
 
     mode: SearchMode = "brute"
@@ -152,6 +184,7 @@ class SearchRecord:
     rules: SearchRules = dataclasses.field(default_factory=SearchRules)
     order: list[str] = dataclasses.field(default_factory=list)
     decisions: list[SearchDecision] = dataclasses.field(default_factory=list)
+    level_changes: list[LevelChange] = dataclasses.field(default_factory=list)
 
     def decision(self, variant: str, workload: tuple[int, str | None] | None = None) -> SearchDecision | None:
         """The decision recorded for ``variant``, if any: at client ``workload`` (``(batch_size, shape)``) that

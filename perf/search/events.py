@@ -2,7 +2,7 @@
 twice, as a ``WARNING`` log line and as the plan event the CLI prints).
 
 Rule: a message the sweep sends as a progress event (``plan``, ``spent``, ``search_decision``,
-``level_retired``, ``variant_failed``) is not logged as well: the listener (the CLI) says it. With no listener (the
+``level_changed``, ``variant_failed``) is not logged as well: the listener (the CLI) says it. With no listener (the
 Python API, :class:`perf.search.rounds.Rounds` on its own) :func:`log_event` is the listener: it
 logs the event's words, a warning where the event says ``"warn": True`` or a variant failed.
 """
@@ -13,6 +13,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from perf.records.search import LevelChange
 from perf.records.workloads import series_name
 
 log = logging.getLogger(__name__)
@@ -27,17 +28,21 @@ def log_event(e: Mapping[str, Any]) -> None:
         log.info("%s: %s", subject(e), e["decision"].words(past=False))
     elif kind == "search_decision" and e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.drops)
         log.info("%s: measured again, no longer dropped: %s", e["variant"], e["why"])
-    elif kind == "level_retired":
-        log.info("%s", retired_words(e))
+    elif kind == "level_changed":
+        log.info("%s", change_words(e["change"]))
     elif kind == "variant_failed":
         log.warning("variant %s failed: %s", e["variant"], e["error"])
 
 
-def retired_words(e: Mapping[str, Any]) -> str:
-    """A ``level_retired`` event in words (:mod:`perf.search.retirement`): ``"v c=1 seq=128 b=1: no longer
-    measured: its p99 30.00 ms over 3 rounds is over the budget of 25 ms"``."""
-    shape = f" {e['shape']}" if e.get("shape") else ""
-    return f"{e['variant']} c={e['concurrency']}{shape} b={e['batch_size']}: no longer measured: {e['why']}"
+#: How the console says each kind of :class:`perf.records.search.LevelChange`.
+CHANGE_WORDS = {"retired": "no longer measured", "joined": "joins its ladder", "measured again": "measured again"}
+
+
+def change_words(ch: LevelChange) -> str:
+    """A change of the levels a ladder measures in words (:func:`perf.search.retirement.changes`): ``"v c=1
+    seq=128 b=1: no longer measured: its p99 30.00 ms over 3 rounds is over the budget of 25 ms"``."""
+    shape = f" {ch.shape}" if ch.shape else ""
+    return f"{ch.variant} c={ch.concurrency}{shape} b={ch.batch_size}: {CHANGE_WORDS[ch.change]}: {ch.why}"
 
 
 def subject(e: Mapping[str, Any]) -> str:

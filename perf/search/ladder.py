@@ -87,6 +87,7 @@ class Ladder:
         capped: Its top is the time budget's cap (a cut when its throughput still rose into it: :func:`rising_top`).
         adaptive: It grows (``--concurrency auto``); an explicit list is measured whole and never climbs.
         retired_why: Per level of :attr:`levels` retired (module rule "Retirement"), why in words.
+        joined_why: Per level the last :func:`update` added (rules "Growth", "Refinement"), why in words.
     """
 
     levels: list[int]
@@ -95,6 +96,7 @@ class Ladder:
     capped: bool = False
     adaptive: bool = True
     retired_why: dict[int, str] = dataclasses.field(default_factory=dict)
+    joined_why: dict[int, str] = dataclasses.field(default_factory=dict)
 
 
 #: A variant's ladders, one per client workload it is measured at (:func:`perf.search.plan.workloads`;
@@ -243,6 +245,7 @@ def update(
     tentative, firm, low = _flat_steps(vr, plan, levels, rules.min_gain_pct, rounds.min_rounds)
     lat, n, basis = _latency(vr, plan, top, budget) if budget else (None, 0, "")
     end: SearchDecision | None = None
+    joined: dict[int, str] = {}
     if budget is not None and lat is not None and lat > budget.ms and n >= rounds.min_rounds:
         end = decision(
             plan,
@@ -276,9 +279,13 @@ def update(
         )
         lad.capped = capped
     elif above and tentative < rounds.flat_window and not (budget is not None and lat is not None and lat > budget.ms):
-        levels += above[: math.ceil((rounds.flat_window - tentative) / max(1, rounds.first_step))]
+        grown = above[: math.ceil((rounds.flat_window - tentative) / max(1, rounds.first_step))]
+        why = f"its ladder grows above concurrency {top}: a knee needs {rounds.flat_window} flat doublings at its top (gains of no more than {fmt(rules.min_gain_pct)} %), it has {tentative} so far"  # fmt: skip
+        joined = dict.fromkeys(grown, why)
+        levels += grown
     lad.levels, lad.end = levels, end
-    lad.levels = sorted(set(lad.levels) | set(_refined(lad, plan, vr, full(ladder, cap), rules, rounds, budget)))
+    joined |= _refined(lad, plan, vr, full(ladder, cap), rules, rounds, budget)
+    lad.levels, lad.joined_why = sorted(set(lad.levels) | set(joined)), joined
     done = retire(lad.levels, lad.end is not None, plan, vr, rules, rounds, budget, peak)
     lad.active, lad.retired_why = done.active, done.why
     return lad
@@ -311,19 +318,27 @@ def _refined(
     rules: SearchRules,
     rounds: RoundRules,
     budget: Budget | None,
-) -> list[int]:
-    """The doubling-ladder levels next to the variant's best (module rule "Refinement")."""
+) -> dict[int, str]:
+    """The doubling-ladder levels next to the variant's best (module rule "Refinement"), each with why in words."""
     best = best_level(vr, plan, lad.levels, budget)
     if best is None or best.rounds < rounds.min_rounds:
-        return []
+        return {}
     c = best.side.concurrency
     low = _plateau_low(vr, plan, lad.levels, c, rules.min_gain_pct, rounds.min_rounds)
     if low < c:  # a flat stretch up to the best: only whether it reaches lower is open
-        return [n for n in (low // 2,) if n in doubling and n not in lad.levels]
+        why = (
+            f"the half below concurrency {low}, the lowest level within {fmt(rules.min_gain_pct)} % of its best (concurrency {c})"
+        )
+        return {n: why for n in (low // 2,) if n in doubling and n not in lad.levels}
     over = [x for x in lad.levels if budget is not None and (_latency(vr, plan, x, budget)[0] or 0.0) > budget.ms]
     ceiling = min(over, default=max(lad.levels) + 1)
     near = [n for n in (c // 2, c * 2) if n in doubling and n <= max(lad.levels) and n < ceiling and n not in lad.levels]
-    return [n for n in near if not (n < c and _rising_top(lad, plan, vr, c, rules))]
+    within = " within the budget" if budget is not None else ""
+    return {
+        n: f"next to its best level{within}, concurrency {c}"
+        for n in near
+        if not (n < c and _rising_top(lad, plan, vr, c, rules))
+    }
 
 
 def _plateau_low(vr: VariantResult, plan: VariantPlan, levels: list[int], best: int, min_gain_pct: float, min_rounds: int) -> int:

@@ -40,7 +40,7 @@ from perf.analysis.stats.paired import median_gain
 from perf.markdown import ahead_by, fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
-from perf.records.search import SearchRules
+from perf.records.search import LevelChange, SearchRules
 from perf.search.plan import VariantPlan, side, step_gains
 from perf.search.policy import Budget
 
@@ -105,6 +105,52 @@ def best_level(
     ranked = [s for s in stats if s is not None and _under(s, budget)]
     ranked = [s for s in ranked if s.rounds >= min_rounds] or ranked
     return best_of(vr, ranked, metric)  # the report's rule for a best level (issue 26: two rules for "best")
+
+
+def changes(
+    name: str,
+    load: Workload,
+    before: tuple[set[int], set[int]],
+    after: tuple[list[int], dict[int, str], dict[int, str]],
+    plan: VariantPlan,
+    vr: VariantResult,
+    budget: Budget | None,
+    min_rounds: int,
+    after_round: int | None = None,
+) -> list[LevelChange]:
+    """Each change of the levels one client workload's ladder measures in one update (trial 20, T20-10: the console
+    said a level "no longer measured", then it was measured 3 more rounds beside a level that joined, neither said).
+
+    Args:
+        name: The variant.
+        load: The ladder's client workload.
+        before: Its levels and its retired levels before the update.
+        after: Its levels, retired levels with why, and levels the update added with why
+            (:attr:`perf.search.ladder.Ladder.joined_why`) after it.
+        plan: The variant's plan at ``load`` (:func:`perf.search.plan.at_workload`).
+        vr: Its record so far.
+        budget: The latency budget retirement judged by (``None`` without one, or where it ranks by peak).
+        min_rounds: The rounds a retirement needs (``RoundRules.min_rounds``).
+        after_round: The rounds measured so far.
+    """
+    (old, gone), (levels, retired, joined) = before, after
+    said: list[tuple[int, str, str]] = [(c, "retired", why) for c, why in retired.items() if c not in gone]
+    said += [(c, "joined", joined.get(c, "added to its ladder")) for c in levels if c not in old and c not in retired]
+    said += [
+        (c, "measured again", _back(vr, plan, c, levels, budget, min_rounds)) for c in levels if c in gone and c not in retired
+    ]
+    return [LevelChange(name, c, kind, why, load[0], load[1], after_round) for c, kind, why in said]  # type: ignore[arg-type]
+
+
+def _back(vr: VariantResult, plan: VariantPlan, c: int, levels: list[int], budget: Budget | None, min_rounds: int) -> str:
+    """Why retired level ``c`` is measured again: the variant's best level (module rules) moved."""
+    best, within = best_level(vr, plan, levels, budget, min_rounds), " within the budget" if budget is not None else ""
+    if best is None or best.side.concurrency == c:
+        return f"it is the variant's best level{within} now"
+    b, n = best.side.concurrency, len(step_gains(vr, plan, c, best.side.concurrency))
+    if n < min_rounds:
+        return f"its best level{within} is now concurrency {b}, which it shares {count(n, 'round')} with, fewer than the {min_rounds} a retirement needs"  # fmt: skip
+    return f"its best level{within} is now concurrency {b}, not ahead of it by the retirement's margin in the median of their {count(n, 'paired round')}"  # fmt: skip
 
 
 def _active(

@@ -66,8 +66,8 @@ from perf.search.ending.tie import tie_set
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
 from perf.search.focus import far_behind, focus
-from perf.search.plan import LevelKey, workload_label
-from perf.search.retirement import Workload
+from perf.search.plan import LevelKey, at_workload, workload_label
+from perf.search.retirement import Workload, changes
 from perf.search.setup import Setup
 from perf.search.stops import note_stop
 
@@ -328,14 +328,15 @@ class Rounds:
         met = drops.met([self._vr(n) for n in alive], s.budget)  # per client workload: its ranking under the budget
         for n in names:
             lanes, plan, vr = self.ladders[n], s.plans[n], self._vr(n)
-            before = {(w, c) for w, lad in lanes.items() for c in lad.active}
+            before = {w: (set(lad.levels), set(lad.retired_why)) for w, lad in lanes.items()}
             peak = {w for w in lanes if s.budget is not None and w not in met}  # each workload's own
             ladders.update_lanes(lanes, plan, vr, s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak)
             self.failed.end_ladder(lanes, plan, vr, s.budget)
-            for w, lad in lanes.items():
-                for c, why in lad.retired_why.items():  # said once, as it retires (T16-1: no word said why)
-                    if (w, c) in before and not self.replaying:  # a resume's replay: said when it was measured (T18-13)
-                        self.events({"event": "level_retired", "variant": n, "concurrency": c, "batch_size": w[0], "shape": w[1], "why": why})  # fmt: skip
+            for w, lad in lanes.items():  # each change said once, as it happens (T16-1, T20-10), and recorded
+                now, budget = (lad.levels, lad.retired_why, lad.joined_why), None if w in peak else s.budget
+                for ch in [] if self.replaying else changes(n, w, before[w], now, at_workload(plan, w), vr, budget, s.rounds.min_rounds, len(self.record.measured())):  # fmt: skip
+                    self.search.level_changes.append(ch)  # a resume's replay: said when it was measured (T18-13)
+                    self.events({"event": "level_changed", "change": ch})
 
     def narrow(self, left: Sequence[str], rounds_left: int) -> None:
         """The next round of ``left`` narrowed (:func:`perf.search.focus.focus`; not at several client workloads)."""

@@ -15,7 +15,7 @@ from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
-from perf.search.events import retired_words
+from perf.search.events import change_words
 from perf.search.plan import LevelKey, plan_levels
 from perf.search.policy import AUTO, Budget
 from perf.search.policy import ladder as ladder_of
@@ -81,7 +81,7 @@ def test_each_level_retired_is_said_once_with_its_workload_and_why() -> None:
     """T16-1: no line said why the level was measured once; the console says each retirement as it happens."""
     events: list[dict[str, Any]] = []
     _sweep(events=events)
-    said = [retired_words(e) for e in events if e["event"] == "level_retired"]
+    said = [change_words(e["change"]) for e in events if e["event"] == "level_changed" and e["change"].change == "retired"]
     assert (
         said.count("ts c=1 seq=8 b=1: no longer measured: 2x or more behind concurrency 4 in every round both had (1 round)") == 1
     )
