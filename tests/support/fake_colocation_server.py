@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from factories import served_model
 
 from clients.runtimes.served import Loaded
@@ -26,3 +29,19 @@ class FakeColocationServer:
 
     def unload(self, name: str) -> bool:
         return True
+
+
+def fake_server_source(
+    monkeypatch: Any, visit: Callable[..., Any] | None = None, server: Callable[[Any], Any] | None = None
+) -> None:
+    """``perf colocate``'s server side faked for a CLI test: ``ServerSource.visit`` is ``visit`` (left real when
+    ``None``), no inputs are made nor warm-up sent, and each server started is ``server(opts)`` (default: a
+    :class:`FakeColocationServer`)."""
+    import perf.colocate.run as run_module
+    from perf.colocate.run import ServerSource
+
+    if visit is not None:
+        monkeypatch.setattr(ServerSource, "visit", visit)
+    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
+    monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
+    monkeypatch.setattr(run_module, "TritonServer", server or (lambda opts: FakeColocationServer()))

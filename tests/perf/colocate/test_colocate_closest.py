@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from colocation_repo import idle_perf_analyzer, variant_repo
-from fake_colocation_server import FakeColocationServer
+from fake_colocation_server import fake_server_source
 
 from perf.cli.main import cli
 from perf.colocate import judge
@@ -145,8 +145,6 @@ def test_not_achieved_is_an_answer_exit_0_pointing_at_the_report_no_numbers_an_e
 ) -> None:
     """Trial 9, F30: "not achieved" ended as `error (perf): no combination picked ... -> see
     colocation.json`, exit 1; a sweep whose variants all miss the budget exits 0."""
-    import perf.colocate.run as run_module
-    from perf.colocate.run import ServerSource
 
     repo = variant_repo(tmp_path, dict.fromkeys(("a1", "a2", "a3", "b1"), 1))
     pa = idle_perf_analyzer(tmp_path)
@@ -165,10 +163,7 @@ def test_not_achieved_is_an_answer_exit_0_pointing_at_the_report_no_numbers_an_e
             )
         )
 
-    monkeypatch.setattr(ServerSource, "visit", visit)
-    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
-    monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
-    monkeypatch.setattr(run_module, "TritonServer", lambda opts: FakeColocationServer())
+    fake_server_source(monkeypatch, visit)
     run_dir = tmp_path / "results" / "r"
     r = CliRunner().invoke(
         cli,

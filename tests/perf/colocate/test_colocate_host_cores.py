@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+from fake_colocation_server import fake_server_source
 
 from perf.colocate import host, judge
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
@@ -65,11 +66,8 @@ def test_each_session_records_its_cores_and_its_toolkit(tmp_path: Path, monkeypa
     toolkit that said its sentences, so that its report prints them as today's (perf.records.provenance)."""
     from click.testing import CliRunner
     from colocation_repo import idle_perf_analyzer, variant_repo
-    from fake_colocation_server import FakeColocationServer
 
-    import perf.colocate.run as run_module
     from perf.cli.main import cli
-    from perf.colocate.run import ServerSource
     from perf.records import colocation
     from perf.records.provenance import SAID_MARK, TOOLKIT_KEY, code_id
 
@@ -80,10 +78,7 @@ def test_each_session_records_its_cores_and_its_toolkit(tmp_path: Path, monkeypa
         samples = [ModelSample(m, v, 100.0, 5.0) for m, v in combination.items()]
         return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=0.1)
 
-    monkeypatch.setattr(ServerSource, "visit", fake_visit)
-    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
-    monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
-    monkeypatch.setattr(run_module, "TritonServer", lambda opts: FakeColocationServer())
+    fake_server_source(monkeypatch, fake_visit)
     args = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r"]
     got = CliRunner().invoke(cli, [*args, "--perf-analyzer", str(pa), "--model", "big=big_*", "--model", "small=small_*"])
     assert got.exit_code == 0, got.output

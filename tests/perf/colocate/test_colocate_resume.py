@@ -18,7 +18,7 @@ import colocation_source as cs
 import pytest
 from click.testing import CliRunner
 from colocation_repo import idle_perf_analyzer, variant_repo
-from fake_colocation_server import FakeColocationServer
+from fake_colocation_server import FakeColocationServer, fake_server_source
 
 from perf.cli.main import cli
 from perf.colocate import judge
@@ -57,6 +57,12 @@ class FixedSource:
         self.t += cs.VISIT_S
         self.visits += 1
         return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=cs.VISIT_S)
+
+
+def _sqrt_costs(combination: Mapping[str, str]) -> dict[str, tuple[float, float]]:
+    """Each model's (infer/s, p99 ms) in ``combination``: throughput grows with the square root of its instance count
+    (the variant name's last digit), p99 5 ms."""
+    return {m: ((1000.0 if m == "big" else 3000.0) * int(v[-1]) ** 0.5, 5.0) for m, v in combination.items()}
 
 
 def _through(seed: int = 3) -> colocation.ColocationRecord:
@@ -117,8 +123,6 @@ def test_a_run_that_ended_has_nothing_to_resume_one_cut_or_stopped_has() -> None
 
 
 def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import perf.colocate.run as run_module
-    from perf.colocate.run import ServerSource
 
     repo = variant_repo(tmp_path, {"big_x1": 1, "big_x2": 2, "small_x1": 1, "small_x2": 2})
     pa = idle_perf_analyzer(tmp_path)
@@ -131,15 +135,9 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
         measured.append((step, round_index, judge.describe(combination)))
         return FixedSource().visit(step, round_index, order, combination)
 
-    def synthetic(combination: Mapping[str, str]) -> dict[str, tuple[float, float]]:
-        return {m: ((1000.0 if m == "big" else 3000.0) * int(v[-1]) ** 0.5, 5.0) for m, v in combination.items()}
-
-    monkeypatch.setattr(cs, "true_numbers", synthetic)
-    monkeypatch.setattr(ServerSource, "visit", fake_visit)
-    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
-    monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
+    monkeypatch.setattr(cs, "true_numbers", _sqrt_costs)
     logs: list[Path] = []
-    monkeypatch.setattr(run_module, "TritonServer", lambda opts: (logs.append(opts.log_file), FakeColocationServer())[1])
+    fake_server_source(monkeypatch, fake_visit, lambda opts: (logs.append(opts.log_file), FakeColocationServer())[1])
     base = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r", "--perf-analyzer", str(pa)]
     first = CliRunner().invoke(
         cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report", "--time-budget", "900s"]
@@ -267,8 +265,6 @@ def test_left_s_rounds_down_and_gives_none_without_a_budget_or_time_left() -> No
 def test_the_printed_resume_carries_the_budget_left_and_a_bare_resume_runs_under_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import perf.colocate.run as run_module
-    from perf.colocate.run import ServerSource
 
     repo = variant_repo(tmp_path, {"big_x1": 1, "big_x2": 2, "small_x1": 1, "small_x2": 2})
     pa = idle_perf_analyzer(tmp_path)
@@ -280,14 +276,8 @@ def test_the_printed_resume_carries_the_budget_left_and_a_bare_resume_runs_under
         visits["n"] += 1
         return FixedSource().visit(step, round_index, order, combination)
 
-    def synthetic(combination: Mapping[str, str]) -> dict[str, tuple[float, float]]:
-        return {m: ((1000.0 if m == "big" else 3000.0) * int(v[-1]) ** 0.5, 5.0) for m, v in combination.items()}
-
-    monkeypatch.setattr(cs, "true_numbers", synthetic)
-    monkeypatch.setattr(ServerSource, "visit", fake_visit)
-    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
-    monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
-    monkeypatch.setattr(run_module, "TritonServer", lambda opts: FakeColocationServer())
+    monkeypatch.setattr(cs, "true_numbers", _sqrt_costs)
+    fake_server_source(monkeypatch, fake_visit)
     results = tmp_path / "results"
     base = ["colocate", "-r", str(repo), "--results-dir", str(results), "--run-id", "r", "--perf-analyzer", str(pa)]
     first = CliRunner().invoke(

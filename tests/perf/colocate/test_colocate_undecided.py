@@ -16,7 +16,7 @@ import colocation_source as cs
 import pytest
 from click.testing import CliRunner
 from colocation_repo import idle_perf_analyzer, variant_repo
-from fake_colocation_server import FakeColocationServer
+from fake_colocation_server import fake_server_source
 
 from core.cli import console as make_console
 from core.errors import PerfError
@@ -280,8 +280,6 @@ def test_colocate_prints_its_estimate_before_measuring_and_an_interruption_names
 ) -> None:
     """The plan line (trial 15, T15-10), and the Ctrl-C line's command: "the same command with --run-id r and --resume"
     repeated --model, which --resume refuses."""
-    import perf.colocate.run as run_module
-    from perf.colocate.run import ServerSource
 
     repo = variant_repo(tmp_path, {"big_x1": 1, "big_x2": 2, "small_x1": 1, "small_x2": 2})
     pa = idle_perf_analyzer(tmp_path)
@@ -295,10 +293,7 @@ def test_colocate_prints_its_estimate_before_measuring_and_an_interruption_names
             step, round_index, order, combination
         )
 
-    monkeypatch.setattr(ServerSource, "visit", fake_visit)
-    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
-    monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
-    monkeypatch.setattr(run_module, "TritonServer", lambda opts: FakeColocationServer())
+    fake_server_source(monkeypatch, fake_visit)
     results = tmp_path / "results"
     base = ["colocate", "-r", str(repo), "--results-dir", str(results), "--run-id", "r", "--perf-analyzer", str(pa)]
     res = CliRunner().invoke(cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--time-budget", "30s"])

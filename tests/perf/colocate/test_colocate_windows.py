@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from colocation_repo import idle_perf_analyzer, variant_repo
-from fake_colocation_server import FakeColocationServer
+from fake_colocation_server import fake_server_source
 
 from perf.cli.main import cli
 from perf.colocate import windows
@@ -67,9 +67,7 @@ def test_a_run_whose_every_combination_missed_its_windows_is_an_error_naming_the
 ) -> None:
     """b's windows see no request complete whenever it shares the server (and alone too, unless ``alone_ok``,
     where it measures p99 614 ms once): no combination has numbers for every model."""
-    import perf.colocate.run as run_module
     import perf.colocate.source as source_module
-    from perf.colocate.run import ServerSource
 
     def together(pa, srv, loads, settings, csv_dir, tag, record_command, host_threshold_pct, gpu=None):  # type: ignore[no-untyped-def]
         samples = []
@@ -83,9 +81,7 @@ def test_a_run_whose_every_combination_missed_its_windows_is_an_error_naming_the
         return Together(samples, 1.0, None, False)
 
     monkeypatch.setattr(source_module, "measure_together", together)
-    monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
-    monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
-    monkeypatch.setattr(run_module, "TritonServer", lambda opts: FakeColocationServer())
+    fake_server_source(monkeypatch)
     repo = variant_repo(tmp_path, dict.fromkeys(("a1", "a2", "b1", "b2"), 1))
     pa = idle_perf_analyzer(tmp_path)
     run_dir = tmp_path / "results" / "r"
