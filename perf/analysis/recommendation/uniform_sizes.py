@@ -19,7 +19,7 @@ run one per execution and wait the queue delay for nothing.
 from __future__ import annotations
 
 from core.wording import some_of
-from perf.analysis.stats.fair import BATCHED
+from perf.analysis.stats.fair import BATCHED, per_execution
 from perf.records.results import AXIS_SIZE, RunResult, VariantResult, mixed_axes, parse_shape_text
 from perf.records.workloads import variant_name
 
@@ -93,6 +93,7 @@ def mixed_no_batch_note(run: RunResult) -> str | None:
     held: dict[str, float] = {}  # variant -> the most requests per execution at any such level
     mixes: dict[str, tuple[int, int]] = {}
     levels: set[int] = set()
+    seen = busy = 0  # the measurements it rests on, and those taken while other processes used the host
     for v in run.variants:
         if not (v.params or {}).get("dynamic_batching"):
             continue
@@ -100,11 +101,12 @@ def mixed_no_batch_note(run: RunResult) -> str | None:
             mix = mixed_axes(lv.shape)
             if not (mix and lv.usable and lv.concurrency > 1 and lv.avg_server_batch_size is not None):
                 continue
-            per_execution = lv.avg_server_batch_size / max(1, lv.batch_size)
-            name = variant_name(v)
-            held[name] = max(held.get(name, 0.0), per_execution)
+            held[variant_name(v)] = max(
+                held.get(variant_name(v), 0.0), per_execution(lv.avg_server_batch_size, lv.batch_size) or 0.0
+            )
             mixes.update(mix)
             levels.add(lv.concurrency)
+            seen, busy = seen + 1, busy + bool(lv.host_busy)
     if not held or max(held.values()) >= BATCHED:
         return None
     sizes = ", ".join(f"{axis}={lo}..{hi}" for axis, (lo, hi) in mixes.items())
@@ -113,7 +115,9 @@ def mixed_no_batch_note(run: RunResult) -> str | None:
     )
     return (
         f"dynamic batching ({some_of(list(held), 3)}) formed no batch under the mixed sizes sent ({sizes}): executions "
-        f"held at most {max(held.values()):.2f} requests on average at {at}; Triton batches only requests of equal shapes "
+        f"held at most {max(held.values()):.2f} requests on average at {at}"
+        + (f" ({busy} of its {seen} measurements host busy)" if busy else "")
+        + "; Triton batches only requests of equal shapes "
         "(no ragged batching), so clients sending mixed sizes gain nothing from it and their requests wait its queue delay "
         "-> serve them with batching off, pad requests to a few fixed sizes, or set allow_ragged_batch on a model "
         'written for ragged inputs (Triton docs, "Ragged Batching")'

@@ -60,8 +60,13 @@ def busy_load(*points: Point) -> float | None:
 
 def requests_per_execution(p: Point) -> float | None:
     """Requests the server ran per execution at ``p``: avg server batch size / client batch size."""
-    b = p.get("avg_server_batch_size")
-    return None if b is None else b / max(1, p.batch_size)
+    return per_execution(p.get("avg_server_batch_size"), p.batch_size)
+
+
+def per_execution(avg_server_batch_size: float | None, batch_size: int) -> float | None:
+    """Requests per execution from a level's average server batch size (inferences / executions) and its client
+    batch size (each request carries that many inferences); ``None`` without the average."""
+    return None if avg_server_batch_size is None else avg_server_batch_size / max(1, batch_size)
 
 
 def cannot_act(factor: str, *points: Point, batching_on: tuple[Point, ...] = ()) -> str | None:

@@ -191,7 +191,12 @@ def test_batching_that_formed_no_batch_under_a_mix_is_said_as_the_finding(tmp_pa
     assert note is not None
     assert note.startswith("dynamic batching (ranker_onnx_cpu2_db500_mbs64) formed no batch under the mixed sizes sent")
     assert "(num_items=1..200): executions held at most 1.00 requests on average at concurrency 2 to 4 (2 levels)" in note
-    assert "nodb" not in note and "allow_ragged_batch" in note
+    assert "nodb" not in note and "allow_ragged_batch" in note and "host busy" not in note
+    busy = _ranker(True, 1.0)
+    busy.levels[1].host_busy = True  # its number reaches the sentence with its flag
+    assert "at concurrency 2 to 4 (2 levels) (1 of its 2 measurements host busy);" in (
+        mixed_no_batch_note(run_result([busy])) or ""
+    )
     assert mixed_no_batch_note(run_result([_ranker(True, 1.6)])) is None  # batches formed at c=2 and 4
     assert mixed_no_batch_note(run_result([_ranker(True, 1.0, shape="num_items=50")])) is None  # one size: not a mix
     assert mixed_no_batch_note(run_result([_ranker(False, 1.0)])) is None  # no batching variant
