@@ -27,7 +27,7 @@ from builders.triton.releases import DEFAULT_RELEASE, release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, flag, verbosity_option
 from core.cli import console as make_console
 from core.errors import FlagError, PartialBuildError, ToolkitError
-from core.names import read_text
+from core.names import file_problem, read_text
 from core.options import REPOSITORY, option, panel
 from core.precision import PRECISION_NAMES
 from core.progress import on_console, refreshing
@@ -260,6 +260,8 @@ def build(
     from rich.markup import escape
 
     spec = None
+    if spec_path is not None and (problem := file_problem(spec_path, "spec file", "*.json")) is not None:
+        raise FlagError(problem[0], flag="--spec", hint=problem[1])  # a typed path: before the model loads
     if inputs:
         if spec_path:
             raise click.BadParameter("give the input spec either as --spec FILE or as --input flags, not both")

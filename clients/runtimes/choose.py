@@ -11,9 +11,10 @@ from clients.runtimes.base import Runtime
 from clients.runtimes.bundled import BundledRuntime
 from clients.runtimes.container import ContainerRuntime
 from clients.runtimes.local import LocalRuntime
-from clients.runtimes.options import ServerOptions
+from clients.runtimes.options import ServerOptions, image_for_tag
 from clients.runtimes.remote import RemoteRuntime
 from core.errors import ServerError
+from core.options import fields
 
 #: ``--runtime`` name -> the class that launches it.
 RUNTIME_CLASSES: dict[str, type[Runtime]] = {c.name: c for c in (BundledRuntime, LocalRuntime, ContainerRuntime, RemoteRuntime)}
@@ -21,6 +22,20 @@ RUNTIME_CLASSES: dict[str, type[Runtime]] = {c.name: c for c in (BundledRuntime,
 AUTO_ORDER = ("local", "container", "bundled")
 #: Every ``--runtime`` value.
 RUNTIMES = ("auto", *RUNTIME_CLASSES)
+#: The :class:`ServerOptions` fields only one runtime reads, and that runtime: given while another one
+#: starts (or reaches) the server, they would be ignored, so they are refused (:func:`ignored_flags`).
+RUNTIME_FIELDS: dict[str, str] = {
+    "tag": ContainerRuntime.name,
+    "image": ContainerRuntime.name,
+    "gpus": ContainerRuntime.name,
+    "shm_size": ContainerRuntime.name,
+    "binary": LocalRuntime.name,
+    "metrics_urls": RemoteRuntime.name,
+    "remote_repository": RemoteRuntime.name,
+    "max_upload_bytes": RemoteRuntime.name,
+    "deploy": RemoteRuntime.name,
+    "replace_models": RemoteRuntime.name,
+}
 
 
 def resolve_runtime(opts: ServerOptions) -> tuple[Runtime, str]:
@@ -50,10 +65,53 @@ def resolve_runtime(opts: ServerOptions) -> tuple[Runtime, str]:
             "--runtime remote needs the server's address", hint="pass --url HOST:PORT (its HTTP endpoint)", flag="--url"
         )
     if name != "auto":
-        return RUNTIME_CLASSES[name](opts), "asked for"
+        return _checked(RUNTIME_CLASSES[name](opts), "asked for")
+    if opts.binary:  # a binary the user named: the local runtime, or its refusal (never passed over)
+        return _checked(LocalRuntime(opts), LocalRuntime.detect(opts) or "")
     for candidate in AUTO_ORDER:
         cls = RUNTIME_CLASSES[candidate]
         why = cls.detect(opts)
         if why:
-            return cls(opts), why
+            return _checked(cls(opts), why)
     raise AssertionError("the bundled runtime is always a candidate")  # BundledRuntime.detect never says no
+
+
+def _checked(runtime: Runtime, why: str) -> tuple[Runtime, str]:
+    """``(runtime, why)``, once no flag of another runtime was given (:func:`ignored_flags`)."""
+    refusal = ignored_flags(runtime.opts, runtime.name, why)
+    if refusal is not None:
+        raise refusal
+    return runtime, why
+
+
+def ignored_flags(opts: ServerOptions, runtime: str, why: str) -> ServerError | None:
+    """The refusal of the flags given in ``opts`` that ``runtime`` does not read (:data:`RUNTIME_FIELDS`:
+    ``--tag`` with the bundled server, ``--tritonserver`` with ``--url``, ``--no-deploy`` without it),
+    as a usage error naming each flag, the runtime that reads it, and why ``runtime`` was chosen;
+    ``None`` when every given flag is read. A flag counts as given when its value is not its default
+    (trial 21: ``clients serve --tag 24.08`` started the bundled server without a word).
+
+    Args:
+        opts: The launch options.
+        runtime: The runtime that serves (``bundled``, ``local``, ``container``, ``remote``).
+        why: Why it was chosen (``"asked for"``, or what ``auto`` found).
+    """
+    defaults = {f.name: f for f in fields(ServerOptions)}
+    unread: list[tuple[str, str]] = []
+    for name, reader in RUNTIME_FIELDS.items():
+        f = defaults[name]
+        value = getattr(opts, name)
+        unchanged = (f.default, image_for_tag(opts.tag)) if name == "image" and opts.tag else (f.default,)
+        if reader != runtime and value not in unchanged:
+            unread.append(((f.flag.decls or (f"--{name.replace('_', '-')}",))[0], reader))
+    if not unread:
+        return None
+    said = ", ".join(f"{flag} (read by the {reader} runtime)" for flag, reader in unread)
+    readers = sorted({reader for _, reader in unread})
+    chosen = f"--runtime {runtime} was asked for" if why == "asked for" else f"--runtime auto chose it: {why}"
+    ask = " or ".join("--url HOST:PORT" if r == RemoteRuntime.name else f"--runtime {r}" for r in readers)
+    return ServerError(
+        f"{said} would be ignored: the {runtime} runtime serves ({chosen})",
+        hint=f"pass {ask} to use {'it' if len(unread) == 1 else 'them'}, or drop {' and '.join(f for f, _ in unread)}",
+        flag=unread[0][0],
+    )

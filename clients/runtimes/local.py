@@ -14,14 +14,37 @@ from core.errors import ServerError
 
 
 def local_binary(binary: Path | None = None) -> str | None:
-    """The local tritonserver: ``binary`` if given (``None`` when it is not a file), else
-    ``$TRITONSERVER`` (same), else ``tritonserver`` on PATH; ``None`` when there is none."""
+    """The local tritonserver: ``binary`` if given, else ``$TRITONSERVER``, else ``tritonserver`` on
+    PATH; ``None`` when there is none.
+
+    Raises:
+        ServerError: ``binary`` (``--tritonserver``, a usage error) or ``$TRITONSERVER`` names no
+            executable file: a binary the user named is never passed over for another runtime.
+    """
     if binary:
-        return str(binary) if Path(binary).is_file() else None
+        _named_binary(str(binary), "--tritonserver", "--tritonserver")
+        return str(binary)
     env = os.environ.get(LOCAL_ENV)
     if env:
-        return env if Path(env).is_file() else None
+        _named_binary(env, f"${LOCAL_ENV}", None)
+        return env
     return shutil.which("tritonserver")
+
+
+def _named_binary(path: str, source: str, flag: str | None) -> None:
+    """Refuse a tritonserver binary the user named that is not an executable file (trial 21: ``--tritonserver
+    /missing`` started the bundled server instead, the flag ignored)."""
+    p = Path(path)
+    problem = "does not exist" if not p.exists() else "is not a file" if not p.is_file() else None
+    if problem is None and not os.access(p, os.X_OK):
+        problem = "is not executable"
+    if problem:
+        fix = f"point it at the tritonserver binary, or unset {LOCAL_ENV}" if flag is None else "give the binary's path"
+        raise ServerError(
+            f"the tritonserver binary {path} (given by {source}) {problem}",
+            hint=f"{fix} (or --runtime bundled for the toolkit's own CPU server)",
+            flag=flag,
+        )
 
 
 class LocalRuntime(Runtime):
@@ -31,8 +54,15 @@ class LocalRuntime(Runtime):
 
     @classmethod
     def detect(cls, opts: ServerOptions) -> str | None:
-        """Why ``auto`` may pick the local runtime: a tritonserver binary was found."""
+        """Why ``auto`` picks the local runtime: a tritonserver binary was named (``--tritonserver``,
+        ``$TRITONSERVER``) or found on PATH.
+
+        Raises:
+            ServerError: a named binary is not an executable file (:func:`local_binary`).
+        """
         found = local_binary(opts.binary)
+        if found and opts.binary:
+            return f"--tritonserver names {found}"
         return f"a tritonserver binary was found at {found}" if found else None
 
     def check(self) -> None:

@@ -50,7 +50,11 @@ def find_perf_analyzer(explicit: str | Path | None = None) -> Path:
             log.debug("perf_analyzer from %s: %s", source, path)
             return Path(path)
         if path and source in ("--perf-analyzer", f"${PERF_ANALYZER_ENV}"):
-            raise PerfError(f"perf_analyzer given by {source} does not exist or is not executable: {path}", hint=INSTALL_HINT)
+            raise PerfError(
+                f"perf_analyzer given by {source} does not exist or is not executable: {path}",
+                hint=INSTALL_HINT,
+                flag="--perf-analyzer" if explicit else None,  # a typed path: a usage error (core.cli.EXIT_USAGE)
+            )
     raise PerfError("perf_analyzer was not found", hint=INSTALL_HINT)
 
 

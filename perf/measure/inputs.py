@@ -268,7 +268,7 @@ def check_user_data(
         return
     if not user_data.exists():  # not found is said as such, never as advice about the file's kind (trial 12, F10)
         message, hint = file_problem(user_data, "--input-data") or ("", "")
-        raise PerfError(message, hint=hint)
+        raise PerfError(message, hint=hint, flag="--input-data")
     if user_data.is_dir():
         return
     kinds = ", ".join(FILE_KINDS)

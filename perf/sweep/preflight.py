@@ -25,8 +25,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from builders.repository.view import Repository
-from clients.runtimes.choose import resolve_runtime
+from clients.runtimes.choose import ignored_flags, resolve_runtime
 from clients.runtimes.options import ServerOptions
+from clients.runtimes.remote import RemoteRuntime
 from clients.runtimes.servable import refuse_unservable
 from clients.runtimes.server_flags import server_arg_refusal
 from core.errors import FlagError, PerfError, ToolkitError
@@ -72,6 +73,8 @@ def check_runtime(
     if (refused := server_arg_refusal(server.extra_args, "remote" if server.urls else None, resumed)) is not None:
         raise refused
     if server.urls:  # servers the toolkit does not start: the sweep's server pool connects to each (one or several)
+        if (unread := ignored_flags(server, RemoteRuntime.name, "--url given")) is not None:
+            raise unread  # a flag of a runtime that starts a server (--tag, --tritonserver...) would be ignored
         return {}
     try:
         runtime, reason = resolve_runtime(server)

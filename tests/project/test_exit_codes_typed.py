@@ -121,3 +121,35 @@ def test_a_typed_shape_outside_the_verified_range_keeps_its_flag_through_the_swe
         check_variant_shapes("ranker", config, spec, {"item_ids": [250]})
     assert "outside the build's verified range 1..200" in err.value.message
     assert err.value.flag == "--shape"  # a usage error (exit 2) in the sweep and coldstart, as in clients infer
+
+
+@pytest.mark.parametrize(
+    ("cli_module", "args", "said"),
+    [
+        ("builders.cli.main", ["build", "--model", "mlp", "--spec", "{missing}.json"], "spec file {missing}.json does not exist"),
+        ("builders.cli.main", ["spec", "--build", "{missing}"], "there is no folder {missing}: not a build folder"),
+    ],
+)
+def test_a_typed_path_that_is_not_there_is_a_usage_error(cli_module: str, args: list[str], said: str, tmp_path: Path) -> None:
+    """Trial 21: ``builders build --spec /missing.json`` and ``builders spec --build /missing`` exited 1 where
+    ``--model /missing.py`` and ``builders validate /missing`` exit 2 (core.cli's rule: a mistake in what was typed)."""
+    import importlib
+
+    missing = str(tmp_path / "nope")
+    res = CliRunner().invoke(importlib.import_module(cli_module).cli, [a.format(missing=missing) for a in args])
+    assert res.exit_code == EXIT_USAGE, res.output
+    assert said.format(missing=missing) in res.output
+    assert "loading model" not in res.output  # refused before any work
+
+
+def test_a_typed_perf_analyzer_or_input_data_path_that_is_not_there_is_a_usage_error(tmp_path: Path) -> None:
+    """The sweep's ``--perf-analyzer`` and ``--input-data`` paths (trial 21: both exited 1)."""
+    from perf.measure.analyzer import find_perf_analyzer
+    from perf.measure.inputs import check_user_data
+
+    with pytest.raises(ToolkitError, match="does not exist or is not executable") as e:
+        find_perf_analyzer(tmp_path / "perf_analyzer")
+    assert e.value.flag == "--perf-analyzer"
+    with pytest.raises(ToolkitError, match="does not exist") as e:
+        check_user_data("v", {"name": "v", "input": []}, None, tmp_path / "data.json")
+    assert e.value.flag == "--input-data"

@@ -1,0 +1,118 @@
+"""A flag only one runtime reads is refused where another serves (trial 21: ``clients serve --tag 24.08``
+and ``--tritonserver /missing`` started the bundled server without a word; ``--no-deploy`` without
+``--url`` deployed): :func:`clients.runtimes.choose.ignored_flags`, through ``resolve_runtime``, the
+commands (exit 2) and a sweep's preflight."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clients.runtimes.choose import RUNTIME_FIELDS, ignored_flags, resolve_runtime
+from clients.runtimes.options import ServerOptions
+from core.errors import ServerError
+from core.options import fields
+
+#: One given value of each field only one runtime reads.
+GIVEN = {
+    "tag": "24.08",
+    "image": "my/triton:1",
+    "gpus": "device=1",
+    "shm_size": "2g",
+    "metrics_urls": ("localhost:9",),
+    "remote_repository": "/models",
+    "max_upload_bytes": 2**20,
+    "deploy": False,
+    "replace_models": True,
+}
+
+
+@pytest.fixture
+def no_local(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No tritonserver, Docker or GPU on PATH: ``auto`` chooses the bundled server."""
+    monkeypatch.delenv("TRITONSERVER", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    return tmp_path
+
+
+def test_every_field_of_one_runtime_is_refused_where_another_serves(no_local: Path) -> None:
+    assert set(GIVEN) | {"binary"} == set(RUNTIME_FIELDS), "a new runtime field: give it a value here"
+    flags = {f.name: (f.flag.decls or (f"--{f.name.replace('_', '-')}",))[0] for f in fields(ServerOptions)}
+    for name, value in GIVEN.items():
+        reader = RUNTIME_FIELDS[name]
+        for runtime in ("bundled", "local", "container", "remote"):
+            opts = ServerOptions(no_local, **{name: value})
+            refusal = ignored_flags(opts, runtime, "asked for")
+            if runtime == reader:
+                assert refusal is None, (name, runtime)
+                continue
+            assert refusal is not None and refusal.flag == flags[name], (name, runtime)
+            assert f"{flags[name]} (read by the {reader} runtime) would be ignored" in str(refusal)
+            assert f"the {runtime} runtime serves (--runtime {runtime} was asked for)" in str(refusal)
+            assert f"drop {flags[name]}" in (refusal.hint or "")
+
+
+def test_defaults_and_a_tag_alone_are_not_given(no_local: Path) -> None:
+    assert ignored_flags(ServerOptions(no_local), "bundled", "asked for") is None
+    # --tag sets the image: only --tag is named, the image it made is not a second flag
+    refusal = ignored_flags(ServerOptions(no_local, tag="24.08"), "bundled", "asked for")
+    assert refusal is not None and "--image" not in str(refusal) and refusal.flag == "--tag"
+    assert ignored_flags(ServerOptions(no_local, tag="24.08"), "container", "asked for") is None
+
+
+def test_auto_names_why_it_chose_and_every_unread_flag(no_local: Path) -> None:
+    with pytest.raises(ServerError) as e:
+        resolve_runtime(ServerOptions(no_local, tag="24.08", shm_size="4g", deploy=False))
+    msg = str(e.value)
+    assert "--tag (read by the container runtime), --shm-size (read by the container runtime), --no-deploy (read by" in msg
+    assert "the bundled runtime serves (--runtime auto chose it: no local tritonserver" in msg
+    assert e.value.hint == "pass --runtime container or --url HOST:PORT to use them, or drop --tag and --shm-size and --no-deploy"
+
+
+def test_a_named_binary_is_used_or_refused_never_passed_over(
+    no_local: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for path, problem in (
+        (tmp_path / "nope", "does not exist"),
+        (tmp_path, "is not a file"),
+        (Path(__file__), "is not executable"),
+    ):
+        with pytest.raises(ServerError, match=f"given by --tritonserver\\) {problem}") as e:
+            resolve_runtime(ServerOptions(no_local, binary=path))
+        assert e.value.flag == "--tritonserver"
+        monkeypatch.setenv("TRITONSERVER", str(path))
+        with pytest.raises(ServerError, match=f"given by \\$TRITONSERVER\\) {problem}") as e:
+            resolve_runtime(ServerOptions(no_local))
+        assert e.value.flag is None and "unset TRITONSERVER" in (e.value.hint or "")
+        monkeypatch.delenv("TRITONSERVER")
+    # a binary with the bundled runtime asked for: refused as unread
+    fake = tmp_path / "tritonserver"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    with pytest.raises(ServerError, match=r"--tritonserver \(read by the local runtime\) would be ignored"):
+        resolve_runtime(ServerOptions(no_local, runtime="bundled", binary=fake))
+    runtime, why = resolve_runtime(ServerOptions(no_local, binary=fake))
+    assert runtime.name == "local" and why == f"--tritonserver names {fake}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["clients", "serve", "--tag", "24.08", "--print-cmd"],
+        ["clients", "serve", "--tritonserver", "/nonexistent/tritonserver", "--print-cmd"],
+        ["clients", "serve", "--runtime", "local", "--gpus", "0", "--print-cmd"],
+    ],
+)
+def test_the_commands_refuse_them_as_usage_errors(args: list[str], no_local: Path) -> None:
+    """Exit 2 (a mistake in what was typed, core.cli.EXIT_USAGE), nothing started."""
+    (no_local / "model_repository").mkdir()
+    module = {"clients": "clients.cli.main"}[args[0]]
+    out = subprocess.run(
+        [sys.executable, "-m", module, *args[1:]], cwd=no_local, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert out.returncode == 2, out.stderr
+    assert "tritonserver" not in out.stdout
+    assert "would be ignored" in out.stderr or "does not exist" in out.stderr
