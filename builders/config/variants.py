@@ -219,6 +219,15 @@ class VariantGrid:
                 flag="--gpus",
             )
 
+        accelerators = [a for a in self.trt_accelerators if a is not None]
+        if accelerators and not {"gpu", "auto"} & set(self.kinds):
+            raise ConfigError(
+                f"--trt-accelerator {','.join(accelerators)} applies to ONNX on KIND_GPU instance groups, but the grid "
+                f"has only {', '.join(self.kinds)} instances",
+                hint="add --instance-kind gpu (or auto), or drop --trt-accelerator",
+                flag="--trt-accelerator",
+            )
+
     def _server_gpu(self, server_gpu: bool | None) -> bool:
         if server_gpu is not None:
             return server_gpu
@@ -284,6 +293,7 @@ class VariantGrid:
             if kind not in kinds:
                 kinds.append(kind)
         out: list[Variant] = []
+        unused_acc: dict[str, str] = {}  # an accelerator no grid point takes, and why (said as a skip)
         for fmt, prec, kind, count, mbs, delay, warm, acc in itertools.product(
             formats,
             precisions,
@@ -299,8 +309,10 @@ class VariantGrid:
                 skipped.append(Skipped("max_batch_size 0 with dynamic batching", no_batching[0].reason()))
                 continue
             if acc is not None:
-                if rules.ort_trt_accelerator(get_format(fmt).backend, kind == "gpu"):
-                    continue  # the accelerator axis only multiplies ONNX KIND_GPU variants
+                off_axis = rules.ort_trt_accelerator(get_format(fmt).backend, kind == "gpu")
+                if off_axis:  # the accelerator axis only multiplies ONNX KIND_GPU variants
+                    unused_acc.setdefault(acc, off_axis[-1].reason())
+                    continue
                 served = rules.ort_trt_accelerator(backends.for_serving(serving, fmt).backend, True) if serving else []
                 if served:
                     skipped.append(Skipped(f"TensorRT accelerator {acc}", served[0].reason()))
@@ -337,6 +349,10 @@ class VariantGrid:
             raise ConfigError(
                 f"the grid produces the same variant name twice: {sorted(dup)}", hint="remove repeated values from the flags"
             )
+        for acc, why in unused_acc.items():  # an accelerator value no variant got: said, never silently dropped
+            what = f"TensorRT accelerator {acc}"
+            if not any(v.trt_accelerator == acc for v in out) and not any(sk.what == what for sk in skipped):
+                skipped.append(Skipped(what, why))
         # the same skip reason once per kind of skip, not per grid point
         unique = list({(s.what, s.reason): s for s in skipped}.values())
         return GridPlan(out, unique)

@@ -1,0 +1,73 @@
+"""``builders build`` refuses a flag the build would not read (trial 21, kind K1 "a flag accepted and ignored":
+``--format torchscript --opset 17``, ``--timing-cache`` / ``--workspace-mib`` without a TensorRT plan,
+``--target-triton`` without ``--print-trtexec``, ``--warmup-count`` with ``--warmup off`` and
+``--trt-accelerator fp16`` on a CPU grid all built without a word, the last with an empty grid and the
+reason "()"). Exit 2, before the model loads; and an accelerator value no grid point takes is said as a skip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builders.cli.main import cli
+from builders.config.variants import VariantGrid
+from core.cli import EXIT_USAGE
+from core.errors import ConfigError
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--format", "torchscript", "--opset", "17"], "--opset would be ignored: it applies to ONNX exports"),
+        (["--format", "onnx", "--timing-cache", "tc.bin"], "--timing-cache would be ignored: it applies to TensorRT plans"),
+        (["--format", "onnx", "--workspace-mib", "512"], "--workspace-mib would be ignored: it applies to TensorRT plans"),
+        (["--format", "onnx", "--target-triton", "24.08"], "--target-triton would be ignored: it applies to the commands"),
+        (
+            ["--format", "onnx", "--warmup-count", "3"],
+            "--warmup-count would be ignored: it applies to variants with model_warmup",
+        ),
+        (["--format", "onnx", "--warmup-count-reason", "x"], "--warmup-count-reason would be ignored"),
+        (["--format", "onnx", "--trt-accelerator", "off,fp16"], "--trt-accelerator fp16 applies to ONNX on KIND_GPU"),
+    ],
+)
+def test_a_flag_the_build_would_not_read_is_refused(extra: list[str], said: str, tmp_path: Path) -> None:
+    args = ["build", "--model", "mlp", "--build-dir", str(tmp_path / "b"), "-r", str(tmp_path / "r"), *extra]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == EXIT_USAGE, res.output
+    assert said in res.output
+    assert "loading model" not in res.output and not (tmp_path / "b").exists()
+
+
+def test_the_same_flags_where_the_build_reads_them_are_not_refused(tmp_path: Path) -> None:
+    from builders.cli.unread import unread_build_flags
+
+    ctx = cli.make_context("builders", ["build", "--opset", "17", "--warmup-count", "2", "--workspace-mib", "8"])
+    sub = cli.commands["build"].make_context(
+        "build", ["--opset", "17", "--warmup-count", "2", "--workspace-mib", "8"], parent=ctx
+    )
+    assert unread_build_flags(sub, ("onnx", "trt"), VariantGrid(warmups=("zero",)), False) is None
+    assert (
+        unread_build_flags(sub, ("onnx",), VariantGrid(warmups=(None, "zero")), True) is None
+    )  # --print-trtexec reads the workspace
+    refusal = unread_build_flags(sub, ("onnx",), VariantGrid(), False)
+    assert refusal is not None and refusal.flag == "--workspace-mib"  # every unread flag named, in one refusal
+    assert "; --warmup-count would be ignored" in str(refusal) and "drop --workspace-mib and --warmup-count" in (
+        refusal.hint or ""
+    )
+
+
+def test_an_accelerator_no_grid_point_takes_is_said_as_a_skip() -> None:
+    """A KIND_AUTO grid on a host without a GPU (auto is KIND_CPU there), or no ONNX format: the value is
+    skipped with its reason, not dropped without a word (the grid was empty with the reason '()')."""
+    grid = VariantGrid(kinds=("auto",), trt_accelerators=(None, "fp16"), server_gpu=False)
+    plan = grid.plan("m", ("onnx",))
+    assert plan.variants and all(v.trt_accelerator is None for v in plan.variants)
+    assert [s.what for s in plan.skipped] == ["TensorRT accelerator fp16"]
+    assert "KIND_CPU" in plan.skipped[0].reason
+    only = VariantGrid(kinds=("auto",), trt_accelerators=("fp16",), server_gpu=True).plan("m", ("torchscript",), serving="native")
+    assert not only.variants and "ONNX Runtime option" in only.skipped[0].reason
+    with pytest.raises(ConfigError, match="has only cpu instances") as e:
+        VariantGrid(kinds=("cpu",), trt_accelerators=("fp16",))
+    assert e.value.flag == "--trt-accelerator"
