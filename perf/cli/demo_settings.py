@@ -27,6 +27,36 @@ import click
 from core.names import close_names, file_problem
 from perf.cli.demo_commands import restore, sweep_commands
 
+#: Every ``DEMO_*`` variable ``scripts/demo.sh`` reads (its header lists them; tests/project/test_demo_script.py checks
+#: the script reads these and no others): another one set is a typo make demo would ignore (trial 21 kind K1).
+DEMO_VARIABLES = (
+    "DEMO_MODEL",
+    "DEMO_SPEC",
+    "DEMO_CONCURRENCY",
+    "DEMO_BUDGET_MS",
+    "DEMO_TIME_BUDGET",
+    "DEMO_WINDOW_MS",
+    "DEMO_VARIANTS",
+    "DEMO_PROFILE",
+    "DEMO_MAX_BATCH_SIZES",
+    "DEMO_BUILD_FLAGS",
+)
+
+
+def unknown_variables(environ: Iterable[str]) -> list[str]:
+    """One problem per ``DEMO_*`` name in ``environ`` that make demo does not read (``DEMO_TIMEBUDGET=2m``
+    would run the 6-minute default without a word), with the closest known name."""
+    out = []
+    for name in sorted(n for n in environ if n.startswith("DEMO_") and n not in DEMO_VARIABLES):
+        close = close_names(name, DEMO_VARIABLES, n=1)
+        said = f" (did you mean {close[0]}?)" if close else ""
+        out.append(
+            f"{name} is set, but make demo reads no such variable{said}: it would be ignored\n"
+            f"  -> make demo reads {', '.join(DEMO_VARIABLES)}; unset {name} (or set the one you meant)"
+        )
+    return out
+
+
 #: A flag's metavar said as the unit of its number.
 _UNITS = {"MS": "milliseconds", "S": "seconds"}
 
@@ -280,7 +310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     knobs = [(args[i], args[i + 1], args[i + 2]) for i in range(0, len(args) - 2, 3)]
     notes: list[str] = []
-    found = problems(knobs, os.environ.get("DEMO_SPEC") or None, os.environ.get("DEMO_MODEL") or None, notes)
+    found = unknown_variables(os.environ)
+    found += problems(knobs, os.environ.get("DEMO_SPEC") or None, os.environ.get("DEMO_MODEL") or None, notes)
     for text in notes + found:
         click.echo(f"make demo: {text}", err=True)
     if found:

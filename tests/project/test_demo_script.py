@@ -382,3 +382,35 @@ def test_a_build_flag_the_build_refuses_is_said_with_the_variable_that_set_it(tm
     )
     assert "the build refused a flag above: DEMO_MAX_BATCH_SIZES (64) and DEMO_BUILD_FLAGS (--rtl mask=1)" in res.stderr
     assert "== 2/4" not in res.stdout  # nothing after the build
+
+
+def test_a_demo_variable_make_demo_does_not_read_is_refused_before_step_1() -> None:
+    """Trial 21 kind K1 (a setting accepted and ignored): ``DEMO_TIMEBUDGET=2m make demo`` ran the 6-minute
+    default without a word. The variables demo.sh reads are perf.cli.demo_settings.DEMO_VARIABLES, no more, no less."""
+    import re
+
+    from perf.cli.demo_settings import DEMO_VARIABLES
+
+    read = set(re.findall(r"\bDEMO_[A-Z_]+\b", (ROOT / "scripts" / "demo.sh").read_text()))
+    assert read == set(DEMO_VARIABLES)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEMO_")}
+    out = subprocess.run(
+        [sys.executable, "-m", "perf.cli.demo_settings", "DEMO_TIME_BUDGET", "--time-budget", "6m"],
+        env={**env, "DEMO_TIMEBUDGET": "2m", "DEMO_BUDGET_MS": "30"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 2
+    assert "DEMO_TIMEBUDGET is set, but make demo reads no such variable (did you mean DEMO_TIME_BUDGET?)" in out.stderr
+    assert "DEMO_BUDGET_MS" not in out.stderr.splitlines()[0]
+    ok = subprocess.run(
+        [sys.executable, "-m", "perf.cli.demo_settings", "DEMO_TIME_BUDGET", "--time-budget", "6m"],
+        env={**env, "DEMO_BUDGET_MS": "30"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ok.returncode == 0, ok.stderr
