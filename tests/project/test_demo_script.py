@@ -394,23 +394,11 @@ def test_a_demo_variable_make_demo_does_not_read_is_refused_before_step_1() -> N
     read = set(re.findall(r"\bDEMO_[A-Z_]+\b", (ROOT / "scripts" / "demo.sh").read_text()))
     assert read == set(DEMO_VARIABLES)
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEMO_")}
-    out = subprocess.run(
-        [sys.executable, "-m", "perf.cli.demo_settings", "DEMO_TIME_BUDGET", "--time-budget", "6m"],
-        env={**env, "DEMO_TIMEBUDGET": "2m", "DEMO_BUDGET_MS": "30"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    settings = [sys.executable, "-m", "perf.cli.demo_settings", "DEMO_TIME_BUDGET", "--time-budget", "6m"]
+    run = functools.partial(subprocess.run, settings, capture_output=True, text=True, timeout=120, check=False)
+    out = run(env={**env, "DEMO_TIMEBUDGET": "2m", "DEMO_BUDGET_MS": "30"})
     assert out.returncode == 2
     assert "DEMO_TIMEBUDGET is set, but make demo reads no such variable (did you mean DEMO_TIME_BUDGET?)" in out.stderr
     assert "DEMO_BUDGET_MS" not in out.stderr.splitlines()[0]
-    ok = subprocess.run(
-        [sys.executable, "-m", "perf.cli.demo_settings", "DEMO_TIME_BUDGET", "--time-budget", "6m"],
-        env={**env, "DEMO_BUDGET_MS": "30"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    ok = run(env={**env, "DEMO_BUDGET_MS": "30"})
     assert ok.returncode == 0, ok.stderr
