@@ -32,20 +32,34 @@ def started_here(urls: Iterable[str], log_path: Path | None) -> None:
             _STARTED[url] = log_path
 
 
+def _not_started(urls: tuple[str, ...], scheme: str) -> str:
+    """``"the server at http://h:8000 was not started by this command"`` (``"the servers at ... were"``)."""
+    one = len(urls) == 1
+    at = ", ".join(f"{scheme}://{u}" for u in urls)
+    return f"{'the server at' if one else 'the servers at'} {at} {'was' if one else 'were'} not started by this command"
+
+
 def not_ours(*urls: str, scheme: str = "http") -> str:
     """Where the log of the server(s) at ``urls`` (``host:port``) is, said where this command did not start them
     (``--url``, ``--http-url``, ``clients infer``): never in a run folder (re-check 18: a sweep whose --url server did
     not answer said the run folder "keeps the server log"), and, for one the toolkit's launcher started in another
-    terminal, the log folder it writes to. The one sentence every such message says it with."""
+    terminal, the log folder it writes to. The one sentence every such message says it with (:func:`not_ours_short`
+    where a message names a log beside each failure)."""
     one = len(urls) == 1
-    at = ", ".join(f"{scheme}://{u}" for u in urls)
     its = "its" if one else "each one's"
     return (
-        f"{'the server at' if one else 'the servers at'} {at} {'was' if one else 'were'} not started by this command, so "
-        f"no log of {'it' if one else 'them'} is kept here: {its} own log says why: where "
-        f"scripts/launch_tritonserver.sh started it, the file it printed as `log:` (in {server_log_dir()} unless "
+        f"{_not_started(urls, scheme)}, so no log of {'it' if one else 'them'} is kept here: {its} own log says why: "
+        f"where scripts/launch_tritonserver.sh started it, the file it printed as `log:` (in {server_log_dir()} unless "
         "--log-file); else where it runs (`docker logs CONTAINER`, `kubectl logs POD`)"
     )
+
+
+def not_ours_short(url: str, scheme: str = "http") -> str:
+    """:func:`not_ours`'s short form, said where a log is named beside each failure (a sweep's failed variant:
+    ``"(server log: none kept here: ...)"``): ``"none kept here: the server at http://h:8000 was not started by this
+    command; its log is where it runs (its own machine or container)"``. A sweep on a ``--url`` server said "the log of
+    the server at h:8000" in every failed variant's error, as if a log file (s17's left open)."""
+    return f"none kept here: {_not_started((url,), scheme)}; its log is where it runs (its own machine or container)"
 
 
 def log_where(url: str, scheme: str = "http") -> str:

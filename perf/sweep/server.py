@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from clients.runtimes.host import not_ours_short
 from clients.runtimes.remote import RemoteRuntime
 from clients.runtimes.served import Loaded, changed_since, name_differences
 from clients.server import ServerOptions, TritonServer
@@ -96,9 +97,10 @@ class SweepServer:
         self._reason: str | None = first_reason
 
     def log_name(self) -> str:
-        """The current server's log file as errors name it (relative to the run folder)."""
+        """The current server's log file as errors name it (relative to the run folder); for a ``--url`` server, that
+        none is kept here and where it is (:func:`clients.runtimes.host.not_ours_short`: never a file of this host)."""
         if self.opts.urls:
-            return f"the log of the server at {self.opts.urls[0]}"
+            return not_ours_short(self.opts.urls[0])
         if self.current is None:
             return "the server log"
         with contextlib.suppress(ValueError):
@@ -114,7 +116,9 @@ class SweepServer:
         if self.current is not None and self.current.is_alive():
             return self.current
         if self.current is not None and self._reason is None:
-            log.warning("tritonserver is gone (see %s); restarting it", self.current.log_path)
+            log.warning(
+                "tritonserver is gone (see %s); restarting it", self.log_name() if self.opts.urls else self.current.log_path
+            )
         if self.current is not None and self.current.runtime_impl.launches:  # what it left (its stubs) goes with it
             self.current.stop()
         return self._start()
