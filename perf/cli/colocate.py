@@ -122,7 +122,7 @@ def colocate(no_report: bool, **params: Any) -> None:
     )
     # what one pass needs and what the time budget covers of it, before anything is measured (trial 15, T15-10)
     # the search compares its first timed loads with these prices (perf.colocate.plan.refit_words), and says this
-    # plan's cut beside what ran at its end (perf.colocate.plan.ran_words; trial 20, T20-3)
+    # plan's cut beside what ran at its end (perf.colocate.outcome.ran_words; trial 20, T20-3)
     console.print(escape(plan.plan_words(run.estimate, run.prices, run.opts.time_budget_s, rest=bool(rec.steps))))
     try:
         rec = run.run()

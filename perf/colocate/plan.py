@@ -284,7 +284,7 @@ def _beside(now_s: float, planned_s: float) -> tuple[str, str]:
 
 def refit_estimate(rest: Sequence[PlannedStep], now: Prices, left_s: float | None) -> Estimate:
     """The rest of the pass (``rest``) at the prices ``now`` against the ``left_s`` of the budget left, the session's
-    server started already: what :func:`refit_words` says and :func:`forecast` reads."""
+    server started already: what :func:`refit_words` says and :func:`perf.colocate.outcome.forecast` reads."""
     return estimate(rest, dataclasses.replace(now, start_s=0.0), left_s)
 
 
@@ -352,42 +352,3 @@ def spent_words(record: ColocationRecord, session: tuple[int, float] | None, bud
     if not resumed:
         return spent + over_words
     return f"{spent} in all; this session: {count(visits, 'visit')} in {seconds:.0f} s{over_words}"
-
-
-#: What a plan can say the time budget does to one pass, and what a session's search did (:func:`forecast`,
-#: :func:`ran_words`): ``"whole"`` every step ran (nothing cut), ``"final"`` the final rounds cut (a pick without its
-#: final numbers), ``"undecided"`` a step before the pick cut (no pick decided).
-Forecast = str
-_SAID = {
-    "whole": "the time budget covers the pass",
-    "final": "its final rounds (the pick alone and together) would be cut",
-    "undecided": "steps before a pick would be cut",
-}
-_RAN = {
-    "whole": "every step of the pass, the final rounds included (nothing cut)",
-    "final": "the moves, then the final rounds cut (the pick without its final numbers)",
-    "undecided": "cut before the moves ended (no pick decided)",
-}
-
-
-def forecast(est: Estimate) -> Forecast:
-    """What ``est`` says the time budget does to the pass (:data:`Forecast`), as :func:`_covers` words it."""
-    if est.covered == len(est.steps):
-        return "whole"
-    return "final" if all(s.label == "final" for s, _c in est.steps[est.covered :]) else "undecided"
-
-
-def ran_words(said: Sequence[tuple[str, Forecast]], ran: Forecast, spent_s: float) -> str | None:
-    """What a session's search did beside what its plan said it would (trial 20, T20-3: the plan said "its final
-    rounds ... will be cut", they ran in full and no line said the prediction did not hold): one rule for every plan
-    prediction colocate makes (the plan line before the run, each fitting again: ``said``, ``(who, forecast)``), each
-    said to hold or not against ``ran`` (the session's :data:`Forecast`, ``spent_s`` its seconds). ``None`` where
-    nothing was predicted (a search given no plan), or nothing was predicted cut and nothing was cut."""
-    if not said or (ran == "whole" and all(f == "whole" for _w, f in said)):
-        return None
-    parts = []
-    for f in dict.fromkeys(f for _w, f in said):  # each prediction once, with every one who said it
-        who = " and ".join(w for w, g in said if g == f)
-        held = "as it ran" if f == ran else ("the cut predicted did not happen" if ran == "whole" else "not as it ran")
-        parts.append(f"{who} said {_SAID[f]}: {held}")
-    return f"what ran in {spent_s:.0f} s: {_RAN[ran]}; " + "; ".join(parts)

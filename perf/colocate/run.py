@@ -29,7 +29,7 @@ from pathlib import Path
 from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
-from perf.colocate import host, plan, resume
+from perf.colocate import host, outcome, plan, resume
 from perf.colocate.gpu import GpuProbe, check_devices
 from perf.colocate.groups import groups_of
 from perf.colocate.options import DEFAULT_TIME_BUDGET_S, EVERY_MODEL, ColocateOptions, for_model
@@ -344,7 +344,7 @@ class Colocate:
                 self.events,
                 started=started,
                 planned=self.prices,
-                forecast=plan.forecast(self.estimate),
+                forecast=outcome.forecast(self.estimate),
             )
             if self.opts.brute:
                 from perf.colocate.brute import run_brute

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from perf.analysis.stats.paired import ALPHA, Paired, sign_test_p
-from perf.colocate import host, judge, near, plan, rules, verdict
+from perf.colocate import host, judge, near, outcome, plan, rules, verdict
 from perf.colocate.judge import Combination
 from perf.markdown import apart
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind, step_number
@@ -85,7 +85,7 @@ class CoordinateSearch:
         planned: The prices the plan said before the run was priced at (:func:`perf.colocate.plan.prices` of the
             record as it was) [default: the record's prices now]; the first loads timed that change its estimate
             are said as the plan fitted again (:func:`perf.colocate.plan.refit_words`).
-        forecast: What the plan said before the run does to the pass (:func:`perf.colocate.plan.forecast`)
+        forecast: What the plan said before the run does to the pass (:func:`perf.colocate.outcome.forecast`)
             [default: none said]; it and each fitting again are said against what ran (:meth:`said_what_ran`).
     """
 
@@ -101,7 +101,7 @@ class CoordinateSearch:
         estimate_visit_s: float | None = None,
         started: float | None = None,
         planned: plan.Prices | None = None,
-        forecast: plan.Forecast | None = None,
+        forecast: outcome.Forecast | None = None,
     ):
         self.record, self.source, self.budget_s = record, source, time_budget_s
         self.starts = dict(starts or {})
@@ -111,7 +111,7 @@ class CoordinateSearch:
         self.planned = planned or plan.prices(record, estimate_visit_s)
         self.refitted = False  # the plan was fitted again to the session's first loads timed
         #: Each plan prediction of this session: (who said it, what it said the budget does to the pass).
-        self.forecasts: list[tuple[str, plan.Forecast]] = [] if forecast is None else [("the plan before the run", forecast)]
+        self.forecasts: list[tuple[str, outcome.Forecast]] = [] if forecast is None else [("the plan before the run", forecast)]
         self.loaded: set[str] = set()  # the variants the source holds after the last step's preparation
         self.measured: set[tuple[tuple[str, str], ...]] = set()
         self.record.combinations_total = 1
@@ -334,16 +334,16 @@ class CoordinateSearch:
         if words is None:
             return
         self.record.refits.append(f"step {step_number(step.index)}: {words}")
-        fitted = plan.forecast(plan.refit_estimate(rest, now, left))
+        fitted = outcome.forecast(plan.refit_estimate(rest, now, left))
         self.forecasts.append((f"step {step_number(step.index)}'s fitting again", fitted))
         log.info("%s", words)
         self.events({"event": "plan", "text": words})
 
     def said_what_ran(self, cut: CutForTime | None) -> None:
         """The session's search ended (``cut``: by the time budget): what ran beside each plan prediction of the session
-        (:func:`perf.colocate.plan.ran_words`), recorded with the plan's fittings again, said and logged."""
+        (:func:`perf.colocate.outcome.ran_words`), recorded with the plan's fittings again, said and logged."""
         ran = "whole" if cut is None else "final" if cut.kind == "final" else "undecided"
-        if (words := plan.ran_words(self.forecasts, ran, self.clock() - self.started)) is not None:
+        if (words := outcome.ran_words(self.forecasts, ran, self.clock() - self.started)) is not None:
             self.record.refits.append(words)
             log.info("%s", words)
             self.events({"event": "plan", "text": words})

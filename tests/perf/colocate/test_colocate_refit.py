@@ -13,7 +13,7 @@ from typing import Any
 
 import colocation_source as cs
 
-from perf.colocate import plan, verdict
+from perf.colocate import outcome, plan, verdict
 from perf.colocate.resume import ReplaySource, restart
 from perf.colocate.search import CoordinateSearch
 from perf.records.colocation import ColocationRecord, step_number
@@ -69,20 +69,20 @@ def test_the_plan_is_fitted_again_to_the_first_loads_timed_and_said_when_it_chan
 def test_a_cut_the_plan_predicted_is_said_beside_what_ran() -> None:
     """Trial 20, T20-3: the plan said "its final rounds (the pick alone and together) will be cut: the pick without its
     numbers", the steps ran faster than priced and the final rounds ran whole; no line said the prediction did not
-    hold, and report.md kept only the prediction. One rule (perf.colocate.plan.ran_words) says every prediction of the
+    hold, and report.md kept only the prediction. One rule (perf.colocate.outcome.ran_words) says every prediction of the
     session (the plan before the run, each fitting again) beside what ran, on the console and in the report."""
     rec0 = cs.record(1)
     p = plan.prices(rec0)
     budget = 330.0
     est = plan.estimate(plan.planned_steps(rec0), p, budget)
-    assert plan.forecast(est) == "final" and "its final rounds (the pick alone and together) will be cut" in plan.plan_words(
+    assert outcome.forecast(est) == "final" and "its final rounds (the pick alone and together) will be cut" in plan.plan_words(
         est, p, budget
     )
     src, rec = _Timed(1), cs.record(1)
     src.load_s, src.unload_s, src.visit_s = p.load_s, p.unload_s, p.visit_s / 2  # the visits twice as fast as priced
     events: list[dict[str, Any]] = []
     CoordinateSearch(
-        rec, src, clock=src.clock, time_budget_s=budget, events=events.append, planned=p, forecast=plan.forecast(est)
+        rec, src, clock=src.clock, time_budget_s=budget, events=events.append, planned=p, forecast=outcome.forecast(est)
     ).run()
     assert not rec.cuts and rec.steps[-1].kind == "final" and rec.pick is not None  # the final rounds ran whole
     said = [e["text"] for e in events if e["event"] == "plan"]
@@ -92,8 +92,8 @@ def test_a_cut_the_plan_predicted_is_said_beside_what_ran() -> None:
     text = "\n".join(report_lines(rec))
     assert f"The time budget's plan, fitted again to the times measured, and what ran:\n\n- {said[0]}" in text
     # every prediction said against the one outcome, by the same rule; nothing predicted cut and nothing cut: no line
-    assert plan.ran_words([("a", "whole")], "whole", 10.0) is None
-    both = plan.ran_words([("the plan before the run", "whole"), ("step 1's fitting again", "final")], "final", 99.6)
+    assert outcome.ran_words([("a", "whole")], "whole", 10.0) is None
+    both = outcome.ran_words([("the plan before the run", "whole"), ("step 1's fitting again", "final")], "final", 99.6)
     assert both == (
         "what ran in 100 s: the moves, then the final rounds cut (the pick without its final numbers); the plan before the "
         "run said the time budget covers the pass: not as it ran; step 1's fitting again said its final rounds (the pick "
