@@ -111,7 +111,7 @@ class CoordinateSearch:
         self.planned = planned or plan.prices(record, estimate_visit_s)
         self.refitted = False  # the plan was fitted again to the session's first loads timed
         #: Each plan prediction of this session: (who said it, what it said the budget does to the pass).
-        self.forecasts: list[tuple[str, outcome.Forecast]] = [] if forecast is None else [("the plan before the run", forecast)]
+        self.forecasts: list[tuple[str, outcome.Forecast]] = [] if forecast is None else [(outcome.BEFORE, forecast)]
         self.loaded: set[str] = set()  # the variants the source holds after the last step's preparation
         self.measured: set[tuple[tuple[str, str], ...]] = set()
         self.record.combinations_total = 1

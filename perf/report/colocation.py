@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.wording import sentence
 from perf.analysis.stats.paired import RULE, p_words
-from perf.colocate import host, judge, verdict
+from perf.colocate import host, judge, outcome, verdict
 from perf.colocate.builds import combination_words, with_build_checks
 from perf.colocate.closest import NOTHING_MEASURED, closest, closest_lines, reason
 from perf.colocate.near import status
@@ -330,7 +330,7 @@ def search_section(record: ColocationRecord) -> list[str]:
         lines += [
             "The time budget's plan, fitted again to the times measured, and what ran:",
             "",
-            *[f"- {as_said(record, r)}" for r in record.refits],
+            *[f"- {r}" for r in outcome.ran_lines(record)],  # what ran not recorded: said (re-check 20, NEW-8)
             "",
         ]
     if record.cuts:

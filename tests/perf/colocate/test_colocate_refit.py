@@ -92,7 +92,7 @@ def test_a_cut_the_plan_predicted_is_said_beside_what_ran() -> None:
     text = "\n".join(report_lines(rec))
     assert f"The time budget's plan, fitted again to the times measured, and what ran:\n\n- {said[0]}" in text
     # every prediction said against the one outcome, by the same rule; nothing predicted cut and nothing cut: no line
-    assert outcome.ran_words([("a", "whole")], "whole", 10.0) is None
+    assert outcome.ran_words([(outcome.BEFORE, "whole")], "whole", 10.0) is None
     both = outcome.ran_words([("the plan before the run", "whole"), ("step 1's fitting again", "final")], "final", 99.6)
     assert both == (
         "what ran in 100 s: the moves, then the final rounds cut (the pick without its final numbers); the plan before the "
@@ -180,8 +180,10 @@ def test_a_resume_fits_its_plan_again_at_its_first_step_measured_from_what_is_le
     CoordinateSearch(
         again, ReplaySource(inner, rec), clock=inner.clock, time_budget_s=500.0, events=events.append, planned=p
     ).run()
-    (words,) = [e["text"] for e in events if e["event"] == "plan"]
-    assert again.refits[len(rec.refits) :] == [f"step {step_number(left[0].index)}: {words}"]  # step 3, not 1
+    # a session whose plan was fitted again records what ran too, whatever it was (re-check 20, NEW-8)
+    words, ran = [e["text"] for e in events if e["event"] == "plan"]
+    assert again.refits[len(rec.refits) :] == [f"step {step_number(left[0].index)}: {words}", ran]  # step 3, not 1
+    assert ran.startswith("what ran in ")
     assert "no visit timed yet" not in words and f"(planned at {p.load_s:.2g} s)" in words
     visits = int(words.split("needs about ")[1].split("(")[1].split(" visits")[0])
     assert visits < sum(s.visits for s in left)  # what is left after its first round measured, not a whole pass
