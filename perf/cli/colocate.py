@@ -129,9 +129,11 @@ def colocate(no_report: bool, **params: Any) -> None:
     except KeyboardInterrupt:
         ignore_further_interrupts()  # a second Ctrl-C cuts no word of what was kept
         again = f"the same command with --run-id {run.run_id}"
-        # what is left of this session's budget goes with it (trial 20, T20-11)
-        left = plan.left_s(run.opts.time_budget_s, run.session[1] if run.session is not None else None)
-        said = interrupted_text(run.run_dir, again, resume_command(rec, opts.results_dir, left))
+        # what is left of this session's budget goes with it (trial 20, T20-11) where it covers the next step, else
+        # what that step needs; said (re-check 20, NEW-7: "--time-budget 47s", which covered no step)
+        carried, covers = plan.resume_budget(rec, run.opts.time_budget_s, run.session[1] if run.session is not None else None)
+        resume = resume_command(rec, opts.results_dir, carried) + (f" ({covers})" if covers else "")
+        said = interrupted_text(run.run_dir, again, resume)
         console.print(f"[yellow]{escape(said)}[/yellow]")
         raise SystemExit(130) from None
     _finish(run, console, no_report)

@@ -74,16 +74,6 @@ def budget_flag(seconds: float) -> str:
     return f"{seconds / 60:g}m" if seconds % 60 == 0 else f"{seconds:g}s"
 
 
-def left_s(budget_s: float | None, spent_s: float | None) -> int | None:
-    """What is left (whole seconds, rounded down) of a session's ``budget_s`` after it spent ``spent_s``: the
-    ``--time-budget`` the resume command printed at its Ctrl-C carries (trial 20, T20-11: it carried none and the resume
-    ran on a fresh 10-minute default after a 3-minute run); ``None``: no budget, nothing known spent, or none left (a
-    resume given none then says what is left of the run's own, :func:`perf.search.resumed.left_of_run`)."""
-    if budget_s is None or spent_s is None or budget_s - spent_s < 1:
-        return None
-    return math.floor(budget_s - spent_s)
-
-
 #: How :func:`suggested_s` is said beside the estimate it covers.
 MARGIN_WORDS = f"the --time-budget given adds {MARGIN:.0%} to it for what varies between sessions and rounds up to whole minutes"
 
@@ -352,3 +342,47 @@ def spent_words(record: ColocationRecord, session: tuple[int, float] | None, bud
     if not resumed:
         return spent + over_words
     return f"{spent} in all; this session: {count(visits, 'visit')} in {seconds:.0f} s{over_words}"
+
+
+def rest_of(record: ColocationRecord) -> tuple[list[PlannedStep], Prices]:
+    """What is left of one pass of ``record``'s search (:func:`planned_steps`, brute force where its steps are) and
+    the prices of what the run measured (:func:`prices`): what a resume of it measures, priced."""
+    return planned_steps(record, brute=any(s.kind == "brute" for s in record.steps)), prices(record)
+
+
+def resume_budget(record: ColocationRecord, budget_s: float | None, spent_s: float | None) -> tuple[float | None, str]:
+    """The ``--time-budget`` the resume command printed at an interruption carries, and what it covers in words: what
+    is left of this session's ``budget_s`` after its ``spent_s`` (s; trial 20, T20-11) where that covers the next step
+    of the rest of the pass (:func:`rest_of`), else :func:`suggested_s` of the next step (re-check 20, NEW-7: the
+    command carried ``--time-budget 47s``, the seconds left, which covered no step: following it measured nothing).
+    One rule with every ``--time-budget`` colocate suggests (the plan line's, :func:`perf.colocate.verdict.finish_words`):
+    it covers at least the next step it names, by this run's own prices, the server's start and stop included.
+
+    Returns:
+        ``(the --time-budget in s, its words)``; ``(None, "")`` where the session had no time budget (a resume runs
+        with none, as the run had none) or nothing of the pass is left.
+    """
+    steps, p = rest_of(record)
+    if budget_s is None or not steps:
+        return None, ""
+    left = max(0, math.floor(budget_s - (spent_s or 0.0)))
+    from_left = left >= 1 and estimate(steps, p, left).covered >= 1
+    given = left if from_left else suggested_s(estimate(steps[:1], p, None).total_s)
+    est = estimate(steps, p, given)
+    covered = est.steps[: est.covered]
+    cost = p.start_s + sum(c for _s, c in covered) + p.stop_s
+    rest = est.covered == len(steps)
+    names = ", ".join(s.name() for s, _c in covered)
+    what = "the rest of one pass" if rest else f"{names}, the next {'step' if len(covered) == 1 else 'steps'}"
+    how = f"about {math.ceil(cost)} s by this run's own prices, the server's start and stop included"
+    flag = budget_flag(given)
+    said = (
+        f"its --time-budget {flag}, what is left of this session's time budget, covers {what}: {how}"
+        if from_left
+        else f"the {left} s left of this session's time budget cover no step: its --time-budget {flag} covers {what}: "
+        f"{how}; {MARGIN_WORDS}"
+    )
+    if not rest:
+        whole = budget_flag(suggested_s(est.total_s))
+        said += f"; the rest of one pass needs about {math.ceil(est.total_s)} s: --time-budget {whole} covers it"
+    return given, said

@@ -312,8 +312,7 @@ def finish_words(record: ColocationRecord, results_dir: Path | str) -> str:
     """The one action that finishes an undecided run (said after ``"to finish it: "``): its resume command with the ``--time-budget`` the rest of one
     pass needs (:mod:`perf.colocate.plan`, priced from what this run measured, with :data:`perf.colocate.plan.MARGIN`
     and rounded up to whole minutes: :func:`perf.colocate.plan.suggested_s`)."""
-    steps = plan.planned_steps(record, brute=any(s.kind == "brute" for s in record.steps))
-    p = plan.prices(record)
+    steps, p = plan.rest_of(record)
     est = plan.estimate(steps, p, None)
     return (
         f"`{resume_command(record, results_dir, est.budget_s())}` (the rest of one pass needs about "

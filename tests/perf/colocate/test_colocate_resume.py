@@ -22,7 +22,6 @@ from fake_colocation_server import FakeColocationServer, fake_server_source
 
 from perf.cli.main import cli
 from perf.colocate import judge
-from perf.colocate.plan import left_s
 from perf.colocate.resume import ReplaySource, complete_rounds, nothing_left, restart
 from perf.colocate.search import CoordinateSearch
 from perf.records import colocation
@@ -257,11 +256,6 @@ def test_a_session_is_over_its_own_budget_only_by_its_own_seconds() -> None:
 
 # trial 20, T20-11: the resume printed at Ctrl-C ran on a fresh 10-minute default after a 3-minute run (257 s spent
 # against the 180 s asked); it runs under what is left of the run's own budget, as the sweep's (perf.search.resumed)
-def test_left_s_rounds_down_and_gives_none_without_a_budget_or_time_left() -> None:
-    assert left_s(180.0, 65.4) == 114
-    assert left_s(None, 65.0) is None and left_s(180.0, None) is None and left_s(60.0, 59.5) is None
-
-
 def test_the_printed_resume_carries_the_budget_left_and_a_bare_resume_runs_under_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -288,7 +282,8 @@ def test_the_printed_resume_carries_the_budget_left_and_a_bare_resume_runs_under
     assert saved.spent_s is not None
     left = int(180 - saved.spent_s)
     said = " ".join(first.output.split())
-    printed = re.search(r"continue with (triton-perf colocate --resume .*)$", said)
+    # the command, then what its budget covers in words (re-check 20, NEW-7)
+    printed = re.search(r"continue with (triton-perf colocate --resume .*?--time-budget \S+) \(its --time-budget", said)
     assert printed is not None, said
     assert f"--time-budget {left}s" in printed.group(1)  # the old code's command carried no budget
     visits["stop"] = 10_000
