@@ -31,3 +31,25 @@ def idle_perf_analyzer(folder: Path) -> Path:
     path.write_text("#!/bin/sh\n")
     path.chmod(0o755)
     return path
+
+
+#: The two models of four variants the colocate CLI tests run (their last digit: the instance count).
+TWO_BY_TWO = {"big_x1": 1, "big_x2": 2, "small_x1": 1, "small_x2": 2}
+
+
+def colocate_argv(root: Path) -> tuple[Path, Path, list[str]]:
+    """The repository of :data:`TWO_BY_TWO` and an idle perf_analyzer under ``root``, and the ``colocate`` arguments
+    that name them, ``root/results`` and run id ``r``: ``(repository, results folder, arguments)``."""
+    repo, results = variant_repo(root, TWO_BY_TWO), root / "results"
+    pa = idle_perf_analyzer(root)
+    return (
+        repo,
+        results,
+        ["colocate", "-r", str(repo), "--results-dir", str(results), "--run-id", "r", "--perf-analyzer", str(pa)],
+    )
+
+
+def sqrt_costs(combination: Mapping[str, str]) -> dict[str, tuple[float, float]]:
+    """Each model's (infer/s, p99 ms) in ``combination``: throughput grows with the square root of its instance count
+    (the variant name's last digit), p99 5 ms."""
+    return {m: ((1000.0 if m == "big" else 3000.0) * int(v[-1]) ** 0.5, 5.0) for m, v in combination.items()}

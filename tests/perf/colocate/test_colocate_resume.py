@@ -17,7 +17,7 @@ from pathlib import Path
 import colocation_source as cs
 import pytest
 from click.testing import CliRunner
-from colocation_repo import idle_perf_analyzer, variant_repo
+from colocation_repo import colocate_argv, idle_perf_analyzer, sqrt_costs, variant_repo
 from fake_colocation_server import FakeColocationServer, fake_server_source
 
 from perf.cli.main import cli
@@ -56,12 +56,6 @@ class FixedSource:
         self.t += cs.VISIT_S
         self.visits += 1
         return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=cs.VISIT_S)
-
-
-def _sqrt_costs(combination: Mapping[str, str]) -> dict[str, tuple[float, float]]:
-    """Each model's (infer/s, p99 ms) in ``combination``: throughput grows with the square root of its instance count
-    (the variant name's last digit), p99 5 ms."""
-    return {m: ((1000.0 if m == "big" else 3000.0) * int(v[-1]) ** 0.5, 5.0) for m, v in combination.items()}
 
 
 def _through(seed: int = 3) -> colocation.ColocationRecord:
@@ -134,7 +128,7 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
         measured.append((step, round_index, judge.describe(combination)))
         return FixedSource().visit(step, round_index, order, combination)
 
-    monkeypatch.setattr(cs, "true_numbers", _sqrt_costs)
+    monkeypatch.setattr(cs, "true_numbers", sqrt_costs)
     logs: list[Path] = []
     fake_server_source(monkeypatch, fake_visit, lambda opts: (logs.append(opts.log_file), FakeColocationServer())[1])
     base = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r", "--perf-analyzer", str(pa)]
@@ -260,8 +254,7 @@ def test_the_printed_resume_carries_the_budget_left_and_a_bare_resume_runs_under
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
 
-    repo = variant_repo(tmp_path, {"big_x1": 1, "big_x2": 2, "small_x1": 1, "small_x2": 2})
-    pa = idle_perf_analyzer(tmp_path)
+    repo, results, base = colocate_argv(tmp_path)
     visits = {"n": 0, "stop": 6}
 
     def fake_visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]
@@ -270,10 +263,8 @@ def test_the_printed_resume_carries_the_budget_left_and_a_bare_resume_runs_under
         visits["n"] += 1
         return FixedSource().visit(step, round_index, order, combination)
 
-    monkeypatch.setattr(cs, "true_numbers", _sqrt_costs)
+    monkeypatch.setattr(cs, "true_numbers", sqrt_costs)
     fake_server_source(monkeypatch, fake_visit)
-    results = tmp_path / "results"
-    base = ["colocate", "-r", str(repo), "--results-dir", str(results), "--run-id", "r", "--perf-analyzer", str(pa)]
     first = CliRunner().invoke(
         cli, [*base, "--model", "big=big_*", "--model", "small=small_*", "--no-report", "--time-budget", "3m"]
     )

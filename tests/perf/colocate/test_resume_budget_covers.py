@@ -10,13 +10,12 @@ from __future__ import annotations
 import math
 import re
 import shlex
-from collections.abc import Mapping
 from pathlib import Path
 
 import colocation_source as cs
 import pytest
 from click.testing import CliRunner
-from colocation_repo import idle_perf_analyzer, variant_repo
+from colocation_repo import colocate_argv, sqrt_costs
 from fake_colocation_server import fake_server_source
 
 from perf.cli.main import cli
@@ -28,27 +27,20 @@ from perf.records.colocation import ColocationVisit, ModelSample
 SLOW_VISIT_S = 20.0
 
 
-def _costs(combination: Mapping[str, str]) -> dict[str, tuple[float, float]]:
-    return {m: ((1000.0 if m == "big" else 3000.0) * int(v[-1]) ** 0.5, 5.0) for m, v in combination.items()}
-
-
 def _interrupted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wall_s: float, stop: int = 2) -> tuple[str, Path, Path]:
     """A colocate run under --time-budget 3m interrupted (Ctrl-C) after ``stop`` visits recorded at ``wall_s`` each:
     its one-line output, its repository and its results folder."""
-    repo = variant_repo(tmp_path, {"big_x1": 1, "big_x2": 2, "small_x1": 1, "small_x2": 2})
-    pa = idle_perf_analyzer(tmp_path)
+    repo, results, argv = colocate_argv(tmp_path)
     visits = {"n": 0}
 
     def fake_visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]
         if visits["n"] >= stop:
             raise KeyboardInterrupt
         visits["n"] += 1
-        samples = [ModelSample(m, combination[m], thr, p99, 10.0, 100.0) for m, (thr, p99) in _costs(combination).items()]
+        samples = [ModelSample(m, combination[m], thr, p99, 10.0, 100.0) for m, (thr, p99) in sqrt_costs(combination).items()]
         return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=wall_s)
 
     fake_server_source(monkeypatch, fake_visit)
-    results = tmp_path / "results"
-    argv = ["colocate", "-r", str(repo), "--results-dir", str(results), "--run-id", "r", "--perf-analyzer", str(pa)]
     res = CliRunner().invoke(
         cli, [*argv, "--model", "big=big_*", "--model", "small=small_*", "--no-report", "--time-budget", "3m"]
     )
