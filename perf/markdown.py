@@ -86,20 +86,50 @@ def fmt(value: float | None, digits: int = 1) -> str:
 APART_MOST = 3
 
 
-def times(ratio: float) -> str:
-    """A ratio as ``"1.5×"``, the one rule for every "N×" said beside words (issue 26, trial 19, T19-3: p99
-    37.37 ms against a 25 ms budget printed "1× the budget" beside "far over the budget"): whole from 10 up
-    (``"13×"``), one decimal from 1 (``"1.5×"``), two significant digits below 1 (``"0.80×"``, ``"0.0024×"``),
-    and more decimals where those would print a ratio that is not 1 as 1 (``"1.04×"``, ``"0.996×"``).
-    A ratio that is not finite is printed as Python does (``"inf×"``)."""
+def _ratio_decimals(ratio: float, digits: int) -> int:
+    """The decimals :func:`ratio_number` prints ``ratio`` (finite, above 0) with: ``digits`` significant digits
+    (all of an integer part that has more), and more where those would print a ratio that is not 1 as 1."""
+    d = max(0, digits - 1 - math.floor(math.log10(ratio)))
+    while d < APART_MOST + 1 and ratio != 1 and float(f"{ratio:.{d}f}") == 1:
+        d += 1
+    return d
+
+
+def ratio_number(ratio: float, digits: int = 2) -> str:
+    """A ratio as a number, the one rule for every ratio the toolkit shows a user (with "×" after it:
+    :func:`times`; a table cell under a "ratio" heading, "median ratio 0.73"): ``digits`` significant digits
+    (whole from 10 up at the default 2: ``"13"``, ``"1.5"``, ``"0.80"``, ``"0.0024"``), and more decimals where
+    those would print a ratio that is not 1 as 1 (issue 26: ``"1.00"`` and ``"1"`` for 0.9996; ``"1.04"``,
+    ``"0.9996"``), up to :data:`APART_MOST` + 1 decimals. A ratio that is not finite, or not above 0, is printed
+    as Python does (``"inf"``).
+
+    Args:
+        ratio: The ratio (unitless).
+        digits: Significant digits (default 2; 3 in tables of paired ratios).
+    """
     if not math.isfinite(ratio) or ratio <= 0:
-        return f"{ratio:g}×"
-    if ratio >= 10:
-        return f"{ratio:,.0f}×"
-    digits = 1 if ratio >= 1 else max(1, 1 - math.floor(math.log10(ratio)))
-    while digits < APART_MOST + 1 and ratio != 1 and float(f"{ratio:.{digits}f}") == 1:
-        digits += 1
-    return f"{ratio:.{digits}f}×"
+        return f"{ratio:g}"
+    return f"{ratio:,.{_ratio_decimals(ratio, digits)}f}"
+
+
+def times(ratio: float, digits: int = 2) -> str:
+    """A ratio as ``"1.5×"``, the one rule for every "N×" said beside words (issue 26, trial 19, T19-3: p99
+    37.37 ms against a 25 ms budget printed "1× the budget" beside "far over the budget"): :func:`ratio_number`
+    and "×" (``"13×"``, ``"1.5×"``, ``"0.80×"``, ``"0.0024×"``; ``"1.04×"``, ``"0.996×"`` where fewer decimals
+    would print 1; ``digits`` significant digits, default 2). A ratio that is not finite is printed as Python
+    does (``"inf×"``)."""
+    return f"{ratio_number(ratio, digits)}×"
+
+
+def ratio_span(low: float, high: float, digits: int = 2) -> str:
+    """A range of ratios as ``"0.95–1.04"`` (min–max of per-round ratios): each end by :func:`ratio_number`, and
+    where two ends that differ would print equal, both with the decimals that tell them apart (:func:`apart`):
+    never ``"1–1"`` or ``"2.37–2.37"`` for ratios that differ."""
+    lo, hi = ratio_number(low, digits), ratio_number(high, digits)
+    if lo != hi or low == high or not all(math.isfinite(x) and x > 0 for x in (low, high)):
+        return f"{lo}–{hi}"
+    d = apart(low, high, max(_ratio_decimals(low, digits), _ratio_decimals(high, digits)))
+    return f"{low:,.{d}f}–{high:,.{d}f}"
 
 
 def factor(ratio: float, more: str = "faster", less: str = "slower") -> str:
@@ -143,7 +173,7 @@ RATIO_SIGNIFICANT = 3
 
 
 def ratio_of(a: float, b: float, digits: int = RATIO_SIGNIFICANT) -> str:
-    """``"43.7 / 48.0 = 0.91×"``: the one rule for every "a / b = r" the toolkit prints. ``a`` and ``b`` are
+    """``"43.7 / 48.0 = 0.910×"``: the one rule for every "a / b = r" the toolkit prints. ``a`` and ``b`` are
     printed with ``digits`` significant digits (all of an integer part that has more), and the ratio is
     computed from the numbers as printed, so a reader who divides them gets the ratio said (re-check 18:
     "44 / 48 = 0.909×", rounded medians beside the ratio of the unrounded 43.67 / 48.04; 44 / 48 is 0.917).
@@ -151,7 +181,8 @@ def ratio_of(a: float, b: float, digits: int = RATIO_SIGNIFICANT) -> str:
     Args:
         a: The numerator (any unit; the same as ``b``'s).
         b: The denominator; not zero.
-        digits: Significant digits of ``a``, ``b`` and the ratio (default :data:`RATIO_SIGNIFICANT`).
+        digits: Significant digits of ``a``, ``b`` and the ratio (default :data:`RATIO_SIGNIFICANT`; the ratio by
+            :func:`times`, so one that is not 1 never prints as 1).
 
     Returns:
         ``"A / B = R×"``.
@@ -164,8 +195,7 @@ def ratio_of(a: float, b: float, digits: int = RATIO_SIGNIFICANT) -> str:
         return max(0, digits - 1 - math.floor(math.log10(abs(x)))) if x and math.isfinite(x) else 0
 
     da, db = decimals(a), decimals(b)
-    ratio = round(a, da) / round(b, db)
-    return f"{fmt(a, da)} / {fmt(b, db)} = {ratio:.{digits}g}×"
+    return f"{fmt(a, da)} / {fmt(b, db)} = {times(round(a, da) / round(b, db), digits)}"
 
 
 def fmt_given(value: float | None, digits: int = 2) -> str:

@@ -267,7 +267,7 @@ class Neighbours:
         return (self.paired.cell() if short else self.paired.describe("higher", "lower")) + self.medians_note()
 
     def medians_note(self) -> str:
-        """``"; the medians' ratio 43.7 / 48.0 = 0.91×"`` (:func:`~perf.markdown.ratio_of`) where it and :attr:`paired`'s median of the per-round ratios
+        """``"; the medians' ratio 43.7 / 48.0 = 0.910×"`` (:func:`~perf.markdown.ratio_of`) where it and :attr:`paired`'s median of the per-round ratios
         fall on either side of 1 (the rounds disagree), else ``""``."""
         if self.paired is None or not self.alone or self.together is None:
             return ""

@@ -23,7 +23,7 @@ from perf.colocate.closest import NOTHING_MEASURED, closest, closest_lines, reas
 from perf.colocate.near import status
 from perf.colocate.rules import uncalled
 from perf.colocate.windows import missed_words
-from perf.markdown import Align, fmt, fmt_given, table
+from perf.markdown import Align, fmt, fmt_given, ratio_span, table, times
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff, tradeoff_title
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord, step_number
@@ -273,8 +273,8 @@ def beats_lines(record: ColocationRecord) -> list[str]:
             continue
         name = combination_words(record, {**d.held, d.model: d.candidate})
         ratio = (
-            f"{d.ratio:.3g}× (min–max {d.low:.3g}–{d.high:.3g}, ahead in {d.wins} of {d.rounds}; {p_words(d.p_value or 0.0, d.p_tier)})"
-            if d.ratio
+            f"{times(d.ratio, 3)} (min–max {ratio_span(d.low, d.high, 3)}, ahead in {d.wins} of {d.rounds}; {p_words(d.p_value or 0.0, d.p_tier)})"
+            if d.ratio and d.low is not None and d.high is not None
             else ""
         )
         if not d.within_budget:

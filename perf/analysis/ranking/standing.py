@@ -55,7 +55,7 @@ from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.stats.paired import GAP_ROUNDS
-from perf.markdown import fmt_given
+from perf.markdown import fmt_given, ratio_number, ratio_span
 from perf.records.results import RunResult
 from perf.records.workloads import variant_name
 
@@ -79,7 +79,7 @@ def times_words(c: Comparison, way: str) -> str:
     r = c.result
     assert r is not None
     lo, hi = (r.low, r.high) if way == "behind" else (1 / r.high, 1 / r.low)
-    return f"{lo:.2f} times" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f} times"
+    return f"{ratio_number(lo, 3)} times" if lo == hi else f"{ratio_span(lo, hi, 3)} times"
 
 
 def every_round(n: int) -> str:

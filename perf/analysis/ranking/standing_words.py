@@ -25,8 +25,8 @@ from perf.analysis.ranking.standing import (
     uncalled,
     uncompared,
 )
-from perf.analysis.stats.paired import tiers_words
-from perf.markdown import fmt
+from perf.analysis.stats.rounds_words import tiers_words
+from perf.markdown import fmt, ratio_number
 from perf.records.results import RunResult
 
 
@@ -103,11 +103,11 @@ def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False)
             f"{count(o.rounds, 'round')}{build} against the pick's {fmt(lead.throughput_infer_per_s)} over {lead.rounds}"
         )
         if r.median >= 1.0:
-            why = f"but in the {count(r.rounds, 'round')} they shared {who} was ahead in {r.wins} (median ratio {r.median:.2f})"
+            why = f"but in the {count(r.rounds, 'round')} they shared {who} was ahead in {r.wins} (median ratio {ratio_number(r.median)})"
         else:
             why = (
                 f"and in the {count(r.rounds, 'round')} they shared {who} was ahead in {r.wins} only (median ratio "
-                f"{r.median:.2f}): the round-adjusted throughput names it, {fmt(lead.adjusted_infer_per_s)} against "
+                f"{ratio_number(r.median)}): the round-adjusted throughput names it, {fmt(lead.adjusted_infer_per_s)} against "
                 f"{fmt(o.adjusted_infer_per_s)} infer/s"
             )
         parts.append(f"{said}, {why}")
@@ -119,7 +119,7 @@ def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) ->
     rounds; 2 have no level within the budget: `a` (lowest p95 12.40 ms, at c=1), `b` (...)"`` (under a p95
     budget: the lowest latency at the budget's percentile, :func:`lowest`)
     (``"5, ..."`` without a run, or when every other variant is ranked; by which tier and after how
-    many rounds: :func:`perf.analysis.stats.paired.tiers_words`; the only ranked variant: only the rest, ``""``
+    many rounds: :func:`perf.analysis.stats.rounds_words.tiers_words`; the only ranked variant: only the rest, ``""``
     when there is none, as in a run of one variant). The others: those without an operating point (``"no level within the
     budget"`` under a budget, with the lowest latency they reached, else ``"no level to rank"``),
     the never-measured ones (``"not measured: cut for time"``) and failed ones (:func:`rest_parts`)."""

@@ -47,7 +47,7 @@ class Choice:
         tie_parts: A tie set's pick: :attr:`against` in its parts, one per kind of member
             (:func:`perf.analysis.ranking.standing_words.tie_parts`): report.md lists them, one bullet each (:meth:`listed`).
         unreached: The best peak's level is not a measured peak: why, in words (:mod:`perf.analysis.saturation.peaks`).
-        short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.stats.paired.few_rounds`).
+        short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.stats.rounds_words.few_rounds`).
         outside: A tie set's pick: the variants outside the tie set, in words (:func:`perf.analysis.ranking.standing_words.outside_words`).
         headroom: The best under a budget is best among the levels measured only, why (:func:`perf.analysis.saturation.peaks.budget_unreached`).
         budget_latency: A best under a budget on another percentile than p99: that latency in words, said before the p99 (trial 9, F39).

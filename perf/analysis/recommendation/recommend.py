@@ -50,8 +50,9 @@ from perf.analysis.saturation.falls import Fall, falls_all
 from perf.analysis.saturation.peaks import at_side, budget_unreached, higher_median, unreached, unreached_all
 from perf.analysis.saturation.rises import judge, knee, knee_words
 from perf.analysis.stats.notes import notes_text, repeat_noun
-from perf.analysis.stats.paired import ALPHA, few_rounds
+from perf.analysis.stats.paired import ALPHA
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
+from perf.analysis.stats.rounds_words import few_rounds
 from perf.analysis.stats.trials import DEFAULT_TOLERANCE_PCT, rank, tolerance
 from perf.markdown import fmt, fmt_given
 from perf.records.results import RunResult, VariantResult

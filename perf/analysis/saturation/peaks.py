@@ -26,7 +26,7 @@ from perf.analysis.stats.curves import curve, peak
 from perf.analysis.stats.paired import GAP_ROUNDS
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
 from perf.analysis.stats.trials import DEFAULT_TOLERANCE_PCT, rank, spread, tolerance
-from perf.markdown import flag_mark, fmt
+from perf.markdown import flag_mark, fmt, ratio_number
 from perf.records.levels import TRANSIENT_WORDS, transient_failure, window_failure
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import Cut
@@ -297,7 +297,7 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     said = f"{lo} and {hi} are a tie: {said}" if tie else said
     return (
         f"{said}, but {verdict}: {lo} was ahead in {r.wins} of the {r.rounds} rounds they shared "
-        f"({hi}/{lo} median ratio {1.0 / r.median:.2f}){scale}"
+        f"({hi}/{lo} median ratio {ratio_number(1.0 / r.median)}){scale}"
     )
 
 

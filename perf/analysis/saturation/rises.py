@@ -95,14 +95,14 @@ class Rising:
     def beyond(self, low: int, high: int) -> str:
         """Where :attr:`gain_pct` is more than the concurrency's ratio gives at equal latency, what that means
         (a closed loop serves concurrency / latency: Little's law), said after the gain (trial 14, T14-11:
-        "+1,330.6 % from c=1 to c=4" from one disturbed c=1 visit): ``"; more than the 4× the concurrency
+        "+1,330.6 % from c=1 to c=4" from one disturbed c=1 visit): ``"; more than the 4.0× the concurrency
         gives at equal latency: c=1's requests took 3.6× as long as c=4's (Little's law), a disturbed lower
         level or batching that shortened requests"``; ``""`` otherwise."""
         slower = beyond_concurrency(self.gain_pct, low, high)
         if slower is None:
             return ""
         return (
-            f"; more than the {high / low:g}× the concurrency gives at equal latency: c={low}'s requests took "
+            f"; more than the {times(high / low)} the concurrency gives at equal latency: c={low}'s requests took "
             f"{times(slower)} as long as c={high}'s (Little's law), a disturbed lower level or batching that shortened requests"
         )
 

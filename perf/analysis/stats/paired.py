@@ -52,6 +52,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from core.wording import count
+from perf.markdown import ratio_span, times
 
 #: Two-sided level of the sign test.
 ALPHA = 0.05
@@ -222,16 +223,16 @@ class Paired:
         "1.75×" reads as their ratio; a call of the large-gap tier shows its test's p
         (:func:`p_words`: ``"...; p = 0.0013, large consistent gap t-test)"``), not the sign test's."""
         if self.rounds == 1:  # one value: no median, no min–max (trial 9: "2.37–2.37")
-            return f"{self.median:.3g}× in the one round both were measured ({p_words(self.decided_p, self.tier)})"
+            return f"{times(self.median, 3)} in the one round both were measured ({p_words(self.decided_p, self.tier)})"
         if self.tier == "far":  # the rule that called it, in its own terms (trial 17, T17-1)
             way, least = ("ahead", self.low) if self.wins else ("behind", 1 / self.high)
             return (
-                f"{self.median:.3g}× median of the per-round ratios (min–max {self.low:.3g}–{self.high:.3g}; {way} in each of "
-                f"the {self.rounds} rounds by at least {least:.3g}×, more than {FAR_GAP:g}× in every one; t-test p = "
+                f"{times(self.median, 3)} median of the per-round ratios (min–max {ratio_span(self.low, self.high, 3)}; {way} in each of "
+                f"the {self.rounds} rounds by at least {times(least, 3)}, more than {FAR_GAP:g}× in every one; t-test p = "
                 f"{self.decided_p:.2g}, not needed)"
             )
         return (
-            f"{self.median:.3g}× median of the per-round ratios (min–max {self.low:.3g}–{self.high:.3g} over {self.rounds} rounds, ahead in "
+            f"{times(self.median, 3)} median of the per-round ratios (min–max {ratio_span(self.low, self.high, 3)} over {self.rounds} rounds, ahead in "
             f"{self.wins} of {self.rounds}; {p_words(self.decided_p, self.tier)})"
         )
 
@@ -246,7 +247,7 @@ class Paired:
             word = "not called"
         gap = " (gap)" if self.tier == "gap" else ""
         # the ratio, then the verdict: never "0.649× lower" (issue 26, trial 19, T19-7: perf.markdown.factor's rule)
-        return f"{self.median:.3g}×, {word}, {self.wins}/{self.rounds} ahead, p {self.decided_p:.2g}{gap}"
+        return f"{times(self.median, 3)}, {word}, {self.wins}/{self.rounds} ahead, p {self.decided_p:.2g}{gap}"
 
     @property
     def one_way(self) -> bool:
@@ -366,33 +367,3 @@ def gap_p(ratios: Sequence[float]) -> float | None:
     if max(logs) - min(logs) <= 1e-9 * max(abs(v) for v in logs):  # identical rounds: no spread, an exact gap
         return 0.0
     return float(stats.ttest_1samp(logs, 0.0, alternative="greater" if logs[0] > 0 else "less").pvalue)
-
-
-def tiers_words(results: Sequence[Paired]) -> str:
-    """By which tier of the rule and after how many rounds the verdicts ``results`` were reached
-    (what a pick beats): ``"on a large, consistent gap after 3 rounds"``, ``"by the sign test after
-    6–8 rounds"``, or both counted; ``""`` without any. Trial 11 (F23): a pick that beat its
-    runner-up on the gap after 3 rounds was said to be "measured in 3 rounds, fewer than the 6 a
-    verdict needs" beside "the pick beats it"."""
-    parts = []
-    for gap, words in ((False, "by the sign test"), (True, "on a large, consistent gap")):
-        n = sorted(r.rounds for r in results if r.by_gap == gap)
-        if n:
-            after = f"after {n[0]}–{n[-1]} rounds" if n[0] != n[-1] else f"after {count(n[0], 'round')}"
-            parts.append((f"{len(n)} " if len(n) < len(results) else "") + f"{words} {after}")
-    return ", ".join(parts)
-
-
-def few_rounds(rounds: int | None, beats_all: bool, alone: bool = False) -> str | None:
-    """``"measured in 2 rounds, fewer than the 6 a verdict needs"``: a rounds sweep's pick whose level
-    rests on fewer rounds than the rule needs (:func:`min_rounds`; trial 7: a pick and a bundle on 2
-    of 6 planned rounds, said nowhere); ``None`` when it has them, is no rounds sweep's (``rounds``
-    ``None``), or beats every other anyway (``beats_all``: a large gap, its verdict says so). A pick
-    ranked ``alone`` (the only ranked variant, or a variant named to deploy) needed no verdict: its
-    rounds are said without one (trial 11, F23: "fewer than the 6 a verdict needs" beside "the pick
-    beats it" and "ranking decided (after 3 rounds)")."""
-    if rounds is None or rounds >= min_rounds(ALPHA) or beats_all:
-        return None
-    if alone:
-        return f"measured in {count(rounds, 'round')} (ranked alone: no verdict against another variant was needed)"
-    return f"measured in {count(rounds, 'round')}, fewer than the {min_rounds(ALPHA)} a verdict needs"

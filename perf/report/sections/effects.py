@@ -22,7 +22,7 @@ from perf.analysis.effects.main_effects import Interaction, MainEffect
 from perf.analysis.ranking.operating import Comparison
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.paired import RULE_SHORT
-from perf.markdown import APPENDIX_FILE, name_then_numbers, table
+from perf.markdown import APPENDIX_FILE, name_then_numbers, table, times
 
 #: Interactions the report lists (the appendix has every one).
 INTERACTION_LINES = 6
@@ -162,7 +162,7 @@ def _ranked_words(c: Comparison, twin: str) -> str:
     """The ranking's verdict on the pick (``c.a``) and its twin (``c.b``) with its numbers."""
     pick, other = f"the pick (c={c.a.concurrency})", f"{twin}, `{c.b.variant}` (c={c.b.concurrency}),"
     r = c.result
-    numbers = f" ({r.median:.3f}×, the pick ahead in {r.wins} of {count(len(r.ratios), 'round')})" if r else ""
+    numbers = f" ({times(r.median, 3)}, the pick ahead in {r.wins} of {count(len(r.ratios), 'round')})" if r else ""
     if c.verdict == "a":
         return f"{pick} beats {other} by the paired rule{numbers}"
     if c.verdict == "b":

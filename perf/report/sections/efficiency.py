@@ -27,7 +27,7 @@ from perf.analysis.efficiency import (
     sizes_apart,
 )
 from perf.analysis.stats.points import run_points
-from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped, flag_mark, fmt, name_then_numbers, table
+from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, capped, flag_mark, fmt, name_then_numbers, table, times
 from perf.plots.efficiency import write_plot
 from perf.plots.styles import series_looks
 from perf.records.levels import HOST_BUSY
@@ -102,10 +102,10 @@ PHRASES: tuple[Phrase, ...] = (
 
 
 def ratio_text(ratio: float | None) -> str:
-    """``0.75×`` (two decimals; two significant digits below 0.1, ``0.0024×``), ``—`` for None."""
+    """``0.75×`` (:func:`perf.markdown.times`: ``"1.2×"``, ``"0.0024×"``, never ``"1.00×"`` for 0.9996), ``—`` for None."""
     if ratio is None:
         return "—"
-    return f"{ratio:.2f}×" if ratio >= 0.1 else f"{ratio:.2g}×"
+    return times(ratio)
 
 
 def say(facts: OverheadFacts) -> str:

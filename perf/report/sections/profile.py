@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from core.wording import sentence
 from perf.analysis.stats.paired import RULE, p_words, paired
-from perf.markdown import APPENDIX_FILE, Align, flag_mark, fmt, table
+from perf.markdown import APPENDIX_FILE, Align, flag_mark, fmt, ratio_span, table, times
 from perf.records.load import HOST_BUSY
 from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR, UNFAIR_SPREAD, PrecisionRow, ProfileRecord, TraceRecord, too_wide
 
@@ -75,6 +75,12 @@ def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None =
     return [*lines, ""]
 
 
+def _span(r: PrecisionRow) -> str:
+    """The min–max of ``r``'s paired ratios (:func:`perf.markdown.ratio_span`); ``—`` where the record has none."""
+    lo, hi = r.speedup_low, r.speedup_high
+    return "—" if lo is None or hi is None else ratio_span(lo, hi, 3)
+
+
 def speedup_cell(r: PrecisionRow, why: str | None = None) -> str:
     """``"faster: 1.75× fp32's speed (1.61–1.90)"``, ``"not distinguishable at this noise: 1.02× fp32's speed
     (0.95–1.08)"``, or ``—``; where every round went one way and the rule did not call it (``why``:
@@ -84,9 +90,9 @@ def speedup_cell(r: PrecisionRow, why: str | None = None) -> str:
     if r.speedup_vs_fp32 is None:
         return "—"
     if r.speedup_verdict == UNFAIR or too_wide(r.speedup_low, r.speedup_high):  # an older record too
-        return f"{UNFAIR} (paired ratios {r.speedup_low:.3g}–{r.speedup_high:.3g})"
-    spread = f" ({r.speedup_low:.3g}–{r.speedup_high:.3g})" if r.speedup_low is not None and r.speedup_high is not None else ""
-    speed = f"{r.speedup_vs_fp32:.3g}× fp32's speed{spread}"
+        return f"{UNFAIR} (paired ratios {_span(r)})"
+    spread = f" ({_span(r)})" if r.speedup_low is not None and r.speedup_high is not None else ""
+    speed = f"{times(r.speedup_vs_fp32, 3)} fp32's speed{spread}"
     if why is not None:
         way = "faster" if r.speedup_vs_fp32 > 1 else "slower"
         return f"{way} in every round, not called ({why}): {speed}"
@@ -112,7 +118,7 @@ def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
             continue
         if r.speedup_p_value is None or r.speedup_low is None or r.speedup_high is None:
             out.append(
-                f"- On {r.device}, {r.precision}: {r.speedup_vs_fp32:.3g}× fp32's speed, not measured fairly (an older "
+                f"- On {r.device}, {r.precision}: {times(r.speedup_vs_fp32, 3)} fp32's speed, not measured fairly (an older "
                 "record: fp32 and this precision were timed one after the other, not paired in rounds)."
             )
             continue
@@ -121,21 +127,21 @@ def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
         if verdict == UNFAIR or too_wide(r.speedup_low, r.speedup_high):
             out.append(
                 f"- On {r.device}, {r.precision} against fp32: {UNFAIR}: its paired ratios over {n} interleaved rounds span "
-                f"{r.speedup_low:.3g}–{r.speedup_high:.3g} (more than a factor of {UNFAIR_SPREAD:g}), so no speed-up is given "
+                f"{_span(r)} (more than a factor of {UNFAIR_SPREAD:g}), so no speed-up is given "
                 "and the two rows' times are not to be compared; time them again on a quiet host."
             )
             continue
         why = _uncalled(rows, r) if verdict == NOT_DISTINGUISHABLE else None
         if why is not None:  # every round one way: not "not distinguishable" (trial 15, T15-2)
             way = "faster" if r.speedup_vs_fp32 > 1 else "slower"
-            what = f"{r.precision} against fp32: {r.speedup_vs_fp32:.3g}× fp32's speed, {way} in each of the {n} rounds, not called: {why}"  # fmt: skip
+            what = f"{r.precision} against fp32: {times(r.speedup_vs_fp32, 3)} fp32's speed, {way} in each of the {n} rounds, not called: {why}"  # fmt: skip
         elif verdict == NOT_DISTINGUISHABLE:
-            what = f"{r.precision} against fp32: {r.speedup_vs_fp32:.3g}× fp32's speed, {NOT_DISTINGUISHABLE}"
+            what = f"{r.precision} against fp32: {times(r.speedup_vs_fp32, 3)} fp32's speed, {NOT_DISTINGUISHABLE}"
         else:
-            what = f"{r.precision} is {verdict} than fp32: {r.speedup_vs_fp32:.3g}× fp32's speed"
+            what = f"{r.precision} is {verdict} than fp32: {times(r.speedup_vs_fp32, 3)} fp32's speed"
         text = (
             f"- On {r.device}, {what} (median of the paired ratios over {n} interleaved rounds, min–max "
-            f"{r.speedup_low:.3g}–{r.speedup_high:.3g}, {p_words(r.speedup_p_value, r.speedup_p_tier)})"
+            f"{_span(r)}, {p_words(r.speedup_p_value, r.speedup_p_tier)})"
         )
         if r.flag == HOST_BUSY:
             text += (

@@ -30,7 +30,7 @@ from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import peak_heading
 from perf.analysis.stats.paired import FAR_GAP, GAP_ALPHA, GAP_MIN, GAP_ROUNDS, UNCALLED, p_cell
 from perf.analysis.stats.points import Point
-from perf.markdown import fmt, table
+from perf.markdown import fmt, ratio_number, ratio_span, table
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult
 from perf.report.sections.rounds_budget import budget_lines, design_lines, pick_workload
@@ -81,8 +81,8 @@ def _row(c: Comparison, lead: Side, higher: str = "", run: RunResult | None = No
     return [
         name,
         str(c.b.concurrency),
-        f"{r.median:.3f}" + (f" {OTHER_SIDE}" if c.a != lead else ""),
-        f"{r.low:.3f}–{r.high:.3f}" if r.rounds > 1 else "(one round)",  # no range of one value (trial 9: "2.374–2.374")
+        ratio_number(r.median, 3) + (f" {OTHER_SIDE}" if c.a != lead else ""),
+        ratio_span(r.low, r.high, 3) if r.rounds > 1 else "(one round)",  # no range of one value (trial 9: "2.374–2.374")
         f"{r.wins} of {r.rounds}",
         p_cell(r.decided_p, r.tier),
         "—" if diff is None else f"{diff:+.2f}",

@@ -25,7 +25,7 @@ def test_every_round_far_apart_is_called_either_way_and_says_by_which_rule(flip:
     way = "behind" if flip else "ahead"
     words = p.describe("faster", "slower")
     assert words.startswith("slower: " if flip else "faster: ")
-    assert f"{way} in each of the 3 rounds by at least 16×, more than {FAR_GAP:g}× in every one" in words
+    assert f"{way} in each of the 3 rounds by at least 16.0×, more than {FAR_GAP:g}× in every one" in words
     assert f"t-test p = {p.gap_p_value:.2g}, not needed" in words and "too uneven" not in words
     assert p_cell(p.decided_p, p.tier) == f"{p.gap_p_value:.2g} (each >{FAR_GAP:g}×)"
     assert p_words(p.decided_p, p.tier).startswith(f"every round more than {FAR_GAP:g}× apart")
@@ -56,5 +56,5 @@ def test_the_ranking_beats_it_and_the_search_prunes_on_the_same_constant() -> No
     pick = [652.2, 640.0, 660.0]
     slow = [x / r for x, r in zip(pick, TRIAL)]
     c = compare(_vr("pick", pick), Side("pick", 4), _vr("slow", slow), Side("slow", 4))
-    assert c.verdict == "a" and "beats" in c.sentence() and "at least 16×" in c.sentence()
+    assert c.verdict == "a" and "beats" in c.sentence() and "at least 16.0×" in c.sentence()
     assert focus.FAR_GAP is FAR_GAP  # one source: the search's "far behind" is the rule's

@@ -89,6 +89,33 @@ def test_no_source_prints_a_ratio_whole_or_n_times_slower_by_hand() -> None:
     assert not found, found
 
 
+#: A ratio formatted by hand (s18a, issue 26): a format spec on anything but a rule's constant (``{FAR_GAP:g}×``) right
+#: before "×"/"x"/"times" ("{ratio:.2f}×" printed 0.9996 as "1.00×"); a formatted number after "ratio(s)" or "min–max"
+#: ("median ratio {r.median:.2f}", "min–max {low:.3g}–{high:.3g}": "1–1"); a ratio-named field with a fixed format
+#: that no unit follows (the Paired ranking's "{r.median:.3f}" cell). Only perf.markdown (ratio_number, times,
+#: ratio_span) formats a ratio.
+HAND_RATIO = (
+    re.compile(r"\{(?![A-Z_0-9]+:)[^{}]*:[^{}]*\}\s?(×|x\b|times\b)"),
+    re.compile(r"(min–max|ratios?) \{[^{}]*:[^{}]*\}"),
+    re.compile(r"\{[^{}]*\.(?:\w+_)?(median|low|high|ratio)\b[^{}]*:,?\.\d+[fg]\}(?!\s?(%|ms|µs|s\b|infer|MiB|GiB))"),
+)
+
+
+def test_no_source_formats_a_ratio_by_hand() -> None:
+    """The kind, in every package: a ratio shown to a user goes through perf.markdown's one rule (a ratio that is not
+    1 never prints as 1; ``:.3g``, ``:.2f``, ``:.3f`` printed 1.0004 as "1×", "1.00×", "1.000"). The rule's
+    constants (``{FAR_GAP:g}×``, ``{RETIRE_GAP:g}x``) are given numbers, printed as given."""
+    found = [
+        f"{p.relative_to(ROOT)}:{i}: {line.strip()}"
+        for package in ("perf", "clients", "builders", "core", "scripts")
+        for p in sorted((ROOT / package).rglob("*.py"))
+        if p != ROOT / "perf" / "markdown.py"
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if any(bad.search(line) for bad in HAND_RATIO)
+    ]
+    assert not found, found
+
+
 def test_no_source_prints_n_times_a_reference_with_fixed_decimals_by_hand() -> None:
     """The kind of "{at / budget_ms:.1f}x the budget" (export-deployment's caveat: "1.0x the budget" for 1.04, an "x"
     where every other says "×"): a ratio printed with fixed decimals beside "×"/"x" and the word naming what it is a

@@ -147,7 +147,7 @@ def test_a_gain_beyond_the_concurrencys_ratio_says_what_it_means():
     lo, hi = (side_of(vr, next(lv for lv in vr.levels if lv.concurrency == c)) for c in (1, 4))
     words = paired_rise(vr, lo, hi, 5.0).words(1, 4)
     assert (
-        "+1,330.0 % from c=1 to c=4 (the gain in the 1 round both were measured in); more than the 4× the concurrency gives at equal latency: "
+        "+1,330.0 % from c=1 to c=4 (the gain in the 1 round both were measured in); more than the 4.0× the concurrency gives at equal latency: "
         in words
     ), words
     assert "c=1's requests took 3.6× as long as c=4's (Little's law)" in words

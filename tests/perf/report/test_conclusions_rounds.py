@@ -7,6 +7,7 @@ from factories import params
 from perf.analysis.effects.main_effects import main_effects
 from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.stats.points import run_points
+from perf.markdown import times
 from perf.records.build_check import BuildCheck
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -100,4 +101,4 @@ def test_a_paired_ratio_shown_beside_two_medians_says_it_is_the_median_of_the_pe
     from perf.analysis.stats.paired import paired
 
     r = paired([120.0, 100.0, 130.0, 90.0], [100.0, 100.0, 100.0, 100.0])
-    assert r is not None and r.spread_text().startswith(f"{r.median:.3g}× median of the per-round ratios (min–max")
+    assert r is not None and r.spread_text().startswith(f"{times(r.median, 3)} median of the per-round ratios (min–max")

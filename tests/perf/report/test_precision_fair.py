@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import statistics
 
+from perf.markdown import ratio_span, times
 from perf.profile.precision_study import _speedups
 from perf.records.profile import NOT_DISTINGUISHABLE, PrecisionRow
 from perf.report.sections.profile import precision_lines
@@ -30,7 +31,7 @@ def test_a_speedup_inside_the_noise_is_not_distinguishable():
     assert fp16.speedup_low < 1 < fp16.speedup_high
     text = "\n".join(precision_lines([fp32, fp16]))
     assert "1.75" not in text and "faster" not in text.split("## Precision study")[1].split("|")[0]
-    assert f"fp16 against fp32: {fp16.speedup_vs_fp32:.3g}× fp32's speed, not distinguishable at this noise" in text
+    assert f"fp16 against fp32: {times(fp16.speedup_vs_fp32, 3)} fp32's speed, not distinguishable at this noise" in text
 
 
 def test_a_clear_paired_speedup_is_called_with_its_spread_and_a_busy_row_is_marked():
@@ -40,7 +41,7 @@ def test_a_clear_paired_speedup_is_called_with_its_spread_and_a_busy_row_is_mark
     assert bf16.speedup_verdict == "faster" and bf16.speedup_p_value < 0.05
     text = "\n".join(precision_lines([fp32, bf16]))
     assert "measured † host busy" in text  # the table's status cell
-    assert f"faster: {bf16.speedup_vs_fp32:.3g}× fp32's speed ({bf16.speedup_low:.3g}–{bf16.speedup_high:.3g})" in text
+    assert f"faster: {times(bf16.speedup_vs_fp32, 3)} fp32's speed ({ratio_span(bf16.speedup_low, bf16.speedup_high, 3)})" in text
     assert "On cpu, bf16 is faster than fp32: " in text and "over 8 interleaved rounds" in text
     assert "other processes used 48 % of a core † host busy" in text  # the sentence
 
@@ -62,8 +63,8 @@ def test_ratios_spanning_more_than_a_factor_of_ten_are_not_measured_fairly_and_t
     assert bf16.speedup_verdict == "not measured fairly at this load"
     text = "\n".join(precision_lines([fp32, bf16]))
     row = next(line for line in text.splitlines() if line.split("|")[1:3] and line.split("|")[2].strip() == "bf16")
-    assert f"not measured fairly at this load (paired ratios {bf16.speedup_low:.3g}–{bf16.speedup_high:.3g})" in row
-    assert f"{bf16.speedup_vs_fp32:.3g}×" not in row  # no ratio in the column
+    assert f"not measured fairly at this load (paired ratios {ratio_span(bf16.speedup_low, bf16.speedup_high, 3)})" in row
+    assert times(bf16.speedup_vs_fp32, 3) not in row  # no ratio in the column
     assert "bf16 against fp32: not measured fairly at this load: its paired ratios over 8 interleaved rounds" in text
     assert "not the ratio of the two medians" in text  # the table says which statistic its ratio is
     t = Timing(0.063, 0.11, 0.0, 0.0, 1, 1, 1, 0, 0.0, 0.0, round_median_s=(0.004, 0.002, 0.003))

@@ -71,7 +71,7 @@ def test_sections_link_the_traces_and_tabulate_recorded_numbers():
     assert "[traces/eager_b8.json](traces/eager_b8.json)" in text
     assert any(ln.split() == ["|", "aten::addmm", "|", "812.5", "|", "4", "|", "91.0", "|"] for ln in text.splitlines())
     assert "trt on cuda, batch 8: not run on this host (no CUDA device on this host)" in text
-    assert "0.5×" in text and "0.0123" in text and "yes (rtol 0.01)" in text
+    assert "0.500×" in text and "0.0123" in text and "yes (rtol 0.01)" in text
     cuda = next(ln for ln in text.splitlines() if ln.startswith("| cuda"))
     assert "not run on this host: no CUDA device on this host" in cuda and " 0 " not in cuda
     assert profile_section(None) == [] and profile_section(ProfileRecord()) == []
