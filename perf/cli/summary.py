@@ -23,7 +23,8 @@ from perf.analysis.recommendation.cuts import unmeasured_caveat
 from perf.analysis.recommendation.frontier import series_sizes, size_marks, workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
-from perf.analysis.saturation.peaks import HEADROOM_NOTE, UNREACHED_MARKS, best_levels, higher_median, peak_mark, unreached_mark
+from perf.analysis.saturation.best_level import best_levels
+from perf.analysis.saturation.peaks import HEADROOM_NOTE, UNREACHED_MARKS, higher_median, peak_mark, unreached_mark
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
 from perf.records.levels import FLAG_MEANINGS

@@ -8,10 +8,11 @@ else the first name in sort order), the *pairs* are the variants that differ onl
 factor (every other :class:`builders.config.variants.Variant` field equal, as
 :mod:`perf.analysis.effects.pairs` decides fairness), one at ``r`` and one at ``v``. Each pair gives two paired differences, in %:
 
-* **peak throughput**: each variant at its best level, the one the tables name
-  (:func:`perf.analysis.saturation.peaks.best_levels`; at its smallest client batch size, else its highest median
-  there): a pair was taken at each variant's highest median, another level than the table's in a rounds sweep
-  (measured in fast rounds only) or a run of trials (a flagged level within its spread);
+* **peak throughput**: each variant at its best level at its smallest client batch size, by the rule that names the
+  tables' and the Recommendation's level (:func:`perf.analysis.saturation.best_level.best_levels` at that batch
+  size): a pair was taken at each variant's highest median, another level than the table's in a rounds sweep
+  (measured in fast rounds only) or a run of trials (a flagged level within its spread), and at another client batch
+  size than the best's, at its highest median there (issue 26);
 * **p99 at a common load**: both at the pair's highest common concurrency.
 
 In a rounds sweep each pair's differences are paired over the rounds both variants shared
@@ -32,7 +33,8 @@ medians of opposite signs, each group clear of zero by the same rule.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from builders.config.variants import Variant
@@ -41,7 +43,7 @@ from perf.analysis.effects.diffs import NO_NUMBER, PairDiff, Spread, evidence_sp
 from perf.analysis.effects.pairs import FACTORS, VARIANT_FIELDS, Factor, value_order, variant_of
 from perf.analysis.effects.rounds import NEVER_TOGETHER, is_rounds, paired_change, paired_uncalled
 from perf.analysis.effects.threads import COUNT, count_label, not_the_count
-from perf.analysis.saturation.peaks import best_levels
+from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.stats.curves import common_level, curve
 from perf.analysis.stats.fair import cannot_act, unfair
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, delta
@@ -140,12 +142,13 @@ def _pair(
     pts: dict[str, list[Point]],
     factor: str = "",
     rounds: bool = False,
-    named: dict[str, Point] | None = None,
+    named: Callable[[int], dict[str, Point]] | None = None,
 ) -> PairDiff | None:
     ca, cb = curve(pts[a.name]), curve(pts[b.name])
     if not ca or not cb or ca[0].batch_size != cb[0].batch_size:
         return None
-    pa, pb = (_best(c, (named or {}).get(v.name)) for c, v in ((ca, a), (cb, b)))
+    at = named(ca[0].batch_size) if named is not None else {}
+    pa, pb = (_best(c, at.get(v.name)) for c, v in ((ca, a), (cb, b)))
     common = common_level(ca, cb)
     odd = not_the_count(a, b, ca, cb, rounds) if factor == COUNT else None  # a difference at c=1: not the count's
     threads = (b.threads_per_instance, a.threads_per_instance)
@@ -181,8 +184,9 @@ def _pair(
 
 
 def _best(line: list[Point], named: Point | None) -> Point:
-    """The level a pair takes of one variant's ``line`` (its smallest client batch size): the one the tables name
-    (``named``, module docstring) where it is on the line, else the line's highest median."""
+    """The level a pair takes of one variant's ``line`` (its smallest client batch size): its best level there
+    (``named``: :func:`~perf.analysis.saturation.best_level.best_levels` at the line's batch size, the rule that names
+    the Recommendation's level), else (none named on the line) the line's highest median."""
     if named is not None and any(p is named for p in line):
         return named
     return max(line, key=lambda p: p.value(THROUGHPUT))
@@ -203,7 +207,7 @@ def main_effects(run: RunResult, points: dict[str, list[Point]]) -> list[MainEff
     ]
     out = []
     rounds = run.rounds is not None and is_rounds([v for v, _ in typed])
-    named = best_levels(run, points)
+    named = functools.cache(lambda batch_size: best_levels(run, points, batch_size))  # at a pair's client batch size
     for f in FACTORS:
         rest = [x for x in VARIANT_FIELDS if x not in f.fields]
         groups: dict[tuple, list[tuple[VariantResult, Variant, Any]]] = {}

@@ -2,7 +2,7 @@
 
 A variant is ranked at its operating point (:func:`perf.analysis.ranking.operating.operating_point`): the
 best of its levels with the rounds a comparison rests on. Its best level by the paired ranking whatever
-its rounds (:func:`perf.analysis.saturation.peaks.best_levels`: the console table's row) can be another,
+its rounds (:func:`perf.analysis.saturation.best_level.best_levels`: the console table's row) can be another,
 measured in too few rounds to be compared; the console showed such a row (433.2 infer/s, p99 26.16 ms at
 c=2) beside the pick's variant, better on both numbers, and nothing said that the pick had been compared
 with it at c=1. :func:`compared_elsewhere` finds that case and :func:`elsewhere_words` says it, as one

@@ -259,6 +259,7 @@ def operating_point(
     backed: bool = True,
     *,
     cores: int | None,
+    batch_size: int | None = None,
 ) -> Operating | None:
     """The variant's operating point (module docstring); ``None`` when no level qualifies. Of its levels that
     qualify, the one :func:`perf.analysis.ranking.leader.choose` names, the rule that names the leading variant: the
@@ -267,11 +268,15 @@ def operating_point(
     in 2 of 3 shared rounds was named its best by the round-adjusted throughput alone, while the ranking of variants
     named the one ahead). ``adjusted``: the fit to order levels by (default: one over this variant alone);
     ``backed=False``: its best level whatever its rounds (the leader's peak); ``cores``: the host's
-    (:func:`summary`)."""
+    (:func:`summary`); ``batch_size``: of its levels at that client batch size only (default: every level)."""
     adjusted = adjusted or Adjusted([vr])
     cands = [
         s
-        for s in (summary(vr, side, budget_ms, latency_metric, adjusted, cores=cores) for side in levels_of(vr))
+        for s in (
+            summary(vr, side, budget_ms, latency_metric, adjusted, cores=cores)
+            for side in levels_of(vr)
+            if batch_size in (None, side.batch_size)
+        )
         if s is not None
     ]
     if budget_ms is not None:

@@ -27,7 +27,7 @@ from core.wording import agree, count, plural, sentence, some_of
 from perf.analysis.build_checks import named
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation, recommend
-from perf.analysis.saturation.peaks import best_levels as named_levels
+from perf.analysis.saturation.best_level import best_levels as named_levels
 from perf.analysis.saturation.peaks import peak_mark
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
@@ -115,7 +115,7 @@ def workload_frontiers(front: Iterable[Point]) -> dict[str, list[Point]]:
 
 def best_levels(points: dict[str, list[Point]], failed: Iterable[str] = (), run: RunResult | None = None) -> dict[str, Point]:
     """Each variant's best level, the one the console table and the picks name
-    (:func:`perf.analysis.saturation.peaks.best_levels`; trial 12, F5: the Variant frontier took another level
+    (:func:`perf.analysis.saturation.best_level.best_levels`; trial 12, F5: the Variant frontier took another level
     of a series than the table), of the variants not ``failed``; ``run``: the run of ``points`` (``None``: a
     run of trials at the default stability tolerance)."""
     gone = set(failed)
@@ -347,7 +347,7 @@ def size_marks(run: RunResult, rec: Recommendation, best: Mapping[str, Point] | 
     host busy)"``: each workload's picks (:func:`workload_recommendations`), a flagged level named as flagged, and
     a pick's build verdict when it is not ok, once (:attr:`perf.analysis.recommendation.choice.Choice.unverified`);
     empty for a run of one workload. A pick at another level than its row's (``best``: the level each row
-    shows, :func:`perf.analysis.saturation.peaks.best_levels`) names its numbers (:meth:`Choice.numbers`; trial 13,
+    shows, :func:`perf.analysis.saturation.best_level.best_levels`) names its numbers (:meth:`Choice.numbers`; trial 13,
     T13-6: "best under budget for H=256 clients (c=1)" beside c=4's p99, over the budget)."""
     out = dict[str, list[str]]()
     if not series_sizes(run):

@@ -46,8 +46,9 @@ from perf.analysis.recommendation.cuts import cut_notes
 from perf.analysis.recommendation.dominated import dominated
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
 from perf.analysis.recommendation.missed import Missed, missed
+from perf.analysis.saturation.best_level import at_side
 from perf.analysis.saturation.falls import Fall, falls_all
-from perf.analysis.saturation.peaks import at_side, budget_unreached, higher_median, unreached, unreached_all
+from perf.analysis.saturation.peaks import budget_unreached, higher_median, unreached, unreached_all
 from perf.analysis.saturation.rises import judge, knee, knee_words
 from perf.analysis.stats.notes import notes_text, repeat_noun
 from perf.analysis.stats.paired import ALPHA

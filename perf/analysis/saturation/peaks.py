@@ -19,13 +19,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Protocol
 
-from perf.analysis.ranking.budget_latency import host_cores
-from perf.analysis.ranking.operating import Adjusted, Side, compare, operating_point, side_of
+from perf.analysis.ranking.operating import Adjusted, Side, compare, side_of
+from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.saturation.rises import Judge, Rising, judge, knee, paired_rise, shown
 from perf.analysis.stats.curves import curve, peak
 from perf.analysis.stats.paired import GAP_ROUNDS
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, aggregate
-from perf.analysis.stats.trials import DEFAULT_TOLERANCE_PCT, rank, spread, tolerance
+from perf.analysis.stats.trials import rank, spread, tolerance
 from perf.markdown import flag_mark, fmt, ratio_number
 from perf.records.levels import TRANSIENT_WORDS, transient_failure, window_failure
 from perf.records.results import RunResult, VariantResult
@@ -217,33 +217,8 @@ def budget_unreached(
     )
 
 
-def best_levels(run: RunResult | None, points: dict[str, list[Point]]) -> dict[str, Point]:
-    """Each variant's best level, by one rule wherever one is named (the best peak pick, the console
-    table's row, the plots' highlights, the Variant frontier, the peaks not reached; trial 9, F36: the
-    report named c=1 and the console c=2 of the same variant): in a rounds sweep the paired ranking's
-    (:func:`perf.analysis.ranking.operating.operating_point` of every level, over the round-adjusted
-    throughput of the run's variants that did not fail, as :func:`~perf.analysis.ranking.rank.rank_variants`
-    names its leader); in a run of trials (``run`` ``None``: at the default stability tolerance) the
-    recommendation's rule, stable levels first (:func:`perf.analysis.stats.trials.rank`; the console named
-    an unstable level's higher median beside a pick of the stable one below it), else, a variant without a
-    level that rule ranks, its highest median (:func:`perf.analysis.stats.curves.peak`). A variant without
-    one is left out."""
-    tol = tolerance(run) if run is not None else DEFAULT_TOLERANCE_PCT
-    out = {n: p for n, pts in points.items() if (p := rank(pts, tol)[0] or peak(pts)) is not None}
-    if run is None or run.rounds is None:
-        return out
-    ok = [v for v in run.variants if v.status != "failed"]
-    adjusted = Adjusted(ok)
-    for v in ok:
-        op = operating_point(v, None, adjusted=adjusted, backed=False, cores=host_cores(run))
-        at = next((p for p in points.get(v.name, []) if at_side(p, op.side)), None) if op is not None else None
-        if at is not None:
-            out[v.name] = at
-    return out
-
-
 def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = False) -> str | None:
-    """Why ``at``, a variant's best level (:func:`best_levels`), is named although another of its
+    """Why ``at``, a variant's best level (:func:`~perf.analysis.saturation.best_level.best_levels`), is named although another of its
     levels has a higher median throughput, in numbers (``short``: for a console note); ``None``
     when none has. In a rounds sweep the two are compared paired (:func:`perf.analysis.ranking.operating.compare`)
     and the round-adjusted scale (:class:`perf.analysis.ranking.operating.Adjusted`) that named it is shown;
@@ -318,13 +293,8 @@ def _flagged_higher(run: RunResult, points: list[Point], at: Point, top: Point, 
     )
 
 
-def at_side(p: Point, side: Side) -> bool:
-    """Whether ``p`` is ``side``'s level (its concurrency and client batch size)."""
-    return (p.concurrency, p.batch_size) == (side.concurrency, side.batch_size)
-
-
 def unreached_all(run: RunResult, points: dict[str, list[Point]]) -> dict[str, str]:
-    """:func:`unreached` of every variant's best level (:func:`best_levels`), for the variants whose peak was not reached."""
+    """:func:`unreached` of every variant's best level (:func:`~perf.analysis.saturation.best_level.best_levels`), for the variants whose peak was not reached."""
     out: dict[str, str] = {}
     for name, top in best_levels(run, points).items():
         if (why := unreached(run, points[name], top)) is not None:

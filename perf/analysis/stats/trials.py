@@ -4,7 +4,7 @@ highest-throughput one with status ``ok`` (ties to the lower p99); a **flagged**
 busy``) wins only when its throughput beats every ``ok`` one's by more than its own spread (:func:`spread`),
 and the pick then says so in words; with no ``ok`` level the best flagged one is picked, also in words.
 Every best level of a run of trials is named by it: the picks (:mod:`perf.analysis.recommendation.recommend`),
-each variant's best level (:func:`perf.analysis.saturation.peaks.best_levels`: the console's row, the plots'
+each variant's best level (:func:`perf.analysis.saturation.best_level.best_levels`: the console's row, the plots'
 highlights and the Variant frontier) and the search's best point (:mod:`perf.search.policy`).
 """
 

@@ -16,7 +16,7 @@ from core.wording import sentence
 from perf.analysis.effects.pairs import BATCHING, baseline, differing, variant_of
 from perf.analysis.effects.threads import threads_words
 from perf.analysis.recommendation.recommend import Recommendation
-from perf.analysis.saturation.peaks import best_levels
+from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.stats.curves import common_level, curve, gpu_metric
 from perf.analysis.stats.fair import busy_load
 from perf.analysis.stats.points import THROUGHPUT, Point
@@ -48,16 +48,11 @@ ONE_SETTING: tuple[tuple[frozenset[str], str], ...] = (
 
 
 def peaks_at(run: RunResult, pts: dict[str, list[Point]], batch_size: int) -> dict[str, Point]:
-    """Each series' peak at client batch size ``batch_size``: the level the console table and the picks
-    name (:func:`perf.analysis.saturation.peaks.best_levels`: a rounds sweep's paired rule) where it is at
-    that batch size, else the highest median of its curve there; a series without a level there is left out."""
-    named = best_levels(run, pts)
-    out = {}
-    for name, ps in pts.items():
-        if line := curve(ps, batch_size):
-            at = named.get(name)
-            out[name] = at if at is not None and at in line else max(line, key=lambda p: p.value(THROUGHPUT))
-    return out
+    """Each series' best level at client batch size ``batch_size``, by the rule that names the console table's row and
+    the Recommendation's level (:func:`perf.analysis.saturation.best_level.best_levels` at that batch size: a rounds
+    sweep's paired rule; issue 26: the highest median there was taken at another batch size than the best level's);
+    a series without a level there is left out."""
+    return best_levels(run, pts, batch_size)
 
 
 def runner_up(ok: list[VariantResult], best: str, peaks: dict[str, Point]) -> Point | None:

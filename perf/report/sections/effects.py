@@ -4,7 +4,7 @@ busy host, or where the setting cannot act) is left out of the effect; an effect
 left says why in place of a number, never a bold percentage.
 
 An effect is judged on peak throughput (each variant at its best level, the one the tables name:
-:func:`perf.analysis.saturation.peaks.best_levels`, the level a pair's numbers come from, not always its
+:func:`perf.analysis.saturation.best_level.best_levels`, the level a pair's numbers come from, not always its
 highest median; the latency budget aside); the recommendation under a latency budget judges the pick against each
 variant at their best levels within the budget. Where the two disagree on the pick and its twin
 in one factor (the effect not significant while the pick beats its twin, or the other way round),

@@ -13,7 +13,8 @@ from tables import summary_row
 
 from perf.analysis.ranking.operating import Adjusted, Side, operating_point
 from perf.analysis.ranking.rank import rank_variants
-from perf.analysis.saturation.peaks import best_levels, higher_median
+from perf.analysis.saturation.best_level import best_levels
+from perf.analysis.saturation.peaks import higher_median
 from perf.analysis.stats.points import run_points
 from perf.records.results import RunResult
 

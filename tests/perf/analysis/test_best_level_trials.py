@@ -13,7 +13,7 @@ from rich.console import Console
 
 from perf.analysis.recommendation.frontier import best_levels as frontier_levels
 from perf.analysis.recommendation.recommend import recommend
-from perf.analysis.saturation.peaks import best_levels
+from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.stats.points import THROUGHPUT, run_points
 from perf.analysis.stats.trials import spread
 from perf.cli.summary import summary

@@ -1,4 +1,4 @@
-"""A main effect pairs each variant at the level the tables name (:func:`perf.analysis.saturation.peaks.best_levels`),
+"""A main effect pairs each variant at the level the tables name (:func:`perf.analysis.saturation.best_level.best_levels`),
 not at its highest median: in a rounds sweep a level measured in fast rounds only has the higher median but is
 behind in every round it shared, so the table names the other level while the effect of the pair was taken at
 the higher median, another pair of levels than the ones the report shows beside it."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from factories import level_result, params, run_result, variant_result
 
 from perf.analysis.effects.main_effects import main_effects
-from perf.analysis.saturation.peaks import best_levels
+from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.stats.points import THROUGHPUT, run_points
 from perf.records.rounds import RoundsRecord
 

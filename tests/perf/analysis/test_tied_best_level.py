@@ -9,7 +9,8 @@ from __future__ import annotations
 from factories import rounds_run
 from tables import summary_row
 
-from perf.analysis.saturation.peaks import best_levels, higher_median
+from perf.analysis.saturation.best_level import best_levels
+from perf.analysis.saturation.peaks import higher_median
 from perf.analysis.stats.points import run_points
 from perf.records.results import RunResult
 

@@ -22,7 +22,8 @@ from tables import table_rows
 from perf.analysis.ranking.operating import per_round, shared, side_of
 from perf.analysis.recommendation.frontier import best_level_frontier, frontier_section, workload_recommendations
 from perf.analysis.recommendation.recommend import recommend
-from perf.analysis.saturation.peaks import best_levels, higher_median
+from perf.analysis.saturation.best_level import best_levels
+from perf.analysis.saturation.peaks import higher_median
 from perf.analysis.stats.points import run_points
 from perf.cli.summary import summary_table
 from perf.deploy.choose import choose_variant

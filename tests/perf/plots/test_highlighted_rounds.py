@@ -8,7 +8,7 @@ from __future__ import annotations
 from factories import level_result, run_result, variant_result
 
 from perf.analysis.recommendation.recommend import recommend
-from perf.analysis.saturation.peaks import best_levels
+from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.stats.points import THROUGHPUT, run_points
 from perf.markdown import TOP_N
 from perf.plots.styles import ALL_DISTINCT, highlighted

@@ -1,5 +1,5 @@
 """The conclusions name a rounds sweep's runner-up (and baseline) at the level the console table and the
-picks name (:func:`perf.analysis.saturation.peaks.best_levels`): ``why.runner_up`` took each series' highest
+picks name (:func:`perf.analysis.saturation.best_level.best_levels`): ``why.runner_up`` took each series' highest
 median, the sequential design's rule, so "peaked at" could name a level measured only in fast rounds
 (trial 12, F5: one best level per series)."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from factories import level_result, run_result, variant_result
 
 from perf.analysis.recommendation.recommend import recommend
-from perf.analysis.saturation.peaks import best_levels
+from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.stats.points import THROUGHPUT, run_points
 from perf.markdown import fmt
 from perf.records.rounds import RoundsRecord
