@@ -104,7 +104,8 @@ class TritonServer:
                 self.opts = opts = dataclasses.replace(opts, load_models=expand_model_patterns(repo, opts.load_models))
                 runtime.opts = opts  # the command names the models the patterns matched
             refuse_at_start(runtime, self.runtime_reason, opts.model_control, opts.load_models, repo)
-            ports = Ports(*choose_ports(opts.http_port, opts.grpc_port, opts.metrics_port, opts.address))
+            runtime.held = choose_ports(opts.http_port, opts.grpc_port, opts.metrics_port, opts.address, runtime.binds_address)
+            ports = Ports(*runtime.held.ports)  # held until the server has bound them (Runtime.after_stop lets them go)
         runtime.check()
         self.http_port, self.grpc_port, self.metrics_port = ports.http, ports.grpc, ports.metrics
         self.http_url, self.grpc_url, self.metrics_url = runtime.endpoints(ports)

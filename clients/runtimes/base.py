@@ -26,6 +26,7 @@ import abc
 import dataclasses
 from typing import Any, ClassVar
 
+from clients.runtimes.host import HeldPorts
 from clients.runtimes.identity import found_artifact
 from clients.runtimes.options import ServerOptions
 from clients.runtimes.served import Delivery
@@ -90,6 +91,8 @@ class Runtime(abc.ABC):
     name: ClassVar[str]
     launches: ClassVar[bool] = True
     binds_address: ClassVar[bool] = True
+    #: The ports its server binds, held for it from the launcher's choice until it stops (:class:`HeldPorts`).
+    held: HeldPorts | None = None
     #: The Triton backends its server has (``None``: not known here, whatever the server was built with).
     backends: ClassVar[tuple[str, ...] | None] = None
 
@@ -139,8 +142,11 @@ class Runtime(abc.ABC):
     def before_start(self) -> None:  # noqa: B027 - an optional hook
         """Start what must run beside the server (called just before the server process)."""
 
-    def after_stop(self) -> None:  # noqa: B027 - an optional hook
-        """Clean up what :meth:`before_start` started and the server left (safe to call twice)."""
+    def after_stop(self) -> None:
+        """Clean up what :meth:`before_start` started and the server left, and let its :attr:`held` ports go (safe to
+        call twice)."""
+        if self.held is not None:
+            self.held.release()
 
     def explain(self, text: str) -> str | None:
         """What to do about a failure this runtime causes, recognised in ``text`` (Triton's

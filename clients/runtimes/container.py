@@ -195,6 +195,7 @@ class ContainerRuntime(Runtime):
 
     def after_stop(self) -> None:
         """Close the guardian's pipe: it removes the container (if any is left) and exits."""
+        super().after_stop()
         g, self._guardian = self._guardian, None
         if g is not None:
             end_guardian(g, run=True)

@@ -11,7 +11,8 @@ import os
 import re
 import socket
 import time
-from collections.abc import Iterable
+import weakref
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from clients.runtimes.options import KEEP_SERVER_LOGS, server_log_dir
@@ -80,12 +81,11 @@ def log_size(path: Path) -> int:
 
 def free_ports(n: int, address: str = "127.0.0.1") -> list[int]:
     """``n`` distinct TCP ports free now on ``address`` (all sockets held until every port is
-    chosen, so the OS cannot hand out the same port twice)."""
-    with contextlib.ExitStack() as stack:
-        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
-        for s in socks:
-            s.bind((address, 0))
-        return [s.getsockname()[1] for s in socks]
+    chosen, so the OS cannot hand out the same port twice). Free *now* only: for a server started
+    later, :class:`HeldPorts` keeps them."""
+    held = HeldPorts([0] * n, address)
+    held.release()
+    return held.ports
 
 
 def free_port(address: str = "127.0.0.1") -> int:
@@ -93,11 +93,55 @@ def free_port(address: str = "127.0.0.1") -> int:
     return free_ports(1, address)[0]
 
 
-def choose_ports(http: int, grpc: int, metrics: int, address: str = "127.0.0.1") -> tuple[int, int, int]:
-    """The ports a server is started on: the asked ones (refused when in use), free ones for
+class HeldPorts:
+    """TCP ports on an address held for a server that binds them later, so that nothing else takes one between
+    the choice and the server's bind (a full suite: another test's server took the gRPC port one test had picked).
+    Each is bound with ``SO_REUSEADDR`` and never listens: the OS hands it to no port-0 bind and refuses a plain
+    bind of it, while tritonserver, which binds its HTTP, gRPC and metrics listeners with ``SO_REUSEADDR``, takes
+    it. Held until :meth:`release` (or until the object is collected).
+
+    Attributes:
+        ports: The ports, in the order asked (a free one for each 0).
+    """
+
+    def __init__(self, ports: Sequence[int], address: str = "127.0.0.1") -> None:
+        """Hold ``ports`` (0: a free one) on ``address``.
+
+        Raises:
+            OSError: a port is in use (something listens on it, or holds it without ``SO_REUSEADDR``).
+        """
+        self._socks: list[socket.socket] = []
+        weakref.finalize(self, _close_all, self._socks)
+        try:
+            for port in ports:
+                s = socket.socket()
+                self._socks.append(s)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind((address, port))
+        except OSError:
+            self.release()
+            raise
+        self.ports: list[int] = [s.getsockname()[1] for s in self._socks]
+
+    def release(self) -> None:
+        """Let the ports go (the server has bound them, stopped, or binds them through a proxy). Safe to call again."""
+        _close_all(self._socks)
+
+
+def _close_all(socks: list[socket.socket]) -> None:
+    for s in socks:
+        s.close()
+
+
+def choose_ports(http: int, grpc: int, metrics: int, address: str = "127.0.0.1", hold: bool = True) -> HeldPorts:
+    """The ports a server is started on, held for it (:class:`HeldPorts`; ``hold=False``: released at once, for a
+    server whose ports a proxy binds, such as ``docker run -p``): the asked ones (refused when in use), free ones for
     those given as 0. With only ``http`` given, gRPC and metrics follow Triton's layout at
     ``http + 1`` and ``http + 2`` (what ``--url HOST:PORT`` assumes of a server:
     :mod:`clients.runtimes.remote`).
+
+    Returns:
+        The held ports; ``.ports`` is ``[http, grpc, metrics]``.
 
     Raises:
         ServerError: an asked port is in use.
@@ -114,8 +158,13 @@ def choose_ports(http: int, grpc: int, metrics: int, address: str = "127.0.0.1")
                 hint="stop whatever listens there, pick another port, or pass 0 for a free one"
                 + (" (--grpc-port/--metrics-port set them apart from --http-port)" if why else ""),
             )
-    free = iter(free_ports(sum(1 for v in asked.values() if not v), address))
-    return asked["http"] or next(free), asked["grpc"] or next(free), asked["metrics"] or next(free)
+    try:
+        held = HeldPorts(list(asked.values()), address)
+    except OSError as e:  # taken since the check above
+        raise ServerError(f"a port asked for on {address} was taken just now: {e}", hint="launch again") from e
+    if not hold:
+        held.release()
+    return held
 
 
 def port_in_use(port: int, address: str = "127.0.0.1") -> bool:

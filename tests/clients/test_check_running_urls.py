@@ -10,7 +10,7 @@ from builders.config.variants import Variant
 from builders.model.spec import ModelSpec
 from clients.check import running_urls
 from clients.cli.main import cli
-from clients.runtimes.host import free_port
+from clients.runtimes.host import HeldPorts
 from core.errors import ClientError
 
 
@@ -29,7 +29,8 @@ def test_the_readme_s_http_url_example_runs_as_its_help_says(fake_build):
     repo = fake_build(ModelSpec.from_flags(["x:float32:4"], ["y"]), Variant("m", "onnx", max_batch_size=8))
     help_text = " ".join(CliRunner().invoke(cli, ["check", "--help"]).output.split())
     assert "with --protocol both and no --grpc-url, gRPC is its port + 1 (Triton's layout" in help_text
-    port = free_port()  # nothing listens: the command gets as far as asking the derived endpoint
+    held = HeldPorts([0])  # held, never listening: refused while the test runs, whatever else starts
+    port = held.ports[0]  # nothing listens: the command gets as far as asking the derived endpoint
     res = CliRunner().invoke(cli, ["check", "-r", str(repo), "--http-url", f"localhost:{port}"])
     text = " ".join(res.output.split())
     assert f"grpc endpoint: localhost:{port + 1} (--http-url's port + 1, Triton's default layout" in text

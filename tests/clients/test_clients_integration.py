@@ -17,7 +17,7 @@ from tables import column_text
 
 from clients.cli.main import cli
 from clients.infer import GRPC_MAX_MESSAGE_BYTES, infer, make_client, model_signature, run_requests
-from clients.runtimes.host import free_port
+from clients.runtimes.host import HeldPorts
 from core.errors import ClientError
 
 pytestmark = pytest.mark.integration
@@ -96,7 +96,8 @@ def test_bad_requests_get_one_clear_error(bundled_server, variant, tiny_build, p
     assert unloaded != variant
     with pytest.raises(ClientError, match=f"model '{unloaded}' is not ready on the server"):
         infer(url, protocol, unloaded, {"INPUT__0": good})
-    down = f"localhost:{free_port()}"
+    held = HeldPorts([0])  # held, never listening: refused while the test runs (a port closed could be a server's)
+    down = f"localhost:{held.ports[0]}"
     with pytest.raises(ClientError, match=f"no Triton server answers at {down} \\({protocol}\\)"):
         infer(down, protocol, variant, {"INPUT__0": good})
 

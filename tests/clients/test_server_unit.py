@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from clients.cli.options import server_options
 from clients.runtimes.base import Ports, Runtime
-from clients.runtimes.host import free_ports, port_in_use
+from clients.runtimes.host import HeldPorts, free_ports
 from clients.runtimes.models import unload_and_wait
 from clients.server import ServerOptions, TritonServer
 from core.errors import ServerError
@@ -247,15 +247,27 @@ def test_a_model_that_is_not_ready_but_still_unloading_is_not_gone(caplog: pytes
     assert "m still UNLOADING 0.5 s after its unload request" in caplog.text
 
 
+def _hold_from(q: int) -> HeldPorts | None:
+    """Ports ``q`` to ``q + 2`` held (:class:`HeldPorts`), or ``None`` where one is in use."""
+    try:
+        return HeldPorts([q, q + 1, q + 2])
+    except OSError:
+        return None
+
+
 def test_only_an_http_port_puts_grpc_and_metrics_at_triton_layout(tmp_path: Path) -> None:
-    p = next(q for q in range(21000, 60000, 7) if not any(port_in_use(q + i) for i in range(3)))
+    held = next(h for q in range(21000, 60000, 7) if (h := _hold_from(q)) is not None)  # three in a row, held
+    p = held.ports[0]
     opts = ServerOptions(tmp_path, runtime="bundled", http_port=p)
     srv = TritonServer(opts)
     assert (srv.http_port, srv.grpc_port, srv.metrics_port) == (p, p + 1, p + 2)  # what --url HOST:P assumes
     assert f"--grpc-port={p + 1}" in srv.command and f"--metrics-port={p + 2}" in srv.command
-    apart = TritonServer(ServerOptions(tmp_path, runtime="bundled", http_port=p, grpc_port=p + 5))
-    assert apart.grpc_port == p + 5 and apart.metrics_port not in (0, p + 2)  # given apart: a free one for the rest
-    with socket.socket() as s:
+    grpc = HeldPorts([0])
+    apart = TritonServer(ServerOptions(tmp_path, runtime="bundled", http_port=p, grpc_port=grpc.ports[0]))
+    assert apart.grpc_port == grpc.ports[0] and apart.metrics_port not in (0, p + 2)  # given apart: a free one for the rest
+    with socket.socket() as s:  # a server listening there (over the hold, as tritonserver binds)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", p + 1))
+        s.listen()
         with pytest.raises(ServerError, match=rf"grpc port {p + 1} \(HTTP port {p} \+ 1: Triton's layout\) .* in use"):
             TritonServer(opts)

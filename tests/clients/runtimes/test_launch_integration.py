@@ -22,7 +22,7 @@ import pytest
 from clients.infer import infer
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.bundled import write_local_wrapper
-from clients.runtimes.host import free_port
+from clients.runtimes.host import HeldPorts
 from clients.server import ServerOptions, TritonServer
 from core.errors import ServerError
 
@@ -248,8 +248,10 @@ def test_start_failures_carry_the_log_and_leave_nothing_running(tmp_path):
 
 def test_launcher_loads_a_pattern_and_prints_a_clients_infer_line_that_works_as_printed(tiny_repo):
     # the README's two rows: start a server with --http-port and --load-model PATTERN, then copy the printed line
-    port = free_port()
-    proc = _launch(["-r", str(tiny_repo), "--runtime", "bundled", "--http-port", str(port), "--load-model", "tiny_onnx_*"])
+    held = HeldPorts([0, 0, 0])  # held until the server binds them: Triton's layout (+1, +2) could be another's port
+    port, grpc, metrics = held.ports
+    ports = ["--http-port", str(port), "--grpc-port", str(grpc), "--metrics-port", str(metrics)]
+    proc = _launch(["-r", str(tiny_repo), "--runtime", "bundled", *ports, "--load-model", "tiny_onnx_*"])
     try:
         ep = _read_endpoints(proc)
         assert ep["http"] == f"localhost:{port}"

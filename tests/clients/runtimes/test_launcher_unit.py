@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from clients.cli.launch import ready_text
-from clients.runtimes.host import default_log_path, prune_server_logs
+from clients.runtimes.host import HeldPorts, default_log_path, prune_server_logs
 from clients.runtimes.models import expand_model_patterns
 from clients.server import ServerOptions, TritonServer
 from core.errors import ServerError
@@ -54,18 +54,21 @@ def _fake_ready(srv: TritonServer) -> TritonServer:
 
 
 def test_ready_text_prints_endpoints_and_a_clients_infer_line(repo: Path) -> None:
-    srv = _fake_ready(TritonServer(ServerOptions(repo, runtime="bundled", http_port=8000)))
+    held = HeldPorts([0, 0, 0])  # 8000 (and Triton's layout, 8001 and 8002) may be another server's on this host
+    http, grpc, metrics = held.ports
+    srv = _fake_ready(TritonServer(ServerOptions(repo, runtime="bundled", http_port=http, grpc_port=grpc, metrics_port=metrics)))
     text = ready_text(srv, ["mlp_onnx_cpu1_nodb_mbs64"])
-    assert "tritonserver ready (pid 4242, runtime bundled)" in text and "  http:    localhost:8000" in text
+    assert "tritonserver ready (pid 4242, runtime bundled)" in text and f"  http:    localhost:{http}" in text
     assert f"  log:     {srv.log_path}" in text and "  models:  mlp_onnx_cpu1_nodb_mbs64" in text
     line = text.splitlines()[-1].strip()
     argv = shlex.split(line)
-    assert argv[1:] == ["infer", "mlp_onnx_cpu1_nodb_mbs64", "--url", "localhost:8000", "-r", str(repo)]
+    assert argv[1:] == ["infer", "mlp_onnx_cpu1_nodb_mbs64", "--url", f"localhost:{http}", "-r", str(repo)]
     assert argv[0].endswith("clients")
 
 
 def test_ready_text_without_models_says_how_to_load_one(repo: Path) -> None:
-    srv = _fake_ready(TritonServer(ServerOptions(repo, runtime="bundled", grpc_port=9001)))
+    held = HeldPorts([0])  # a gRPC port given alone (9001 may be another server's on this host)
+    srv = _fake_ready(TritonServer(ServerOptions(repo, runtime="bundled", grpc_port=held.ports[0])))
     text = ready_text(srv, [])
     assert "models:  none loaded" in text and "--load-model 'mlp_*'" in text
     assert f"curl -X POST http://{srv.http_url}/v2/repository/models/MODEL/load" in text

@@ -4,6 +4,7 @@ the container command, the ``auto`` choice, ``--print-cmd``, and the container g
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -19,7 +20,7 @@ from clients.runtimes.base import Ports, server_args
 from clients.runtimes.bundled import BundledRuntime
 from clients.runtimes.choose import AUTO_ORDER, RUNTIME_CLASSES, RUNTIMES, resolve_runtime
 from clients.runtimes.container import ContainerRuntime
-from clients.runtimes.host import free_port, free_ports
+from clients.runtimes.host import HeldPorts
 from clients.runtimes.local import LocalRuntime
 from clients.runtimes.options import ServerOptions, image_for_tag
 from clients.server import TritonServer
@@ -110,7 +111,8 @@ def test_the_runtime_names_are_the_registry(repo: Path) -> None:
 
 
 def test_container_command_line(repo: Path) -> None:
-    http, grpc, metrics = free_ports(3)  # fixed ports collide with servers of parallel runs
+    held = HeldPorts([0, 0, 0])  # fixed ports, or free ones let go, collide with servers of parallel runs
+    http, grpc, metrics = held.ports
     (repo / "m1").mkdir()
     (repo / "m1" / "config.pbtxt").write_text('name: "m1"\nbackend: "python"\n')
     opts = ServerOptions(
@@ -156,29 +158,46 @@ def test_image_for_tag() -> None:
 
 
 def test_print_cmd_shows_the_container_command(repo: Path) -> None:
+    """A full suite failed here once: the test let go of a free HTTP port P and asked for it alone, so Triton's layout
+    put gRPC at P + 1, which another test's server had taken ("grpc port 53552 ... already in use"). Its ports are
+    held now, all three given; P + 1 is taken here to show that nothing rests on it."""
+    import socket
+
     from clients.cli.launch import serve_command
 
-    port = free_port()
-    res = CliRunner().invoke(
-        serve_command(),
-        [
-            "-r",
-            str(repo),
-            "--runtime",
-            "container",
-            "--tag",
-            "23.12",
-            "--http-port",
-            str(port),
-            "--print-cmd",
-            "--",
-            "--exit-timeout-secs=3",
-        ],
-    )
+    held = HeldPorts([0, 0, 0])
+    port, grpc, metrics = held.ports
+    with socket.socket() as taken:  # P + 1 in use, as in the failure: by this socket, or by whatever holds it already
+        with contextlib.suppress(OSError):
+            taken.bind(("127.0.0.1", port + 1))
+            taken.listen()
+        ports = ["--http-port", str(port), "--grpc-port", str(grpc), "--metrics-port", str(metrics)]
+        argv = ["-r", str(repo), "--runtime", "container", "--tag", "23.12", *ports, "--print-cmd", "--", "--exit-timeout-secs=3"]
+        res = CliRunner().invoke(serve_command(), argv)
     assert res.exit_code == 0, res.output
     line = res.output.strip()
     assert line.startswith("docker run --rm --init") and "nvcr.io/nvidia/tritonserver:23.12-py3" in line
-    assert f"--http-port={port}" in line and line.endswith("--exit-timeout-secs=3")
+    assert f"--http-port={port}" in line and f"--grpc-port={grpc}" in line and line.endswith("--exit-timeout-secs=3")
+
+
+def test_a_launched_servers_ports_are_held_from_their_choice_until_it_stops(repo: Path) -> None:
+    """Free ports were chosen by binding port 0 and letting it go: until the server bound them, seconds later,
+    another process could take one (another test's server did). They are held now, and let go at stop()."""
+    import socket
+
+    srv = TritonServer(ServerOptions(repo, runtime="bundled"))  # built, not started: what --print-cmd and a sweep do
+    ports = (srv.http_port, srv.grpc_port, srv.metrics_port)
+    for port in ports:
+        with socket.socket() as other, pytest.raises(OSError):  # another process binding it: refused
+            other.bind(("127.0.0.1", port))
+    with socket.socket() as server:  # tritonserver binds its listeners with SO_REUSEADDR: it takes a held port
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", srv.grpc_port))
+        server.listen()
+    srv.stop()
+    for port in ports:
+        with socket.socket() as other:
+            other.bind(("127.0.0.1", port))
 
 
 def test_bundled_command_listens_on_loopback_and_sets_its_environment(repo: Path) -> None:

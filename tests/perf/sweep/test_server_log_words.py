@@ -4,23 +4,22 @@ server did not answer said "results/srvdown keeps the server log"; the folder he
 
 from __future__ import annotations
 
-import socket
 import subprocess
 from pathlib import Path
 
 import colocation_source as cs
 
-from clients.runtimes.host import not_ours
+from clients.runtimes.host import HeldPorts, not_ours
 from perf.colocate.resume import SERVER_FAILED, server_failed
 from perf.deploy.combination import no_pick_advice
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:  # a port nobody listens on once closed
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _refusing() -> HeldPorts:
+    """A port that refuses connections for as long as the test keeps this: held, never listening (a port closed
+    after its choice could be another test's server by the time the sweep asks it)."""
+    return HeldPorts([0])
 
 
 def _repository(tmp_path: Path) -> Path:
@@ -38,7 +37,8 @@ def _repository(tmp_path: Path) -> Path:
 
 def test_a_url_sweep_whose_server_does_not_answer_says_no_log_is_kept_in_its_run_folder(tmp_path: Path) -> None:
     repo = _repository(tmp_path)
-    url = f"127.0.0.1:{_closed_port()}"
+    held = _refusing()
+    url = f"127.0.0.1:{held.ports[0]}"
     argv = [str(ROOT / "perf/run_sweep.sh"), "--url", url, "-r", str(repo.parent), "--run-id", "srvdown"]
     res = subprocess.run(
         [*argv, "--time-budget", "20s", "--no-baseline"], capture_output=True, text=True, cwd=tmp_path, timeout=120
@@ -79,7 +79,8 @@ def test_on_a_terminal_the_error_starts_its_own_line_after_the_progress_bar(tmp_
     import os
     import re
 
-    url = f"127.0.0.1:{_closed_port()}"
+    held = _refusing()
+    url = f"127.0.0.1:{held.ports[0]}"
     repo = _repository(tmp_path)
     main, tty = os.openpty()
     argv = [str(ROOT / "perf/run_sweep.sh"), "--url", url, "-r", str(repo.parent), "--time-budget", "20s", "--no-baseline"]
