@@ -14,15 +14,15 @@ from pathlib import Path
 from core.wording import count, sentence
 from perf.analysis.effects.main_effects import Interaction, MainEffect
 from perf.analysis.recommendation.cuts import unmeasured_text
-from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.frontier import frontier_table, operating_frontier, per_level_lines
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.points import Point
-from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK
+from perf.markdown import APPENDIX_FILE
 from perf.records.results import RunResult
 from perf.report.conclusions.pairs import pair_bullets
 from perf.report.sections import coldstart as coldstart_report
 from perf.report.sections.knees import knee_text
+from perf.report.sections.recommendation import flagged_note
 from perf.report.sections.run import variant_table
 from perf.search.plan import describe_skipped
 
@@ -42,20 +42,6 @@ def effect_pairs(e: MainEffect) -> list[str]:
         + (f" (left out: {d.p99_note})" if d.p99_note else "")
         for d in e.pairs
     ]
-
-
-def flagged_note(rec: Recommendation, points: dict[str, list[Point]]) -> str:
-    """What the flagged levels (:attr:`Recommendation.flagged`) mean for the pick, after their count
-    and mark: in a rounds run the paired rounds decide, in a sequential one a flagged level ranks
-    after the stable ones (or stands alone when there is none)."""
-    if rec.ranking is not None:
-        return (
-            f"{UNSTABLE_MARK} on their numbers; the pick rests on paired rounds, in which every variant shared the "
-            "host's state, so a flag does not decide it"
-        )
-    if any(p.status == "ok" for ps in points.values() for p in ps if candidate(p)):
-        return f"{UNSTABLE_MARK}; ranked after the stable levels: a flagged level wins only when it beats every stable one by more than its spread"
-    return f"{UNSTABLE_MARK}; the run has no stable level to rank first"
 
 
 def appendix_lines(

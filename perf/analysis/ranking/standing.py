@@ -135,12 +135,13 @@ def contention(ranking: Ranking) -> list[str]:
     return ranking.names + [c.b.variant for c in uncompared(ranking)]
 
 
-def member_words(c: Comparison, with_ratios: bool = True) -> str:
+def member_words(c: Comparison, with_ratios: bool = True, rounds_said: bool = False) -> str:
     """A tie-set member's comparison with the pick in words (module docstring), without its name:
     ``"not distinguishable at this noise"``, ``"behind the pick in every one of its 3 rounds,
     3.54–9.96 times; by too uneven an amount for 3 rounds to tell (... p = 0.021, needs ≤ 0.005), and the sign
     test needs 6 rounds"`` (:func:`uncalled`), ``"too few rounds to tell (2 rounds)"``
-    (``with_ratios=False``: without the times, for a table that shows them beside it)."""
+    (``with_ratios=False``: without the times, for a table that shows them beside it). ``rounds_said``: its rounds
+    (and a settled pair's why) are said once for every member of a table (:func:`common_rounds`), not here."""
     k, n = kind(c), len(c.rounds)
     if k == NOT_COMPARED:
         return NOT_COMPARED_WORDS
@@ -148,12 +149,32 @@ def member_words(c: Comparison, with_ratios: bool = True) -> str:
         way = consistent(c) or "behind"
         times = f", {times_words(c, way)}" if with_ratios else ""
         side = "behind the pick" if way == "behind" else "ahead of the pick"
-        return f"{side} {every_round(n)}{times}; {uncalled(c)}"
+        return f"{side} {'in every round' if rounds_said else every_round(n)}{times}; {uncalled(c)}"
     if k == FULL:
         return "not distinguishable at this noise"
     if k == SETTLED:  # the search's settle rule: more rounds were not what it lacked
-        return settled_verdict(c)
-    return f"too few rounds to tell ({count(n, 'round')})"
+        return (
+            "not distinguishable at this noise (further rounds could not have separated them)"
+            if rounds_said
+            else settled_verdict(c)
+        )
+    return "too few rounds to tell" if rounds_said else f"too few rounds to tell ({count(n, 'round')})"
+
+
+def common_rounds(comparisons: Sequence[Comparison]) -> str | None:
+    """What two or more rows of a table without a verdict (:func:`kind` :data:`STEADY`, :data:`SETTLED`, :data:`SHORT`)
+    have in common, said once under it where every one shared the same rounds with the pick: ``"each shared 2
+    rounds with the pick"``, and a settled pair's why (:func:`settled_text`) where each has the same rounds left;
+    ``None`` otherwise (each row says its own: :func:`member_words`). A table gave each member's rounds per row,
+    word for word (issue 26: 'too few rounds to tell (2 rounds)' on every row)."""
+    rows = [c for c in comparisons if c.verdict not in ("a", "b") and kind(c) in (STEADY, SETTLED, SHORT)]
+    if len(rows) < 2 or len({len(c.rounds) for c in rows}) != 1:
+        return None
+    said = f"each shared {count(len(rows[0].rounds), 'round')} with the pick"
+    settle = {settled_text(c) for c in rows if kind(c) == SETTLED}
+    if len(settle) > 1:  # each row says its own why
+        return None
+    return said + "".join(f"; {t}" for t in settle)
 
 
 def rounds_left(run: RunResult, c: Comparison) -> int | None:

@@ -13,7 +13,7 @@ from perf.analysis.effects.main_effects import MainEffect
 from perf.analysis.effects.pairs import baseline
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation
-from perf.analysis.saturation.peaks import WHY_SAID, peak_noun, unreached_mark
+from perf.analysis.saturation.peaks import HEADROOM_NOTE, WHY_SAID, peak_noun, unreached_mark
 from perf.analysis.stats.curves import curve
 from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt, packed
@@ -21,6 +21,11 @@ from perf.records.results import RunResult, VariantResult
 from perf.report.conclusions.pairs import change_clause, once, ranked_text
 from perf.report.conclusions.why import peaks_at, runner_up
 from perf.report.sections.effects import BESIDE_POINTER, beside_recommendation, effects_sentences
+
+#: A best under the budget that is best among the levels measured only, in the Conclusions: its why
+#: (:func:`perf.analysis.saturation.peaks.budget_unreached`, up to ~700 characters with a peak not told) is said with the
+#: pick in the Recommendation (re-check 20, NEW-4: said whole there and here, word for word).
+HEADROOM_SAID = f"best among the levels measured only ({HEADROOM_NOTE}; {WHY_SAID})"
 
 
 def counts_per_level(counts: list[int], noun: str) -> str:
@@ -130,7 +135,7 @@ def number_lines(
             + (f" ({u.judged_on})" if u.judged_on else "")
             + (f"; the rule did not separate it from {count(len(u.tie_set) - 1, 'other')}" if u.tied else "")
             + (f"; never measured in the same round as {count(len(u.uncompared), 'other')}: not compared" if u.uncompared else "")
-            + sentence("".join(f"; {w}" for w in (u.short, u.headroom, *u.unverified) if w))
+            + sentence("".join(f"; {w}" for w in (u.short, u.headroom and HEADROOM_SAID, *u.unverified) if w))
         )
     if not mixed:  # of every level: said with the best, not as a comparison
         head[0] += " " + sentence(once(measured, rounds=run.rounds is not None))

@@ -7,6 +7,7 @@ A run measured one variant after another has no such section."""
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Collection, Sequence
 
@@ -20,6 +21,7 @@ from perf.analysis.ranking.standing import (
     SETTLED,
     SHORT,
     STEADY,
+    common_rounds,
     kind,
     member_words,
     uncompared,
@@ -73,7 +75,8 @@ def _median_words(median: float, adjusted: float) -> str:
     return f"; their median, {fmt(median)} infer/s, is what the Recommendation and the console give"
 
 
-def _row(c: Comparison, lead: Side, higher: str = "", run: RunResult | None = None) -> list[str]:
+def _row(c: Comparison, lead: Side, higher: str = "", run: RunResult | None = None, rounds_said: bool = False) -> list[str]:
+    """A runner-up's row; ``rounds_said``: the rounds its verdict would name are said under the table (common_rounds)."""
     r, name = c.result, named(run, c.b.variant)  # with its build's verdict when not ok (issue 26)
     if r is None:
         return [name, str(c.b.concurrency), "—", "—", "0", "—", "—", member_words(c)]
@@ -86,17 +89,17 @@ def _row(c: Comparison, lead: Side, higher: str = "", run: RunResult | None = No
         f"{r.wins} of {r.rounds}",
         p_cell(r.decided_p, r.tier),
         "—" if diff is None else f"{diff:+.2f}",
-        _verdict(c, lead) + higher,
+        _verdict(c, lead, rounds_said) + higher,
     ]
 
 
-def _verdict(c: Comparison, lead: Side) -> str:
+def _verdict(c: Comparison, lead: Side, rounds_said: bool = False) -> str:
     """The row's verdict; a comparison the search dropped the runner-up on names its sides."""
     if c.verdict == "a" and c.a.variant == lead.variant and c.a != lead:  # perf.analysis.ranking.rank: the pick's other levels
         return f"the pick at c={c.a.concurrency} beats it"
     if c.verdict == "a" and c.a != lead:
         return f"`{c.a.variant}` at c={c.a.concurrency} beats it (the search dropped it)"
-    return {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict) or member_words(c, with_ratios=False)
+    return {"a": "the pick beats it", "b": "it beats the pick"}.get(c.verdict) or member_words(c, False, rounds_said)
 
 
 def _judged(lat: Judged | None, percentile: int, budget_ms: float | None) -> str:
@@ -187,8 +190,11 @@ def comparison_lines(
     if ranking.comparisons:
         head = ["runner-up", "at c", "ratio (median)", "min–max", "pick ahead", "p", f"Δ p{percentile} ms", "verdict"]
         metric = latency_metric(percentile)
-        rows = [_row(c, lead, _unranked_higher(run, c, budget_ms, metric), run) for c in ranking.comparisons[:SHOWN]]
+        common = common_rounds(ranking.comparisons[:SHOWN])  # said once, not on each row
+        shown = ranking.comparisons[:SHOWN]
+        rows = [_row(c, lead, _unranked_higher(run, c, budget_ms, metric), run, common is not None) for c in shown]
         lines += ["", *table(head, rows, ["left", "right", "right", "right", "right", "right", "right", "left"]), ""]
+        lines += [f"- The runner-ups above without a verdict: {common}."] if common else []
         if len(ranking.comparisons) > SHOWN:
             lines.append(f"- {len(ranking.comparisons) - SHOWN} more runner-ups in `results.json` (every round's number).")
         if any(c.a != lead and c.result is not None for c in ranking.comparisons[:SHOWN]):  # trial 8: read as the pick's
@@ -251,6 +257,23 @@ def busy_note(points: dict[str, list[Point]], rates: Sequence[str] = ()) -> list
     ]
 
 
+def same_ranking(under: list[str], peak: list[str], title: str) -> list[str]:
+    """The best peak's ranking (``peak``, :func:`comparison_lines`), or, where its pick is the level the best under the
+    budget's (``under``) names, one line pointing to it where everything below that heading is the same, word for word
+    (its tie set, table and notes), else a heading without the level's numbers over its own runner-ups: both were said
+    in full for one level that is both picks (re-check 20, NEW-4; the Recommendation says it as one line too:
+    :func:`perf.report.sections.recommendation.peak_lines`)."""
+    lead = re.compile(r"^- \*\*[^\n]*?:\*\* (.*?) at concurrency (\d+) \(")
+    a, b = (lead.match(x[0]) if x else None for x in (under, peak))
+    if a is None or b is None or a.groups() != b.groups():
+        return peak
+    if under[1:] != peak[1:]:  # its own runner-ups: its numbers are the ones above
+        return [f"- **{title}:** the same level as the best under the budget above, ranked against its own runner-ups:"] + peak[
+            1:
+        ]
+    return [f"- **{title}:** the same level as the best under the budget above, with the same runner-ups, verdicts and notes."]
+
+
 def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
     """The ``## Paired ranking`` section (module docstring); none for a sequential run."""
     if run.rounds is None:
@@ -259,11 +282,11 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
     lines += design_lines(run, rec)
     pruned = {d.variant for d in run.search.decisions if d.rule == "pruned"} if run.search else set()
     tied = lambda c: c is not None and c.tied  # noqa: E731  # the Recommendation lists its tie set (Choice.listed)
+    under: list[str] = []
     if rec.latency_budget_ms is not None:
-        under = f"Best under the {rec.budget_text}"
-        lines += comparison_lines(
+        under = comparison_lines(
             rec.ranking_under_budget,
-            under,
+            f"Best under the {rec.budget_text}",
             rec.latency_percentile,
             rec.latency_budget_ms,
             pruned,
@@ -271,7 +294,11 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
             tied(rec.best_under_budget),
         )
     peak = peak_heading(rec.best_peak)
-    lines += comparison_lines(rec.ranking, peak, rec.latency_percentile, pruned=pruned, run=run, said_above=tied(rec.best_peak))
+    lines += under + same_ranking(
+        under,
+        comparison_lines(rec.ranking, peak, rec.latency_percentile, pruned=pruned, run=run, said_above=tied(rec.best_peak)),
+        peak,
+    )
     lines += fewer_rounds_lines([rec.ranking_under_budget if rec.latency_budget_ms is not None else None, rec.ranking])
     lines += budget_lines(run, rec)
     return [*lines, ""]

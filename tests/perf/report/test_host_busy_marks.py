@@ -11,6 +11,7 @@ from tables import bullet_block
 from perf.analysis.recommendation.recommend import recommend
 from perf.markdown import flag_mark
 from perf.records.levels import HOST_BUSY
+from perf.report.conclusions.numbers import HEADROOM_SAID
 from perf.report.conclusions.written import conclusions
 
 MARK = flag_mark(HOST_BUSY)
@@ -40,8 +41,8 @@ def test_the_numbers_carry_the_levels_mark():
     u = rec.best_under_budget
     assert (
         u is not None
-        and f"{u.throughput_infer_per_s:,.1f} infer/s{MARK}" + (f"; {u.headroom}." if u.headroom else ".") in numbers
-    )
+        and f"{u.throughput_infer_per_s:,.1f} infer/s{MARK}" + (f"; {HEADROOM_SAID}." if u.headroom else ".") in numbers
+    )  # its why, with the level's mark, is said with the pick in the Recommendation (re-check 20, NEW-4)
 
 
 def test_the_why_paragraph_marks_each_level_it_quotes():

@@ -59,6 +59,15 @@ def test_picks_at_different_workloads_are_each_said_with_their_own() -> None:
             (peak_mark(sub.best_peak), sub.best_peak, rec.best_peak),
         ):
             said = "the one above" if mine is above else mine.describe(listed=True) if mine else "none"
+            u = sub.best_under_budget
+            if (
+                mine is sub.best_peak
+                and mine is not above
+                and u is not None
+                and (mine.variant, mine.concurrency) == (u.variant, u.concurrency)
+            ):
+                # at the level of the workload's best under the budget: one line, as the top picks (s18c)
+                said = f"the same level as the best under the budget above, said there with its verdicts: `{mine.variant}` at"
             assert f"- {what}: {said}" in line
             assert mine is None or workload(run.variant(mine.variant)) == label  # a pick said at a workload is of it
 

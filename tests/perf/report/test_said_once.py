@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from factories import level_result, make_run, run_result, variant_result
+from readable import said_twice
 from synthetic_runs import GRID_48, auto_ladder, synthetic_run
 
 from perf.analysis.recommendation.excluded import candidate
@@ -84,3 +85,99 @@ def test_a_best_peak_at_the_best_under_the_budgets_level_is_one_line_pointing_to
     assert "the same level as the best under the budget above, said there with its verdicts: `lead` at concurrency 4: " in section
     verdict = under.verdict(True)
     assert len(verdict) > 40 and section.count(verdict) == 1, section
+
+
+def _workloads_run(lead: list[float], close: list[float]):
+    """Two variants at two client workloads (frames=16, frames=98), each of its rounds at c=4 only: at frames=98
+    `b` is both the best under the budget and the best measured, one level (s18c: the kind of fe94cf2, per workload)."""
+
+    def series(thr: list[float], shape: str, p99: float) -> list:
+        return [level_result(4, t, p99, trial=r, shape=shape, spread=True) for r, t in enumerate(thr)]
+
+    variants = [
+        variant_result("a", series(lead, "frames=16", 3.0) + series([t * 0.4 for t in close], "frames=98", 6.0)),
+        variant_result("b", series(close, "frames=16", 4.0) + series([t * 0.7 for t in lead], "frames=98", 7.0)),
+    ]
+    return run_result(variants, settings={"latency_budget_ms": 10.0, "design": "rounds"}, rounds=RoundsRecord(seed=1))
+
+
+def test_a_workloads_two_picks_at_one_level_are_one_line_by_the_top_picks_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A per-workload pick pair at one level (`b [frames=98]` at c=4, both picks) said its verdict twice, as the top
+    picks did before fe94cf2; now by the same function (write.peak_lines), one line."""
+    from perf.report.sections.recommendation import peak_lines
+
+    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})
+    run = _workloads_run([1000, 1010, 990], [500, 420, 460])
+    results.save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    section = text.split("\n  - frames=98:", 1)[1].split("\n- ", 1)[0]
+    assert "    - best under the budget: `b [frames=98]` at concurrency 4: " in section
+    pair = "    - best measured (peak not reached): the same level as the best under the budget above, said there with its verdicts: `b [frames=98]` at concurrency 4: "  # fmt: skip
+    assert pair in section and section.count("beats every other ranked variant") == 1, section
+    assert peak_lines.__module__ == "perf.report.sections.recommendation"  # one rule for the top picks and these
+    assert not said_twice(section), said_twice(section)[:2]  # the repeat scan finds it (the old code's two lines)
+
+
+def test_the_paired_rankings_rows_say_their_common_rounds_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Each tie member's verdict cell said its rounds ('too few rounds to tell (2 rounds)' on every row): said once
+    under the table where every member shared the same rounds."""
+    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})
+    variants = [
+        _variant("lead", [1000, 1010, 990], 3.0),
+        _variant("up", [1020, 1000], 3.0),  # ahead in one round, behind in the other: too few rounds to tell
+        _variant("down", [990, 1030], 3.0),
+    ]
+    run = run_result(variants, rounds=RoundsRecord(seed=1), settings={"design": "rounds"})
+    results.save(run, tmp_path)
+    ranking = write_report(tmp_path).read_text().split("## Paired ranking")[1].split("\n## ")[0]
+    cells = [ln.rsplit("|", 2)[1].strip() for ln in ranking.splitlines() if ln.startswith("| `")]
+    assert cells == ["too few rounds to tell", "too few rounds to tell"], cells
+    assert "- The runner-ups above without a verdict: each shared 2 rounds with the pick." in ranking
+    assert "(2 rounds)" not in ranking
+
+
+def test_one_level_both_picks_says_its_why_once_in_the_paired_ranking_and_the_conclusions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Re-check 20, NEW-4's rest: for one level both picks name, the Paired ranking gave both rankings whole (the
+    same heading numbers, tie set and table) and the Conclusions said the best under the budget's why (a peak not
+    told, ~700 characters on a real run) a second time, word for word."""
+    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})
+    variants = [_variant("lead", [1000, 1010, 990], 3.0), _variant("close", [950, 800, 700], 3.0)]
+    run = run_result(variants, settings={"latency_budget_ms": 10.0, "design": "rounds"}, rounds=RoundsRecord(seed=1))
+    rec = recommend(run, 10.0)
+    under = rec.best_under_budget
+    assert under is not None and under.headroom is not None and len(under.headroom) > 100
+    results.save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    assert text.count(under.headroom) == 1  # with the pick, in the Recommendation
+    concl = text.split("## Conclusions")[1].split("\n## ")[0]
+    assert "best among the levels measured only (the budget not reached: no higher c measured; why: see Recommendation)" in concl
+    ranking = text.split("## Paired ranking")[1].split("\n## ")[0]
+    assert ranking.count("| `close` ") == 1 and ranking.count("(round-adjusted ") == 1, ranking
+    assert "the same level as the best under the budget above, with the same runner-ups, verdicts and notes." in ranking
+    assert not said_twice(text), said_twice(text)[:2]
+
+
+def test_one_level_both_picks_with_their_own_verdicts_says_the_why_and_the_numbers_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Re-check 20's rc20m: one level both picks, the best peak tied with a variant over the budget (so the two
+    verdicts differ): the best peak's bold title held the why of a peak not told that the pick above had said
+    (~560 characters), and the Paired ranking repeated the level's heading numbers."""
+    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})
+    variants = [_variant("lead", [1000, 1010, 990], 3.0), _variant("over", [995, 1015, 980], 20.0), _variant("slow", [500, 400, 450], 3.0)]  # fmt: skip
+    run = run_result(variants, settings={"latency_budget_ms": 10.0, "design": "rounds"}, rounds=RoundsRecord(seed=1))
+    rec = recommend(run, 10.0)
+    under, peak = rec.best_under_budget, rec.best_peak
+    assert under is not None and peak is not None and (under.variant, peak.variant) == ("lead", "lead")
+    assert under.verdict(True) != peak.verdict(True) and peak.unreached is not None
+    results.save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    section = text.split("## Recommendation")[1].split("\n## ")[0]
+    assert "- **Best measured throughput (peak not reached; why: as said of the pick above):** `lead` at concurrency 4" in section
+    assert section.count(peak.unreached) == 1
+    ranking = text.split("## Paired ranking")[1].split("\n## ")[0]
+    assert ranking.count("`lead` at concurrency 4 (round-adjusted") == 1
+    assert "the same level as the best under the budget above, ranked against its own runner-ups:" in ranking
+    assert ranking.count("| `over` ") == 1 and not said_twice(text)
