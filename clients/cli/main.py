@@ -14,6 +14,7 @@ from click.core import ParameterSource
 
 from clients.cli.launch import serve_command
 from clients.cli.options import server_options
+from clients.cli.unread import DEFAULT_PORTS, refuse_unread_check, refuse_unread_infer
 from clients.runtimes.options import ServerOptions
 from core.cli import EXIT_INTERRUPTED, group, list_option, parse_flag, print_table, run_cli, verbosity_option
 from core.cli import console as make_console
@@ -21,8 +22,6 @@ from core.flag_words import flag_name
 from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import given_fields, option
 from core.wording import agree
-
-DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
 
 
 @group()
@@ -120,8 +119,10 @@ def infer(
     from core.errors import ClientError
     from core.names import require_known
 
-    if url and "://" in url:
-        scheme, _, url = url.partition("://")
+    scheme = url.partition("://")[0] if url and "://" in url else None
+    refuse_unread_infer(protocol, scheme, input_path, requests, concurrency)
+    if url and scheme:
+        url = url.partition("://")[2]
         if scheme not in DEFAULT_PORTS:
             raise click.BadParameter(f"{scheme}:// is not a protocol the server speaks: http:// or grpc://", param_hint="--url")
         protocol = scheme
@@ -246,6 +247,7 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     protocols = ("http", "grpc") if protocol == "both" else (protocol,)
     try:
         if http_url or grpc_url:
+            refuse_unread_check(protocol, http_url, grpc_url)
             _refuse_server_flags(click.get_current_context(), "--http-url" if http_url else "--grpc-url")
             urls = running_urls(http_url, grpc_url, protocols)
             for line in urls.derived:

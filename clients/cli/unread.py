@@ -1,0 +1,71 @@
+"""The flags ``clients infer`` and ``clients check`` would pass over in a run, refused (issue 26, K1:
+"a flag accepted and ignored"), each command's cases listed once for :func:`core.unread_flags.refuse_unread`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from core.unread_flags import Unread, refuse_unread
+
+#: The port a protocol's server listens on by default (Triton's layout).
+DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
+
+
+def refuse_unread_infer(protocol: str, scheme: str | None, input_path: Path | None, requests: int, concurrency: int) -> None:
+    """Refuse the flags ``clients infer`` would pass over in this run (issue 26, K1): ``--protocol`` beside a
+    ``--url`` whose scheme names the other one, ``--seed`` and ``--no-cast`` beside generated or given inputs
+    where they do nothing, ``--concurrency`` above ``--requests`` (one :func:`core.unread_flags.refuse_unread`)."""
+    refuse_unread(
+        click.get_current_context(),
+        [
+            Unread(
+                "protocol",
+                "--protocol",
+                scheme in DEFAULT_PORTS and scheme != protocol,
+                f"--url {scheme}://... sets the protocol ({scheme}), not --protocol {protocol}",
+                f"drop --protocol, or write --url {protocol}://HOST:PORT (or HOST:PORT) to send over {protocol}",
+            ),
+            Unread(
+                "seed",
+                "--seed",
+                input_path is not None,
+                f"--input-data {input_path} gives the inputs; only generated inputs are seeded",
+                "drop --seed, or drop --input-data to send generated inputs",
+            ),
+            Unread(
+                "no_cast",
+                "--no-cast",
+                input_path is None,
+                "generated inputs have the model's own dtypes, so there is nothing to cast",
+                "drop --no-cast, or give --input-data FILE whose dtypes are to be held to the model's",
+            ),
+            Unread(
+                "concurrency",
+                "--concurrency",
+                concurrency > requests,
+                f"--requests {requests} puts at most {requests} in flight, not {concurrency}",
+                f"raise --requests to {concurrency} or more, or lower --concurrency to {requests}",
+            ),
+        ],
+    )
+
+
+def refuse_unread_check(protocol: str, http_url: str | None, grpc_url: str | None) -> None:
+    """Refuse ``clients check --http-url``/``--grpc-url`` of a protocol ``--protocol`` does not check, where the
+    other URL is given too: the checked protocol's own URL is used and this one is not (issue 26, K1; without
+    the other URL it is read, the checked protocol's endpoint derived from it)."""
+    refuse_unread(
+        click.get_current_context(),
+        [
+            Unread(
+                name + "_url",
+                f"--{name}-url",
+                protocol == other and given is not None and own is not None,
+                f"--protocol {other} checks over {other} only, at --{other}-url {own}",
+                f"drop --{name}-url, or pass --protocol both to check over {name} too",
+            )
+            for name, other, given, own in (("http", "grpc", http_url, grpc_url), ("grpc", "http", grpc_url, http_url))
+        ],
+    )
