@@ -139,6 +139,7 @@ def baseline(
     what it has measured: a baseline, traces or a precision study it has is measured again only
     with --replace.
     """
+    from perf.cli.baseline_flags import refuse_unread_baseline
     from perf.profile import baseline as api
     from perf.records.results import RESULTS_FILE, new_run_id
 
@@ -151,11 +152,8 @@ def baseline(
         deadline=None if time_budget is None else time.monotonic() + time_budget,
         budget=COMMAND_BUDGET,
     )
-    if profile_only and not (trace or precisions):
-        raise click.UsageError("--profile-only keeps the baseline and adds only --trace / --precision: give one of them")
     is_run = (target / RESULTS_FILE).is_file()
-    if repository is not None and not is_run:
-        raise click.UsageError(f"-r/--repository names a run's repository: {target} is a repository itself, not a run folder")
+    refuse_unread_baseline(target, is_run, repository, profile_only, trace, precisions)
     estimate_opts = estimate_options(target, opts, repository)  # the run read once: the refusal's and both estimates'
     if not is_run:
         out = out or Path("results") / f"baseline-{new_run_id()}"

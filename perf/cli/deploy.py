@@ -105,7 +105,8 @@ def export_deployment(
     bundle's README.md and docs/KUBERNETES.md for the kubectl steps. On a `triton-perf colocate`
     run, the bundle is its combination: one repository with each model's chosen variant and the
     manifests of one server loading them all (--name [default: triton-colocate-RUN_ID], --allow-changed-model and --image
-    [default: NVIDIA's image of the toolkit's default release] apply; --variant does not). A run another
+    [default: NVIDIA's image of the toolkit's default release] apply; --variant, --workload, --latency-budget-ms,
+    --allow-unfinished and --allow-refused-flags, which read a sweep's run, are refused). A run another
     command is still writing (a sweep, a colocate) is refused: its pick is not made yet.
     """
     from perf.deploy.bundle import export_deployment as export
@@ -114,7 +115,9 @@ def export_deployment(
 
     refuse_live(run_dir, "its deployment bundle")  # re-check 19, NEW-4: a bundle of a run still measured
     if _is_colocation_run(run_dir):
-        _export_combination(run_dir, out, repository, variant, name, image, latency_budget_ms, allow_changed_model)
+        sweep_only = {"--variant": variant, "--workload": workload, "--latency-budget-ms": latency_budget_ms}
+        sweep_only |= {"--allow-unfinished": allow_unfinished, "--allow-refused-flags": allow_refused_flags}
+        _export_combination(run_dir, out, repository, sweep_only, name, image, allow_changed_model)
         return
     bundle = export(
         run_dir,
@@ -188,17 +191,18 @@ def _export_combination(
     run_dir: Path,
     out: Path | None,
     repository: Path | None,
-    variant: str | None,
+    sweep_only: dict[str, object],
     name: str | None,
     image: str | None,
-    latency_budget_ms: float | None,
     allow_changed_model: bool,
 ) -> None:
-    """The bundle of a co-location run's combination (:mod:`perf.deploy.combination`)."""
+    """The bundle of a co-location run's combination (:mod:`perf.deploy.combination`); ``sweep_only``: each
+    flag that reads a sweep's run, by its value here, refused when given (issue 26, K1: ``--workload`` and the
+    ``--allow-*`` of a sweep's run were accepted and ignored)."""
     from perf.colocate.judge import describe
     from perf.deploy.combination import export_combination
 
-    given = [f for f, v in (("--variant", variant), ("--latency-budget-ms", latency_budget_ms)) if v]
+    given = [f for f, v in sweep_only.items() if v]
     if given:
         raise click.UsageError(
             f"{run_dir} is a co-location run: its bundle is the run's combination; {' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} to a sweep's run"

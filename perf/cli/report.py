@@ -23,13 +23,13 @@ def print_report(
     and the notes below it (:func:`perf.cli.summary.summary`), and every file it wrote (report.md,
     appendix.md, the plots, report.html with ``html``)."""
     from perf.cli.summary import summary
-    from perf.records import colocation, results
+    from perf.records import results
     from perf.records.unfinished import unfinished_text
     from perf.report.sections.said import said_note
     from perf.report.write import write_report
     from perf.sweep.refused_run import refused_flags_text
 
-    if not (Path(run_dir) / results.RESULTS_FILE).is_file() and (Path(run_dir) / colocation.COLOCATION_FILE).is_file():
+    if is_colocation(run_dir):
         from perf.report.colocation import write_report as write_colocation_report
 
         before = _files(Path(run_dir))
@@ -58,6 +58,44 @@ def print_report(
     else:
         click.echo(f"report: {path}")
     echo_written(path, folders.get(path.parent, {}))
+
+
+def is_colocation(run_dir: Path) -> bool:
+    """Whether ``run_dir`` is a co-location run (``triton-perf colocate``: a colocation.json, no results.json)."""
+    from perf.records import colocation, results
+
+    return not (Path(run_dir) / results.RESULTS_FILE).is_file() and (Path(run_dir) / colocation.COLOCATION_FILE).is_file()
+
+
+def _refuse_unread_colocation(run_dir: Path) -> None:
+    """Refuse the flags of a sweep's report given for a co-location run, whose report reads none of them (issue
+    26, K1: ``report COLOC_RUN --latency-budget-ms 5 --top 3 --html`` wrote the run's own report without a word)."""
+    from core.unread_flags import Unread, refuse_unread
+
+    coloc = is_colocation(run_dir)
+    why = "its report"
+    refuse_unread(
+        click.get_current_context(),
+        [
+            Unread(
+                "latency_budget_ms",
+                "--latency-budget-ms",
+                coloc,
+                f"{why} judges each model by the budgets the run was given",
+                "drop --latency-budget-ms; colocate --latency-budget-ms sets a co-location run's budgets",
+            ),
+            Unread(
+                "latency_percentile",
+                "--latency-percentile",
+                coloc,
+                f"{why} holds each model's p99 to its budget (a co-location's budgets are p99)",
+                "drop --latency-percentile",
+            ),
+            Unread("top", "--top", coloc, f"{why} lists every combination measured", "drop --top"),
+            Unread("html", "--html", coloc, f"{why} has no report.html", "drop --html"),
+        ],
+        since=f"{Path(run_dir).name} is a co-location run, of triton-perf colocate",
+    )
 
 
 def _files(folder: Path) -> dict[str, tuple[int, int]]:
@@ -109,6 +147,7 @@ def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: i
     appendix and plots), and the run's report.md stays as it is. A run another command is still
     writing (a sweep...) is refused: its report is written when that command ends.
     """
+    _refuse_unread_colocation(run_dir)
     refuse_live(run_dir, "its report")
     print_report(run_dir, latency_budget_ms, latency_percentile, top, html)
 

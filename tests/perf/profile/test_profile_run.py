@@ -89,8 +89,8 @@ def test_profile_only_keeps_the_runs_baseline(tiny_repo: Path, tmp_path: Path):
     res = CliRunner().invoke(cli, ["baseline", str(tmp_path), "--profile-only"])
     assert res.exit_code == 2 and "--trace / --precision" in res.output
     res = CliRunner().invoke(
-        cli, ["baseline", str(tmp_path), "--profile-only", "--trace", "--no-eager", "--min-run-time", "0.01", "--warmup", "0"]
-    )
+        cli, ["baseline", str(tmp_path), "--profile-only", "--trace", "--no-eager"]
+    )  # --min-run-time and --warmup time only the baseline (and the study): with --profile-only they are refused
     assert res.exit_code == 0, res.output
     after = load(tmp_path)
     assert after.baseline == before and after.profile is not None and after.profile.traces
