@@ -13,6 +13,7 @@ from builders.graph.facts import facts
 from builders.graph.inspect import Inspected, inspect_path
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
+from core.unread_flags import Unread, refuse_unread
 from core.wording import count
 
 
@@ -37,6 +38,19 @@ def inspect(path: Path, load_artifacts: bool, as_json: bool) -> None:
     folder is loaded only with --load-artifacts; otherwise the facts its build recorded are shown). Plain facts,
     each with what it usually means; no score. Exits 1 when a file cannot be read.
     """
+    refuse_unread(  # issue 26, K1: a file named as PATH is read whole with or without it
+        click.get_current_context(),
+        [
+            Unread(
+                "load_artifacts",
+                "--load-artifacts",
+                path.is_file(),
+                f"{path.name} is a file, read whole either way (a .pt loaded, an .onnx parsed); the flag loads "
+                "the TorchScript archives under a folder",
+                "drop --load-artifacts",
+            )
+        ],
+    )
     found = inspect_path(path, load_artifacts=load_artifacts)
     if as_json:
         click.echo(json.dumps([_json(i, path) for i in found], indent=2))

@@ -71,6 +71,12 @@ def validate(
     order nothing checks) are a table of their own. Exits 1 when there is any problem, 0 with
     warnings only.
     """
+    from core.unread_flags import Unread, refuse_unread
+
+    refuse_unread(  # issue 26, K1: --no-artifacts --load-artifacts opened nothing, and said only the first
+        click.get_current_context(),
+        [Unread("load_artifacts", "--load-artifacts", no_artifacts, "--no-artifacts opens no model file", "drop one of them")],
+    )
     target = release(target_triton) if target_triton is not None else None
     if not path.is_dir():  # a path typed that is not there: a usage error (exit 2), as every command's -r (T19-2)
         state, hint = not_found_parts(path, flag="")
