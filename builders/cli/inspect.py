@@ -13,7 +13,8 @@ from builders.graph.facts import facts
 from builders.graph.inspect import Inspected, inspect_path
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
-from core.unread_flags import Unread, refuse_unread
+from core.flag_refusals import Unread, refuse_unread
+from core.options import given
 from core.wording import count
 
 
@@ -39,7 +40,7 @@ def inspect(path: Path, load_artifacts: bool, as_json: bool) -> None:
     each with what it usually means; no score. Exits 1 when a file cannot be read.
     """
     refuse_unread(  # issue 26, K1: a file named as PATH is read whole with or without it
-        click.get_current_context(),
+        given(click.get_current_context()),
         [
             Unread(
                 "load_artifacts",

@@ -71,10 +71,11 @@ def validate(
     order nothing checks) are a table of their own. Exits 1 when there is any problem, 0 with
     warnings only.
     """
-    from core.unread_flags import Unread, refuse_unread
+    from core.flag_refusals import Unread, refuse_unread
+    from core.options import given
 
     refuse_unread(  # issue 26, K1: --no-artifacts --load-artifacts opened nothing, and said only the first
-        click.get_current_context(),
+        given(click.get_current_context()),
         [Unread("load_artifacts", "--load-artifacts", no_artifacts, "--no-artifacts opens no model file", "drop one of them")],
     )
     target = release(target_triton) if target_triton is not None else None

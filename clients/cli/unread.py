@@ -1,5 +1,5 @@
 """The flags ``clients infer`` and ``clients check`` would pass over in a run, refused (issue 26, K1:
-"a flag accepted and ignored"), each command's cases listed once for :func:`core.unread_flags.refuse_unread`."""
+"a flag accepted and ignored"), each command's cases listed once for :func:`core.flag_refusals.refuse_unread`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from core.unread_flags import Unread, refuse_unread
+from core.flag_refusals import Unread, refuse_unread
+from core.options import given
 
 #: The port a protocol's server listens on by default (Triton's layout).
 DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
@@ -16,9 +17,9 @@ DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
 def refuse_unread_infer(protocol: str, scheme: str | None, input_path: Path | None, requests: int, concurrency: int) -> None:
     """Refuse the flags ``clients infer`` would pass over in this run (issue 26, K1): ``--protocol`` beside a
     ``--url`` whose scheme names the other one, ``--seed`` and ``--no-cast`` beside generated or given inputs
-    where they do nothing, ``--concurrency`` above ``--requests`` (one :func:`core.unread_flags.refuse_unread`)."""
+    where they do nothing, ``--concurrency`` above ``--requests`` (one :func:`core.flag_refusals.refuse_unread`)."""
     refuse_unread(
-        click.get_current_context(),
+        given(click.get_current_context()),
         [
             Unread(
                 "protocol",
@@ -57,7 +58,7 @@ def refuse_unread_check(protocol: str, http_url: str | None, grpc_url: str | Non
     other URL is given too: the checked protocol's own URL is used and this one is not (issue 26, K1; without
     the other URL it is read, the checked protocol's endpoint derived from it)."""
     refuse_unread(
-        click.get_current_context(),
+        given(click.get_current_context()),
         [
             Unread(
                 name + "_url",

@@ -1,5 +1,5 @@
 """The flags ``triton-perf baseline`` would pass over for its target, refused before anything is measured (issue
-26, K1: "a flag accepted and ignored"): each case listed once for :func:`core.unread_flags.refuse_unread`."""
+26, K1: "a flag accepted and ignored"): each case listed once for :func:`core.flag_refusals.refuse_unread`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from core.unread_flags import Unread, refuse_unread
+from core.flag_refusals import Unread, refuse_unread
+from core.options import given
 
 
 def refuse_unread_baseline(
@@ -31,7 +32,7 @@ def refuse_unread_baseline(
     no_baseline = "--profile-only measures no baseline, the only part that reads it"
     again = "drop --profile-only to measure the baseline too, or drop the flags it would ignore"
     refuse_unread(
-        click.get_current_context(),
+        given(click.get_current_context()),
         [
             Unread(
                 "out",

@@ -115,7 +115,7 @@ def export_deployment(
 
     refuse_live(run_dir, "its deployment bundle")  # re-check 19, NEW-4: a bundle of a run still measured
     if _is_colocation_run(run_dir):
-        sweep_only = {"--variant": variant, "--workload": workload, "--latency-budget-ms": latency_budget_ms}
+        sweep_only: dict[str, object] = {"--variant": variant, "--workload": workload, "--latency-budget-ms": latency_budget_ms}
         sweep_only |= {"--allow-unfinished": allow_unfinished, "--allow-refused-flags": allow_refused_flags}
         _export_combination(run_dir, out, repository, sweep_only, name, image, allow_changed_model)
         return

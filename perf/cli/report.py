@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
-from core.options import option
+from core.options import given, option
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE
 from perf.cli.runs import RunFolder
 from perf.markdown import TOP_N
@@ -70,12 +70,12 @@ def is_colocation(run_dir: Path) -> bool:
 def _refuse_unread_colocation(run_dir: Path) -> None:
     """Refuse the flags of a sweep's report given for a co-location run, whose report reads none of them (issue
     26, K1: ``report COLOC_RUN --latency-budget-ms 5 --top 3 --html`` wrote the run's own report without a word)."""
-    from core.unread_flags import Unread, refuse_unread
+    from core.flag_refusals import Unread, refuse_unread
 
     coloc = is_colocation(run_dir)
     why = "its report"
     refuse_unread(
-        click.get_current_context(),
+        given(click.get_current_context()),
         [
             Unread(
                 "latency_budget_ms",

@@ -20,7 +20,8 @@ def _baseline_interrupted(repo: Path, out: Path, at_line: str, *more: str) -> tu
     """``triton-perf baseline REPO --out OUT`` of one variant and its eager model (``more``: further flags),
     Ctrl-C when stderr says ``at_line``."""
     cmd = [sys.executable, "-m", "perf.cli.main", "baseline", str(repo), "--out", str(out)]
-    cmd += ["--variants", "tiny_onnx_cpu1_nodb_mbs8", "--min-run-time", "10", "--warmup", "0.2", *more]
+    cmd += ["--variants", "tiny_onnx_cpu1_nodb_mbs8", "--min-run-time", "10", *more]
+    cmd += [] if "--profile-only" in more else ["--warmup", "0.2"]  # only the baseline reads it (else refused)
     proc = interruptible.start(cmd)  # Python's own SIGINT handler, even in a background suite
     lines: list[str] = []
     try:
