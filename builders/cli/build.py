@@ -18,7 +18,7 @@ from builders.cli.flags import EXPORT_PANEL, FORMAT_FLAGS, GRID_FLAGS, SERVING_F
 from builders.cli.summary import print_build_summary, repository_line, say_interrupted
 from builders.cli.trtexec import print_trtexec as print_trtexec_commands
 from builders.cli.trtexec import say_source
-from builders.cli.unread import unread_build_flags
+from builders.cli.unread import refuse_unread_build_flags
 from builders.config.warmup import DEFAULT_WARMUP_COUNT
 from builders.model.spec import ModelSpec
 from builders.model.spec_flags import parse_axis_flag
@@ -282,8 +282,7 @@ def build(
         fmts = tuple(f for f in fmts if f != "trt") or ("onnx",)
         fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
         build_precisions = tuple(dict.fromkeys(("fp32", *precisions)))
-    if (unread := unread_build_flags(click.get_current_context(), fmts, grid, print_trtexec)) is not None:
-        raise unread
+    refuse_unread_build_flags(click.get_current_context(), fmts, grid, print_trtexec)
     console = make_console()
     opts = build_api.BuildOptions(
         model=model,

@@ -40,22 +40,21 @@ def test_a_flag_the_build_would_not_read_is_refused(extra: list[str], said: str,
     assert "loading model" not in res.output and not (tmp_path / "b").exists()
 
 
-def test_the_same_flags_where_the_build_reads_them_are_not_refused(tmp_path: Path) -> None:
-    from builders.cli.unread import unread_build_flags
+def test_the_same_flags_where_the_build_reads_them_are_not_refused() -> None:
+    from builders.cli.unread import refuse_unread_build_flags
+    from core.errors import FlagError
 
     ctx = cli.make_context("builders", ["build", "--opset", "17", "--warmup-count", "2", "--workspace-mib", "8"])
     sub = cli.commands["build"].make_context(
         "build", ["--opset", "17", "--warmup-count", "2", "--workspace-mib", "8"], parent=ctx
     )
-    assert unread_build_flags(sub, ("onnx", "trt"), VariantGrid(warmups=("zero",)), False) is None
-    assert (
-        unread_build_flags(sub, ("onnx",), VariantGrid(warmups=(None, "zero")), True) is None
-    )  # --print-trtexec reads the workspace
-    refusal = unread_build_flags(sub, ("onnx",), VariantGrid(), False)
-    assert refusal is not None and refusal.flag == "--workspace-mib"  # every unread flag named, in one refusal
-    assert "; --warmup-count would be ignored" in str(refusal) and "drop --workspace-mib and --warmup-count" in (
-        refusal.hint or ""
-    )
+    refuse_unread_build_flags(sub, ("onnx", "trt"), VariantGrid(warmups=("zero",)), False)
+    refuse_unread_build_flags(sub, ("onnx",), VariantGrid(warmups=(None, "zero")), True)  # --print-trtexec reads the workspace
+    with pytest.raises(FlagError) as e:
+        refuse_unread_build_flags(sub, ("onnx",), VariantGrid(), False)
+    assert e.value.flag == "--workspace-mib"  # every unread flag named, in one refusal
+    assert "; --warmup-count would be ignored" in str(e.value)
+    assert "drop --workspace-mib" in (e.value.hint or "") and "drop --warmup-count" in (e.value.hint or "")
 
 
 def test_an_accelerator_no_grid_point_takes_is_said_as_a_skip() -> None:
