@@ -25,6 +25,7 @@ from core.wording import count
 from perf.analysis.efficiency import COMPONENTS, EfficiencyRow, best_rows
 from perf.markdown import flag_mark
 from perf.plots.canvas import LEGEND_WRAP, Drawn, pyplot, xy
+from perf.plots.empty import say_empty
 from perf.plots.palette import BLACK, COMPONENT_COLOURS, REFERENCE, series_colour
 from perf.plots.styles import LINESTYLES, Style
 from perf.plots.ticks import concurrency_axis, save
@@ -106,6 +107,12 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], colours: Mapping[str, str], 
             label=f"not measured fairly{flag_mark(HOST_BUSY)} (served or in-process)",
         )
         drawn[str(rings.get_label())] = ([float(r.point.concurrency) for r in busy], [float(r.ratio or 0) for r in busy])
+    if not shown:  # every level left out: words, not an empty frame with piled-up ticks (trial 21, T21-3)
+        words = empty_words(len(faster))
+        say_empty(ax, words)
+        ax.set_title(RATIO_TITLE)
+        drawn[words] = ([], [])  # the panel's words, as a legend note is returned
+        return
     if faster:  # never drawn as an efficiency above 1: counted in the legend
         label = (
             f"{count(len(faster), 'level')} left out: served faster than in-process (not evidence; measured under different load)"
@@ -117,6 +124,17 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], colours: Mapping[str, str], 
     ax.set_ylabel("served ÷ in-process throughput")
     ax.set_title(RATIO_TITLE)
     _legend_below(ax)
+
+
+def empty_words(faster: int) -> str:
+    """The ratio panel's words when it shows no level (``faster``: the levels served faster than in-process)."""
+    if not faster:
+        return "No level to show: no level has both a served run and an in-process point at its batch."
+    return (
+        f"No level to show: {'the' if faster == 1 else 'all'} {count(faster, 'level')} with an in-process point "
+        f"{'was' if faster == 1 else 'were'} served faster than in-process, which is not evidence (measured under "
+        "different load): the in-process baseline is unusable here; measure it again on a quiet host (report.md says how)."
+    )
 
 
 def _time_panel(ax, best: dict[str, EfficiencyRow], drawn: dict) -> None:

@@ -96,7 +96,11 @@ def label_numbers(fig) -> None:
 
 
 def save(fig, path: Path, tight: bool = True) -> None:
-    """Label ``fig``'s number axes (:func:`label_numbers`) and write it to ``path`` (PNG, 110 dpi):
-    the one place a plot is saved, so no plot escapes the rule."""
+    """Label ``fig``'s number axes (:func:`label_numbers`), say in words what a panel with no data
+    holds (:func:`perf.plots.empty.blank_empty`: no broken tick scale) and write it to ``path``
+    (PNG, 110 dpi): the one place a plot is saved, so no plot escapes the rule."""
+    from perf.plots.empty import blank_empty
+
+    blank_empty(fig)
     label_numbers(fig)
     fig.savefig(path, dpi=110, bbox_inches="tight" if tight else None)

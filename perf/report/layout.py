@@ -72,10 +72,13 @@ class Part:
         lines: Its markdown lines.
         detail: It may move to the appendix whole when the report is too long (a table a reader
             looks up; the findings never move).
+        kept: Lines of it that stay in report.md, under its heading, when it moves (a finding the
+            section holds: trial 21, T21-3's unusable baseline).
     """
 
     lines: list[str]
     detail: bool = False
+    kept: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def title(self) -> str:
@@ -106,7 +109,7 @@ def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES) -> tuple[list[str]
             break
         longest = max(movable, key=lambda p: len(p.lines))
         note = f"In [{APPENDIX_FILE}]({APPENDIX_FILE}) (moved there to keep this report within {limit} lines)."
-        kept[kept.index(longest)] = Part([f"## {longest.title}", "", note, ""])
+        kept[kept.index(longest)] = Part([f"## {longest.title}", "", *longest.kept, note, ""])
         moved.append(longest)
     report = [ln for p in kept for ln in p.lines]
     return report, [ln for p in parts if any(p is m for m in moved) for ln in p.lines]

@@ -37,6 +37,7 @@ from perf.report.appendix import write_appendix
 from perf.report.conclusions import written as conclusions
 from perf.report.layout import MAX_REPORT_LINES, Part, fit, report_folder, what_if
 from perf.report.sections import coldstart as coldstart_report
+from perf.report.sections.baseline_unusable import kept_in
 from perf.report.sections.effects import beside_recommendation, effects_section
 from perf.report.sections.efficiency import efficiency_details, efficiency_section
 from perf.report.sections.profile import profile_section, trace_lines
@@ -203,7 +204,7 @@ def write_report(
         Part(findings),
         Part(coldstart_report.section(run), detail=True),
         Part(plot_lines(run, out, rec, breakdown_concurrency, html)),
-        Part(efficiency_section(run, out, run_dir), detail=True),
+        Part(efficiency := efficiency_section(run, out, run_dir), detail=True, kept=kept_in(efficiency)),
         Part([], detail=True),  # the level tables: what the other parts leave of the report's length
         Part(request_rate_table(run), detail=True),
         Part(profile_section(run.profile, up), detail=True),

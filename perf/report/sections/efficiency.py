@@ -32,6 +32,7 @@ from perf.plots.efficiency import write_plot
 from perf.plots.styles import series_looks
 from perf.records.levels import HOST_BUSY
 from perf.records.results import RunResult
+from perf.report.sections.baseline_unusable import unusable_lines
 from perf.report.sections.inprocess import baseline_lines
 from perf.report.sections.said import cut_facts, own
 
@@ -143,7 +144,7 @@ def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
         )
         return lines + [f"No in-process baseline in this run ({why}).", ""]
     rows = efficiency_rows(run)
-    lines += [*conclusion(run, rows), ""]
+    lines += [*unusable_lines(run, run_dir, rows), *conclusion(run, rows), ""]
     shown, table_rows, note = top_rows(rows)
     failed = {v.name for v in run.variants if v.status == "failed"}
     if write_plot(shown, out / PLOT_FILE, series_looks(run_points(run), failed, run)) is not None:  # the other plots' colours

@@ -1,0 +1,52 @@
+"""The one line a report gives a run whose in-process baseline is no evidence at any level (trial 21,
+T21-3): every level with an in-process point was served faster than the same call in-process, so the
+Serving efficiency section has no ratio to show and its plot no level. The line stays in report.md when
+the section moves to the appendix (:attr:`perf.report.layout.Part.kept`), and names the command that
+measures the baseline again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.wording import agree
+from perf.analysis.efficiency import EfficiencyRow, efficiency_rows
+from perf.markdown import fmt
+from perf.records.results import RunResult
+
+#: How the line begins (:func:`kept_in` finds it by it).
+HEAD = "**The in-process baseline is unusable here.**"
+
+
+def kept_in(section: Sequence[str]) -> list[str]:
+    """The line of :func:`unusable_lines` in the Serving efficiency ``section``'s lines (and a blank
+    line after it), or ``[]``: what report.md keeps of the section when it moves to the appendix."""
+    return next(([ln, ""] for ln in section if ln.startswith(HEAD)), [])
+
+
+def unusable_lines(run: RunResult, run_dir: Path, rows: Sequence[EfficiencyRow] | None = None) -> list[str]:
+    """``["**The in-process baseline is unusable here.** ...", ""]`` when every row with a ratio was served
+    faster than in-process (none of them evidence), else ``[]``.
+
+    Args:
+        run: The run (no baseline: ``[]``).
+        run_dir: The run folder the named commands act on.
+        rows: Its efficiency rows (:func:`perf.analysis.efficiency.efficiency_rows`; computed when ``None``).
+    """
+    if run.baseline is None:
+        return []
+    rated = [r for r in (efficiency_rows(run) if rows is None else rows) if r.ratio is not None]
+    if not rated or not all(r.served_faster for r in rated):
+        return []
+    busy = max((r.in_process.host_busy_pct or 0.0 for r in rated if r.in_process is not None), default=None)
+    load = f" (other processes used up to {fmt(busy, 0)} % of a core during its points)" if busy else ""
+    n = len(rated)
+    return [
+        f"{HEAD} {'The one level' if n == 1 else f'All {n} levels'} with an "
+        f"in-process point {agree(n, 'was', 'were')} served faster than the same call in-process, which a serving path cannot do by itself: the baseline was "
+        f"measured under other load than the sweep{load}, so no served ÷ in-process ratio is evidence. "
+        f"`triton-perf baseline {run_dir} --replace` on a quiet host measures it again (the earlier one is kept in "
+        f"results.json); `triton-perf report {run_dir}` then shows the ratios.",
+        "",
+    ]
