@@ -15,6 +15,7 @@ from builders.backends import DEFAULT_SERVING
 from builders.config.variants import GridPlan, VariantGrid
 from builders.export.onnx import DEFAULT_OPSET
 from builders.export.tensorrt import DEFAULT_WORKSPACE_BYTES
+from builders.model.models import check_model_form
 from builders.model.spec import ModelSpec
 from builders.repository.build_folder import Staging
 from builders.repository.records import BuildManifest
@@ -104,6 +105,10 @@ class BuildOptions:
     plans: dict[str, Path] = dataclasses.field(default_factory=dict)
     warmup_count: int | None = None
     warmup_count_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        """``model``'s form checked from its text before anything is imported (:func:`builders.model.models.check_model_form`)."""
+        check_model_form(self.model)
 
     def spec_source(self, kind: str) -> str:
         """Where the input spec came from, in words (``kind``: the loaded model's kind), for

@@ -25,6 +25,9 @@ from core.names import close_names
 
 #: The two forms of a factory, and an example of each (one wording for every message and help).
 FACTORY_FORMS = "path/to/file.py:factory or package.module:factory"
+#: Suffixes of model files accepted by ``--model``: TorchScript and ``torch.export`` archives (no factory in them).
+TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts", ".jit")
+EXPORT_SUFFIXES = (".pt2",)
 FACTORY_EXAMPLE = "--model seqnet.py:make (calls make() in ./seqnet.py) or --model mypackage.models:make"
 
 
@@ -74,6 +77,42 @@ def file_without_factory(source: str) -> ModelSpecError:
     )
 
 
+def check_form(source: str, builtins: tuple[str, ...]) -> None:
+    """Refuse a ``--model`` text whose form is wrong, from its text and the files it names only (no
+    import: trial 21, T21-11, ``--model detector.py`` was refused after torch's 20 s import).
+
+    Args:
+        source: ``--model``'s text.
+        builtins: The built-in models' names (taken as they are).
+
+    Raises:
+        ModelSpecError: a Python file or folder without ``:factory`` (:func:`file_without_factory`), a
+            factory form with an empty side, a factory file that is missing or not ``.py``
+            (:func:`import_factory`'s own checks, which run again there), or a missing ``.pt``/``.pt2`` file.
+    """
+    if source in builtins:
+        return
+    if source.endswith(TORCHSCRIPT_SUFFIXES + EXPORT_SUFFIXES):  # load_model's order
+        if not Path(source).is_file():
+            raise missing_model_file(Path(source))
+        return
+    if ":" in source:
+        where, _ = split_factory(source)
+        if where.endswith(".py") or os.sep in where or "/" in where:
+            _factory_file(source, where)
+    elif looks_like_python_file(source):
+        raise file_without_factory(source)
+
+
+def missing_model_file(path: Path) -> ModelSpecError:
+    """The error for ``--model PATH.pt`` (or ``.pt2``) where no such file is."""
+    return ModelSpecError(
+        f"model file {path} does not exist",
+        hint="pass an existing .pt (TorchScript) or .pt2 (torch.export) file",
+        flag="--model",  # a typed path: exit 2, as a missing factory file (trial 20, T20-6)
+    )
+
+
 def split_factory(source: str) -> tuple[str, str]:
     """``("path/to/file.py" or "package.module", "factory")`` from ``--model``'s text (split at
     the last ``:``).
@@ -106,13 +145,8 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
     """
     where, fn_name = split_factory(source)
     is_file = where.endswith(".py") or os.sep in where or "/" in where
-    if is_file and (not Path(where).is_file() or not where.endswith(".py")):
-        raise ModelSpecError(
-            f"--model {source!r}: {where} {'is not a .py file' if Path(where).is_file() else 'does not exist'}"
-            + ("" if Path(where).is_absolute() else f" (a relative path is from the current directory, {os.getcwd()})"),
-            hint=f"--model takes {FACTORY_FORMS}, e.g. {FACTORY_EXAMPLE}",
-            flag="--model",
-        )
+    if is_file:
+        _factory_file(source, where)
     try:
         if is_file:
             module = _import_file(Path(where))
@@ -144,6 +178,17 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
             flag="--model",
         )
     return fn_name, factory
+
+
+def _factory_file(source: str, where: str) -> None:
+    """Refuse ``--model WHERE:factory`` whose file ``where`` is missing or not a ``.py`` file."""
+    if not Path(where).is_file() or not where.endswith(".py"):
+        raise ModelSpecError(
+            f"--model {source!r}: {where} {'is not a .py file' if Path(where).is_file() else 'does not exist'}"
+            + ("" if Path(where).is_absolute() else f" (a relative path is from the current directory, {os.getcwd()})"),
+            hint=f"--model takes {FACTORY_FORMS}, e.g. {FACTORY_EXAMPLE}",
+            flag="--model",
+        )
 
 
 def _import_error(e: Exception, where: str, fn_name: str, is_file: bool) -> ModelSpecError:

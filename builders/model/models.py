@@ -14,7 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from builders.model.builtin import BUILTINS, get_builtin
-from builders.model.factory import FACTORY_FORMS, file_without_factory, import_factory, looks_like_python_file
+from builders.model.factory import (
+    EXPORT_SUFFIXES,
+    FACTORY_FORMS,
+    TORCHSCRIPT_SUFFIXES,
+    check_form,
+    file_without_factory,
+    import_factory,
+    looks_like_python_file,
+    missing_model_file,
+)
 from builders.model.forward_args import forward_names, input_binding
 from builders.model.spec import ModelSpec
 from builders.model.torchscript_archive import read_archive
@@ -25,10 +34,6 @@ log = logging.getLogger(__name__)
 
 
 BUILTIN_NAMES = tuple(BUILTINS)
-
-#: Suffixes of model files accepted by ``--model``: TorchScript and ``torch.export`` archives.
-TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts", ".jit")
-EXPORT_SUFFIXES = (".pt2",)
 
 
 @dataclasses.dataclass
@@ -95,12 +100,24 @@ def load_model(source: Any, spec: ModelSpec | None, example_inputs: Any = None) 
             user model without a spec, or a spec whose input names are ``forward()``'s in
             another order or a likely typo of one.
     """
+    check_model_form(source)
     loaded, program = _resolve(source, spec, example_inputs)
     where = source if isinstance(source, str) else type(source).__name__
     binding = input_binding([t.name for t in loaded.spec.inputs], forward_names(loaded.module), where)
     if program is not None:
         check_spec_against_graph(program, loaded.spec, where)
     return dataclasses.replace(loaded, input_binding=binding)
+
+
+def check_model_form(source: Any) -> None:
+    """Refuse a ``--model`` text of the wrong form before anything heavy is imported (torch: trial 21,
+    T21-11): :func:`builders.model.factory.check_form` against the built-in names; other sources pass.
+
+    Raises:
+        ModelSpecError: a Python file or folder without ``:factory``, or a factory's file that is missing.
+    """
+    if isinstance(source, str):
+        check_form(source, BUILTIN_NAMES)
 
 
 def _resolve(source: Any, spec: ModelSpec | None, example_inputs: Any) -> tuple[LoadedModel, Any]:
@@ -134,9 +151,7 @@ def _resolve(source: Any, spec: ModelSpec | None, example_inputs: Any) -> tuple[
     path = Path(source)
     if source.endswith(TORCHSCRIPT_SUFFIXES + EXPORT_SUFFIXES):
         if not path.is_file():
-            raise ModelSpecError(
-                f"model file {path} does not exist", hint="pass an existing .pt (TorchScript) or .pt2 (torch.export) file"
-            )
+            raise missing_model_file(path)
         spec = _require_spec(source, spec)
         if not source.endswith(EXPORT_SUFFIXES):
             _require_torchscript(path)
