@@ -143,8 +143,10 @@ def _events(console: Any) -> Any:
     from rich.markup import escape
 
     from perf.colocate import judge
+    from perf.colocate.source import LOAD_HOLDS
     from perf.records.colocation import step_number
     from perf.records.levels import window_failure
+    from perf.search.events import loaded_words
 
     def on_event(e: dict[str, Any]) -> None:
         if e["event"] == "step":
@@ -159,6 +161,8 @@ def _events(console: Any) -> Any:
             console.log(escape(e["decision"].reason))
         elif e["event"] == "plan":  # the plan fitted again to the loads timed (perf.colocate.plan.refit_words)
             console.log(escape(e["text"]), style="yellow")
+        elif e["event"] == "variant_loaded":  # the seconds the plan prices a load by: with its inputs and warm-up
+            console.log(escape(loaded_words(e["variant"], e["seconds"], LOAD_HOLDS)))
         elif e["event"] == "visit":
             v = e["visit"]
             parts = [

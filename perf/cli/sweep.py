@@ -311,7 +311,9 @@ class _progress:
         elif e["event"] == "variant_loading":  # a load takes seconds: the bar says what it waits for
             self.bar.update(self.task, description=escape(f"loading {e['variant']}"))
         elif e["event"] == "variant_loaded":  # one line per variant loaded, in a log file too
-            log(escape(f"loaded {e['variant']} in {e['seconds']:.1f} s"))
+            from perf.search.events import loaded_words
+
+            log(escape(loaded_words(e["variant"], e["seconds"])))
         elif e["event"] in ("baseline_point", "baseline_rounds", "baseline_cut", "baseline_loading"):
             log(escape("in-process baseline " + describe_event(e)))
 

@@ -331,7 +331,7 @@ class Colocate:
                 host.CORES_KEY: cores(),  # what its p99s are judged with, on any host (perf.colocate.host)
             }
             server = ServerSource(self.opts, self.record, srv, self.pa, self.run_dir, self.repo)
-            server.gpu = self._gpu(srv)
+            server.gpu, server.events = self._gpu(srv), self.events
             source = server
             if self.previous is not None:
                 source = ReplaySource(server, self.previous)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from builders.repository.view import Repository
 from clients.runtimes.served import Loaded
@@ -24,6 +25,9 @@ from perf.measure.inputs import input_args
 from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep
 from perf.records.measured_files import refuse_reloaded
 from perf.sweep.preflight import RAW_DIR
+
+#: What a load's seconds (:attr:`SearchStep.load_s`, the console's "loaded" line) hold beside the load itself.
+LOAD_HOLDS = "its inputs made and its warm-up included"
 
 
 class ServerSource:
@@ -46,6 +50,8 @@ class ServerSource:
         self.args: dict[str, tuple[str, ...]] = {}
         #: The server's GPUs (set by the run when a variant has a KIND_GPU group).
         self.gpu: GpuProbe | None = None
+        #: Progress events (set by the run): ``variant_loaded`` after each load, as the sweep sends it.
+        self.events: Callable[[dict[str, Any]], None] = lambda _e: None
 
     def record_command(self, what: str, line: str) -> None:
         """Append a command to the run's ``commands.txt``."""
@@ -73,6 +79,8 @@ class ServerSource:
                 self.args[v] = tuple(self._inputs(v))
             self._warmup(v)
             step.load_s.append(round(time.monotonic() - start, 3))
+            # said as each load ends, as the sweep says its own (trial 21, T21-2: ~70 s of silence while 8 loaded)
+            self.events({"event": "variant_loaded", "variant": v, "seconds": step.load_s[-1]})
         step.loaded = sorted(self.loaded)
 
     def _load(self, variant: str) -> None:

@@ -45,6 +45,13 @@ def change_words(ch: LevelChange) -> str:
     return f"{ch.variant} c={ch.concurrency}{shape} b={ch.batch_size}: {CHANGE_WORDS[ch.change]}: {ch.why}"
 
 
+def loaded_words(variant: str, seconds: float, including: str = "") -> str:
+    """The console's line for one variant loaded, in the sweep and in colocate (trial 21, T21-2: colocate loaded 8
+    variants in ~70 s without a word): ``"loaded v in 3.4 s"``, ``including`` what the seconds also hold
+    (``"its inputs made and its warm-up"``) in brackets after them."""
+    return f"loaded {variant} in {seconds:.1f} s" + (f" ({including})" if including else "")
+
+
 def subject(e: Mapping[str, Any]) -> str:
     """Whose stop a ``search_decision`` event says: the variant, or at one of several client workloads its series
     (``"v [seq=128]"``: each workload's ladder stops on its own, :mod:`perf.search.ladder`)."""
