@@ -69,7 +69,8 @@ def _build(root: Path, delays: tuple[int | None, ...]) -> Path:
 
 def _run(repo: Path, results: Path, run_id: str, args: argparse.Namespace, brute: bool) -> dict[str, Any]:
     from clients.runtimes.options import ServerOptions
-    from perf.colocate.judge import describe, neighbour_cost
+    from perf.colocate.judge import describe
+    from perf.colocate.neighbours import neighbour_cost
     from perf.colocate.options import EVERY_MODEL, ColocateOptions
     from perf.colocate.run import Colocate
 

@@ -188,7 +188,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     from perf.colocate import plan, verdict
     from perf.colocate.builds import combination_words
     from perf.colocate.closest import NOTHING_MEASURED, closest, closest_title, closest_words, reason
-    from perf.colocate.judge import neighbour_cost
+    from perf.colocate.neighbours import neighbour_cost
     from perf.report.colocation import REPORT_FILE
 
     rec = run.record
@@ -250,13 +250,13 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
 
 
 def neighbour_table(rows: list[Any]) -> Any:
-    """The console's "each model alone and co-located" table of :func:`perf.colocate.judge.neighbour_cost`'s
+    """The console's "each model alone and co-located" table of :func:`perf.colocate.neighbours.neighbour_cost`'s
     rows (a rich ``Table``): the ratio cell short (:meth:`perf.analysis.stats.paired.Paired.cell`), the caption
     saying what it shows (trial 17, T17-7: the report's sentence wrapped into 13 lines a row)."""
     from rich.table import Table
 
     from perf.analysis.stats.paired import CELL_WORDS
-    from perf.colocate.judge import NEIGHBOUR_COLUMNS
+    from perf.colocate.neighbours import NEIGHBOUR_COLUMNS
 
     table = Table(
         title="each model alone and co-located (medians over the same rounds)",

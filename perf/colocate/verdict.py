@@ -23,7 +23,7 @@ from pathlib import Path
 
 from core.wording import count
 from perf.analysis.stats.paired import Paired
-from perf.colocate import judge, plan
+from perf.colocate import judge, neighbours, plan
 from perf.colocate.judge import Measured
 from perf.markdown import times
 from perf.records.colocation import ColocationRecord, SearchStep, step_number
@@ -279,7 +279,7 @@ def last_step_words(record: ColocationRecord) -> str | None:
     499 weighted infer/s (mlp 118 infer/s p99 30.54 ms; ranker 384 infer/s p99 28.10 ms)"``; ``None`` where there is
     no pick, the final rounds were measured, or no step measured the pick (trial 19, T19-15: a pick reported without
     any numbers, the step medians it was chosen on in colocation.json)."""
-    if record.pick is None or judge.neighbour_cost(record):
+    if record.pick is None or neighbours.neighbour_cost(record):
         return None
     m = next((c for c in judge.measured_combinations(record) if judge.key(c.combination) == judge.key(record.pick)), None)
     step = next((s for s in record.steps if m is not None and s.index == m.step), None)

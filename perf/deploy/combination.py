@@ -35,7 +35,7 @@ from builders.config.pbtxt import read_config
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from core.errors import PerfError
 from core.wording import count, sentence
-from perf.colocate import judge, verdict
+from perf.colocate import judge, neighbours, verdict
 from perf.colocate.resume import SERVER_FAILED
 from perf.deploy import k8s
 from perf.deploy.bundle import README_FILE, copy_variant, move_in, renamed_tensors, source_variant
@@ -239,7 +239,7 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...], renamed: dict[st
         "",
     ]
     memory = {g.variant: g for g in rec.gpu_memory}
-    for r in judge.neighbour_cost(rec):
+    for r in neighbours.neighbour_cost(rec):
         paired = r.paired.spread_text() + r.medians_note() if r.paired else r.unpaired
         on_gpu = rec.model(r.model).gpus.get(r.variant)
         gpu = ""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.wording import sentence
 from perf.analysis.stats.paired import RULE, p_words
-from perf.colocate import host, judge, outcome, verdict
+from perf.colocate import host, judge, neighbours, outcome, verdict
 from perf.colocate.builds import combination_words, with_build_checks
 from perf.colocate.closest import NOTHING_MEASURED, closest, closest_lines, reason
 from perf.colocate.near import status
@@ -167,14 +167,14 @@ def pick_section(record: ColocationRecord) -> list[str]:
         f"**Why**: {sentence(as_said(record, record.pick_reason))}",
         "",
     ]
-    rows = judge.neighbour_cost(record)
+    rows = neighbours.neighbour_cost(record)
     if rows:
         lines += [
             "**The numbers** (medians over the final rounds; alone = the same variant alone on the same server, in the same "
             "rounds: what its neighbours cost it):",
             "",
             *table(
-                list(judge.NEIGHBOUR_COLUMNS),
+                list(neighbours.NEIGHBOUR_COLUMNS),
                 [
                     [
                         r.model,
@@ -199,7 +199,7 @@ def pick_section(record: ColocationRecord) -> list[str]:
     return [*lines, *beats_lines(record), ""]
 
 
-def targets_lines(record: ColocationRecord, rows: list[judge.Neighbours]) -> list[str]:
+def targets_lines(record: ColocationRecord, rows: list[neighbours.Neighbours]) -> list[str]:
     """Each model's co-located numbers against its targets (nothing when no model has one)."""
     parts = []
     for r in rows:

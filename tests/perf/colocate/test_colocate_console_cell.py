@@ -10,7 +10,7 @@ from rich.console import Console
 
 from perf.analysis.stats.paired import CELL_WORDS, paired
 from perf.cli.colocate import neighbour_table
-from perf.colocate.judge import Neighbours
+from perf.colocate.neighbours import Neighbours
 
 TOGETHER = [210.0, 190.0, 200.0, 202.0, 180.0, 240.0]
 ALONE = [300.0, 290.0, 310.0, 293.0, 280.0, 260.0]

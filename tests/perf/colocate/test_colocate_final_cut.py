@@ -13,7 +13,7 @@ import pytest
 
 from core.cli import console as make_console
 from perf.cli.colocate import _finish
-from perf.colocate import judge, verdict
+from perf.colocate import judge, neighbours, verdict
 from perf.colocate.search import CoordinateSearch
 from perf.records.colocation import ColocationRecord
 from perf.report.colocation import report_lines
@@ -33,7 +33,7 @@ def test_a_pick_whose_final_rounds_were_cut_shows_its_last_step_numbers_labelled
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rec = _final_cut()
-    assert rec.pick is not None and not judge.neighbour_cost(rec)
+    assert rec.pick is not None and not neighbours.neighbour_cost(rec)
     m = next(c for c in judge.measured_combinations(rec) if judge.key(c.combination) == judge.key(rec.pick))
     step = next(s for s in rec.steps if s.index == m.step)
     words = verdict.last_step_words(rec)
@@ -54,4 +54,4 @@ def test_a_pick_whose_final_rounds_were_cut_shows_its_last_step_numbers_labelled
 def test_a_pick_with_its_final_rounds_measured_says_no_last_step_numbers() -> None:
     src, rec = cs.SynthSource(1), cs.record(1)
     CoordinateSearch(rec, src, clock=src.clock, time_budget_s=None).run()
-    assert rec.pick is not None and judge.neighbour_cost(rec) and verdict.last_step_words(rec) is None
+    assert rec.pick is not None and neighbours.neighbour_cost(rec) and verdict.last_step_words(rec) is None

@@ -15,7 +15,7 @@ from python_models import SERIAL_MODEL, write_python_model
 from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
 from perf.cli.main import cli
-from perf.colocate import judge
+from perf.colocate import judge, neighbours
 from perf.colocate.builds import combination_words
 from perf.records import colocation
 from perf.records.provenance import code_id
@@ -97,7 +97,7 @@ def test_two_models_of_different_cost_are_co_located_and_the_combination_named(t
     )
     assert mlp_alone is not None and tiny_alone is not None and mlp_alone < tiny_alone
     # what the neighbours cost each model: alone and co-located in the same final rounds
-    rows = judge.neighbour_cost(rec)
+    rows = neighbours.neighbour_cost(rec)
     assert {r.model for r in rows} == {"mlp", "tiny"}
     assert all(r.paired is not None and r.paired.rounds == rec.steps[-1].rounds for r in rows)
     assert rec.combinations_total == 4 and 1 <= rec.combinations_measured <= 4

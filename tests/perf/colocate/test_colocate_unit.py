@@ -19,7 +19,7 @@ from factories import served_model
 from clients.runtimes.served import Loaded
 from core.errors import PerfError
 from perf.cli.main import cli
-from perf.colocate import judge
+from perf.colocate import judge, neighbours
 from perf.colocate.measure import ModelLoad, measure_together
 from perf.colocate.options import ColocateOptions
 from perf.colocate.run import Colocate
@@ -167,7 +167,7 @@ def test_the_report_explains_the_pick_in_four_parts(tmp_path: Path) -> None:
     assert f"{rec.combinations_measured} of 64 combinations measured" in text
     assert f"![{tradeoff_title(rec)}](colocation_tradeoff.png)" in text  # the plot's own title
     assert (tmp_path / "colocation_tradeoff.png").stat().st_size > 0
-    for row in judge.neighbour_cost(rec):  # alone vs co-located, measured in the same rounds
+    for row in neighbours.neighbour_cost(rec):  # alone vs co-located, measured in the same rounds
         assert row.paired is not None and row.paired.rounds >= 6
         assert row.together < row.alone  # the neighbours cost each model throughput
 
@@ -361,7 +361,7 @@ def test_a_run_loads_what_each_step_needs_and_measures_the_pick_alone_and_togeth
     commands = (tmp_path / "results" / "r" / "commands.txt").read_text()
     assert "tritonserver --fake" in commands and "--concurrency-range 3:3" in commands and "--shape x:6" in commands
     assert colocation.load(tmp_path / "results" / "r").finished is not None
-    assert judge.neighbour_cost(rec)  # alone vs co-located from the same final rounds
+    assert neighbours.neighbour_cost(rec)  # alone vs co-located from the same final rounds
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from perf.analysis.stats.paired import paired
-from perf.colocate.judge import Neighbours
+from perf.colocate.neighbours import Neighbours
 from perf.markdown import ratio_of
 
 ROOT = Path(__file__).resolve().parents[3]
