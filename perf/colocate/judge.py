@@ -150,6 +150,37 @@ def targets_words(record: ColocationRecord) -> str:
     return "every model's budget" + (" and required throughput" if any(record.required.values()) else "")
 
 
+def missed(
+    visits: Sequence[ColocationVisit],
+    step: int,
+    combination: Combination,
+    rounds: int,
+    models: Sequence[ColocatedModel],
+    *,
+    cores: int | None,
+) -> list[tuple[str, bool]]:
+    """The targets the models of ``combination`` miss over the step's rounds (:func:`misses`' words), each with
+    whether the miss is verified: ``False`` for a p99 over its budget that the host's load may explain (``"not
+    verified here"``, the sweep's rule: :meth:`Judged.too_few_quiet`), ``True`` for every other miss."""
+    targets = {m.name: m for m in models}
+    out = []
+    for model in sorted(combination):
+        j = judged_p99(visits, step, combination, rounds, model, cores=cores)
+        thr = median(model_series(visits, step, combination, rounds, model, "throughput_infer_per_s"))
+        m = targets.get(model)
+        if j is None or thr is None:
+            out.append((f"{model} has no numbers", True))
+            continue
+        if m is not None and m.latency_budget_ms is not None and j.ms > m.latency_budget_ms:
+            far = j.far_over(99, m.latency_budget_ms)  # the sweep's words (budget_latency.Judged.far_over)
+            unsure = not far and (j.loaded or j.short)
+            loaded = f" ({far})" if far else f" (not verified here: {j.too_few_quiet()})" if unsure else ""
+            out.append((f"{model} p99 {j.ms:.3g} ms > {m.latency_budget_ms:g} ms{loaded}", not unsure))
+        if m is not None and m.required_throughput is not None and thr < m.required_throughput:
+            out.append((f"{model} {thr:,.0f} infer/s < {m.required_throughput:,.6g} required", True))
+    return out
+
+
 def misses(
     visits: Sequence[ColocationVisit],
     step: int,
@@ -163,22 +194,7 @@ def misses(
     p99 above the model's own budget (``"mlp p99 12.3 ms > 10 ms"``), a median throughput below
     its required one (``"tiny 180 infer/s < 200 required"``); a model without numbers misses.
     Empty: every model meets its targets. ``cores``: as :func:`judged_p99`'s."""
-    targets = {m.name: m for m in models}
-    out = []
-    for model in sorted(combination):
-        j = judged_p99(visits, step, combination, rounds, model, cores=cores)
-        thr = median(model_series(visits, step, combination, rounds, model, "throughput_infer_per_s"))
-        m = targets.get(model)
-        if j is None or thr is None:
-            out.append(f"{model} has no numbers")
-            continue
-        if m is not None and m.latency_budget_ms is not None and j.ms > m.latency_budget_ms:
-            far = j.far_over(99, m.latency_budget_ms)  # the sweep's words (budget_latency.Judged.far_over)
-            loaded = f" ({far})" if far else f" (not verified here: {j.too_few_quiet()})" if j.loaded or j.short else ""
-            out.append(f"{model} p99 {j.ms:.3g} ms > {m.latency_budget_ms:g} ms{loaded}")
-        if m is not None and m.required_throughput is not None and thr < m.required_throughput:
-            out.append(f"{model} {thr:,.0f} infer/s < {m.required_throughput:,.6g} required")
-    return out
+    return [words for words, _ in missed(visits, step, combination, rounds, models, cores=cores)]
 
 
 def worst_ratio(
@@ -245,6 +261,7 @@ class Measured:
         p99_ms: Model -> p99 as the budget judges it (ms, :func:`budget_p99`).
         p99_quieter: Some model's p99 was taken on its quieter rounds (:func:`judged_p99`; :func:`p99_words`).
         over: The targets missed, in words (:func:`misses`; empty: every one met).
+        unverified: Every target in :attr:`over` is a p99 over its budget "not verified here" (:func:`missed`).
         instances: Its instances in all (:meth:`ColocationRecord.instances`).
         worst: How far from its targets (:func:`worst_ratio`; ``None``: no target or no numbers).
         gpu_utilization_pct, gpu_memory_used_bytes: Medians over the rounds of the visits' GPU
@@ -262,6 +279,7 @@ class Measured:
     gpu_utilization_pct: float | None = None
     gpu_memory_used_bytes: float | None = None
     p99_quieter: bool = False
+    unverified: bool = False
 
 
 def measured_combinations(record: ColocationRecord) -> list[Measured]:
@@ -278,18 +296,20 @@ def measured_combinations(record: ColocationRecord) -> list[Measured]:
 def measured_in(record: ColocationRecord, at: int, rounds: int, combo: Combination) -> Measured:
     """``combo``'s numbers over the first ``rounds`` rounds of step ``at``."""
     judged = {m: judged_p99(record.visits, at, combo, rounds, m, cores=host.cores(record)) for m in combo}
+    miss = missed(record.visits, at, combo, rounds, record.models, cores=host.cores(record))
     return Measured(
         dict(combo),
         at,
         median(series(record.visits, at, combo, rounds, record.models)),
         {m: median(model_series(record.visits, at, combo, rounds, m, "throughput_infer_per_s")) for m in combo},
         {m: None if j is None else j.ms for m, j in judged.items()},
-        misses(record.visits, at, combo, rounds, record.models, cores=host.cores(record)),
+        [words for words, _ in miss],
         record.instances(dict(combo)),
         worst_ratio(record.visits, at, combo, rounds, record.models),
         median(visit_series(record.visits, at, combo, rounds, "gpu_utilization_pct")),
         median(visit_series(record.visits, at, combo, rounds, "gpu_memory_used_bytes")),
         any(j is not None and j.quieter for j in judged.values()),
+        bool(miss) and not any(verified for _, verified in miss),
     )
 
 

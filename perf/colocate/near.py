@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from perf.analysis.stats.paired import Paired, paired
 from perf.colocate import judge
-from perf.colocate.judge import Combination
+from perf.colocate.judge import Combination, Measured
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
 
 
@@ -92,20 +92,29 @@ class Status:
     Attributes:
         met: Every model meets every target it has, with numbers to say so.
         cell: A table's words: ``"every one met"``, else the targets missed (:func:`perf.colocate.judge.misses`).
-        label: A plot legend's words for every combination of the same ``met``, naming the run's kinds of target:
-            ``"every model meets its p99 budget and required throughput"`` or ``"a model misses its p99 budget or
-            required throughput"``.
+        label: A plot legend's words for every combination of the same ``met`` and ``verified``, naming the run's
+            kinds of target: ``"every model meets its p99 budget and required throughput"``, ``"a model misses its
+            p99 budget or required throughput"``, or :data:`UNVERIFIED_LABEL`.
+        verified: ``False`` where every target missed is a p99 over its budget "not verified here" (the host's
+            load may explain it: :attr:`perf.colocate.judge.Measured.unverified`), as the table's cell says.
     """
 
     met: bool
     cell: str
     label: str
+    verified: bool = True
 
 
-def status(record: ColocationRecord, over: Sequence[str]) -> Status:
-    """The one status of a combination that missed ``over`` (:attr:`perf.colocate.judge.Measured.over`; empty: none),
-    that the report's table and the trade-off plot's legend both say (re-check 19, NEW-2: the legend said "a model
-    over its budget" of combinations under the p99 budget that missed only a required throughput)."""
+#: The legend's words for a combination whose only misses are p99s "not verified here" (trial 21, T21-5: the plot
+#: marked one "a model misses its p99 budget" where the table said "not verified here: every round host busy").
+UNVERIFIED_LABEL = "a model's p99 over its budget, not verified here (the host's load may explain it)"
+
+
+def status(record: ColocationRecord, c: Measured) -> Status:
+    """The one status of a combination as last measured (``c``: its targets missed, :attr:`Measured.over`, and whether
+    only unverified ones), that the report's table and the trade-off plot's legend and marks both say (re-check 19,
+    NEW-2: the legend said "a model over its budget" of combinations under the p99 budget that missed only a required
+    throughput; trial 21, T21-5: it said a miss of one the table said "not verified here")."""
     kinds = [
         kind
         for kind, given in (
@@ -114,6 +123,9 @@ def status(record: ColocationRecord, over: Sequence[str]) -> Status:
         )
         if given
     ]
+    over = c.over
     if not over:
         return Status(True, "every one met", f"every model meets its {' and '.join(kinds)}" if kinds else "no target set")
+    if c.unverified:
+        return Status(False, "; ".join(over), UNVERIFIED_LABEL, verified=False)
     return Status(False, "; ".join(over), f"a model misses its {' or '.join(kinds)}" if kinds else "a model has no numbers")

@@ -107,11 +107,12 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     fig, (ax,) = panels(1, 5.5)
     ax.set_title(tradeoff_title(record) + (f"\n({FEWEST_WORDS})" if record.objective == "fewest-instances" else ""))
     # each point's marker and legend words are the table's status (perf.colocate.near.status; re-check 19, NEW-2: the
-    # legend said "a model over its budget" of combinations under the p99 budget that missed a required throughput)
-    statuses = [(x, y, status(record, c.over)) for x, y, c in rows]
+    # legend said "a model over its budget" of combinations under the p99 budget that missed a required throughput;
+    # trial 21, T21-5: a combination the table said "not verified here" was marked a miss): a mark for each status
+    statuses = [(x, y, status(record, c)) for x, y, c in rows]
     each = "each the median of its last step's rounds (label)"
-    for met, marker, color in ((True, "o", SERIES[0]), (False, "x", CONTEXT)):
-        got = [(x, y, st) for x, y, st in statuses if st.met is met]
+    for met, verified, marker, color in ((True, True, "o", SERIES[0]), (False, False, "+", CONTEXT), (False, True, "x", CONTEXT)):
+        got = [(x, y, st) for x, y, st in statuses if st.met is met and st.verified is verified]
         if got:
             ax.plot([x for x, _, _ in got], [y for _, y, _ in got], marker, color=color, label=f"{got[0][2].label}, {each}")
     chosen = verdict.decided_pick(record)

@@ -367,7 +367,7 @@ def combinations_section(record: ColocationRecord) -> list[str]:
                 fmt(c.weighted, 0),
                 *per_model,
                 *gpu,
-                status(record, c.over).cell,
+                status(record, c).cell,
                 *([] if (beside := verdict.beside_pick(record, c.combination)) is None else [beside]),
             ]
         )
