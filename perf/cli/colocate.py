@@ -121,9 +121,10 @@ def colocate(no_report: bool, **params: Any) -> None:
         )
     )
     # what one pass needs and what the time budget covers of it, before anything is measured (trial 15, T15-10)
-    # the search compares its first timed loads with these prices (perf.colocate.plan.refit_words), and says this
+    # the search compares its first timed loads with these prices (perf.colocate.outcome.refit_words), and says this
     # plan's cut beside what ran at its end (perf.colocate.outcome.ran_words; trial 20, T20-3)
-    console.print(escape(plan.plan_words(run.estimate, run.prices, run.opts.time_budget_s, rest=bool(rec.steps))))
+    move = plan.move_s(rec, run.prices)  # a budget at the edge is said with the one that covers a move too (T21-4)
+    console.print(escape(plan.plan_words(run.estimate, run.prices, run.opts.time_budget_s, rest=bool(rec.steps), move=move)))
     try:
         rec = run.run()
     except KeyboardInterrupt:
@@ -159,7 +160,7 @@ def _events(console: Any) -> Any:
             console.log(escape(f"step {step_number(s.index)} ({s.kind}): {what}; {count(len(s.targets), 'target')} per round"))
         elif e["event"] == "decision":
             console.log(escape(e["decision"].reason))
-        elif e["event"] == "plan":  # the plan fitted again to the loads timed (perf.colocate.plan.refit_words)
+        elif e["event"] == "plan":  # the plan fitted again to the loads timed (perf.colocate.outcome.refit_words)
             console.log(escape(e["text"]), style="yellow")
         elif e["event"] == "variant_loaded":  # the seconds the plan prices a load by: with its inputs and warm-up
             console.log(escape(loaded_words(e["variant"], e["seconds"], LOAD_HOLDS)))
@@ -185,7 +186,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     said "not achieved" too)."""
     from rich.markup import escape
 
-    from perf.colocate import plan, verdict
+    from perf.colocate import outcome, verdict
     from perf.colocate.builds import combination_words
     from perf.colocate.closest import NOTHING_MEASURED, closest, closest_title, closest_words, reason
     from perf.colocate.neighbours import neighbour_cost
@@ -195,7 +196,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
     for cut in rec.cuts:
         console.print(escape(f"cut for time: {cut}"))
     # this session's seconds against its own budget, apart from the run's in all (trial 18, T18-15; re-check 19, NEW-5)
-    spent = plan.spent_words(rec, run.session, run.opts.time_budget_s, run.previous is not None)
+    spent = outcome.spent_words(rec, run.session, run.opts.time_budget_s, run.previous is not None)
     click.echo(f"combinations measured: {rec.combinations_measured} of {rec.combinations_total}; {spent}")
     if verdict.undecided(rec):  # no pick: what led, and the command that finishes it (trial 15, T15-10)
         click.echo(f"combination: {verdict.headline(rec)}")

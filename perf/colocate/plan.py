@@ -21,7 +21,7 @@ Prices (:func:`prices`), each the sweep's where the sweep has one:
 
 The plan is said before the run (:func:`plan_words`) at these prices; once a session's loads are timed, the search
 prices every later step by them, and the first time they change the estimate it says the plan fitted again
-(:func:`refit_words`, recorded in :attr:`ColocationRecord.refits`): recheck of trial 16, R16-4: the plan priced
+(:func:`perf.colocate.outcome.refit_words`, recorded in :attr:`ColocationRecord.refits`): recheck of trial 16, R16-4: the plan priced
 each load at 5 s and said "60 s covers step 1 and step 2", then step 1 was cut; the ``--time-budget`` it gave for
 the resume priced loads at 5 s too and fell short twice.
 
@@ -29,8 +29,9 @@ One **pass** (:func:`planned_steps`): the alone step (unless every model's start
 step per model with more than one variant, the final step; each at its fewest rounds. The search
 measures more when a model moves (the others are tried again beside it) or a close call extends a
 step, so the estimate is what the search needs at least. On a record that holds steps (a resumed
-run), the pass goes on from them: their complete rounds are not measured again, and the step it
-resumes in loads its variants on the new server.
+run), the pass goes on from them: their complete rounds are not measured again, the step it
+resumes in loads its variants on the new server, and the move steps left are the search's own (:func:`moves_left`: a
+model that moved has the others tried again); what one more move would add is :func:`move_s`.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from collections.abc import Mapping, Sequence
 from core.wording import count
 from perf.analysis.stats.paired import min_rounds as fewest_rounds
 from perf.markdown import apart
-from perf.records.colocation import ColocationRecord, StepKind, step_number
+from perf.records.colocation import ColocatedModel, ColocationRecord, StepKind, step_number
 from perf.search.budget import LOAD_S, UNLOAD_S, visit_s
 from perf.sweep import load_cuts
 
@@ -173,11 +174,11 @@ def planned_steps(record: ColocationRecord, starts: Mapping[str, str] | None = N
     elif last is None or last.kind != "final":
         if last is None and not all(m.name in starts for m in models):
             todo.append(("alone", [{v} for m in models for v in m.variants], min_rounds_of(record, "alone")))
-        names = [m.name for m in movers]
-        after = names.index(last.model) + 1 if last is not None and last.model in names else 0
-        for m in movers[after:]:
-            todo.append((f"move {m.name}", [set(held.values()) - {held[m.name]} | {v} for v in m.variants], record.min_rounds))
-        todo.append(final)
+        moves, held = moves_left(record, held, [m.name for m in movers])
+        for name, h in moves:
+            variants = record.model(name).variants
+            todo.append((f"move {name}", [set(h.values()) - {h[name]} | {v} for v in variants], record.min_rounds))
+        todo.append(("final", [set(held.values()), *({v} for v in held.values())], min_rounds_of(record, "final")))
     out: list[PlannedStep] = []
     loaded: set[str] = set()  # a new server (a resumed run's too) holds nothing
     for i, (label, targets, rounds) in enumerate(todo):
@@ -187,6 +188,52 @@ def planned_steps(record: ColocationRecord, starts: Mapping[str, str] | None = N
         out.append(PlannedStep(i, label, len(targets) * rounds, len(needed - loaded), len(loaded - needed)))
         loaded = needed
     return out
+
+
+def moves_left(
+    record: ColocationRecord, held: Mapping[str, str], movers: Sequence[str]
+) -> tuple[list[tuple[str, dict[str, str]]], dict[str, str]]:
+    """The move steps the search has still to take after the ones ``record`` holds, had no model moved from here on,
+    each ``(model, the combination held)``, and the combination held at their end: the search's own loop
+    (:meth:`perf.colocate.search.CoordinateSearch._moves`: a model tried again only after another moved) replayed over
+    the record's move steps, each one's move from its accepted decision; an unfinished one moves nothing (trial 21,
+    T21-4: a resume was priced with no move step after a model had moved, and the search then measured one more).
+    ``held``: the combination the moves start from where the record holds no move step; ``movers``: the models with
+    more than one variant, in the search's order."""
+    done = [s for s in record.steps if s.kind == "move"]
+    chosen = {d.step: d.candidate for d in record.decisions if d.accepted}
+    current = dict(done[0].held if done else held)
+    settled: dict[str, tuple[tuple[str, str], ...]] = {}
+    todo: list[tuple[str, dict[str, str]]] = []
+    steps = iter(done)
+    while True:
+        moved = False
+        for m in movers:
+            context = tuple(sorted((k, v) for k, v in current.items() if k != m))
+            if settled.get(m) == context:
+                continue
+            settled[m] = context
+            step = next(steps, None)
+            if step is None:
+                todo.append((m, dict(current)))
+                continue
+            new = chosen.get(step.index, current[m]) if step.outcome else current[m]
+            moved, current = moved or new != current[m], {**current, m: new}
+        if not moved:
+            return todo, current
+
+
+def move_s(record: ColocationRecord, p: Prices) -> float:
+    """What one more move adds to a pass (s, at prices ``p``): a model that moves has every other model with more than
+    one variant tried again beside it, each a move step at its fewest rounds (its variants but the held one loaded,
+    as many unloaded); the most of that over the models (0: fewer than two such models)."""
+    movers = [m for m in record.models if len(m.variants) > 1]
+    n = record.min_rounds
+
+    def tried(m: ColocatedModel) -> float:
+        return PlannedStep(0, "move", len(m.variants) * n, len(m.variants) - 1, len(m.variants) - 1).cost(p)
+
+    return max((sum(tried(o) for o in movers if o is not m) for m in movers), default=0.0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -222,7 +269,7 @@ def estimate(steps: Sequence[PlannedStep], p: Prices, budget_s: float | None) ->
     return Estimate(priced, total, covered)
 
 
-def _priced(est: Estimate, p: Prices) -> str:
+def priced_words(est: Estimate, p: Prices) -> str:
     """``"42 visits at about 1.2 s, 5 loads at about 5 s, the server's start 5 s and stop 4.5 s"``."""
     visits = sum(s.visits for s, _c in est.steps)
     loads = sum(s.loads for s, _c in est.steps)
@@ -230,7 +277,7 @@ def _priced(est: Estimate, p: Prices) -> str:
     return f"{count(visits, 'visit')} at about {p.visit_s:.2g} s, {count(loads, 'load')} at about {p.load_s:.2g} s, {start} {p.stop_s:g} s"
 
 
-def _covers(est: Estimate, covers: str, whole_s: int) -> str:
+def covers_words(est: Estimate, covers: str, whole_s: int) -> str:
     """``covers`` (``"the time budget of 60 s covers"``) with the steps that fit, what will be cut, and the
     ``--time-budget`` (``whole_s``, s: :func:`suggested_s`) that covers one pass."""
     fits = [s.name() for s, _c in est.steps[: est.covered]]
@@ -248,100 +295,38 @@ def _covers(est: Estimate, covers: str, whole_s: int) -> str:
     )
 
 
-def plan_words(est: Estimate, p: Prices, budget_s: float | None, rest: bool = False) -> str:
+def _edge(est: Estimate, p: Prices, budget_s: float, move: float) -> str:
+    """Where ``budget_s`` covers the pass by less than :data:`MARGIN` of it: that it is at the edge, what the estimate
+    rests on, and the ``--time-budget`` that covers the pass, a move (``move``, s: :func:`move_s`) and the margin; else
+    ``""`` (trial 21, T21-4: "one pass needs about 179 s" for a 180 s budget said nothing, on a load price assumed; the
+    run needed three sessions)."""
+    if est.total_s * (1.0 + MARGIN) <= budget_s:
+        return ""
+    assumed = [w for w, n in (("a load", p.loads_timed), ("a visit", p.visits_timed)) if not n]
+    on = f"times assumed, not measured yet ({' and '.join(assumed)})" if assumed else "the times measured so far"
+    moves = f" (a model that moves adds about {math.ceil(move)} s)" if move else ""
+    whole = budget_flag(suggested_s(est.total_s + move))
+    return (
+        f"; at the edge of the time budget of {budget_s:g} s: within {MARGIN:.0%} of an estimate that rests on {on} and is "
+        f"the least a pass needs{moves}: --time-budget {whole} covers the pass{', a move' if move else ''} and {MARGIN:.0%}"
+    )
+
+
+def plan_words(est: Estimate, p: Prices, budget_s: float | None, rest: bool = False, move: float = 0.0) -> str:
     """The plan line's estimate: ``"one pass needs about 98 s (...)"`` (``rest``: a resumed run's, ``"the rest of one
     pass needs about ..."``: its replayed rounds cost nothing), and, where the time budget does not cover it, what will
-    be cut and the ``--time-budget`` that covers it (module docstring; the sweep's plan line says its own)."""
+    be cut and the ``--time-budget`` that covers it (module docstring; the sweep's plan line says its own); where it
+    covers it by less than :data:`MARGIN`, that it is at the edge (:func:`_edge`; ``move``: :func:`move_s`)."""
     what = "the rest of one pass of the search" if rest else "one pass of the search"
     cut = budget_s is not None and est.covered < len(est.steps)
     # said against the budget: the decimals that tell them apart (perf.markdown.apart), never both rounded up to one number
     d = apart(est.total_s, budget_s) if cut and budget_s is not None else None
     need = f"{math.ceil(est.total_s)}" if d is None else f"{est.total_s:.{d}f}"
-    said = f"{what} needs about {need} s ({_priced(est, p)}); more when a model moves or a close call needs more rounds"
+    said = f"{what} needs about {need} s ({priced_words(est, p)}); more when a model moves or a close call needs more rounds"
     if budget_s is None or not cut:
-        return said
+        return said + ("" if budget_s is None else _edge(est, p, budget_s, move))
     given = f"{budget_s:.{d}f}" if d else f"{budget_s:g}"  # the budget as given where whole seconds tell them apart
-    return f"{said}; " + _covers(est, f"the time budget of {given} s covers", est.budget_s())
-
-
-def _beside(now_s: float, planned_s: float) -> tuple[str, str]:
-    """A price timed and the one planned, at two significant digits of the first (whole seconds from 10 s, never
-    ``"1.2e+02"``), more where they would print equal (:func:`perf.markdown.apart`: "a visit about 3 s (planned at 3 s)"
-    for 3.01 against 3.0)."""
-    d = apart(now_s, planned_s, max(0, 1 - math.floor(math.log10(now_s))) if now_s > 0 else 0)
-    return f"{now_s:.{d}f}", f"{planned_s:.{d}f}"
-
-
-def refit_estimate(rest: Sequence[PlannedStep], now: Prices, left_s: float | None) -> Estimate:
-    """The rest of the pass (``rest``) at the prices ``now`` against the ``left_s`` of the budget left, the session's
-    server started already: what :func:`refit_words` says and :func:`perf.colocate.outcome.forecast` reads."""
-    return estimate(rest, dataclasses.replace(now, start_s=0.0), left_s)
-
-
-def refit_words(rest: Sequence[PlannedStep], planned: Prices, now: Prices, elapsed_s: float, left_s: float | None) -> str | None:
-    """The plan fitted again once loads are timed (module docstring): the rest of the pass (``rest``, from the step
-    whose loads are done) at the prices ``now`` against the prices it was planned at (``planned``), with ``elapsed_s``
-    spent and ``left_s`` of the time budget left (``None``: no budget); ``None`` where the estimate and what the
-    budget covers are the same at both (nothing to say)."""
-    now = dataclasses.replace(now, start_s=0.0)  # the session's server started already
-    before = estimate(rest, dataclasses.replace(planned, start_s=0.0), left_s)
-    after = refit_estimate(rest, now, left_s)
-    if math.ceil(before.total_s) == math.ceil(after.total_s) and before.covered == after.covered:
-        return None
-    timed = []
-    if now.loads_timed:
-        a, b = _beside(now.load_s, planned.load_s)
-        timed.append(f"{count(now.loads_timed, 'load')} timed, about {a} s each (planned at {b} s)")
-    if now.unloads_timed:  # their mean, as the sweep prices them (perf.sweep.load_cuts.unload_s)
-        a, b = _beside(now.unload_s, planned.unload_s)
-        timed.append(f"{count(now.unloads_timed, 'unload')} timed, priced at {a} s each (planned at {b} s)")
-    if now.visits_timed:
-        a, b = _beside(now.visit_s, planned.visit_s)
-        timed.append(f"a visit about {a} s (planned at {b} s)")
-    else:  # the first loads come before the first visit: the estimate rests on the window's until one is timed
-        timed.append(f"no visit timed yet: each at the {now.visit_s:.2g} s the window gives")
-    # the need and the time left with the decimals that tell them apart (trial 19, T19-8: "86 s ... 86 s")
-    # and the estimate beside the one planned, by the same rule ("needs about 61 s ..., not the 61 s planned")
-    d = (
-        apart(after.total_s, before.total_s)
-        if left_s is None
-        else max(apart(after.total_s, max(0.0, left_s)), apart(after.total_s, before.total_s))
-    )
-    said = (
-        f"the plan fitted again to the times measured ({'; '.join(timed)}): the rest of one pass needs about "
-        f"{after.total_s:.{d}f} s ({_priced(after, now)}), not the {before.total_s:.{d}f} s planned"
-    )
-    if left_s is None or after.covered == len(after.steps):
-        return said + ("" if left_s is None else f"; the {max(0.0, left_s):.{d}f} s left of the time budget cover it")
-    return f"{said}; " + _covers(
-        after, f"the {max(0.0, left_s):.{d}f} s left of the time budget cover", suggested_s(elapsed_s + after.total_s)
-    )
-
-
-def spent_words(record: ColocationRecord, session: tuple[int, float] | None, budget_s: float | None, resumed: bool) -> str:
-    """The console's "N visits in S s" clause of a run's end: what ``record`` holds in all and, for a resumed run,
-    what this session measured apart (re-check 19, NEW-5: a resume of an ended run printed "66 visits in 162 s in
-    all (102 s over this session's 60 s time budget)", the run's two earlier sessions' seconds set against a
-    session that measured nothing).
-
-    Args:
-        record: The run's record (every session's visits, :attr:`ColocationRecord.spent_s` their seconds).
-        session: This session's (visits measured, seconds spent); ``None``: it measured nothing (the run had ended).
-        budget_s: This session's ``--time-budget`` (s; ``None``: none). "Over" is said of this session's own
-            seconds only, against it.
-        resumed: The run was resumed (earlier sessions' visits and seconds are in ``record``).
-    """
-    spent = f"{count(len(record.visits), 'visit')} in {record.spent_s or 0.0:.0f} s"
-    if session is None:
-        sessions = max(len(record.session_budgets_s), len(record.resumed) + 1)
-        return f"this session measured nothing; the run in all: {spent}, in {count(sessions, 'earlier session')}"
-    visits, seconds = session
-    over = seconds - budget_s if budget_s is not None else 0.0
-    whose = "this session's" if resumed else "its"
-    over_words = f" ({over:.0f} s over {whose} {budget_s:g} s time budget)" if over >= 1 else ""
-    if not resumed:
-        return spent + over_words
-    return f"{spent} in all; this session: {count(visits, 'visit')} in {seconds:.0f} s{over_words}"
+    return f"{said}; " + covers_words(est, f"the time budget of {given} s covers", est.budget_s())
 
 
 def rest_of(record: ColocationRecord) -> tuple[list[PlannedStep], Prices]:

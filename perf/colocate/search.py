@@ -84,7 +84,7 @@ class CoordinateSearch:
             [default: now].
         planned: The prices the plan said before the run was priced at (:func:`perf.colocate.plan.prices` of the
             record as it was) [default: the record's prices now]; the first loads timed that change its estimate
-            are said as the plan fitted again (:func:`perf.colocate.plan.refit_words`).
+            are said as the plan fitted again (:func:`perf.colocate.outcome.refit_words`).
         forecast: What the plan said before the run does to the pass (:func:`perf.colocate.outcome.forecast`)
             [default: none said]; it and each fitting again are said against what ran (:meth:`said_what_ran`).
     """
@@ -322,7 +322,7 @@ class CoordinateSearch:
     def _refit(self, step: SearchStep) -> None:
         """After the session's first loads or unloads timed: the rest of the pass, from ``step`` (its loads done),
         priced by them against the prices it was planned at; said, recorded and logged where that changes the
-        estimate (:func:`perf.colocate.plan.refit_words`; recheck of trial 16, R16-4)."""
+        estimate (:func:`perf.colocate.outcome.refit_words`; recheck of trial 16, R16-4)."""
         brute = any(s.kind == "brute" for s in self.record.steps)
         rest = plan.planned_steps(self.record, self.starts, brute)
         if rest and rest[0].index == step.index:
@@ -330,11 +330,11 @@ class CoordinateSearch:
         elapsed = self.clock() - self.started
         left = None if self.budget_s is None else self.budget_s - elapsed
         now = plan.prices(self.record, self.estimate_visit_s)
-        words = plan.refit_words(rest, self.planned, now, elapsed, left)
+        words = outcome.refit_words(rest, self.planned, now, elapsed, left)
         if words is None:
             return
         self.record.refits.append(f"step {step_number(step.index)}: {words}")
-        fitted = outcome.forecast(plan.refit_estimate(rest, now, left))
+        fitted = outcome.forecast(outcome.refit_estimate(rest, now, left))
         self.forecasts.append((f"step {step_number(step.index)}'s fitting again", fitted))
         log.info("%s", words)
         self.events({"event": "plan", "text": words})

@@ -309,15 +309,31 @@ def resume_command(record: ColocationRecord, results_dir: Path | str, time_budge
 
 
 def finish_words(record: ColocationRecord, results_dir: Path | str) -> str:
-    """The one action that finishes an undecided run (said after ``"to finish it: "``): its resume command with the ``--time-budget`` the rest of one
-    pass needs (:mod:`perf.colocate.plan`, priced from what this run measured, with :data:`perf.colocate.plan.MARGIN`
-    and rounded up to whole minutes: :func:`perf.colocate.plan.suggested_s`)."""
+    """The one action that finishes an undecided run (said after ``"to finish it: "``): its resume command with the
+    ``--time-budget`` the rest of one pass needs (:mod:`perf.colocate.plan`, priced from what this run measured, the
+    moves left as the search takes them: :func:`perf.colocate.plan.moves_left`), and, while a move step is left, what
+    one more move adds (:func:`perf.colocate.plan.move_s`), with :data:`perf.colocate.plan.MARGIN` and rounded up to
+    whole minutes (:func:`perf.colocate.plan.suggested_s`); never the ``--time-budget`` a resumed last session had and
+    ended without a pick on (one minute more, said). Trial 21, T21-4: "--time-budget 2m (the rest of one pass needs about 81
+    s ...; more if a model moves ...)" twice, a model moved each time, and the second 2m ended without a pick too."""
     steps, p = plan.rest_of(record)
     est = plan.estimate(steps, p, None)
+    move = plan.move_s(record, p) if any(s.label.startswith("move") for s, _c in est.steps) else 0.0
+    whole = plan.suggested_s(est.total_s + move)
+    last = record.session_budgets_s[-1] if record.session_budgets_s else None
+    again = len(record.session_budgets_s) > 1 and whole == last  # a resume given it (as advised) ended without a pick
+    moves = (
+        f"; a model that moves adds about {math.ceil(move)} s (each other model tried again beside it), in the budget too"
+        if move
+        else ""
+    )
+    more = (
+        f"; one minute more than the {plan.budget_flag(whole)} the last session had and ended without a pick on" if again else ""
+    )
     return (
-        f"`{resume_command(record, results_dir, est.budget_s())}` (the rest of one pass needs about "
-        f"{math.ceil(est.total_s)} s by this run's own prices, the server's start and stop included, "
-        f"{plan.MARGIN_WORDS}; more if a model moves; its complete rounds are not measured again)"
+        f"`{resume_command(record, results_dir, whole + (60 if again else 0))}` (the rest of one pass needs about "
+        f"{math.ceil(est.total_s)} s by this run's own prices, the server's start and stop included{moves}{more}; "
+        f"{plan.MARGIN_WORDS}; more if models move again; its complete rounds are not measured again)"
     )
 
 

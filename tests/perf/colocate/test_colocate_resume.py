@@ -234,7 +234,7 @@ def test_a_resume_after_make_clean_is_refused_up_front_and_a_failed_session_is_n
 def test_a_session_is_over_its_own_budget_only_by_its_own_seconds() -> None:
     """re-check 19, NEW-5: "66 visits in 162 s in all (102 s over this session's 60 s time budget)" of a session that
     measured nothing; "over" is this session's seconds against its budget, the run's in all said apart."""
-    from perf.colocate.plan import spent_words
+    from perf.colocate.outcome import spent_words
 
     rec = _through()
     rec.spent_s, rec.session_budgets_s = 162.0, [70.0, 120.0]

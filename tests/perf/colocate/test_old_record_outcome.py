@@ -85,7 +85,8 @@ def test_a_session_whose_plan_was_fitted_again_records_what_ran_even_as_predicte
     assert outcome.ran_words([(outcome.BEFORE, "whole")], "whole", 10.0) is None
     fitted = outcome.ran_words([(outcome.BEFORE, "whole"), ("step 1's fitting again", "whole")], "whole", 10.4)
     assert fitted == (
-        "what ran in 10 s: every step of the pass, the final rounds included (nothing cut); the plan before the run and "
+        "what ran in 10 s of the search (the server's stop after it not counted): every step of the pass, the final rounds "
+        "included (nothing cut); the plan before the run and "
         "step 1's fitting again said the time budget covers the pass: as it ran"
     )
     rec = _searched(3000.0)  # a budget that covers everything: the fitting again predicts no cut

@@ -11,7 +11,7 @@ import re
 
 import colocation_source as cs
 
-from perf.colocate import plan
+from perf.colocate import outcome, plan
 from perf.colocate.search import CoordinateSearch
 
 CUT = re.compile(r"≈([\d.]+) s needed(?:, its loads included)?, [\d.]+ s usable: ([\d.]+) s left of \d+ s less ([\d.]+) s kept")
@@ -61,7 +61,7 @@ def test_the_plan_fitted_again_says_its_need_apart_from_the_one_planned() -> Non
     for hundredths in range(300, 330):
         now = plan.Prices(visit_s=hundredths / 100, load_s=5.0, start_s=0.0, stop_s=0.0, visits_timed=4)
         for left in (None, 30.5, 31.0, 40.0):
-            words = plan.refit_words(steps, planned, now, 10.0, left)
+            words = outcome.refit_words(steps, planned, now, 10.0, left)
             if words is None:
                 continue
             m = re.search(r"needs about ([\d.]+) s .*, not the ([\d.]+) s planned", words)
