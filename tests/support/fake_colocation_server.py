@@ -45,3 +45,25 @@ def fake_server_source(
     monkeypatch.setattr(ServerSource, "_inputs", lambda self, v: [])
     monkeypatch.setattr(ServerSource, "_warmup", lambda self, v: None)
     monkeypatch.setattr(run_module, "TritonServer", server or (lambda opts: FakeColocationServer()))
+
+
+def invoke_faked(tmp_path: Any, monkeypatch: Any, variants: dict[str, int]) -> Any:
+    """``perf colocate`` run through the command on a faked server (:func:`fake_server_source`), each visit 100 infer/s
+    and p99 5 ms for every model, over a repository of ``variants`` (name -> instances; models "big" and "small")
+    under ``tmp_path``, results in ``tmp_path/results``, run id ``r``: click's result."""
+    from click.testing import CliRunner
+    from colocation_repo import idle_perf_analyzer, variant_repo
+
+    from perf.cli.main import cli
+    from perf.records.colocation import ColocationVisit, ModelSample
+
+    repo = variant_repo(tmp_path, variants)
+    pa = idle_perf_analyzer(tmp_path)
+
+    def fake_visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]
+        samples = [ModelSample(m, v, 100.0, 5.0) for m, v in combination.items()]
+        return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=0.1)
+
+    fake_server_source(monkeypatch, fake_visit)
+    args = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r"]
+    return CliRunner().invoke(cli, [*args, "--perf-analyzer", str(pa), "--model", "big=big_*", "--model", "small=small_*"])

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from fake_colocation_server import fake_server_source
+from fake_colocation_server import invoke_faked
 
 from perf.colocate import host, judge
 from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
@@ -64,23 +64,10 @@ def test_a_run_saved_before_its_cores_were_recorded_says_this_hosts_are_used(mon
 def test_each_session_records_its_cores_and_its_toolkit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Through the command (fake server and perf_analyzer): colocation.json's environment holds the cores and the
     toolkit that said its sentences, so that its report prints them as today's (perf.records.provenance)."""
-    from click.testing import CliRunner
-    from colocation_repo import idle_perf_analyzer, variant_repo
-
-    from perf.cli.main import cli
     from perf.records import colocation
     from perf.records.provenance import SAID_MARK, TOOLKIT_KEY, code_id
 
-    repo = variant_repo(tmp_path, {"big_x1": 1, "small_x1": 1})
-    pa = idle_perf_analyzer(tmp_path)
-
-    def fake_visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]
-        samples = [ModelSample(m, v, 100.0, 5.0) for m, v in combination.items()]
-        return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=0.1)
-
-    fake_server_source(monkeypatch, fake_visit)
-    args = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r"]
-    got = CliRunner().invoke(cli, [*args, "--perf-analyzer", str(pa), "--model", "big=big_*", "--model", "small=small_*"])
+    got = invoke_faked(tmp_path, monkeypatch, {"big_x1": 1, "small_x1": 1})
     assert got.exit_code == 0, got.output
     rec = colocation.load(tmp_path / "results" / "r")
     assert rec.environment[host.CORES_KEY] == os.cpu_count()

@@ -8,9 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fake_colocation_server import fake_server_source
+from fake_colocation_server import invoke_faked
 
-from perf.records.colocation import ColocationVisit, ModelSample
 from perf.search.events import loaded_words
 
 
@@ -20,23 +19,10 @@ def test_loaded_words_is_the_sweeps_line() -> None:
 
 
 def test_colocate_says_each_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from click.testing import CliRunner
-    from colocation_repo import idle_perf_analyzer, variant_repo
-
-    from perf.cli.main import cli
     from perf.colocate.source import LOAD_HOLDS
     from perf.records import colocation
 
-    repo = variant_repo(tmp_path, {"big_x1": 1, "big_x2": 2, "small_x1": 1})
-    pa = idle_perf_analyzer(tmp_path)
-
-    def fake_visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]
-        samples = [ModelSample(m, v, 100.0, 5.0) for m, v in combination.items()]
-        return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=0.1)
-
-    fake_server_source(monkeypatch, fake_visit)
-    args = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r"]
-    got = CliRunner().invoke(cli, [*args, "--perf-analyzer", str(pa), "--model", "big=big_*", "--model", "small=small_*"])
+    got = invoke_faked(tmp_path, monkeypatch, {"big_x1": 1, "big_x2": 2, "small_x1": 1})
     assert got.exit_code == 0, got.output
     out = " ".join(got.output.split())  # the console wraps long lines
     rec = colocation.load(tmp_path / "results" / "r")
