@@ -204,7 +204,7 @@ def test_gpu_ids_this_host_does_not_have_are_refused(monkeypatch):
 def test_rtol_values_that_cannot_judge_anything_are_refused(value):
     import click
 
-    from builders.cli.build import parse_rtols
+    from builders.cli.build_flags import parse_rtols
 
     with pytest.raises(click.BadParameter, match="--rtol"):
         parse_rtols((f"OUTPUT__0={value}",))
