@@ -42,6 +42,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from core.wording import count
+from perf.analysis.recommendation.cuts import MARGIN, suggested_s  # noqa: F401 (the sweep's rule, one source)
 from perf.analysis.stats.paired import min_rounds as fewest_rounds
 from perf.markdown import apart
 from perf.records.colocation import ColocatedModel, ColocationRecord, StepKind, step_number
@@ -56,18 +57,6 @@ STOP_S = 4.5
 #: control (no model loaded at the start) the bundled server was ready in 0.12 s and 0.40 s on the project's
 #: 2-core host (the co-location integration tests, 2026-12), a container runtime takes seconds more.
 START_S = 5.0
-#: The share added to an estimate before a ``--time-budget`` is suggested for it, which is then rounded up to whole
-#: minutes as the sweep's hints are (:func:`suggested_s`): visits, loads and the server's start vary from session to
-#: session (trial 19, T19-15: the "--time-budget 88s" a cut run gave for its resume was its estimate to the second;
-#: the resume spent 4 s more before its first round than priced and its final step was cut, the pick left without
-#: numbers).
-MARGIN = 0.2
-
-
-def suggested_s(need_s: float) -> int:
-    """The ``--time-budget`` (s, whole minutes) suggested for an estimate of ``need_s`` seconds: ``need_s`` and
-    :data:`MARGIN` of it, rounded up to whole minutes (at least one)."""
-    return 60 * max(1, math.ceil(need_s * (1.0 + MARGIN) / 60.0 - 1e-9))
 
 
 def budget_flag(seconds: float) -> str:

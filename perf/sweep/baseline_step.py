@@ -16,7 +16,9 @@ from google.protobuf import json_format
 from tritonclient.grpc import model_config_pb2 as mc
 
 from perf.analysis.efficiency import sizes_apart
+from perf.analysis.measured import cut_variants
 from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.analysis.recommendation import cuts
 from perf.markdown import apart, fmt
 from perf.profile.baseline import SWEEP_TIMING, BaselineOptions, measure_after_sweep
 from perf.profile.estimate import BaselineEstimate
@@ -89,10 +91,32 @@ class BaselineStep(RoundsSweep):
     def _keeps_now(self, need_s: float) -> str:
         """The hint of the budget that keeps the baseline, found again with its estimate of now (``need_s``, from the
         levels measured) where it differs from the plan's: the plan's minutes were found for its estimate then
-        (trial 16, T16-19: "--time-budget 4m keeps it" beside an estimate of 385 s, the plan's having been 33 s)."""
+        (trial 16, T16-19: "--time-budget 4m keeps it" beside an estimate of 385 s, the plan's having been 33 s).
+        Where the run leaves variants to a resume's final group, the resume's (:meth:`_resume_keeps`)."""
+        if resume := self._resume_keeps(need_s):
+            return resume
         if self.baseline_keeps_at is None or self.baseline_planned_s is None or need_s <= self.baseline_planned_s:
             return self.baseline_keeps
         return self._keeps_baseline(*self.baseline_keeps_at) or self.baseline_keeps
+
+    def _resume_keeps(self, need_s: float) -> str:
+        """Of a run whose time budget left variants to a resume's final group (:func:`perf.analysis.recommendation.cuts.by_resume`):
+        the resume that measures them and keeps the baseline (``need_s``, s), with the margin of every suggested budget,
+        above a resumed session's budget that did not cover them (trial 21, T21-1: beside "`--resume RUN --time-budget 4m`
+        measures them", "--time-budget 4m keeps it" named a new run's budget; the resume given 4m measured the
+        variants in 179 s of 240 s and skipped the baseline, then said only "a longer --time-budget keeps it"); ``""``
+        otherwise."""
+        if self.opts.time_budget_s is None or self.run.rounds is None:
+            return ""
+        never = cut_variants(self.run)[0]
+        group = cuts.need_s(self.run, never) if never and cuts.by_resume(self.run, never) else None
+        if group is None:
+            return ""
+        minutes, above = cuts.advised(group + need_s, cuts.failed_budget_s(self.run))
+        return (
+            f"`--resume {self.run_id} --time-budget {minutes}m` measures them and keeps it (about {fmt(group, 0)} s for "
+            f"their final group with the tie set and {fmt(need_s, 0)} s for it; {cuts.MARGIN_SAID}{above})"
+        )
 
     def _reprice_kept(self, engine: Rounds, loaded: list[str]) -> None:
         """The time the plan kept for the in-process baseline (:attr:`baseline_reserved_s`), priced again once the

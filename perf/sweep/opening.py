@@ -14,6 +14,7 @@ from core.errors import ToolkitError
 from core.flag_words import flag_name
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.analysis.recommendation import cuts
 from perf.markdown import fmt
 from perf.measure.inputs import describe_dynamic, shape_words
 from perf.records.results import RunResult, VariantResult, mixed_axes, parse_shape_text
@@ -21,6 +22,7 @@ from perf.records.rounds import Cut
 from perf.records.workloads import workload_text
 from perf.search.late import Late
 from perf.search.plan import VariantPlan, to_measure
+from perf.sweep.baseline_words import baseline_start_s
 from perf.sweep.context import baseline_missing
 from perf.sweep.options import REPORT_SETTINGS, SweepOptions
 
@@ -119,6 +121,9 @@ class Ended:
     why: str | None
     final: Late | None
     tie: list[str]
+    #: What the resume line says of the in-process baseline where the final group leaves it too little
+    #: (:func:`baseline_after`); ``""``: the line's own words.
+    baseline: str = ""
 
     def words(self, budget: str) -> str:
         """What the resume measures, in the resume line's words."""
@@ -174,12 +179,35 @@ def resume_line(
             if left
             else "no level (every planned level has numbers: a new --run-id measures again)"
         )
+    if ended is not None and ended.baseline and opts.baseline:
+        after = ended.baseline
     if nothing:  # nothing is sent: only a baseline the run still owes
         after = ("; then its missing in-process baseline" if baseline_missing(run, opts) else "") if opts.baseline else after
     return (
         f"resume {run.run_id} — kept: its settings ({settings_text(opts)}) and {measured}"
         + (f"; given again: {', '.join(flag_name(SweepOptions, g) for g in sorted(given))}" if given else "")
         + f"; will measure: {will}{after}"
+    )
+
+
+def baseline_after(sweep: Any) -> str:
+    """The resume line's words for an in-process baseline the final group of a resumed run (``sweep.final``) leaves
+    too little of the time budget to start (:func:`perf.sweep.baseline_words.baseline_start_s` of its estimate), with
+    the resume's budget that keeps it (:func:`perf.analysis.recommendation.cuts.advised`); ``""`` where it fits, or
+    without a budget or a final group (trial 21, T21-1: "..., within a time budget of 240 s, then the in-process
+    baseline" for a final group of about 226 s and a baseline of about 87 s; it was skipped at the end)."""
+    o, late = sweep.opts, sweep.final
+    if not o.baseline or o.time_budget_s is None or late is None or not late.variants or sweep._baseline_unusable():
+        return ""
+    need = sweep.baseline_estimate([*sweep.ranked_names(), *late.variants]).seconds
+    left, start = o.time_budget_s - late.estimate_s, baseline_start_s(need)
+    if left >= start:
+        return ""
+    minutes, _ = cuts.advised(late.estimate_s + need)
+    return (
+        f", then the in-process baseline only if the final group leaves it {start} s or more (it needs an "
+        f"estimated {fmt(need, 0)} s; the final group's estimate leaves {fmt(max(left, 0.0), 0)} s): "
+        f"`--resume {sweep.run_id} --time-budget {minutes}m` keeps it ({cuts.MARGIN_SAID})"
     )
 
 
@@ -204,7 +232,7 @@ def opening_lines(sweep: Any, given: frozenset[str] | None = None) -> list[str]:
     if sweep.opts.resume:
         again = frozenset(given or ()) & frozenset(REPORT_SETTINGS)
         why = getattr(sweep, "rounds_ended", None)  # perf.sweep.final.ResumedRounds: its plan, said as it will run
-        ended = Ended(why, sweep.final, sweep.final_tie) if why is not None else None
+        ended = Ended(why, sweep.final, sweep.final_tie, baseline_after(sweep)) if why is not None else None
         lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, again, getattr(sweep, "budget_note", None), ended))
     if sweep.nothing_to_measure:  # nothing is sent: no inputs to describe
         return lines

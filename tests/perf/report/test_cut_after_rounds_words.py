@@ -104,8 +104,8 @@ def test_a_variant_cut_on_one_round_is_said_so_with_the_time_budget_that_measure
     assert caveat is not None
     assert "1 of them measured in 1 round only (`top`: then cut for time, not measured further)" in caveat
     assert caveat.endswith(
-        "`--time-budget 6m` measures it further (the plan estimated about 305 s for the rounds a verdict needs of it, "
-        "the server's start aside)."
+        "`--time-budget 7m` measures it further (the plan estimated about 305 s for the rounds a verdict needs of it, "
+        "the server's start aside; the budget adds 20% for what varies between sessions)."
     )
     run.rounds.cuts = [Cut("variant", WHY, "top")]  # a record written before the estimate was kept: no number made up
     assert (unmeasured_caveat(run) or "").endswith(

@@ -87,6 +87,9 @@ class _Sweep:
     def _keeps_now(self, need_s: float) -> str:
         return sweep_run.Sweep._keeps_now(self, need_s)  # type: ignore[arg-type]
 
+    def _resume_keeps(self, need_s: float) -> str:
+        return sweep_run.Sweep._resume_keeps(self, need_s)  # type: ignore[arg-type]
+
     def _keeps_baseline(self, names: list[str], left: float | None) -> str:
         return sweep_run.Sweep._keeps_baseline(self, names, left)  # type: ignore[arg-type]
 

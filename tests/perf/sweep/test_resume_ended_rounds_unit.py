@@ -17,9 +17,12 @@ from factories import level_result, served_model
 
 from clients.runtimes.identity import found_artifact
 from clients.server import ServerOptions
+from perf.analysis.recommendation import cuts
 from perf.cli import main as perf_cli
+from perf.profile.estimate import BaselineEstimate
 from perf.records import results
 from perf.records.rounds import BudgetRecord, Cut, LoadGroup, RoundRecord, Visit
+from perf.sweep.opening import opening_lines
 from perf.sweep.options import SweepOptions
 from perf.sweep.run import Sweep
 from perf.sweep.servers import ServerPool
@@ -287,3 +290,46 @@ def test_a_resume_does_not_say_again_the_levels_its_rounds_retired(monkeypatch: 
     said = " ".join(res.output.split())
     assert said.startswith("resume t13 — kept:"), said  # its first line says what it kept (README)
     assert "no longer measured" not in said
+
+
+def _minutes(text: str) -> int:
+    return int(text.split("--time-budget ")[1].split("m")[0])
+
+
+def _resumed(tmp_path: Path, budget_s: float) -> Sweep:
+    results_dir, _ = _interrupted(tmp_path)
+    opts = SweepOptions(ServerOptions(tmp_path / "repo", runtime="bundled"), results_dir=results_dir, run_id="t13")
+    return Sweep(dataclasses.replace(opts, resume=True, time_budget_s=budget_s, given=frozenset({"time_budget_s"})))
+
+
+def test_the_resume_line_says_when_its_final_group_leaves_the_baseline_too_little(tmp_path: Path) -> None:
+    sw = _resumed(tmp_path, 600.0)
+    assert sw.final is not None and sw.final.variants == CUT
+    roomy = opening_lines(sw)[0]
+    assert roomy.endswith(", then the in-process baseline"), roomy
+    group, need = sw.final.estimate_s, 87.0
+    tight = _resumed(tmp_path / "tight", group + 1.0)  # the final group fits; the baseline does not
+    assert tight.final is not None and tight.final.variants == CUT
+    priced = BaselineEstimate(need, 4, 12, False)  # these python-backend stand-ins have no in-process model to price
+    tight.baseline_estimate = lambda names: priced  # type: ignore[method-assign]
+    line = opening_lines(tight)[0]
+    assert ", then the in-process baseline only if the final group leaves it " in line, line
+    assert f"(it needs an estimated {need:.0f} s; the final group's estimate leaves 1 s)" in line, line
+    assert _minutes(line.split("`--resume t13 ")[1]) * 60 >= (group + need) * (1 + cuts.MARGIN), line
+
+
+def test_a_skipped_baseline_names_the_resume_that_measures_the_cut_variants_and_keeps_it(tmp_path: Path) -> None:
+    """Session 1 of T21-1 said "--time-budget 4m keeps it" (a new run's) beside the resume's "--time-budget 4m";
+    session 2 said only "a longer --time-budget keeps it"."""
+    sw = _resumed(tmp_path, 240.0)
+    rr = sw.run.rounds
+    assert rr is not None
+    rr.cuts = [dataclasses.replace(c, need_s=193.0, final=True) for c in rr.cuts]
+    rr.budget = BudgetRecord(240.0, 1.35, 11.9, 226.0, 6, sessions=2, session_budget_s=240.0)
+    hint = sw._keeps_now(87.0)
+    assert hint.startswith("`--resume t13 --time-budget ") and "measures them and keeps it" in hint, hint
+    assert _minutes(hint) * 60 >= (193.0 + 87.0) * (1 + cuts.MARGIN), hint
+    assert "about 193 s for their final group with the tie set and 87 s for it" in hint
+    rr.cuts = []  # nothing left to a resume: the plan's own hint
+    assert "measures them" not in sw._keeps_now(87.0)
+    results.save(sw.run, sw.run_dir)
