@@ -89,3 +89,20 @@ def test_the_unreached_budgets_latency_carries_its_levels_mark() -> None:
     rec = recommend(run, 10.0)
     assert rec.best_under_budget is not None and rec.best_under_budget.status == HOST_BUSY
     assert f"(p99 6.00 ms{flag_mark(HOST_BUSY)} at c=4, its highest level; " in (rec.best_under_budget.headroom or "")
+
+
+def test_a_pick_at_a_cap_the_time_budget_set_names_the_command_that_measures_above_it() -> None:
+    """Trial 21, T21-6: every --resume keeps the first session's cap (c<=4 of a 90 s run), and the pick sat at it with
+    "budget not reached" and no word of what measures above it."""
+    rec = recommend(_run(6.0), 10.0)
+    u = rec.best_under_budget
+    assert u is not None and u.headroom is not None
+    assert u.headroom.endswith(
+        "; a --resume of this run keeps the time budget's cap of concurrency 4: a new run with "
+        "`--variants lead --concurrency 4,8,16,32,64` measures above it"
+    ), u.headroom
+    uncapped = _run(6.0)
+    assert uncapped.rounds is not None and uncapped.rounds.budget is not None
+    uncapped.rounds.budget.max_concurrency = None  # the search's own top, not the time budget's: nothing to lift
+    lifted = recommend(uncapped, 10.0).best_under_budget
+    assert lifted is not None and "measures above it" not in (lifted.headroom or "")
