@@ -171,13 +171,26 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         + ".",
     ]
     judged = [j for c in rr.cuts if (j := judged_cut(run, c)) is not None]  # "still rose" by the one rule (peaks.rise)
+    made_good = [c for c in judged if c.kind == "baseline" and baseline_measured(run)]
+    judged = [c for c in judged if c not in made_good]
     if judged:
         cuts = [_cut_line(run, c) for c in judged]
         order = f" ({CUT_ORDER})" if any(c.kind == "variant" for c in judged) else ""  # said once, not a cut's reason
         lines += [f"- **Cut for time** ({len(judged)}){order}:"] + capped(cuts, indent="  ")
     else:
         lines.append("- Nothing was cut for time.")
+    if made_good:  # trial 21, T21-7: "skipped ... `triton-perf baseline RUN` measures it" of a run that has it
+        lines.append(
+            f"- The in-process baseline, skipped for time in {count(len(made_good), 'earlier session')}, was measured "
+            "since (Serving efficiency)."
+        )
     return lines
+
+
+def baseline_measured(run: RunResult) -> bool:
+    """Whether ``run`` holds an in-process baseline with a point timed: a skip of it recorded by an earlier session
+    (a ``baseline`` :class:`~perf.records.rounds.Cut`) was made good by a later one, and is no cut of the run."""
+    return run.baseline is not None and any(p.ok for p in run.baseline.points)
 
 
 def _cut_line(run: RunResult, c: Cut) -> str:

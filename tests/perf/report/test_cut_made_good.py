@@ -1,0 +1,38 @@
+"""A cut a later session made good is no cut of the run (trial 21, T21-7): after two resumes, report.md's "Cut for
+time" still listed the in-process baseline "skipped" by sessions 1 and 2, with "`triton-perf baseline RUN` measures
+it" (refused on a run that has one) and "--time-budget 4m keeps it", though session 3 had measured it."""
+
+from __future__ import annotations
+
+from factories import make_run
+from synthetic_runs import with_baseline
+
+from perf.records.provenance import stamp
+from perf.records.rounds import BudgetRecord, Cut, RoundsRecord
+from perf.report.sections.rounds_budget import budget_lines
+
+SKIPS = [
+    Cut("baseline", "skipped: 7 s of the time budget left, it needs an estimated 36 s; --time-budget 4m keeps it"),
+    Cut("baseline", "skipped: 61 s of the time budget left, it needs an estimated 87 s; a longer --time-budget keeps it"),
+]
+LEVELS = Cut("levels", "concurrency above 4 not measured: the ladder up to 64 would not leave time", concurrency=8)
+
+
+def _run(measured: bool):
+    run = make_run()
+    stamp(run)  # today's toolkit: its saved reasons are said as they are
+    run = with_baseline(run) if measured else run
+    run.rounds = RoundsRecord(seed=1, cuts=[LEVELS, *SKIPS], budget=BudgetRecord(240.0, 1.3, 11.9, 55.0, 6, sessions=3))
+    return run
+
+
+def test_a_baseline_skipped_by_earlier_sessions_and_measured_since_is_not_listed_as_cut() -> None:
+    text = "\n".join(budget_lines(_run(measured=True)))
+    assert "- **Cut for time** (1):" in text, text
+    assert "skipped: 7 s" not in text and "keeps it" not in text
+    assert "- The in-process baseline, skipped for time in 2 earlier sessions, was measured since (Serving efficiency)." in text
+
+
+def test_a_baseline_still_missing_stays_among_the_cuts() -> None:
+    text = "\n".join(budget_lines(_run(measured=False)))
+    assert "- **Cut for time** (3):" in text and "skipped: 61 s" in text and "measured since" not in text
