@@ -53,10 +53,10 @@ rounds no longer back the drop (the verdict lost, or the level that beat it over
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from perf.analysis.ranking.budget_latency import judged, within
-from perf.analysis.ranking.leader import choose
+from perf.analysis.ranking.leader import choose, overtaken, unbeaten_of
 from perf.analysis.ranking.operating import Adjusted, Comparison, Operating, Side, compare, levels_of, operating_point, records
 from perf.records.results import VariantResult
 from perf.records.search import SearchDecision
@@ -132,13 +132,17 @@ def rank_variants(
             peaks[v.name] = operating_point(v, budget_ms, latency_metric, adjusted, backed=False, cores=cores) or op
     ops.sort(key=lambda o: -peaks[o.side.variant].adjusted_infer_per_s)
 
+    said: dict[tuple[Side, Side], Comparison] = {}
+
     def cmp(x: Operating, y: Operating) -> Comparison:
-        return compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, latency_metric)
+        if (key := (x.side, y.side)) not in said:
+            said[key] = compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, latency_metric)
+        return said[key]
 
     leader = choose(ops, cmp)
     if leader is None:
         return Ranking(None, [], [], unranked, budget_ms=budget_ms, latency_metric=latency_metric)
-    leader = peaks[leader.side.variant]
+    leader = _named_at_peak(peaks[leader.side.variant], peaks, unbeaten_of(ops, cmp), by_name, cmp)
     at = {o.side.variant: (o.side.shape, workload(by_name[o.side.variant])) for o in [*ops, leader]}  # client workloads
     other_sizes, ops = [o.side.variant for o in ops if at[o.side.variant] != at[leader.side.variant]], [o for o in ops if at[o.side.variant] == at[leader.side.variant]]  # fmt: skip
     own = workload(by_name[leader.side.variant])  # trial 10, F12: another workload's series without a level is no rival
@@ -160,6 +164,26 @@ def rank_variants(
     rest = [o for o in ops if o.side.variant != leader.side.variant]
     ties = [leader] + [o for o, c in zip(rest, comparisons) if c.verdict != "a" and c.result is not None]
     return Ranking(leader, ties, comparisons, unranked, other_sizes, budget_ms, latency_metric)
+
+
+def _named_at_peak(
+    lead: Operating,
+    peaks: Mapping[str, Operating],
+    unbeaten: list[Operating],
+    by_name: Mapping[str, VariantResult],
+    cmp: Callable[[Operating, Operating], Comparison],
+) -> Operating:
+    """The leader at its peak (its best level whatever its rounds), or the peak of another unbeaten variant of its
+    client workload that overtakes it there (:func:`perf.analysis.ranking.leader.overtaken`; trial 21, T21-9: the
+    leader chosen at its level of 4 rounds was named at its 1-round peak, below a rival's peak on both medians and
+    behind it in the one round they shared)."""
+    at = (lead.side.shape, workload(by_name[lead.side.variant]))
+    rivals = [
+        peaks[o.side.variant]
+        for o in unbeaten
+        if o.side.variant != lead.side.variant and (o.side.shape, workload(by_name[o.side.variant])) == at
+    ]
+    return overtaken(lead, rivals, cmp)
 
 
 def _within(vr: VariantResult, side: Side, budget_ms: float | None, latency_metric: str, cores: int | None) -> bool:

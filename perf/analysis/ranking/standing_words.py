@@ -214,3 +214,15 @@ def lowest(ranking: Ranking, run: RunResult, name: str) -> str:
         + (f": {unverified}" if unverified else "")
         + ")"
     )
+
+
+def trailed(ranking: Ranking, run: RunResult | None = None) -> list[str]:
+    """The tie-set members the leader trailed in the median of the rounds they shared, each with those rounds
+    (``"`b` (1 round)"``): the leader rule let them stand (fewer rounds than move the order, a circle of
+    medians, or a member another variant beats; :mod:`perf.analysis.ranking.leader`), so the pick is not named first by those rounds (trial 21, T21-9)."""
+    ties = set(ranking.names[1:])
+    return [
+        f"{named(run, c.b.variant)} ({count(len(c.rounds), 'round')})"
+        for c in ranking.comparisons
+        if c.b.variant in ties and c.result is not None and c.result.median < 1.0
+    ]

@@ -5,10 +5,12 @@ the words every place that states the pick uses (the rule: :mod:`perf.analysis.r
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from builders.repository.build_verdict import BuildVerdict
 from core.wording import count
 from perf.analysis.ranking.budget_latency import LATENCY_PERCENTILES, latency_metric
+from perf.analysis.stats.paired import GAP_ROUNDS
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import UNSTABLE_MARK, fmt
 
@@ -65,6 +67,10 @@ class Choice:
         dominated: A best under the budget below its workload's Pareto frontier: the level above it and whether the
             rule decided between them, in words, said first in its line (:mod:`perf.analysis.recommendation.dominated`).
         dominated_mark: The same, short: what the console's note and the frontier plot's mark of the pick say.
+        trails: A tie set's pick: the members it trailed in the median of the rounds they shared, in words
+            (``"`b` (1 round)"``): what the leader rule does not act on (too few rounds, a circle of medians, a member another beats)
+            (:mod:`perf.analysis.ranking.leader`); where there are any, it is not said to be named first by those
+            rounds (trial 21, T21-9: said beside the numbers of a runner-up ahead in the one round they shared).
     """
 
     variant: str
@@ -95,12 +101,19 @@ class Choice:
     latency_ms: dict[int, float] = dataclasses.field(default_factory=dict)
     dominated: str | None = None
     dominated_mark: str | None = None
+    trails: list[str] = dataclasses.field(default_factory=list)
 
     def note(self) -> str:
         """What the console's note of the pick says beside its level: ``"too few rounds ...; `b`'s median higher,
         1,874.2: the pick ahead in 3 of 5 shared rounds"`` (:attr:`short`, :attr:`rivals`; ``""`` without). The
         build's verdict is the row's, said once beside every pick of it (:attr:`unverified`)."""
-        return "; ".join([*filter(None, [self.dominated_mark, self.short]), *self.rivals])
+        return "; ".join([*filter(None, [self.dominated_mark, self.short]), *self.rivals_left()])
+
+    def rivals_left(self) -> list[str]:
+        """:attr:`rivals` but the one :attr:`dominated_mark` names (it says that rival's shared rounds already):
+        what a console note says after the mark, each rival once."""
+        said = re.match(r"[^`]*(`[^`]+`)", self.dominated_mark or "")
+        return [r for r in self.rivals if not (said and r.startswith(said.group(1)))]
 
     @property
     def unverified(self) -> list[str]:
@@ -174,6 +187,17 @@ class Choice:
             text += " — " + self.verdict(listed)
         return text + ("" if listed else "".join(f" — {w}" for w in self.remarks()))
 
+    def named_by(self) -> str:
+        """What a tied pick is named first by: :data:`NAMED_FIRST_BY`, or, where it trailed a member in the rounds they
+        shared (:attr:`trails`), round-adjusted throughput, with those members (never "the rounds it shared" then)."""
+        if not self.trails:
+            return NAMED_FIRST_BY
+        return (
+            f"round-adjusted throughput, not by the rounds it shared with each: it trailed {', '.join(self.trails)} in "
+            f"the median of those rounds, which the leader rule does not act on: fewer than {GAP_ROUNDS} of them, a "
+            "circle of medians, or a member another variant beats by the rule"
+        )
+
     def verdict(self, listed: bool = False) -> str:
         """The paired verdict in words (a rounds sweep): the tie set, what it beats, or that it is the only
         variant ranked (with why the others are not, :attr:`against`; a run of one variant has none to say);
@@ -182,13 +206,13 @@ class Choice:
         if self.tied and listed:
             return (
                 f"the rule ({rule}) did not separate it from {count(len(self.tie_set) - 1, 'other')} (the tie set follows); "
-                f"it is named first by {NAMED_FIRST_BY}, not as the winner"
+                f"it is named first by {self.named_by()}, not as the winner"
             )
         if self.tied:
             others = self.against or "not distinguishable at this noise from " + ", ".join(f"`{n}`" for n in self.tie_set[1:])
             return (
                 f"the rule ({rule}) did not separate it from {count(len(self.tie_set) - 1, 'other')}: {others}; "
-                f"it is named first by {NAMED_FIRST_BY}, not as the winner" + (f"; {self.outside}" if self.outside else "")
+                f"it is named first by {self.named_by()}, not as the winner" + (f"; {self.outside}" if self.outside else "")
             )
         if self.uncompared:  # neither beaten nor tied: no evidence either way (trial 11, F9)
             return f"by the rule ({rule}) it beats {self.against}; it is named first by throughput, not as the winner"

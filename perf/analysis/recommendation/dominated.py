@@ -85,5 +85,6 @@ def dominated(
     return (
         f"**not decided** between it and `{r.variant}` at concurrency {r.concurrency} (measured in "
         f"{count(r.trials, 'round')}): {medians}; {evidence}",
-        f"not decided: `{r.variant}` c={r.concurrency} ({count(r.trials, 'round')}) above it on the frontier",
+        f"not decided: `{r.variant}` c={r.concurrency} ({count(r.trials, 'round')}) better on both by the medians; "
+        + (f"the pick ahead in {ahead} of {count(shared, 'shared round')}" if shared else "never in a round with it"),
     )

@@ -359,6 +359,7 @@ def size_marks(run: RunResult, rec: Recommendation, best: Mapping[str, Point] | 
                 if (shown := (best or {}).get(c.variant)) is not None and not c.at(shown.concurrency, shown.batch_size):
                     level += f": {c.numbers()}"
                 marks = out.setdefault(c.variant, [])
-                marks.append(f"{what} for {size} clients ({'; '.join([level, *c.rivals])})")
+                said = [level, *([c.dominated_mark] if c.dominated_mark else []), *c.rivals_left()]  # "not decided" too (T21-9)
+                marks.append(f"{what} for {size} clients ({'; '.join(said)})")
                 marks += [w for w in c.unverified if w not in marks]  # the build's verdict on a pick, once (T13-10)
     return out

@@ -96,3 +96,23 @@ def test_a_pick_the_rule_puts_ahead_of_the_frontiers_level_says_why_the_frontier
     assert pick.dominated is not None and pick.dominated.startswith("below the Pareto frontier: by their medians")
     assert "in the 3 rounds they shared the rule put the pick ahead" in pick.dominated
     assert "not decided" not in pick.describe()
+
+
+def test_the_console_row_of_a_sizes_pick_below_its_frontier_says_not_decided() -> None:
+    """The console's "best under budget for seq=128 clients" said the level only (trial 21, T21-9: report.md's
+    "not decided" was not in the row, where most users stop reading)."""
+    import io
+    import re
+
+    from rich.console import Console
+    from tables import table_rows
+
+    from perf.cli.summary import summary_table
+
+    out = io.StringIO()
+    Console(file=out, width=250).print(summary_table(_run(T16A)))
+    row = next(k for k in table_rows(out.getvalue()) if k.startswith(f"{ONNX} [seq=128]"))
+    note = re.sub(r"\s+", " ", table_rows(out.getvalue())[row][-1])
+    assert re.search(r"best under budget for seq=128 clients \(c=1: [^;]+; not decided: `" + re.escape(TS), note), note
+    said = "c=1 (3 rounds) better on both by the medians; the pick ahead in 3 of 3 shared rounds"
+    assert note.count(said) == 1 and note.count("the pick ahead in 3 of 3 shared rounds") == 1, note  # its rival once
