@@ -221,9 +221,10 @@ class VariantGrid:
 
         accelerators = [a for a in self.trt_accelerators if a is not None]
         if accelerators and not {"gpu", "auto"} & set(self.kinds):
+            rule = rules.ort_trt_accelerator("onnxruntime", False)[0]  # the rule validate and the planner apply
             raise ConfigError(
                 f"--trt-accelerator {','.join(accelerators)} applies to ONNX on KIND_GPU instance groups, but the grid "
-                f"has only {', '.join(self.kinds)} instances",
+                f"has only {', '.join(self.kinds)} instances ({rule.field}: {rule.problem})",
                 hint="add --instance-kind gpu (or auto), or drop --trt-accelerator",
                 flag="--trt-accelerator",
             )

@@ -132,7 +132,7 @@ CASES = {
         None,
         {"kinds": ("gpu",), "trt_accelerators": (None, "fp16")},
         {"formats": ("torchscript",), "server_gpu": True},
-        ("dropped", lambda vs: vs and all(v.trt_accelerator is None for v in vs)),
+        ("skip", "TensorRT accelerator fp16"),  # said, not dropped without a word (trial 21)
         pbtxt(TORCHSCRIPT, group="kind: KIND_GPU count: 1", extra=ORT_TRT),
         TORCHSCRIPT,
         "optimization.execution_accelerators.gpu_execution_accelerator[0].name",
@@ -142,7 +142,7 @@ CASES = {
         None,
         {"kinds": ("cpu",), "trt_accelerators": (None, "fp16")},
         {},
-        ("dropped", lambda vs: vs and all(v.trt_accelerator is None for v in vs)),
+        ("error", ConfigError),  # a CPU-only grid cannot take it: refused, as --gpus is (trial 21)
         pbtxt(extra=ORT_TRT),
         ONNX,
         "optimization.execution_accelerators.gpu_execution_accelerator[0]",
