@@ -59,7 +59,7 @@ def resolve_runtime(opts: ServerOptions) -> tuple[Runtime, str]:
             flag="--url",
         )
     if opts.urls and name == "auto":
-        return RemoteRuntime(opts), "--url given"
+        return _checked(RemoteRuntime(opts), "--url given")
     if name == RemoteRuntime.name and not opts.urls:
         raise ServerError(
             "--runtime remote needs the server's address", hint="pass --url HOST:PORT (its HTTP endpoint)", flag="--url"

@@ -116,3 +116,19 @@ def test_the_commands_refuse_them_as_usage_errors(args: list[str], no_local: Pat
     assert out.returncode == 2, out.stderr
     assert "tritonserver" not in out.stdout
     assert "would be ignored" in out.stderr or "does not exist" in out.stderr
+
+
+def test_a_url_server_refuses_the_flags_of_a_runtime_that_starts_one(no_local: Path, tmp_path: Path) -> None:
+    """--url with --runtime auto (the default) is the remote runtime: --tag, --tritonserver... would be ignored there
+    too (the break-it try after trial 21: `clients check --url H --tag 24.08` checked the remote server without a word)."""
+    fake = tmp_path / "tritonserver"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    for given, flag in (({"tag": "24.08"}, "--tag"), ({"shm_size": "2g"}, "--shm-size"), ({"binary": fake}, "--tritonserver")):
+        with pytest.raises(
+            ServerError, match=f"{flag} \\(read by the .* runtime\\) would be ignored: the remote runtime serves"
+        ) as e:
+            resolve_runtime(ServerOptions(no_local, urls=("localhost:1",), **given))
+        assert e.value.flag == flag
+    runtime, why = resolve_runtime(ServerOptions(no_local, urls=("localhost:1",), deploy=False))
+    assert (runtime.name, why) == ("remote", "--url given")
