@@ -189,6 +189,8 @@ def _plan_flags(values: tuple[str, ...], precisions: tuple[str, ...]) -> dict[st
 
     Raises:
         click.BadParameter: a bare path with several precisions, or one precision twice.
+        FlagError: a path that is not a readable file (a usage error, before any export: it failed after the ONNX
+            export, exit 1).
     """
     out: dict[str, Path] = {}
     for v in values:
@@ -201,5 +203,7 @@ def _plan_flags(values: tuple[str, ...], precisions: tuple[str, ...]) -> dict[st
             raise click.BadParameter(f"--plan {v!r}: say which precision it is, e.g. --plan fp16={v}")
         if precision in out:
             raise click.BadParameter(f"--plan: two plans for {precision}")
+        if (problem := file_problem(Path(path), "--plan", "*.plan")) is not None:  # a typed path: before any export
+            raise FlagError(problem[0], flag="--plan", hint=problem[1])
         out[precision] = Path(path)
     return out

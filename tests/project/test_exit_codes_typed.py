@@ -128,6 +128,7 @@ def test_a_typed_shape_outside_the_verified_range_keeps_its_flag_through_the_swe
     [
         ("builders.cli.main", ["build", "--model", "mlp", "--spec", "{missing}.json"], "spec file {missing}.json does not exist"),
         ("builders.cli.main", ["spec", "--build", "{missing}"], "there is no folder {missing}: not a build folder"),
+        ("builders.cli.main", ["build", "--model", "mlp", "--plan", "{missing}.plan"], "--plan {missing}.plan does not exist"),
     ],
 )
 def test_a_typed_path_that_is_not_there_is_a_usage_error(cli_module: str, args: list[str], said: str, tmp_path: Path) -> None:

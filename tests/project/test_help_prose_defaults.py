@@ -119,7 +119,9 @@ def plans(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--plan [PRECISION=]PATH [default: the one --precision]"""
     from builders.cli.build import _plan_flags
 
-    assert _plan_flags(("a.plan",), ("fp16",)) == {"fp16": Path("a.plan")}
+    plan = tmp_path / "a.plan"  # a file that is there: a missing one is refused (a typed path, exit 2)
+    plan.write_bytes(b"plan")
+    assert _plan_flags((str(plan),), ("fp16",)) == {"fp16": plan}
 
 
 def validate_server_gpu(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
