@@ -14,6 +14,7 @@ from clients.runtimes.local import LocalRuntime
 from clients.runtimes.options import ServerOptions, image_for_tag
 from clients.runtimes.remote import RemoteRuntime
 from core.errors import ServerError
+from core.flag_words import flag_name
 from core.options import fields
 
 #: ``--runtime`` name -> the class that launches it.
@@ -96,14 +97,12 @@ def ignored_flags(opts: ServerOptions, runtime: str, why: str) -> ServerError | 
         runtime: The runtime that serves (``bundled``, ``local``, ``container``, ``remote``).
         why: Why it was chosen (``"asked for"``, or what ``auto`` found).
     """
-    defaults = {f.name: f for f in fields(ServerOptions)}
+    defaults = {f.name: f.default for f in fields(ServerOptions)}
     unread: list[tuple[str, str]] = []
     for name, reader in RUNTIME_FIELDS.items():
-        f = defaults[name]
-        value = getattr(opts, name)
-        unchanged = (f.default, image_for_tag(opts.tag)) if name == "image" and opts.tag else (f.default,)
-        if reader != runtime and value not in unchanged:
-            unread.append(((f.flag.decls or (f"--{name.replace('_', '-')}",))[0], reader))
+        unchanged = (defaults[name], image_for_tag(opts.tag)) if name == "image" and opts.tag else (defaults[name],)
+        if reader != runtime and getattr(opts, name) not in unchanged:
+            unread.append((flag_name(ServerOptions, name), reader))
     if not unread:
         return None
     said = ", ".join(f"{flag} (read by the {reader} runtime)" for flag, reader in unread)

@@ -11,6 +11,7 @@ from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.bundled import SITE_ENV, site_packages
 from clients.runtimes.options import LOCAL_ENV, ServerOptions
 from core.errors import ServerError
+from core.names import file_problem
 
 
 def local_binary(binary: Path | None = None) -> str | None:
@@ -33,18 +34,15 @@ def local_binary(binary: Path | None = None) -> str | None:
 
 def _named_binary(path: str, source: str, flag: str | None) -> None:
     """Refuse a tritonserver binary the user named that is not an executable file (trial 21: ``--tritonserver
-    /missing`` started the bundled server instead, the flag ignored)."""
-    p = Path(path)
-    problem = "does not exist" if not p.exists() else "is not a file" if not p.is_file() else None
-    if problem is None and not os.access(p, os.X_OK):
-        problem = "is not executable"
+    /missing`` started the bundled server instead, the flag ignored): missing, a folder or unreadable as every
+    file argument says it (:func:`core.names.file_problem`), else not executable."""
+    what = f"the tritonserver binary {source} names:"
+    problem = file_problem(Path(path), what)
+    if problem is None and not os.access(path, os.X_OK):
+        problem = (f"{what} {path} is not executable", "chmod +x it")
     if problem:
-        fix = f"point it at the tritonserver binary, or unset {LOCAL_ENV}" if flag is None else "give the binary's path"
-        raise ServerError(
-            f"the tritonserver binary {path} (given by {source}) {problem}",
-            hint=f"{fix} (or --runtime bundled for the toolkit's own CPU server)",
-            flag=flag,
-        )
+        fix = f"point it at the tritonserver binary, or unset {LOCAL_ENV}" if flag is None else problem[1]
+        raise ServerError(problem[0], hint=f"{fix} (or --runtime bundled for the toolkit's own CPU server)", flag=flag)
 
 
 class LocalRuntime(Runtime):

@@ -14,6 +14,7 @@ import pytest
 from clients.runtimes.choose import RUNTIME_FIELDS, ignored_flags, resolve_runtime
 from clients.runtimes.options import ServerOptions
 from core.errors import ServerError
+from core.flag_words import flag_name
 from core.options import fields
 
 #: One given value of each field only one runtime reads.
@@ -40,7 +41,7 @@ def no_local(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_every_field_of_one_runtime_is_refused_where_another_serves(no_local: Path) -> None:
     assert set(GIVEN) | {"binary"} == set(RUNTIME_FIELDS), "a new runtime field: give it a value here"
-    flags = {f.name: (f.flag.decls or (f"--{f.name.replace('_', '-')}",))[0] for f in fields(ServerOptions)}
+    flags = {f.name: flag_name(ServerOptions, f.name) for f in fields(ServerOptions)}
     for name, value in GIVEN.items():
         reader = RUNTIME_FIELDS[name]
         for runtime in ("bundled", "local", "container", "remote"):
@@ -77,14 +78,14 @@ def test_a_named_binary_is_used_or_refused_never_passed_over(
 ) -> None:
     for path, problem in (
         (tmp_path / "nope", "does not exist"),
-        (tmp_path, "is not a file"),
+        (tmp_path, "is a folder, not a file"),
         (Path(__file__), "is not executable"),
     ):
-        with pytest.raises(ServerError, match=f"given by --tritonserver\\) {problem}") as e:
+        with pytest.raises(ServerError, match=f"the tritonserver binary --tritonserver names: .* {problem}") as e:
             resolve_runtime(ServerOptions(no_local, binary=path))
         assert e.value.flag == "--tritonserver"
         monkeypatch.setenv("TRITONSERVER", str(path))
-        with pytest.raises(ServerError, match=f"given by \\$TRITONSERVER\\) {problem}") as e:
+        with pytest.raises(ServerError, match=f"the tritonserver binary \\$TRITONSERVER names: .* {problem}") as e:
             resolve_runtime(ServerOptions(no_local))
         assert e.value.flag is None and "unset TRITONSERVER" in (e.value.hint or "")
         monkeypatch.delenv("TRITONSERVER")

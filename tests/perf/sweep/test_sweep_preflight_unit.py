@@ -62,7 +62,7 @@ def test_a_runtime_whose_server_is_not_there_is_refused_before_the_run_folder(
     assert "--runtime bundled" in (e.value.hint or "") and not (tmp_path / "results").exists()
     # a binary the user named that is not there: its own refusal, a usage error (clients.runtimes.local)
     named = ServerOptions(repo, runtime="local", binary=tmp_path / "none")
-    with pytest.raises(ServerError, match="given by --tritonserver\\) does not exist") as e:
+    with pytest.raises(ServerError, match="the tritonserver binary --tritonserver names: .* does not exist") as e:
         Sweep(_opts(repo, tmp_path, server=named))
     assert e.value.flag == "--tritonserver" and not (tmp_path / "results").exists()
     # the advice followed: the same --run-id with --runtime bundled is a new run, not "already exists"
