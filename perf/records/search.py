@@ -58,6 +58,15 @@ class SearchRules:
     refine_steps: int = 2
     prune_above_variants: int = 4
 
+    def levels_from(self, start: int | None = None) -> tuple[int, ...]:
+        """The geometric ladder ``start, start*growth, ... <= max_concurrency`` (``start`` default: :attr:`start`):
+        the levels ``--concurrency auto`` climbs (:func:`perf.search.policy.ladder`), one rule."""
+        levels, c = [], self.start if start is None else start
+        while c <= self.max_concurrency:
+            levels.append(c)
+            c *= self.growth
+        return tuple(levels)
+
 
 @dataclass(frozen=True, config=_CONFIG)
 class BeatingLevel:

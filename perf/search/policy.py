@@ -82,11 +82,7 @@ def ladder(concurrency: Sequence[int] | str, rules: SearchRules) -> tuple[tuple[
     """``(levels, adaptive)``: ``"auto"`` -> the geometric ladder ``start, start*growth, ...
     <= max_concurrency`` grown adaptively; a list -> its levels, sorted, measured whole."""
     if isinstance(concurrency, str):
-        levels, c = [], rules.start
-        while c <= rules.max_concurrency:
-            levels.append(c)
-            c *= rules.growth
-        return tuple(levels), True
+        return rules.levels_from(), True
     return tuple(sorted(set(concurrency))), False
 
 

@@ -22,9 +22,7 @@ def above_cap(run: RunResult, at: Point) -> str | None:
     decision = series_decision(run.search, vr) if vr is not None else run.search.decision(at.variant)
     if decision is None or decision.rule != "cap" or at.concurrency < b.max_concurrency:
         return None
-    levels = [at.concurrency]
-    while levels[-1] * 2 <= top:
-        levels.append(levels[-1] * 2)
+    levels = run.search.rules.levels_from(at.concurrency)  # the ladder's own growth, from the capped level up
     name = variant_name(vr) if vr is not None else at.variant
     return (
         f"a --resume of this run keeps the time budget's cap of concurrency {b.max_concurrency}: a new run with "
