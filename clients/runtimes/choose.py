@@ -67,9 +67,7 @@ def resolve_runtime(opts: ServerOptions) -> tuple[Runtime, str]:
         )
     if name != "auto":
         return _checked(RUNTIME_CLASSES[name](opts), "asked for")
-    if opts.binary:  # a binary the user named: the local runtime, or its refusal (never passed over)
-        return _checked(LocalRuntime(opts), LocalRuntime.detect(opts) or "")
-    for candidate in AUTO_ORDER:
+    for candidate in AUTO_ORDER:  # local first: a binary the user named is used or refused, never passed over
         cls = RUNTIME_CLASSES[candidate]
         why = cls.detect(opts)
         if why:

@@ -79,26 +79,14 @@ def log_size(path: Path) -> int:
         return 0
 
 
-def free_ports(n: int, address: str = "127.0.0.1") -> list[int]:
-    """``n`` distinct TCP ports free now on ``address`` (all sockets held until every port is
-    chosen, so the OS cannot hand out the same port twice). Free *now* only: for a server started
-    later, :class:`HeldPorts` keeps them."""
-    held = HeldPorts([0] * n, address)
-    held.release()
-    return held.ports
-
-
-def free_port(address: str = "127.0.0.1") -> int:
-    """A TCP port that is free now on ``address``."""
-    return free_ports(1, address)[0]
-
-
 class HeldPorts:
-    """TCP ports on an address held for a server that binds them later, so that nothing else takes one between
-    the choice and the server's bind (a full suite: another test's server took the gRPC port one test had picked).
-    Each is bound with ``SO_REUSEADDR`` and never listens: the OS hands it to no port-0 bind and refuses a plain
-    bind of it, while tritonserver, which binds its HTTP, gRPC and metrics listeners with ``SO_REUSEADDR``, takes
-    it. Held until :meth:`release` (or until the object is collected).
+    """TCP ports on an address held for a server that binds them later, so that the OS does not hand one to another
+    process between the choice and the server's bind (a full suite: another test's server, started on free ports,
+    took the gRPC port one test had picked). Each is bound with ``SO_REUSEADDR`` and never listens: the OS hands it
+    to no port-0 bind and refuses a plain bind of it, while tritonserver, which binds its HTTP, gRPC and metrics
+    listeners with ``SO_REUSEADDR``, takes it. It does not keep out a process that asks for that very port with
+    ``SO_REUSEADDR`` (another launch given the same explicit port; :func:`port_in_use` sees a held port as free).
+    Held until :meth:`release` (or until the object is collected).
 
     Attributes:
         ports: The ports, in the order asked (a free one for each 0).

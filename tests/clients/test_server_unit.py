@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from clients.cli.options import server_options
 from clients.runtimes.base import Ports, Runtime
-from clients.runtimes.host import HeldPorts, free_ports
+from clients.runtimes.host import HeldPorts
 from clients.runtimes.models import unload_and_wait
 from clients.server import ServerOptions, TritonServer
 from core.errors import ServerError
@@ -197,9 +197,12 @@ def test_a_runtime_that_launches_nothing_is_only_waited_for(tmp_path: Path) -> N
     assert srv.pid is None and srv.wait() is None
 
 
-def test_free_ports_are_distinct():
-    ports = free_ports(3)
-    assert len(set(ports)) == 3 and all(1024 <= p <= 65535 for p in ports)
+def test_held_free_ports_are_distinct():
+    held = HeldPorts([0, 0, 0])
+    try:
+        assert len(set(held.ports)) == 3 and all(1024 <= p <= 65535 for p in held.ports)
+    finally:
+        held.release()
 
 
 class _FakeClient:
