@@ -89,7 +89,7 @@ def build(
         fmts = tuple(f for f in fmts if f != "trt") or ("onnx",)
         fmts = fmts if "onnx" in fmts else (*fmts, "onnx")
         build_precisions = tuple(dict.fromkeys(("fp32", *precisions)))
-    refuse_unread_build_flags(click.get_current_context(), fmts, grid, print_trtexec)
+    refuse_unread_build_flags(click.get_current_context(), fmts, build_precisions, plan_files, grid, serving, print_trtexec)
     console = make_console()
     opts = build_api.BuildOptions(
         model=model,

@@ -7,34 +7,54 @@ The grid's own flags are refused by :class:`builders.config.variants.VariantGrid
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
+from pathlib import Path
 
 import click
 
-from builders.config.variants import VariantGrid
+from builders.backends import servable
+from builders.build_exports import export_tasks
+from builders.config.variants import Variant, VariantGrid
 from core.flag_refusals import Unread, refuse_unread
 from core.options import given
 
 
-def refuse_unread_build_flags(ctx: click.Context, formats: Sequence[str], grid: VariantGrid, print_trtexec: bool) -> None:
+def refuse_unread_build_flags(
+    ctx: click.Context,
+    formats: tuple[str, ...],
+    precisions: tuple[str, ...],
+    plans: Mapping[str, Path],
+    grid: VariantGrid,
+    serving: str,
+    print_trtexec: bool,
+) -> None:
     """Refuse the flags the user typed that this build would not read, each named with what reads it.
 
     Args:
         ctx: The ``builders build`` context (which parameters were typed: :func:`core.options.given`).
         formats: The export formats this build makes (after ``--plan`` / ``--print-trtexec`` changed them).
+        precisions: Its precisions (the same).
+        plans: The plans ``--plan`` takes back, by precision: a TensorRT precision among them is imported, not built
+            (``--workspace-mib`` and ``--timing-cache`` apply to a plan built here only).
         grid: The variant grid.
+        serving: ``--serving`` (which variants the grid writes: ORT-TRT variants get a model_warmup).
         print_trtexec: Whether ``--print-trtexec`` was given.
 
     Raises:
         FlagError: one or more typed flags would be ignored (exit 2).
     """
     made = f"this build makes none (--format {','.join(formats)})"
-    no_trt = "trt" not in formats and not print_trtexec
-    no_warm = all(w is None for w in grid.warmups) and all(a is None for a in grid.trt_accelerators)
+    built = any(f == "trt" and p not in plans for f, p in export_tasks(formats, precisions, tuple(plans)))
+    no_trt = not built and not print_trtexec
+    typed = given(ctx)
+    no_warm = all(w is None for w in grid.warmups) and (
+        all(a is None for a in grid.trt_accelerators)  # the grid's own rule says which variants warm up (ORT-TRT's)
+        or ({"warmup_count", "warmup_count_reason"} & typed and not any(v.warmup for v in _planned(grid, formats, serving)))
+    )
     plans = f"it applies to TensorRT plans (--format trt, or --print-trtexec), and {made}"
     warm = "it applies to variants with model_warmup, and this grid has none (--warmup off)"
     refuse_unread(
-        given(ctx),
+        typed,
         [
             Unread(
                 "opset",
@@ -62,3 +82,8 @@ def refuse_unread_build_flags(ctx: click.Context, formats: Sequence[str], grid: 
             ),
         ],
     )
+
+
+def _planned(grid: VariantGrid, formats: tuple[str, ...], serving: str) -> list[Variant]:
+    """The variants the grid writes for the formats ``serving`` serves (the build's own plan: builders.build)."""
+    return grid.plan("model", tuple(f for f in formats if servable(f, serving)), serving=serving).variants

@@ -44,17 +44,32 @@ def test_the_same_flags_where_the_build_reads_them_are_not_refused() -> None:
     from builders.cli.unread import refuse_unread_build_flags
     from core.errors import FlagError
 
-    ctx = cli.make_context("builders", ["build", "--opset", "17", "--warmup-count", "2", "--workspace-mib", "8"])
-    sub = cli.commands["build"].make_context(
-        "build", ["--opset", "17", "--warmup-count", "2", "--workspace-mib", "8"], parent=ctx
-    )
-    refuse_unread_build_flags(sub, ("onnx", "trt"), VariantGrid(warmups=("zero",)), False)
-    refuse_unread_build_flags(sub, ("onnx",), VariantGrid(warmups=(None, "zero")), True)  # --print-trtexec reads the workspace
+    args = ["--opset", "17", "--warmup-count", "2", "--workspace-mib", "8"]
+    sub = cli.commands["build"].make_context("build", args, parent=cli.make_context("builders", ["build", *args]))
+    fp32 = ("fp32",)
+    refuse_unread_build_flags(sub, ("onnx", "trt"), fp32, {}, VariantGrid(warmups=("zero",)), "python", False)
+    refuse_unread_build_flags(sub, ("onnx",), fp32, {}, VariantGrid(warmups=(None, "zero")), "python", True)  # --print-trtexec
     with pytest.raises(FlagError) as e:
-        refuse_unread_build_flags(sub, ("onnx",), VariantGrid(), False)
+        refuse_unread_build_flags(sub, ("onnx",), fp32, {}, VariantGrid(), "python", False)
     assert e.value.flag == "--workspace-mib"  # every unread flag named, in one refusal
     assert "; --warmup-count would be ignored" in str(e.value)
     assert "drop --workspace-mib" in (e.value.hint or "") and "drop --warmup-count" in (e.value.hint or "")
+
+
+def test_what_the_grid_and_the_plans_make_decides_not_the_flags_alone() -> None:
+    """The review of this change: an accelerator no variant takes (TorchScript only) gives no model_warmup, so
+    --warmup-count is unread; a TensorRT precision every plan of which comes from --plan is imported, not built,
+    so --workspace-mib is unread; ORT-TRT variants (ONNX, KIND_GPU, native serving) do warm up."""
+    from builders.cli.unread import refuse_unread_build_flags
+    from core.errors import FlagError
+
+    args = ["--warmup-count", "3", "--workspace-mib", "8"]
+    sub = cli.commands["build"].make_context("build", args, parent=cli.make_context("builders", ["build", *args]))
+    gpu = VariantGrid(kinds=("gpu",), trt_accelerators=(None, "fp16"), server_gpu=True)
+    with pytest.raises(FlagError) as e:
+        refuse_unread_build_flags(sub, ("torchscript", "trt"), ("fp16",), {"fp16": Path("p.plan")}, gpu, "native", False)
+    assert "--workspace-mib would be ignored" in str(e.value) and "--warmup-count would be ignored" in str(e.value)
+    refuse_unread_build_flags(sub, ("onnx", "trt"), ("fp16",), {}, gpu, "native", False)  # ORT-TRT warms up; a plan is built
 
 
 def test_an_accelerator_no_grid_point_takes_is_said_as_a_skip() -> None:
