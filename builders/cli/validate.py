@@ -20,7 +20,7 @@ from builders.triton.releases import coverage, release
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
-from core.errors import FlagError, ModelSpecError, RepositoryError
+from core.errors import ModelSpecError, RepositoryError
 from core.wording import count, of
 
 
@@ -252,13 +252,12 @@ def spec(example: bool, model: str | None, build: Path | None) -> None:
     if [example, model is not None, build is not None].count(True) != 1:
         raise click.UsageError("give exactly one of --example, --model NAME or --build FOLDER")
     if build is not None:
-        if not build.exists():  # a typed path (core.cli.EXIT_USAGE), as `builders validate` says one
-            raise FlagError(
-                f"there is no folder {build}: not a build folder",
-                flag="--build",
-                hint=f"give BUILD_DIR/<name> of `builders build` (e.g. builds/mymodel; a relative path is from {Path.cwd()})",
-            )
-        click.echo(json.dumps(build_spec(build).to_json(), indent=2))
+        try:
+            spec = build_spec(build)
+        except RepositoryError as e:  # its own words; a path that is not there is a typed mistake (core.cli.EXIT_USAGE)
+            e.flag = e.flag or ("--build" if not build.exists() else None)
+            raise
+        click.echo(json.dumps(spec.to_json(), indent=2))
         return
     if model is not None and model not in BUILTINS:
         raise ModelSpecError(

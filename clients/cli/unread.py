@@ -7,11 +7,12 @@ from pathlib import Path
 
 import click
 
+from clients.runtimes.base import TRITON_DEFAULT_PORTS
 from core.flag_refusals import Unread, refuse_unread
 from core.options import given
 
-#: The port a protocol's server listens on by default (Triton's layout).
-DEFAULT_PORTS = {"http": 8000, "grpc": 8001}
+#: The port a protocol's server listens on by default (Triton's layout: clients.runtimes.base.TRITON_DEFAULT_PORTS).
+DEFAULT_PORTS = {"http": TRITON_DEFAULT_PORTS.http, "grpc": TRITON_DEFAULT_PORTS.grpc}
 
 
 def refuse_unread_infer(protocol: str, scheme: str | None, input_path: Path | None, requests: int, concurrency: int) -> None:
@@ -63,10 +64,10 @@ def refuse_unread_check(protocol: str, http_url: str | None, grpc_url: str | Non
             Unread(
                 name + "_url",
                 f"--{name}-url",
-                protocol == other and given is not None and own is not None,
+                protocol == other and typed_url is not None and own is not None,
                 f"--protocol {other} checks over {other} only, at --{other}-url {own}",
                 f"drop --{name}-url, or pass --protocol both to check over {name} too",
             )
-            for name, other, given, own in (("http", "grpc", http_url, grpc_url), ("grpc", "http", grpc_url, http_url))
+            for name, other, typed_url, own in (("http", "grpc", http_url, grpc_url), ("grpc", "http", grpc_url, http_url))
         ],
     )
