@@ -49,9 +49,9 @@ def refuse_unread_build_flags(
     typed = given(ctx)
     no_warm = all(w is None for w in grid.warmups) and (
         all(a is None for a in grid.trt_accelerators)  # the grid's own rule says which variants warm up (ORT-TRT's)
-        or ({"warmup_count", "warmup_count_reason"} & typed and not any(v.warmup for v in _planned(grid, formats, serving)))
+        or (bool({"warmup_count", "warmup_count_reason"} & typed) and not any(v.warmup for v in _planned(grid, formats, serving)))
     )
-    plans = f"it applies to TensorRT plans (--format trt, or --print-trtexec), and {made}"
+    trt_words = f"it applies to TensorRT plans (--format trt, or --print-trtexec), and {made}"
     warm = "it applies to variants with model_warmup, and this grid has none (--warmup off)"
     refuse_unread(
         typed,
@@ -63,8 +63,8 @@ def refuse_unread_build_flags(
                 f"it applies to ONNX exports, and {made}",
                 "add --format onnx, or drop --opset",
             ),
-            Unread("workspace_bytes", "--workspace-mib", no_trt, plans, "add --format trt, or drop --workspace-mib"),
-            Unread("timing_cache", "--timing-cache", no_trt, plans, "add --format trt, or drop --timing-cache"),
+            Unread("workspace_bytes", "--workspace-mib", no_trt, trt_words, "add --format trt, or drop --workspace-mib"),
+            Unread("timing_cache", "--timing-cache", no_trt, trt_words, "add --format trt, or drop --timing-cache"),
             Unread(
                 "target_triton",
                 "--target-triton",
