@@ -18,6 +18,8 @@ import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from perf.plots.empty import blank_empty
+
 #: Decades a log axis spans before it labels only 1s (1, 2 and 5 per decade up to here).
 DENSE_DECADES = 3.0
 #: The most labels a number axis shows.
@@ -99,8 +101,6 @@ def save(fig, path: Path, tight: bool = True) -> None:
     """Label ``fig``'s number axes (:func:`label_numbers`), say in words what a panel with no data
     holds (:func:`perf.plots.empty.blank_empty`: no broken tick scale) and write it to ``path``
     (PNG, 110 dpi): the one place a plot is saved, so no plot escapes the rule."""
-    from perf.plots.empty import blank_empty
-
     blank_empty(fig)
     label_numbers(fig)
     fig.savefig(path, dpi=110, bbox_inches="tight" if tight else None)

@@ -224,5 +224,8 @@ def trailed(ranking: Ranking, run: RunResult | None = None) -> list[str]:
     return [
         f"{named(run, c.b.variant)} ({count(len(c.rounds), 'round')})"
         for c in ranking.comparisons
-        if c.b.variant in ties and c.result is not None and c.result.median < 1.0
+        if c.b.variant in ties
+        and c.result is not None
+        and c.result.median < 1.0
+        and (ranking.leader is None or c.a == ranking.leader.side)  # the pick's own level, not another of its side's
     ]

@@ -13,13 +13,14 @@ from perf.analysis.effects.main_effects import MainEffect
 from perf.analysis.effects.pairs import baseline
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation
+from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.saturation.peaks import HEADROOM_NOTE, WHY_SAID, peak_noun, unreached_mark
 from perf.analysis.stats.curves import curve
 from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt, packed
 from perf.records.results import RunResult, VariantResult
 from perf.report.conclusions.pairs import change_clause, once, ranked_text
-from perf.report.conclusions.why import peaks_at, runner_up
+from perf.report.conclusions.why import runner_up
 from perf.report.sections.effects import BESIDE_POINTER, beside_recommendation, effects_sentences
 
 #: A best under the budget that is best among the levels measured only, in the Conclusions: its why
@@ -71,7 +72,7 @@ def number_lines(
         + (f"; {unreached_mark(best.unreached)} ({WHY_SAID})." if best.unreached else ".")  # said once (T19-17)
     ]
     base = baseline(ok, run.variant(best.variant))
-    peaks = peaks_at(run, pts, bs)  # each series' level the table names
+    peaks = best_levels(run, pts, bs)  # each series' level the table names
     if base is not None and base.name != best.variant and (bb := peaks.get(base.name)) is not None:
         own = f"{named(run, base.name)} ({peak_noun(rec.unreached.get(base.name))} {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})"
         ranked = ranked_text(run, rec, base.name)

@@ -47,16 +47,8 @@ ONE_SETTING: tuple[tuple[frozenset[str], str], ...] = (
 )
 
 
-def peaks_at(run: RunResult, pts: dict[str, list[Point]], batch_size: int) -> dict[str, Point]:
-    """Each series' best level at client batch size ``batch_size``, by the rule that names the console table's row and
-    the Recommendation's level (:func:`perf.analysis.saturation.best_level.best_levels` at that batch size: a rounds
-    sweep's paired rule; issue 26: the highest median there was taken at another batch size than the best level's);
-    a series without a level there is left out."""
-    return best_levels(run, pts, batch_size)
-
-
 def runner_up(ok: list[VariantResult], best: str, peaks: dict[str, Point]) -> Point | None:
-    """The second-highest of ``peaks`` (:func:`peaks_at`, at the best's batch size) among series of the best's client workload."""
+    """The second-highest of ``peaks`` (:func:`perf.analysis.saturation.best_level.best_levels` at the best's batch size) among series of the best's client workload."""
     size = {v.name: workload(v) for v in ok}
     seconds = [peaks[v.name] for v in ok if v.name != best and v.name in peaks and size[v.name] == size.get(best)]
     return max(seconds, key=lambda p: p.value(THROUGHPUT), default=None)
@@ -167,7 +159,7 @@ def mechanism(run: RunResult, ok: list[VariantResult], rec: Recommendation, pts:
     if base is None:
         base = baseline(ok, best_v)
     if base is None or base.name == best.variant:  # explain the best against the runner-up instead
-        second = runner_up(ok, best.variant, peaks_at(run, pts, best.batch_size))
+        second = runner_up(ok, best.variant, best_levels(run, pts, best.batch_size))
         base = run.variant(second.variant) if second else None
     pair = common_level(pts[best.variant], pts[base.name], best.batch_size) if base else None
     if pair is not None and base is not None and best_v is not None:

@@ -1,7 +1,7 @@
 """At a client batch size other than a variant's best level's, the level a section names is the one the paired rule
 names there (:func:`perf.analysis.ranking.operating.best_of` over that batch size's levels), as the console table and
 the Recommendation name it for that workload, not the highest median there (issue 26, s18a): Main effects' pairs
-(``main_effects._best``) and the Conclusions' runner-up and peaks (``why.peaks_at``) took the highest median where
+(``main_effects._best``) and the Conclusions' runner-up and peaks (``why.runner_up``'s peaks) took the highest median where
 the variant's best level was at another batch size."""
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from perf.records.levels import LevelResult
 from perf.records.results import RunResult
 from perf.records.rounds import RoundsRecord
 from perf.records.workloads import split_by_workload
-from perf.report.conclusions.why import peaks_at
 
 ONE, TWO = params(1), params(2)
 FAST, SLOW = range(3), range(3, 6)
@@ -64,7 +63,7 @@ def test_every_section_names_the_paired_rules_level_at_another_batch_size() -> N
     assert table.concurrency == 1  # the console table's row of the b=1 series
 
     # Conclusions: the series' level at b=1 (runner-up, peaks) is c=1 (was c=2, the highest median there)
-    assert peaks_at(run, points, 1)[one].concurrency == 1
+    assert best_levels(run, points, 1)[one].concurrency == 1
     # Main effects: the instance-count pair is taken at c=1 of ONE on its b=1 line (was c=2)
     (effect,) = [e for e in main_effects(run, points) if e.factor.key == "count"]
     (pair,) = effect.pairs

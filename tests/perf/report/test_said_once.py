@@ -103,9 +103,7 @@ def _workloads_run(lead: list[float], close: list[float]):
 
 def test_a_workloads_two_picks_at_one_level_are_one_line_by_the_top_picks_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A per-workload pick pair at one level (`b [frames=98]` at c=4, both picks) said its verdict twice, as the top
-    picks did before fe94cf2; now by the same function (write.peak_lines), one line."""
-    from perf.report.sections.recommendation import peak_lines
-
+    picks did before fe94cf2; now by the same function (sections.recommendation.peak_lines), one line."""
     monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})
     run = _workloads_run([1000, 1010, 990], [500, 420, 460])
     results.save(run, tmp_path)
@@ -114,7 +112,6 @@ def test_a_workloads_two_picks_at_one_level_are_one_line_by_the_top_picks_rule(t
     assert "    - best under the budget: `b [frames=98]` at concurrency 4: " in section
     pair = "    - best measured (peak not reached): the same level as the best under the budget above, said there with its verdicts: `b [frames=98]` at concurrency 4: "  # fmt: skip
     assert pair in section and section.count("beats every other ranked variant") == 1, section
-    assert peak_lines.__module__ == "perf.report.sections.recommendation"  # one rule for the top picks and these
     assert not said_twice(section), said_twice(section)[:2]  # the repeat scan finds it (the old code's two lines)
 
 
