@@ -22,6 +22,7 @@ import shlex
 from pathlib import Path
 
 from core.wording import count
+from perf.analysis.recommendation.cuts import advised
 from perf.analysis.stats.paired import Paired
 from perf.colocate import judge, neighbours, plan
 from perf.colocate.judge import Measured
@@ -313,26 +314,22 @@ def finish_words(record: ColocationRecord, results_dir: Path | str) -> str:
     ``--time-budget`` the rest of one pass needs (:mod:`perf.colocate.plan`, priced from what this run measured, the
     moves left as the search takes them: :func:`perf.colocate.plan.moves_left`), and, while a move step is left, what
     one more move adds (:func:`perf.colocate.plan.move_s`), with :data:`perf.colocate.plan.MARGIN` and rounded up to
-    whole minutes (:func:`perf.colocate.plan.suggested_s`); never the ``--time-budget`` a resumed last session had and
-    ended without a pick on (one minute more, said). Trial 21, T21-4: "--time-budget 2m (the rest of one pass needs about 81
+    whole minutes, at least a minute above the ``--time-budget`` a resumed last session had and ended without a pick on
+    (said): :func:`perf.analysis.recommendation.cuts.advised`, the sweep's rule. Trial 21, T21-4: "--time-budget 2m (the rest of one pass needs about 81
     s ...; more if a model moves ...)" twice, a model moved each time, and the second 2m ended without a pick too."""
     steps, p = plan.rest_of(record)
     est = plan.estimate(steps, p, None)
     move = plan.move_s(record, p) if any(s.label.startswith("move") for s, _c in est.steps) else 0.0
-    whole = plan.suggested_s(est.total_s + move)
-    last = record.session_budgets_s[-1] if record.session_budgets_s else None
-    again = len(record.session_budgets_s) > 1 and whole == last  # a resume given it (as advised) ended without a pick
+    last = record.session_budgets_s[-1] if len(record.session_budgets_s) > 1 else None  # a resume that ended undecided
+    minutes, above = advised(est.total_s + move, last, "the rest of the pass")  # the sweep's one rule (trial 21, T21-1/4)
     moves = (
         f"; a model that moves adds about {math.ceil(move)} s (each other model tried again beside it), in the budget too"
         if move
         else ""
     )
-    more = (
-        f"; one minute more than the {plan.budget_flag(whole)} the last session had and ended without a pick on" if again else ""
-    )
     return (
-        f"`{resume_command(record, results_dir, whole + (60 if again else 0))}` (the rest of one pass needs about "
-        f"{math.ceil(est.total_s)} s by this run's own prices, the server's start and stop included{moves}{more}; "
+        f"`{resume_command(record, results_dir, minutes * 60)}` (the rest of one pass needs about "
+        f"{math.ceil(est.total_s)} s by this run's own prices, the server's start and stop included{moves}{above}; "
         f"{plan.MARGIN_WORDS}; more if models move again; its complete rounds are not measured again)"
     )
 

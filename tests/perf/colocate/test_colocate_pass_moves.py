@@ -66,7 +66,9 @@ def test_a_resume_advice_prices_a_move_and_never_repeats_the_budget_that_fell_sh
     cut.session_budgets_s = [999.0, float(whole)]  # a resume given that budget ended without a pick
     again = verdict.finish_words(cut, tmp_path)
     assert f"--time-budget {plan.budget_flag(whole + 60)}`" in again, again
-    assert f"one minute more than the {plan.budget_flag(whole)} the last session had" in again, again
+    assert f"and is above this session's {whole} s, which did not cover the rest of the pass" in again, again
+    cut.session_budgets_s = [999.0, float(whole + 120)]  # one that fell short though larger: never advised less (review)
+    assert f"--time-budget {plan.budget_flag(whole + 180)}`" in verdict.finish_words(cut, tmp_path)
     final_only = _cut_after(_searched(), 4)  # no move left: nothing added for one
     assert "a model that moves" not in verdict.finish_words(final_only, tmp_path)
 
