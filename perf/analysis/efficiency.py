@@ -343,3 +343,15 @@ def best_rows(rows: Sequence[EfficiencyRow]) -> dict[str, EfficiencyRow]:
         if r.ratio is not None and (r.variant not in out or r.served_infer_per_s > out[r.variant].served_infer_per_s):
             out[r.variant] = r
     return out
+
+
+#: What a report and its plot say when no level's served ÷ in-process ratio is evidence (:func:`baseline_unusable`).
+UNUSABLE = "the in-process baseline is unusable here"
+
+
+def baseline_unusable(rows: Sequence[EfficiencyRow]) -> int:
+    """How many levels have an in-process point when every one of them was served faster than
+    in-process (none is evidence: :data:`UNUSABLE`), else 0 (no such level, or one that is evidence).
+    Decided on all of a run's rows, once: report.md's line and its plot (which draws some of them) say the same."""
+    rated = [r for r in rows if r.ratio is not None]
+    return len(rated) if rated and all(r.served_faster for r in rated) else 0

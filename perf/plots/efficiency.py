@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.wording import count
-from perf.analysis.efficiency import COMPONENTS, EfficiencyRow, best_rows
+from perf.analysis.efficiency import COMPONENTS, UNUSABLE, EfficiencyRow, baseline_unusable, best_rows
 from perf.markdown import flag_mark
 from perf.plots.canvas import LEGEND_WRAP, Drawn, pyplot, xy
 from perf.plots.empty import say_empty
@@ -52,10 +52,14 @@ SEGMENTS = tuple(
 )
 
 
-def write_plot(rows: Sequence[EfficiencyRow], path: Path, looks: Mapping[str, Style] | None = None) -> Drawn | None:
+def write_plot(
+    rows: Sequence[EfficiencyRow], path: Path, looks: Mapping[str, Style] | None = None, unusable: int | None = None
+) -> Drawn | None:
     """Draw ``rows`` into ``path`` (see the module docstring), each variant's line in its colour of the
     run's other plots (``looks``: :func:`perf.plots.styles.series_looks`; default, and for a variant
-    without one, a colour of its own in row order). ``None`` (no file) without rows or matplotlib."""
+    without one, a colour of its own in row order). ``unusable``: :func:`perf.analysis.efficiency.baseline_unusable`
+    of all the run's rows when ``rows`` are some of them (default: of ``rows``). ``None`` (no file) without
+    rows or matplotlib."""
     best = best_rows(rows)
     if not best:
         return None
@@ -68,16 +72,18 @@ def write_plot(rows: Sequence[EfficiencyRow], path: Path, looks: Mapping[str, St
     drawn: Drawn = {RATIO_TITLE: {}, TIME_TITLE: {}}
     given = looks or {}
     colours = {n: given[n].colour if n in given else series_colour(len(given) + i) for i, n in enumerate(best)}
-    _ratio_panel(ax1, rows, colours, drawn[RATIO_TITLE])
+    unusable = baseline_unusable(rows) if unusable is None else unusable
+    _ratio_panel(ax1, rows, colours, drawn[RATIO_TITLE], unusable)
     _time_panel(ax2, best, drawn[TIME_TITLE])
     save(fig, path)
     plt.close(fig)
     return drawn
 
 
-def _ratio_panel(ax, rows: Sequence[EfficiencyRow], colours: Mapping[str, str], drawn: dict) -> None:
+def _ratio_panel(ax, rows: Sequence[EfficiencyRow], colours: Mapping[str, str], drawn: dict, unusable: int) -> None:
     """One line per variant (``colours``: each one's) and client batch size (a batch size is the client's:
-    never one line; the panel drew the b=1 rows alone, a b=8 series got no line and no word)."""
+    never one line; the panel drew the b=1 rows alone, a b=8 series got no line and no word); ``unusable``:
+    :func:`no_ratio_words`."""
     shown = [r for r in rows if r.ratio is not None and not r.served_faster]
     faster = [r for r in rows if r.ratio is not None and r.served_faster]
     for name, colour in colours.items():
@@ -108,7 +114,7 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], colours: Mapping[str, str], 
         )
         drawn[str(rings.get_label())] = ([float(r.point.concurrency) for r in busy], [float(r.ratio or 0) for r in busy])
     if not shown:  # every level left out: words, not an empty frame with piled-up ticks (trial 21, T21-3)
-        words = empty_words(len(faster))
+        words = no_ratio_words(len(faster), unusable)
         say_empty(ax, words)
         ax.set_title(RATIO_TITLE)
         drawn[words] = ([], [])  # the panel's words, as a legend note is returned
@@ -126,15 +132,22 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], colours: Mapping[str, str], 
     _legend_below(ax)
 
 
-def empty_words(faster: int) -> str:
-    """The ratio panel's words when it shows no level (``faster``: the levels served faster than in-process)."""
+def no_ratio_words(faster: int, unusable: int = 0) -> str:
+    """The ratio panel's words when it shows no level (``faster``: the levels it has that were served
+    faster than in-process; ``unusable``: :func:`perf.analysis.efficiency.baseline_unusable` of all the run's
+    rows, which decides whether the baseline is called unusable and is the count then named)."""
     if not faster:
         return "No level to show: no level has both a served run and an in-process point at its batch."
-    return (
-        f"No level to show: {'the' if faster == 1 else 'all'} {count(faster, 'level')} with an in-process point "
-        f"{'was' if faster == 1 else 'were'} served faster than in-process, which is not evidence (measured under "
-        "different load): the in-process baseline is unusable here; measure it again on a quiet host (report.md says how)."
+    n = unusable or faster
+    said = (
+        f"No level to show: {'the' if n == 1 else 'all'} {count(n, 'level')} with an in-process point "
+        if unusable
+        else f"No level to show: the {count(n, 'level')} drawn with an in-process point "
     )
+    said += f"{'was' if n == 1 else 'were'} served faster than in-process, which is not evidence (measured under different load)"
+    if not unusable:  # another variant's level is evidence: report.md's table and appendix have it
+        return said + "."
+    return said + f": {UNUSABLE}; measure it again on a quiet host (report.md says how)."
 
 
 def _time_panel(ax, best: dict[str, EfficiencyRow], drawn: dict) -> None:

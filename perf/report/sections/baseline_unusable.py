@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.wording import agree
-from perf.analysis.efficiency import EfficiencyRow, efficiency_rows
+from core.wording import agree, sentence
+from perf.analysis.efficiency import UNUSABLE, EfficiencyRow, baseline_unusable, efficiency_rows
 from perf.markdown import fmt
 from perf.records.results import RunResult
 
 #: How the line begins (:func:`kept_in` finds it by it).
-HEAD = "**The in-process baseline is unusable here.**"
+HEAD = f"**{sentence(UNUSABLE, capital=True)}**"
 
 
 def kept_in(section: Sequence[str]) -> list[str]:
@@ -36,12 +36,13 @@ def unusable_lines(run: RunResult, run_dir: Path, rows: Sequence[EfficiencyRow] 
     """
     if run.baseline is None:
         return []
-    rated = [r for r in (efficiency_rows(run) if rows is None else rows) if r.ratio is not None]
-    if not rated or not all(r.served_faster for r in rated):
+    rows = efficiency_rows(run) if rows is None else rows
+    n = baseline_unusable(rows)
+    if not n:
         return []
+    rated = [r for r in rows if r.ratio is not None]
     busy = max((r.in_process.host_busy_pct or 0.0 for r in rated if r.in_process is not None), default=None)
     load = f" (other processes used up to {fmt(busy, 0)} % of a core during its points)" if busy else ""
-    n = len(rated)
     return [
         f"{HEAD} {'The one level' if n == 1 else f'All {n} levels'} with an "
         f"in-process point {agree(n, 'was', 'were')} served faster than the same call in-process, which a serving path cannot do by itself: the baseline was "

@@ -20,6 +20,7 @@ from core.wording import agree, count, some_of
 from perf.analysis.efficiency import (
     SIZES_APART_HINT,
     EfficiencyRow,
+    baseline_unusable,
     best_rows,
     efficiency_rows,
     other_shapes,
@@ -147,7 +148,9 @@ def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
     lines += [*unusable_lines(run, run_dir, rows), *conclusion(run, rows), ""]
     shown, table_rows, note = top_rows(rows)
     failed = {v.name for v in run.variants if v.status == "failed"}
-    if write_plot(shown, out / PLOT_FILE, series_looks(run_points(run), failed, run)) is not None:  # the other plots' colours
+    looks = series_looks(run_points(run), failed, run)  # the other plots' colours
+    unusable = baseline_unusable(rows)  # on every row: the plot draws some of them (top_rows)
+    if write_plot(shown, out / PLOT_FILE, looks, unusable) is not None:
         lines += [f"![Serving efficiency]({PLOT_FILE})", ""]
     lines += ["### Served vs in-process, per level", "", *([note, ""] if note else []), *efficiency_table(table_rows)]
     lines += [*not_evidence_lines(table_rows), ""]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perf.analysis.efficiency import SERVED_FASTER, efficiency_rows, served_faster
-from perf.plots.efficiency import RATIO_TITLE, TIME_TITLE, empty_words, write_plot
+from perf.plots.efficiency import RATIO_TITLE, TIME_TITLE, no_ratio_words, write_plot
 from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -63,7 +63,7 @@ def test_served_faster_than_in_process_is_flagged_never_an_efficiency_above_1(tm
     drawn = write_plot(rows, tmp_path / "e.png")
     assert VARIANT not in drawn[RATIO_TITLE]  # nothing drawn above 1
     # every level left out: the panel says so in words (trial 21, T21-3), no legend note beside an empty frame
-    assert list(drawn[RATIO_TITLE]) == [empty_words(2)] and "all 2 levels with an in-process point" in empty_words(2)
+    assert list(drawn[RATIO_TITLE]) == [no_ratio_words(2, 2)] and "all 2 levels with an in-process point" in no_ratio_words(2, 2)
     assert any("negative overhead" in k for k in drawn[TIME_TITLE])
 
 
