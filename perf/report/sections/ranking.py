@@ -7,7 +7,6 @@ A run measured one variant after another has no such section."""
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Collection, Sequence
 
@@ -257,15 +256,26 @@ def busy_note(points: dict[str, list[Point]], rates: Sequence[str] = ()) -> list
     ]
 
 
-def same_ranking(under: list[str], peak: list[str], title: str) -> list[str]:
+def same_leader(under: Ranking | None, peak: Ranking | None) -> bool:
+    """Whether both rankings lead with one level (its :class:`perf.analysis.ranking.operating.Side`: variant,
+    concurrency, client batch size and shape), as :func:`perf.report.sections.recommendation.peak_lines` compares
+    its two picks."""
+    return (
+        under is not None
+        and peak is not None
+        and under.leader is not None
+        and peak.leader is not None
+        and (under.leader.side == peak.leader.side)
+    )
+
+
+def same_ranking(under: list[str], peak: list[str], title: str, same: bool) -> list[str]:
     """The best peak's ranking (``peak``, :func:`comparison_lines`), or, where its pick is the level the best under the
-    budget's (``under``) names, one line pointing to it where everything below that heading is the same, word for word
-    (its tie set, table and notes), else a heading without the level's numbers over its own runner-ups: both were said
-    in full for one level that is both picks (re-check 20, NEW-4; the Recommendation says it as one line too:
-    :func:`perf.report.sections.recommendation.peak_lines`)."""
-    lead = re.compile(r"^- \*\*[^\n]*?:\*\* (.*?) at concurrency (\d+) \(")
-    a, b = (lead.match(x[0]) if x else None for x in (under, peak))
-    if a is None or b is None or a.groups() != b.groups():
+    budget's (``under``) names (``same``: :func:`same_leader`), one line pointing to it where everything below that
+    heading is the same, word for word (its tie set, table and notes), else a heading without the level's numbers over
+    its own runner-ups: both were said in full for one level that is both picks (re-check 20, NEW-4; the
+    Recommendation says it as one line too: :func:`perf.report.sections.recommendation.peak_lines`)."""
+    if not same or not under or not peak:
         return peak
     if under[1:] != peak[1:]:  # its own runner-ups: its numbers are the ones above
         return [f"- **{title}:** the same level as the best under the budget above, ranked against its own runner-ups:"] + peak[
@@ -298,6 +308,7 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
         under,
         comparison_lines(rec.ranking, peak, rec.latency_percentile, pruned=pruned, run=run, said_above=tied(rec.best_peak)),
         peak,
+        rec.latency_budget_ms is not None and same_leader(rec.ranking_under_budget, rec.ranking),
     )
     lines += fewer_rounds_lines([rec.ranking_under_budget if rec.latency_budget_ms is not None else None, rec.ranking])
     lines += budget_lines(run, rec)

@@ -4,6 +4,7 @@ stead in the Conclusions, a paragraph of 4,036 characters). No server."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from perf.records import results
 from perf.records.rounds import RoundsRecord
 from perf.report.conclusions.written import conclusions
 from perf.report.sections.knees import knee_lines
+from perf.report.sections.ranking import same_leader
 from perf.report.write import write_report
 
 
@@ -178,3 +180,17 @@ def test_one_level_both_picks_with_their_own_verdicts_says_the_why_and_the_numbe
     assert ranking.count("`lead` at concurrency 4 (round-adjusted") == 1
     assert "the same level as the best under the budget above, ranked against its own runner-ups:" in ranking
     assert ranking.count("| `over` ") == 1 and not said_twice(text)
+
+
+def test_the_two_rankings_are_one_level_by_their_leaders_side_not_by_their_words():
+    """Review r18a: same_ranking matched the rendered headings (name and concurrency) by regex; it compares the leaders'
+    sides (variant, concurrency, client batch size, shape), as the Recommendation's peak_lines compares its picks."""
+    variants = [_variant("lead", [1000, 1010, 990], 3.0), _variant("close", [950, 800, 700], 3.0)]
+    run = run_result(variants, settings={"latency_budget_ms": 10.0, "design": "rounds"}, rounds=RoundsRecord(seed=1))
+    rec = recommend(run, 10.0)
+    under, peak = rec.ranking_under_budget, rec.ranking
+    assert under is not None and peak is not None and under.leader is not None and peak.leader is not None
+    assert same_leader(under, peak) and not same_leader(None, peak) and not same_leader(under, None)
+    other = dataclasses.replace(peak.leader, side=dataclasses.replace(peak.leader.side, batch_size=8))
+    assert not same_leader(under, dataclasses.replace(peak, leader=other))  # one variant and c, another batch: two levels
+    assert not same_leader(under, dataclasses.replace(peak, leader=None))
