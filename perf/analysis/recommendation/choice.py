@@ -5,7 +5,6 @@ the words every place that states the pick uses (the rule: :mod:`perf.analysis.r
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from builders.repository.build_verdict import BuildVerdict
 from core.wording import count
@@ -67,6 +66,7 @@ class Choice:
         dominated: A best under the budget below its workload's Pareto frontier: the level above it and whether the
             rule decided between them, in words, said first in its line (:mod:`perf.analysis.recommendation.dominated`).
         dominated_mark: The same, short: what the console's note and the frontier plot's mark of the pick say.
+        dominated_by: The variant of the level above it that :attr:`dominated` names (:meth:`rivals_left`).
         trails: A tie set's pick: the members it trailed in the median of the rounds they shared, in words
             (``"`b` (1 round)"``): what the leader rule does not act on (too few rounds, a circle of medians, a member another beats)
             (:mod:`perf.analysis.ranking.leader`); where there are any, it is not said to be named first by those
@@ -101,6 +101,7 @@ class Choice:
     latency_ms: dict[int, float] = dataclasses.field(default_factory=dict)
     dominated: str | None = None
     dominated_mark: str | None = None
+    dominated_by: str | None = None
     trails: list[str] = dataclasses.field(default_factory=list)
 
     def note(self) -> str:
@@ -110,10 +111,10 @@ class Choice:
         return "; ".join([*filter(None, [self.dominated_mark, self.short]), *self.rivals_left()])
 
     def rivals_left(self) -> list[str]:
-        """:attr:`rivals` but the one :attr:`dominated_mark` names (it says that rival's shared rounds already):
-        what a console note says after the mark, each rival once."""
-        said = re.match(r"[^`]*(`[^`]+`)", self.dominated_mark or "")
-        return [r for r in self.rivals if not (said and r.startswith(said.group(1)))]
+        """:attr:`rivals` but the one :attr:`dominated_mark` names (:attr:`dominated_by`: it says that rival's shared
+        rounds already): what a console note says after the mark, each rival once."""
+        said = f"`{self.dominated_by}`" if self.dominated_by else None
+        return [r for r in self.rivals if not (said and r.startswith(said))]
 
     @property
     def unverified(self) -> list[str]:

@@ -42,10 +42,11 @@ def dominates(a: Point, b: Point, metric: str = P99) -> bool:
 
 def dominated(
     run: RunResult, points: Mapping[str, list[Point]], pick: Choice, budget_ms: float, metric: str, percentile: int
-) -> tuple[str, str] | None:
-    """The words of the pick's line and its short mark (module rule) when a level of another series of its
-    client workload, within ``budget_ms`` on ``metric`` (the budget's percentile, ``percentile``), dominates
-    the pick's level; ``None`` when none does. The rival said is the one with the most infer/s."""
+) -> tuple[str, str, str] | None:
+    """The words of the pick's line, its short mark (module rule) and the rival's variant name when a level of
+    another series of its client workload, within ``budget_ms`` on ``metric`` (the budget's percentile,
+    ``percentile``), dominates the pick's level; ``None`` when none does. The rival said is the one with the most
+    infer/s (:attr:`perf.analysis.recommendation.choice.Choice.dominated_by`)."""
     series = {v.name: v for v in run.variants if v.status != "failed"}
     own = series.get(pick.variant)
     at = next((p for p in points.get(pick.variant, []) if pick.at(p.concurrency, p.batch_size) and candidate(p)), None)
@@ -74,6 +75,7 @@ def dominated(
         return (
             f"below the Pareto frontier: {medians}; in the {count(shared, 'round')} they shared the rule put the pick ahead",
             f"below the frontier: ahead of `{r.variant}` c={r.concurrency} by the rule in {count(shared, 'shared round')}",
+            r.variant,
         )
     ahead = sum(1 for x in comp.result.ratios if x > 1.0) if comp.result is not None else 0
     evidence = (
@@ -87,4 +89,5 @@ def dominated(
         f"{count(r.trials, 'round')}): {medians}; {evidence}",
         f"not decided: `{r.variant}` c={r.concurrency} ({count(r.trials, 'round')}) better on both by the medians; "
         + (f"the pick ahead in {ahead} of {count(shared, 'shared round')}" if shared else "never in a round with it"),
+        r.variant,
     )

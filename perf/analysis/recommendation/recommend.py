@@ -342,10 +342,8 @@ def _paired(
         best_under.judged_on = lead.latency.picked_on(pct, budget_ms)
         best_under.judged_note = lead.latency.picked_note(pct, budget_ms)
     if best_under is not None and budget_ms is not None:  # below its workload's frontier: said in its line (T16-1)
-        best_under.dominated, best_under.dominated_mark = dominated(run, points, best_under, budget_ms, metric, pct) or (
-            None,
-            None,
-        )
+        said = dominated(run, points, best_under, budget_ms, metric, pct) or (None, None, None)
+        best_under.dominated, best_under.dominated_mark, best_under.dominated_by = said
     rec = Recommendation(
         budget_ms,
         best_under,

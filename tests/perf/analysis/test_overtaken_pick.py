@@ -113,6 +113,7 @@ def test_the_console_row_of_a_pick_below_the_frontier_says_not_decided_as_report
     run = _run(levels)
     pick = recommend(run, 50.0).best_under_budget
     assert pick is not None and pick.variant == "a" and pick.dominated is not None and "**not decided**" in pick.dominated
+    assert pick.dominated_by == "b" and not any(r.startswith("`b`") for r in pick.rivals_left())  # its field, not its words
     note = _note(run, "a")
     assert "best under budget (c=1" in note
     said = "not decided: `b` c=1 (3 rounds) better on both by the medians; the pick ahead in 3 of 3 shared rounds"
