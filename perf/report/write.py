@@ -37,7 +37,7 @@ from perf.report.appendix import write_appendix
 from perf.report.conclusions import written as conclusions
 from perf.report.layout import MAX_REPORT_LINES, Part, fit, report_folder, what_if
 from perf.report.sections import coldstart as coldstart_report
-from perf.report.sections.baseline_unusable import kept_in
+from perf.report.sections.baseline_unusable import unusable_lines
 from perf.report.sections.effects import beside_recommendation, effects_section
 from perf.report.sections.efficiency import efficiency_details, efficiency_section
 from perf.report.sections.profile import profile_section, trace_lines
@@ -198,13 +198,14 @@ def write_report(
     findings += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
     picks = [(c.batch_size, c.concurrency) for c in (rec.best_under_budget, rec.best_peak) if c is not None]
     base_name = base.name if base else None
+    unusable = unusable_lines(run, run_dir)  # what report.md keeps of its section when it moves
     parts = [
         Part(head),
         Part(search_lines(run), detail=True),
         Part(findings),
         Part(coldstart_report.section(run), detail=True),
         Part(plot_lines(run, out, rec, breakdown_concurrency, html)),
-        Part(efficiency := efficiency_section(run, out, run_dir), detail=True, kept=kept_in(efficiency)),
+        Part(efficiency_section(run, out, run_dir, unusable), detail=True, kept=unusable),
         Part([], detail=True),  # the level tables: what the other parts leave of the report's length
         Part(request_rate_table(run), detail=True),
         Part(profile_section(run.profile, up), detail=True),

@@ -15,14 +15,8 @@ from perf.analysis.efficiency import UNUSABLE, EfficiencyRow, baseline_unusable,
 from perf.markdown import fmt
 from perf.records.results import RunResult
 
-#: How the line begins (:func:`kept_in` finds it by it).
+#: How the line begins.
 HEAD = f"**{sentence(UNUSABLE, capital=True)}**"
-
-
-def kept_in(section: Sequence[str]) -> list[str]:
-    """The line of :func:`unusable_lines` in the Serving efficiency ``section``'s lines (and a blank
-    line after it), or ``[]``: what report.md keeps of the section when it moves to the appendix."""
-    return next(([ln, ""] for ln in section if ln.startswith(HEAD)), [])
 
 
 def unusable_lines(run: RunResult, run_dir: Path, rows: Sequence[EfficiencyRow] | None = None) -> list[str]:

@@ -115,7 +115,7 @@ def say(facts: OverheadFacts) -> str:
     return "; ".join(p.words(facts) for p in PHRASES if p.when(facts))
 
 
-def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
+def efficiency_section(run: RunResult, out: Path, run_dir: Path, unusable: Sequence[str] | None = None) -> list[str]:
     """The section's markdown lines (and ``serving_efficiency.png`` in ``out`` where
     matplotlib is installed).
 
@@ -124,6 +124,8 @@ def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
         out: The report's folder (the run folder, or a what-if view's folder in it).
         run_dir: The run folder: the one the commands it names act on (never a what-if folder,
             which holds no ``results.json``).
+        unusable: Its :func:`perf.report.sections.baseline_unusable.unusable_lines` (computed when ``None``):
+            report.md keeps them where the section moves to the appendix.
     """
     lines = ["## Serving efficiency", ""]
     if run.baseline is None:
@@ -145,12 +147,12 @@ def efficiency_section(run: RunResult, out: Path, run_dir: Path) -> list[str]:
         )
         return lines + [f"No in-process baseline in this run ({why}).", ""]
     rows = efficiency_rows(run)
-    lines += [*unusable_lines(run, run_dir, rows), *conclusion(run, rows), ""]
+    lines += [*(unusable_lines(run, run_dir, rows) if unusable is None else unusable), *conclusion(run, rows), ""]
     shown, table_rows, note = top_rows(rows)
     failed = {v.name for v in run.variants if v.status == "failed"}
     looks = series_looks(run_points(run), failed, run)  # the other plots' colours
-    unusable = baseline_unusable(rows)  # on every row: the plot draws some of them (top_rows)
-    if write_plot(shown, out / PLOT_FILE, looks, unusable) is not None:
+    # baseline_unusable on every row: the plot draws some of them (top_rows)
+    if write_plot(shown, out / PLOT_FILE, looks, baseline_unusable(rows)) is not None:
         lines += [f"![Serving efficiency]({PLOT_FILE})", ""]
     lines += ["### Served vs in-process, per level", "", *([note, ""] if note else []), *efficiency_table(table_rows)]
     lines += [*not_evidence_lines(table_rows), ""]

@@ -18,7 +18,7 @@ from perf.plots import efficiency as plot_efficiency
 from perf.plots import figures as plots
 from perf.plots.empty import NOTHING_DRAWN, empty_words, has_data
 from perf.report.layout import Part, fit
-from perf.report.sections.baseline_unusable import kept_in, unusable_lines
+from perf.report.sections.baseline_unusable import unusable_lines
 
 
 def _ticks_shown(ax) -> list[str]:
@@ -75,7 +75,23 @@ def test_the_unusable_baseline_line_stays_in_the_report_when_its_section_moves(t
     assert f"`triton-perf baseline {tmp_path / 'r'} --replace` on a quiet host" in line
     assert unusable_lines(efficiency_run(2, faster=1), tmp_path / "r") == []  # one variant's ratios are evidence
     lines = ["## Serving efficiency", "", line, "", *["x"] * 20]
-    assert kept_in(lines) == [line, ""] and kept_in(lines[3:]) == []
-    section = Part(lines, detail=True, kept=kept_in(lines))
+    section = Part(lines, detail=True, kept=unusable_lines(run, tmp_path / "r"))  # as perf.report.write builds it
     report, moved = fit([Part(["# R"] * 5), section], limit=10)
     assert line in report and "## Serving efficiency" in report and moved[2] == line
+
+
+def test_report_md_keeps_the_unusable_line_it_built_not_one_found_in_the_section(tmp_path: Path, monkeypatch) -> None:
+    """Review r18a: write_report found the line by scanning the rendered section for its prefix; it passes the
+    lines unusable_lines built to the section and to the Part that keeps them."""
+    from perf.records import results
+    from perf.report import write
+
+    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})
+    seen: list[list[Part]] = []
+    monkeypatch.setattr(write, "fit", lambda parts, *a, **k: (seen.append(list(parts)), fit(parts, *a, **k))[1])
+    run = efficiency_run(2, faster=2)
+    results.save(run, tmp_path)
+    write.write_report(tmp_path)
+    (parts,) = seen
+    (eff,) = [p for p in parts if p.lines[:1] == ["## Serving efficiency"]]
+    assert eff.kept == unusable_lines(run, tmp_path) and eff.kept[0] in eff.lines
