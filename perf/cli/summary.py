@@ -167,9 +167,8 @@ def _summary_rows(
             )
             if u.judged_note:  # the number the verdict used, not the column's (over every round)
                 at_budget = f"; {u.judged_note}"
-            short = "".join(
-                f"; {w}" for w in (u.dominated_mark, u.short, u.headroom and HEADROOM_NOTE, *u.rivals_left()) if w
-            )  # said wherever it is named; below the frontier first, as report.md says it (trial 21, T21-9)
+            pick_note = u.note(HEADROOM_NOTE if u.headroom else None)  # below the frontier first, as report.md (T21-9)
+            short = f"; {pick_note}" if pick_note else ""
             level = pick_level(u, p)
             if u.budget_latency and not u.at(*_at(p)) and not u.judged_note:
                 at_budget = ""  # its numbers say it (Choice.numbers)

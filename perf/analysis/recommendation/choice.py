@@ -104,11 +104,13 @@ class Choice:
     dominated_by: str | None = None
     trails: list[str] = dataclasses.field(default_factory=list)
 
-    def note(self) -> str:
+    def note(self, *beside: str | None) -> str:
         """What the console's note of the pick says beside its level: ``"too few rounds ...; `b`'s median higher,
-        1,874.2: the pick ahead in 3 of 5 shared rounds"`` (:attr:`short`, :attr:`rivals`; ``""`` without). The
+        1,874.2: the pick ahead in 3 of 5 shared rounds"`` (:attr:`dominated_mark`, :attr:`short`, ``beside``,
+        then :meth:`rivals_left`; ``""`` without). ``beside``: the caller's words said after :attr:`short` (the
+        console's best under the budget: its ladder ended below the budget), ``None`` ones left out. The
         build's verdict is the row's, said once beside every pick of it (:attr:`unverified`)."""
-        return "; ".join([*filter(None, [self.dominated_mark, self.short]), *self.rivals_left()])
+        return "; ".join(w for w in [self.dominated_mark, self.short, *beside, *self.rivals_left()] if w)
 
     def rivals_left(self) -> list[str]:
         """:attr:`rivals` but the one :attr:`dominated_mark` names (:attr:`dominated_by`: it says that rival's shared

@@ -18,6 +18,7 @@ from tables import table_rows
 from perf.analysis.ranking.operating import compare, levels_of
 from perf.analysis.recommendation.choice import NAMED_FIRST_BY
 from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.saturation.peaks import HEADROOM_NOTE
 from perf.cli.summary import summary_table
 from perf.records.results import RunResult
 from perf.records.rounds import RoundsRecord
@@ -119,3 +120,4 @@ def test_the_console_row_of_a_pick_below_the_frontier_says_not_decided_as_report
     said = "not decided: `b` c=1 (3 rounds) better on both by the medians; the pick ahead in 3 of 3 shared rounds"
     under = note[note.index("best under budget") : note.index("best measured")]  # the best peak's own words follow
     assert said in under and under.count("the pick ahead in 3 of 3 shared rounds") == 1, note
+    assert f"best under budget (c=1; {pick.note(HEADROOM_NOTE if pick.headroom else None)})" in note  # one order: Choice.note
