@@ -9,7 +9,7 @@ import click
 
 from clients.runtimes.options import ServerOptions
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
-from core.options import option
+from core.options import given, option
 from perf.cli.runs import RunFolder
 from perf.sweep.options import SweepOptions
 
@@ -114,10 +114,10 @@ def export_deployment(
     from perf.records.run_lock import refuse_live
 
     refuse_live(run_dir, "its deployment bundle")  # re-check 19, NEW-4: a bundle of a run still measured
-    if _is_colocation_run(run_dir):
-        sweep_only: dict[str, object] = {"--variant": variant, "--workload": workload, "--latency-budget-ms": latency_budget_ms}
-        sweep_only |= {"--allow-unfinished": allow_unfinished, "--allow-refused-flags": allow_refused_flags}
-        _export_combination(run_dir, out, repository, sweep_only, name, image, allow_changed_model)
+    coloc = _is_colocation_run(run_dir)
+    _refuse_sweep_only(run_dir, coloc)
+    if coloc:
+        _export_combination(run_dir, out, repository, name, image, allow_changed_model)
         return
     bundle = export(
         run_dir,
@@ -187,26 +187,36 @@ def _is_colocation_run(run_dir: Path) -> bool:
     return not (run_dir / results.RESULTS_FILE).is_file() and (run_dir / colocation.COLOCATION_FILE).is_file()
 
 
+#: The parameters that read a sweep's run: refused for a co-location run (:func:`_refuse_sweep_only`).
+_SWEEP_ONLY = ("variant", "workload", "latency_budget_ms", "allow_unfinished", "allow_refused_flags")
+
+
+def _refuse_sweep_only(run_dir: Path, coloc: bool) -> None:
+    """Refuse the flags that read a sweep's run, typed for a co-location run (``coloc``), whose bundle is the run's
+    combination (issue 26, K1: ``--workload`` and the ``--allow-*`` of a sweep's run were accepted and ignored).
+
+    Raises:
+        FlagError: one or more of them typed (exit 2), each named (:func:`core.flag_refusals.refuse_unread`).
+    """
+    from core.flag_refusals import Unread, refuse_unread
+
+    why = "the bundle is the run's combination (each model's variant as the run chose it within its budgets), not a sweep's pick"
+    ctx = click.get_current_context()
+    flags = {p.name: p.opts[0] for p in ctx.command.params if p.name in _SWEEP_ONLY}  # as typed: --latency-budget-ms
+    refuse_unread(
+        given(ctx),
+        [Unread(p, flags[p], coloc, why, f"drop {flags[p]}") for p in _SWEEP_ONLY],
+        since=f"{Path(run_dir).name} is a co-location run, of triton-perf colocate",
+    )
+
+
 def _export_combination(
-    run_dir: Path,
-    out: Path | None,
-    repository: Path | None,
-    sweep_only: dict[str, object],
-    name: str | None,
-    image: str | None,
-    allow_changed_model: bool,
+    run_dir: Path, out: Path | None, repository: Path | None, name: str | None, image: str | None, allow_changed_model: bool
 ) -> None:
-    """The bundle of a co-location run's combination (:mod:`perf.deploy.combination`); ``sweep_only``: each
-    flag that reads a sweep's run, by its value here, refused when given (issue 26, K1: ``--workload`` and the
-    ``--allow-*`` of a sweep's run were accepted and ignored)."""
+    """The bundle of a co-location run's combination (:mod:`perf.deploy.combination`)."""
     from perf.colocate.judge import describe
     from perf.deploy.combination import export_combination
 
-    given = [f for f, v in sweep_only.items() if v]
-    if given:
-        raise click.UsageError(
-            f"{run_dir} is a co-location run: its bundle is the run's combination; {' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} to a sweep's run"
-        )
     bundle = export_combination(run_dir, out, repository, name=name, image=image, allow_changed_model=allow_changed_model)
     click.echo(f"combination: {describe(bundle.pick)}")
     for check in bundle.files_checks:
