@@ -204,9 +204,9 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
         click.echo(f"to finish it: {verdict.finish_words(rec, run.opts.results_dir)}")
         click.echo(f"results: {run.run_dir}")
         if not no_report:
-            from perf.cli.report import print_report
+            from perf.cli.report import print_colocation_report
 
-            print_report(run.run_dir, None)
+            print_colocation_report(run.run_dir)
         return
     near = closest(rec) if rec.pick is None else None
     if rec.pick is not None:
@@ -227,9 +227,9 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
         click.echo(f"GPU memory of {g.variant} ({g.model}), at its load: {mib} ({g.source})")
     click.echo(f"results: {run.run_dir}")
     if not no_report:
-        from perf.cli.report import print_report
+        from perf.cli.report import print_colocation_report
 
-        print_report(run.run_dir, None)
+        print_colocation_report(run.run_dir)
     if rec.pick is None:
         report = (
             f"see {run.run_dir / REPORT_FILE}"

@@ -111,10 +111,11 @@ def export_deployment(
     """
     from perf.deploy.bundle import export_deployment as export
     from perf.deploy.choose import LEVEL_WORDS
+    from perf.records.colocation import is_colocation
     from perf.records.run_lock import refuse_live
 
     refuse_live(run_dir, "its deployment bundle")  # re-check 19, NEW-4: a bundle of a run still measured
-    coloc = _is_colocation_run(run_dir)
+    coloc = is_colocation(run_dir)
     _refuse_sweep_only(run_dir, coloc)
     if coloc:
         _export_combination(run_dir, out, repository, name, image, allow_changed_model)
@@ -178,13 +179,6 @@ def _say_renamed(renamed: dict[str, tuple[str, ...]]) -> None:
             click.secho(f"{variant}: the bundle serves other tensor names than the run measured:", fg="yellow", err=True)
             for line in lines:
                 click.secho(f"  {line}", fg="yellow", err=True)
-
-
-def _is_colocation_run(run_dir: Path) -> bool:
-    """A ``triton-perf colocate`` run folder (its ``colocation.json``, no sweep ``results.json``)."""
-    from perf.records import colocation, results
-
-    return not (run_dir / results.RESULTS_FILE).is_file() and (run_dir / colocation.COLOCATION_FILE).is_file()
 
 
 #: The parameters that read a sweep's run: refused for a co-location run (:func:`_refuse_sweep_only`).

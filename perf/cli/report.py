@@ -29,15 +29,6 @@ def print_report(
     from perf.report.write import write_report
     from perf.sweep.refused_run import refused_flags_text
 
-    if is_colocation(run_dir):
-        from perf.report.colocation import write_report as write_colocation_report
-
-        before = _files(Path(run_dir))
-        click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)
-        path = write_colocation_report(run_dir)  # a co-location run (triton-perf colocate)
-        click.echo(f"report: {path}")
-        echo_written(path, before)
-        return
     folders = {d: _files(d) for d in (Path(run_dir), *Path(run_dir).glob("report-*/"))}
     # seconds to minutes on a busy host (the plots): said before, not after a silence (trial 18, T18-4: 2 min 17 s)
     click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)
@@ -60,19 +51,23 @@ def print_report(
     echo_written(path, folders.get(path.parent, {}))
 
 
-def is_colocation(run_dir: Path) -> bool:
-    """Whether ``run_dir`` is a co-location run (``triton-perf colocate``: a colocation.json, no results.json)."""
-    from perf.records import colocation, results
+def print_colocation_report(run_dir: Path) -> None:
+    """Write a co-location run's report (``triton-perf colocate``: :func:`perf.report.colocation.write_report`) and
+    print every file it wrote, report.md first."""
+    from perf.report.colocation import write_report as write_colocation_report
 
-    return not (Path(run_dir) / results.RESULTS_FILE).is_file() and (Path(run_dir) / colocation.COLOCATION_FILE).is_file()
+    before = _files(Path(run_dir))
+    click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)
+    path = write_colocation_report(run_dir)
+    click.echo(f"report: {path}")
+    echo_written(path, before)
 
 
-def _refuse_unread_colocation(run_dir: Path) -> None:
-    """Refuse the flags of a sweep's report given for a co-location run, whose report reads none of them (issue
-    26, K1: ``report COLOC_RUN --latency-budget-ms 5 --top 3 --html`` wrote the run's own report without a word)."""
+def _refuse_unread_colocation(run_dir: Path, coloc: bool) -> None:
+    """Refuse the flags of a sweep's report given for a co-location run (``coloc``), whose report reads none of them
+    (issue 26, K1: ``report COLOC_RUN --latency-budget-ms 5 --top 3 --html`` wrote the run's own report without a word)."""
     from core.flag_refusals import Unread, refuse_unread
 
-    coloc = is_colocation(run_dir)
     why = "its report"
     refuse_unread(
         given(click.get_current_context()),
@@ -147,9 +142,15 @@ def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: i
     appendix and plots), and the run's report.md stays as it is. A run another command is still
     writing (a sweep...) is refused: its report is written when that command ends.
     """
-    _refuse_unread_colocation(run_dir)
+    from perf.records.colocation import is_colocation
+
+    coloc = is_colocation(run_dir)
+    _refuse_unread_colocation(run_dir, coloc)
     refuse_live(run_dir, "its report")
-    print_report(run_dir, latency_budget_ms, latency_percentile, top, html)
+    if coloc:
+        print_colocation_report(run_dir)
+    else:
+        print_report(run_dir, latency_budget_ms, latency_percentile, top, html)
 
 
 @click.command("compare", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)

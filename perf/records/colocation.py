@@ -1,23 +1,20 @@
-"""A co-location run: several models served by one server, measured together, recorded in
-``colocation.json`` in the run folder (beside ``commands.txt`` and the server logs).
+"""A co-location run: several models served by one server, measured together, recorded in ``colocation.json`` in the
+run folder (beside ``commands.txt`` and the server logs).
 
-A **combination** is one variant of each model, loaded together on one server and loaded with
-traffic at the same time (one perf_analyzer per model, started together). The coordinate search
-(:mod:`perf.colocate.search`) moves one model's variant at a time while the others are held;
-this record keeps what it needs to be checked afterwards:
+A **combination** is one variant of each model, loaded together on one server and loaded with traffic at the same time
+(one perf_analyzer per model, started together). The coordinate search (:mod:`perf.colocate.search`) moves one model's
+variant at a time while the others are held; this record keeps what it needs to be checked afterwards:
 
-- the models, their variants and the traffic mix (:class:`ColocatedModel`: per-model
-  concurrency and weight);
-- every visit of every round (:class:`ColocationVisit`: a combination, or one variant *alone*
-  on the same server), each model's throughput, p99, queue and compute time
-  (:class:`ModelSample`);
-- every step of the search (:class:`SearchStep`: which model moved, what was held, its rounds)
-  and every decision with its reason and the paired numbers behind it (:class:`MoveDecision`);
+- the models, their variants and the traffic mix (:class:`ColocatedModel`: per-model concurrency and weight);
+- every visit of every round (:class:`ColocationVisit`: a combination, or one variant *alone* on the same server), each
+  model's throughput, p99, queue and compute time (:class:`ModelSample`);
+- every step of the search (:class:`SearchStep`: which model moved, what was held, its rounds) and every decision with
+  its reason and the paired numbers behind it (:class:`MoveDecision`);
 - the pick, why, and what was cut for time.
 
-The verdicts are re-derivable from the per-round samples with the one paired rule
-(:mod:`perf.analysis.stats.paired`); the decisions store the numbers they were made on, as the
-single-model search does (:class:`perf.records.search.SearchDecision`).
+The verdicts are re-derivable from the per-round samples with the one paired rule (:mod:`perf.analysis.stats.paired`);
+the decisions store the numbers they were made on, as the single-model search does
+(:class:`perf.records.search.SearchDecision`). :func:`is_colocation` tells a co-location run's folder from a sweep's.
 """
 
 from __future__ import annotations
@@ -32,13 +29,13 @@ from pydantic.dataclasses import dataclass
 from clients.runtimes.identity import ArtifactIdentity
 from core.records import RecordKind, load_record, write_record
 from perf.records.build_check import BuildCheck
+from perf.records.results import RESULTS_FILE
 
 _CONFIG = ConfigDict(extra="ignore")
 
 #: The file, in the run folder.
 COLOCATION_FILE = "colocation.json"
-#: Schema version written (and read). 2: the p99 budget is each model's
-#: (:attr:`ColocatedModel.latency_budget_ms`), no longer one for the run.
+#: Schema version written (and read). 2: the p99 budget is each model's (:attr:`ColocatedModel.latency_budget_ms`), not the run's.
 COLOCATION_SCHEMA = 2
 #: What a step measured: every variant alone (the start), the moves of one model, the pick
 #: with each of its variants alone (what its neighbours cost it), or every combination (brute force).
@@ -62,9 +59,8 @@ class ColocatedModel:
         latency_budget_ms: Its p99 budget (ms; ``--latency-budget-ms``); ``None``: none.
         required_throughput: The throughput it must reach (infer/s, the median over a step's
             rounds at its concurrency; ``--required-throughput``); ``None``: none.
-        instances: Variant -> its instances in all, from its ``config.pbtxt``: the sum over
-            instance groups of ``count`` (KIND_GPU: times the GPUs it lists, or the server's
-            GPUs when it lists none); a variant missing here is counted as 1.
+        instances: Variant -> its instances in all, from its ``config.pbtxt``: the sum over instance groups of ``count``
+            (KIND_GPU: times the GPUs it lists, or the server's GPUs when it lists none); a variant missing here is 1.
         gpus: KIND_GPU variant -> the device ids its groups list (empty: every GPU the server
             sees); a variant missing here has no KIND_GPU group.
     """
@@ -396,3 +392,9 @@ def load(run_dir: Path) -> ColocationRecord:
 def find(run_dir: Path) -> ColocationRecord | None:
     """The run's co-location record, or ``None`` when it has none."""
     return load(run_dir) if (Path(run_dir) / COLOCATION_FILE).is_file() else None
+
+
+def is_colocation(run_dir: Path) -> bool:
+    """Whether ``run_dir`` is a ``triton-perf colocate`` run's folder: its ``colocation.json``, no sweep ``results.json``
+    (the one rule; each command asks it once: ``report``, ``export-deployment``, a rerun's empty-folder check)."""
+    return (Path(run_dir) / COLOCATION_FILE).is_file() and not (Path(run_dir) / RESULTS_FILE).is_file()

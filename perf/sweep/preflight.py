@@ -311,7 +311,7 @@ def unmeasured_folder(run_dir: Path) -> bool:
     if never_saved(run_dir):
         return True
     try:
-        if (run_dir / colocation.COLOCATION_FILE).is_file() and not (run_dir / results.RESULTS_FILE).exists():
+        if colocation.is_colocation(run_dir):
             rec = colocation.load(run_dir)
             return not rec.visits and not rec.gpu_memory
         run = results.load(run_dir)
