@@ -115,10 +115,9 @@ class SweepServer:
         """
         if self.current is not None and self.current.is_alive():
             return self.current
-        if self.current is not None and self._reason is None:
-            log.warning(
-                "tritonserver is gone (see %s); restarting it", self.log_name() if self.opts.urls else self.current.log_path
-            )
+        if self.current is not None and self._reason is None:  # a --url server is not the toolkit's to restart
+            again = "waiting for it to be ready again" if self.opts.urls else "restarting it"  # what _start does
+            log.warning("tritonserver is gone (its log: %s); %s", self.log_name(), again)
         if self.current is not None and self.current.runtime_impl.launches:  # what it left (its stubs) goes with it
             self.current.stop()
         return self._start()

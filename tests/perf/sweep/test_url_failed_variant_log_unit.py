@@ -74,4 +74,22 @@ def test_a_url_server_gone_is_said_without_a_log_file_of_this_host(
     with caplog.at_level(logging.WARNING, logger="perf.sweep.server"):
         assert server.get() == "reached again"
     said = " ".join(r.getMessage() for r in caplog.records)
-    assert f"tritonserver is gone (see {not_ours_short(URL)})" in said and str(gone.log_path) not in said, said
+    # the log's words are log_name()'s; the toolkit never started it, so it does not restart it (it said "restarting it")
+    assert f"tritonserver is gone (its log: {not_ours_short(URL)}); waiting for it to be ready again" in said, said
+    assert str(gone.log_path) not in said and "restart" not in said, said
+
+
+def test_a_started_server_gone_names_its_log_in_the_run_folder_and_restarts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = SweepServer(ServerOptions(tmp_path), run_result(), tmp_path, "sweep started", lambda: None)
+    gone = SimpleNamespace(
+        is_alive=lambda: False, log_path=tmp_path / "tritonserver-1.log", runtime_impl=SimpleNamespace(launches=False)
+    )
+    server.current = gone  # type: ignore[assignment]
+    server._reason = None
+    monkeypatch.setattr(server, "_start", lambda: "started again")
+    with caplog.at_level(logging.WARNING, logger="perf.sweep.server"):
+        assert server.get() == "started again"
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert "tritonserver is gone (its log: tritonserver-1.log); restarting it" in said, said
