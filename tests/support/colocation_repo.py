@@ -37,10 +37,11 @@ def idle_perf_analyzer(folder: Path) -> Path:
 TWO_BY_TWO = {"big_x1": 1, "big_x2": 2, "small_x1": 1, "small_x2": 2}
 
 
-def colocate_argv(root: Path) -> tuple[Path, Path, list[str]]:
-    """The repository of :data:`TWO_BY_TWO` and an idle perf_analyzer under ``root``, and the ``colocate`` arguments
-    that name them, ``root/results`` and run id ``r``: ``(repository, results folder, arguments)``."""
-    repo, results = variant_repo(root, TWO_BY_TWO), root / "results"
+def colocate_argv(root: Path, variants: Mapping[str, int] = TWO_BY_TWO) -> tuple[Path, Path, list[str]]:
+    """The repository of ``variants`` (name -> instances) [default: :data:`TWO_BY_TWO`] and an idle perf_analyzer under
+    ``root``, and the ``colocate`` arguments that name them, ``root/results`` and run id ``r``: ``(repository, results
+    folder, arguments)``."""
+    repo, results = variant_repo(root, variants), root / "results"
     pa = idle_perf_analyzer(root)
     return (
         repo,

@@ -52,18 +52,15 @@ def invoke_faked(tmp_path: Any, monkeypatch: Any, variants: dict[str, int]) -> A
     and p99 5 ms for every model, over a repository of ``variants`` (name -> instances; models "big" and "small")
     under ``tmp_path``, results in ``tmp_path/results``, run id ``r``: click's result."""
     from click.testing import CliRunner
-    from colocation_repo import idle_perf_analyzer, variant_repo
+    from colocation_repo import colocate_argv
 
     from perf.cli.main import cli
     from perf.records.colocation import ColocationVisit, ModelSample
-
-    repo = variant_repo(tmp_path, variants)
-    pa = idle_perf_analyzer(tmp_path)
 
     def fake_visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]
         samples = [ModelSample(m, v, 100.0, 5.0) for m, v in combination.items()]
         return ColocationVisit(step, round_index, order, dict(combination), samples, wall_s=0.1)
 
     fake_server_source(monkeypatch, fake_visit)
-    args = ["colocate", "-r", str(repo), "--results-dir", str(tmp_path / "results"), "--run-id", "r"]
-    return CliRunner().invoke(cli, [*args, "--perf-analyzer", str(pa), "--model", "big=big_*", "--model", "small=small_*"])
+    _repo, _results, args = colocate_argv(tmp_path, variants)
+    return CliRunner().invoke(cli, [*args, "--model", "big=big_*", "--model", "small=small_*"])
