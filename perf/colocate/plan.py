@@ -153,20 +153,19 @@ def planned_steps(record: ColocationRecord, starts: Mapping[str, str] | None = N
         todo.append((label, [set(t.values()) for t in s.targets], left))
     last = record.steps[-1] if record.steps else None
     movers = [m for m in models if len(m.variants) > 1]
-    final = ("final", [set(held.values()), *({v} for v in held.values())], min_rounds_of(record, "final"))
     if brute:
         if last is None:
             every = [set(c) for c in itertools.product(*(m.variants for m in models))]
             todo.append(("brute", every, min_rounds_of(record, "brute")))
-        if last is None or last.kind == "brute":
-            todo.append(final)
-    elif last is None or last.kind != "final":
+        final = last is None or last.kind == "brute"
+    elif final := last is None or last.kind != "final":
         if last is None and not all(m.name in starts for m in models):
             todo.append(("alone", [{v} for m in models for v in m.variants], min_rounds_of(record, "alone")))
         moves, held = moves_left(record, held, [m.name for m in movers])
         for name, h in moves:
             variants = record.model(name).variants
             todo.append((f"move {name}", [set(h.values()) - {h[name]} | {v} for v in variants], record.min_rounds))
+    if final:  # the combination held at the end, and each of its variants alone
         todo.append(("final", [set(held.values()), *({v} for v in held.values())], min_rounds_of(record, "final")))
     out: list[PlannedStep] = []
     loaded: set[str] = set()  # a new server (a resumed run's too) holds nothing
