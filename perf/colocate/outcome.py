@@ -13,7 +13,8 @@ import math
 from collections.abc import Sequence
 
 from core.wording import count
-from perf.colocate.plan import Estimate, PlannedStep, Prices, covers_words, estimate, priced_words, suggested_s
+from perf.analysis.recommendation.cuts import suggested_s
+from perf.colocate.plan import Estimate, PlannedStep, Prices, covers_words, estimate, priced_words
 from perf.markdown import apart
 from perf.records.colocation import ColocationRecord
 from perf.records.provenance import as_said, toolkits, written_by_today

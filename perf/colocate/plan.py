@@ -42,7 +42,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from core.wording import count
-from perf.analysis.recommendation.cuts import MARGIN, suggested_s  # noqa: F401 (the sweep's rule, one source)
+from perf.analysis.recommendation.cuts import MARGIN, MARGIN_SAID, suggested_s  # the sweep's rule and words, one source
 from perf.analysis.stats.paired import min_rounds as fewest_rounds
 from perf.markdown import apart
 from perf.records.colocation import ColocatedModel, ColocationRecord, StepKind, step_number
@@ -65,7 +65,7 @@ def budget_flag(seconds: float) -> str:
 
 
 #: How :func:`suggested_s` is said beside the estimate it covers.
-MARGIN_WORDS = f"the --time-budget given adds {MARGIN:.0%} to it for what varies between sessions and rounds up to whole minutes"
+MARGIN_WORDS = f"{MARGIN_SAID}, in whole minutes"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -313,7 +313,7 @@ def finish_words(record: ColocationRecord, results_dir: Path | str) -> str:
     """The one action that finishes an undecided run (said after ``"to finish it: "``): its resume command with the
     ``--time-budget`` the rest of one pass needs (:mod:`perf.colocate.plan`, priced from what this run measured, the
     moves left as the search takes them: :func:`perf.colocate.plan.moves_left`), and, while a move step is left, what
-    one more move adds (:func:`perf.colocate.plan.move_s`), with :data:`perf.colocate.plan.MARGIN` and rounded up to
+    one more move adds (:func:`perf.colocate.plan.move_s`), with :data:`perf.analysis.recommendation.cuts.MARGIN` and rounded up to
     whole minutes, at least a minute above the ``--time-budget`` a resumed last session had and ended without a pick on
     (said): :func:`perf.analysis.recommendation.cuts.advised`, the sweep's rule. Trial 21, T21-4: "--time-budget 2m (the rest of one pass needs about 81
     s ...; more if a model moves ...)" twice, a model moved each time, and the second 2m ended without a pick too."""
