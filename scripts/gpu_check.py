@@ -302,7 +302,9 @@ def run(args: argparse.Namespace) -> int:
     if args.colocate_s and not picks:
         notes.append("co-location step skipped: it needs two models with two checked variants each (--models a,b)")
     sweep_budget = deadline - time.time() - RESERVE_S - colocate_s
-    plan = plan_sweep(groups, len(levels), sweep_budget, interval_ms=args.interval_ms, keep_all=args.sweep_all)
+    plan = plan_sweep(
+        groups, len(levels), sweep_budget, interval_ms=args.interval_ms, keep_all=args.sweep_all or args.design == "rounds"
+    )
     (run_dir / "plan.json").write_text(json.dumps(plan.to_json(), indent=2) + "\n")
     _say(
         f"sweep plan: {len(plan.variants)} variants x {len(levels)} levels, {plan.interval_ms} ms windows, "
@@ -356,21 +358,41 @@ def sweep_within(
     from perf.records.settings import MeasureSettings
     from perf.sweep.run import SweepOptions, run_sweep
 
-    opts = SweepOptions(
-        server=ServerOptions(repo, runtime=runtime, metrics_interval_ms=200),  # the sweep keeps its server logs in its run folder
-        variants=tuple(plan.variants),
-        concurrency=tuple(levels),
-        search="brute",  # the table shows every variant at every level (its time budget plans them all)
-        # the planner (gpu_check_plan.plan_sweep) times sequential levels of fitted windows, max 4 windows each: the
-        # design that reads those settings (the rounds default ignored them, and now refuses them: design_flags)
-        design="sequential",
-        results_dir=run_dir,
-        run_id="sweep",
-        measure=MeasureSettings(
-            measurement_interval_ms=plan.interval_ms, max_trials=4, unstable_retries=0, stability_pct=args.stability_pct
-        ),
-        latency_budget_ms=args.p99_budget_ms,
-    )
+    server = ServerOptions(repo, runtime=runtime, metrics_interval_ms=200)  # the sweep keeps its server logs in its run folder
+    batch_sizes = tuple(int(b) for b in _csv(args.batch_sizes))
+    if args.design == "rounds":
+        # the product's default design: every planned variant loaded together, measured in interleaved, shuffled
+        # rounds until the sweep's share of the budget is spent (its own budget stops it, the alarm is a backstop),
+        # then the in-process baseline
+        opts = SweepOptions(
+            server=server,
+            variants=tuple(plan.variants),
+            concurrency=tuple(levels),
+            search="brute",
+            batch_sizes=batch_sizes,
+            design="rounds",
+            time_budget_s=max(30.0, timeout_s - 10.0),
+            results_dir=run_dir,
+            run_id="sweep",
+            latency_budget_ms=args.p99_budget_ms,
+        )
+    else:
+        opts = SweepOptions(
+            server=server,
+            variants=tuple(plan.variants),
+            concurrency=tuple(levels),
+            search="brute",  # the table shows every variant at every level (its time budget plans them all)
+            batch_sizes=batch_sizes,
+            # the planner (gpu_check_plan.plan_sweep) times sequential levels of fitted windows, max 4 windows each: the
+            # design that reads those settings (the rounds default ignored them, and now refuses them: design_flags)
+            design="sequential",
+            results_dir=run_dir,
+            run_id="sweep",
+            measure=MeasureSettings(
+                measurement_interval_ms=plan.interval_ms, max_trials=4, unstable_retries=0, stability_pct=args.stability_pct
+            ),
+            latency_budget_ms=args.p99_budget_ms,
+        )
 
     def on_alarm(*_: Any) -> None:
         _say("time budget reached: interrupting the sweep (measurements so far are kept)")
@@ -473,6 +495,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--batching", default="off,500", help="dynamic batching: off and/or max_queue_delay_us values")
     r.add_argument("--max-batch-size", type=int, default=64)
     r.add_argument("--concurrency", default=",".join(map(str, DEFAULT_CONCURRENCY)))
+    r.add_argument(
+        "--batch-sizes",
+        default="1",
+        help="client batch sizes (perf_analyzer -b); a GPU is only loaded at a batch of 8 or more (default 1)",
+    )
+    r.add_argument(
+        "--design",
+        choices=["sequential", "rounds"],
+        default="sequential",
+        help="sequential: each variant's levels one after another in fitted windows (the planned default); rounds: the "
+        "variants loaded together and measured in interleaved, shuffled rounds within the sweep's share of the budget, "
+        "with the in-process baseline (triton-perf sweep's default design)",
+    )
     r.add_argument("--kind", choices=["gpu", "cpu"], default="gpu", help="cpu: a dry run of the pipeline on a host without a GPU")
     r.add_argument("--runtime", choices=["bundled", "container", "local"], default="bundled")
     r.add_argument("--budget-s", type=float, default=DEFAULT_BUDGET_S, help="whole run, from --started-at (s)")

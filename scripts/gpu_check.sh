@@ -81,7 +81,7 @@ EOF
 fi
 missing=$("$PYTHON" -c '
 import importlib.util as u
-print(" ".join(m for m in ("torch", "numpy", "onnx", "onnxruntime") if u.find_spec(m) is None))')
+print(" ".join(m for m in ("torch", "numpy", "onnx", "onnxruntime", "scipy") if u.find_spec(m) is None))')
 [ -z "$missing" ] || die 2 "the host Python ($PYTHON) lacks: $missing" "install them for that Python first (the bundle carries only what a PyTorch host usually lacks)"
 glibc=$("$PYTHON" -c 'import platform; print(platform.libc_ver()[1] or "0")')
 "$PYTHON" -c "import sys; v=tuple(map(int, '$glibc'.split('.')[:2])); sys.exit(v < (2, 35))" \

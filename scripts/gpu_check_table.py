@@ -47,12 +47,16 @@ def best_under_budget(run: Any, budget_ms: float) -> dict[str, Any]:
 
 
 def compact_table(run: Any, budget_ms: float | None = None) -> str:
-    """The sweep as plain text: one line per (variant, concurrency level).
+    """The sweep as plain text: one line per (variant, concurrency level, batch size).
 
-    Columns: variant, concurrency, throughput (infer/s), client p99 (ms), GPU utilisation
+    A level measured more than once (the rounds design measures it once a round; ``--trials``)
+    is one line of medians over its measurements (:func:`perf.analysis.stats.points.run_points`,
+    the report's own folding), ``n`` saying how many there were.
+    Columns: variant, concurrency, n, throughput (infer/s), client p99 (ms), GPU utilisation
     (%) from the server's metrics (``nv_gpu_utilization``, via perf_analyzer or the
     metrics sampler) and from local NVML sampling, GPU memory used (MiB, peak of
-    ``nv_gpu_memory_used_bytes``), and a note (the level's status when not ``ok``: ``unstable``, ``host busy``, ``not achieved``; ``over budget``; errors).
+    ``nv_gpu_memory_used_bytes``), and a note (the level's status when not ``ok``: ``unstable``, ``host busy``,
+    ``not achieved``; ``over budget``; errors; ``b=N`` for a client batch other than 1).
     Missing numbers (no GPU metric on this host) print as ``-``. Below the table: the best
     variant per model under ``budget_ms``, and failed variants with their error.
 
@@ -60,35 +64,43 @@ def compact_table(run: Any, budget_ms: float | None = None) -> str:
         run: A :class:`perf.records.results.RunResult`.
         budget_ms: p99 budget (ms); default the run's ``latency_budget_ms`` setting.
     """
+    from perf.analysis.stats.points import run_points
+
     if budget_ms is None:
         budget_ms = run.settings.get("latency_budget_ms")
+    points = run_points(run)
     width = max([len("variant")] + [len(v.name) for v in run.variants])
-    head = f"{'variant':<{width}} {'conc':>4} {'infer/s':>9} {'p99 ms':>8} {'GPU% srv':>8} {'GPU% nvml':>9} {'GPU MiB':>8}  note"
+    head = (
+        f"{'variant':<{width}} {'conc':>4} {'n':>3} {'infer/s':>9} {'p99 ms':>8} {'GPU% srv':>8} {'GPU% nvml':>9} "
+        f"{'GPU MiB':>8}  note"
+    )
     lines = [head, "-" * len(head)]
     for v in run.variants:
-        levels = sorted(v.levels, key=lambda lv: lv.key)
-        if not levels:
+        pts = sorted(points[v.name], key=lambda pt: (pt.batch_size, pt.concurrency))
+        if not pts:
             lines.append(
-                f"{v.name:<{width}} {'':>4} {'-':>9} {'-':>8} {'-':>8} {'-':>9} {'-':>8}  "
+                f"{v.name:<{width}} {'':>4} {'':>3} {'-':>9} {'-':>8} {'-':>8} {'-':>9} {'-':>8}  "
                 f"{v.status}{': ' + v.error if v.error else ''}"
             )
             continue
-        for i, lv in enumerate(levels):
+        for i, pt in enumerate(pts):
             name = v.name if i == 0 else ""
-            mib = None if lv.gpu_memory_used_bytes is None else lv.gpu_memory_used_bytes / 2**20
+            mem = pt.get("gpu_memory_used_bytes")
+            mib = None if mem is None else mem / 2**20
+            p99 = pt.get("latency_p99_ms")
             note = []
-            if lv.error:
-                note.append(f"error: {lv.error[:60]}")
-            elif lv.status != "ok":  # unstable, host busy, not achieved
-                note.append(lv.status)
-            if lv.ok and budget_ms is not None and lv.latency_p99_ms is not None and lv.latency_p99_ms > budget_ms:
+            if not pt.ok:
+                note.append(f"error: {(pt.errors[0] if pt.errors else 'no measurement')[:60]}")
+            elif pt.status != "ok":  # unstable, host busy, not achieved
+                note.append(pt.status)
+            if pt.ok and budget_ms is not None and p99 is not None and p99 > budget_ms:
                 note.append("over budget")
-            if lv.batch_size != 1:
-                note.append(f"b={lv.batch_size}")
+            if pt.batch_size != 1:
+                note.append(f"b={pt.batch_size}")
             lines.append(
-                f"{name:<{width}} {lv.concurrency:>4} {_fmt(lv.throughput_infer_per_s, '.0f'):>9} "
-                f"{_fmt(lv.latency_p99_ms, '.2f'):>8} {_fmt(lv.gpu_utilization_pct, '.0f'):>8} "
-                f"{_fmt(lv.nvml_gpu_utilization_pct, '.0f'):>9} {_fmt(mib, '.0f'):>8}  {', '.join(note)}".rstrip()
+                f"{name:<{width}} {pt.concurrency:>4} {pt.trials:>3} {_fmt(pt.get('throughput_infer_per_s'), '.0f'):>9} "
+                f"{_fmt(p99, '.2f'):>8} {_fmt(pt.get('gpu_utilization_pct'), '.0f'):>8} "
+                f"{_fmt(pt.get('nvml_gpu_utilization_pct'), '.0f'):>9} {_fmt(mib, '.0f'):>8}  {', '.join(note)}".rstrip()
             )
     if budget_ms is not None:
         lines.append("")

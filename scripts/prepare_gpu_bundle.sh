@@ -57,6 +57,9 @@ PIPDL=("$PY" -m pip download -q --disable-pip-version-check --only-binary=:all: 
 HOST_REQS=(
   "numpy<2" "grpcio>=1.41" "python-rapidjson>=0.9.1" "urllib3>=2.0.7" "geventhttpclient>=2.0.2" "packaging>=14.1"
   "protobuf>=3.20" "click>=8.1" "rich>=13" "prometheus-client>=0.17" "nvidia-ml-py>=12" "tabulate>=0.9"
+  # the toolkit's own needs that a PyTorch host usually lacks (pyproject.toml): typed records, the
+  # readiness waits, the titled -h panels, host CPU sampling
+  "pydantic>=2" "tenacity>=8.2" "click-option-group>=0.5.6" "psutil>=5.9"
 )
 
 echo "prepare_gpu_bundle: downloading wheels for Python $PYVER (linux x86_64) into $DL"

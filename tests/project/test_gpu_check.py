@@ -138,15 +138,29 @@ def _run() -> RunResult:
 def test_compact_table_rows_units_and_notes() -> None:
     text = table.compact_table(_run())
     lines = text.splitlines()
-    assert lines[0].split() == ["variant", "conc", "infer/s", "p99", "ms", "GPU%", "srv", "GPU%", "nvml", "GPU", "MiB", "note"]
+    head = ["variant", "conc", "n", "infer/s", "p99", "ms", "GPU%", "srv", "GPU%", "nvml", "GPU", "MiB", "note"]
+    assert lines[0].split() == head
     row = next(ln for ln in lines if ln.startswith("mlp_ts_gpu1_nodb_mbs64"))
-    assert row.split() == ["mlp_ts_gpu1_nodb_mbs64", "1", "900", "1.20", "20", "22", "3072"]
+    assert row.split() == ["mlp_ts_gpu1_nodb_mbs64", "1", "1", "900", "1.20", "20", "22", "3072"]
     c64 = [ln for ln in lines if ln.split()[:1] == ["64"] and "unstable" in ln]
-    assert c64 and "over budget" in c64[0] and c64[0].split()[3:6] == ["-", "-", "-"]
+    assert c64 and "over budget" in c64[0] and c64[0].split()[4:7] == ["-", "-", "-"]
     assert any("error: perf_analyzer failed: timeout" in ln for ln in lines)
     assert any(ln.startswith("cnn_ts_gpu4_nodb_mbs64") and "failed: tritonserver could not load model" in ln for ln in lines)
     # the variant name is printed once per variant
     assert sum(ln.startswith("mlp_ts_gpu1_nodb_mbs64") for ln in lines) == 1
+
+
+def test_a_level_measured_in_several_rounds_is_one_row_of_medians() -> None:
+    """The rounds design measures a level once a round: the table folds them (median, n), as the report does."""
+    rounds = [
+        level_result(8, tput, p99, trial=i, gpu_utilization_pct=util, batch_size=8)
+        for i, (tput, p99, util) in enumerate([(1000.0, 9.0, 50.0), (3000.0, 5.0, 90.0), (2000.0, 7.0, 70.0)])
+    ]
+    run = run_result([variant_result("cnn_ts_gpu1_nodb_mbs64", rounds, params={"model": "cnn", "count": 1})], run_id="r2")
+    lines = table.compact_table(run, budget_ms=100.0).splitlines()
+    rows = [ln for ln in lines[2:] if ln.strip() and not ln.startswith("best")]
+    assert len(rows) == 1, lines
+    assert rows[0].split() == ["cnn_ts_gpu1_nodb_mbs64", "8", "3", "2000", "7.00", "70", "-", "-", "b=8"]
 
 
 def test_best_under_budget_per_model() -> None:
