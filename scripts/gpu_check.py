@@ -306,11 +306,7 @@ def run(args: argparse.Namespace) -> int:
         groups, len(levels), sweep_budget, interval_ms=args.interval_ms, keep_all=args.sweep_all or args.design == "rounds"
     )
     (run_dir / "plan.json").write_text(json.dumps(plan.to_json(), indent=2) + "\n")
-    _say(
-        f"sweep plan: {len(plan.variants)} variants x {len(levels)} levels, {plan.interval_ms} ms windows, "
-        f"~{plan.estimate_s:.0f} s of {sweep_budget:.0f} s left"
-        + (f"; not swept (time): {len(plan.dropped)} variants" if plan.dropped else "")
-    )
+    _say(_plan_words(plan, args, len(levels), sweep_budget))
     if plan.dropped:
         notes.append(f"not swept to stay within {args.budget_s:.0f} s (built and checked): {', '.join(plan.dropped)}")
     sweep_rc = sweep_within(
@@ -434,19 +430,46 @@ def summary_text(
     run: Any, budget_ms: float, env: dict[str, Any], notes: Iterable[str], failed_checks: Sequence[str], elapsed_s: float
 ) -> str:
     """The printed summary: a header (GPU, versions, settings), the compact table, notes."""
-    s = run.settings
     head = [
         f"GPU check: {env.get('cuda_device') or ', '.join(env.get('gpus', [])) or 'no GPU'}"
         + (" -- CPU DRY RUN, not GPU results" if env.get("kind") == "cpu" else ""),
         f"torch {env.get('torch')} (CUDA {env.get('torch_cuda')}), onnxruntime {env.get('onnxruntime')}, python {env.get('python')}; "
         f"server: {run.environment.get('server', {}).get('runtime', '?')} {run.environment.get('server', {}).get('version') or ''}".rstrip(),
-        f"windows {s.get('measurement_interval_ms')} ms, stability {s.get('stability_pct')} %, max {s.get('max_trials')} windows per level; "
-        f"p99 budget {budget_ms:g} ms; total time {elapsed_s:.0f} s",
+        _design_words(run) + f"; p99 budget {budget_ms:g} ms; total time {elapsed_s:.0f} s",
         "GPU% srv: server metrics (nv_gpu_utilization); GPU% nvml: local NVML sampling; GPU MiB: peak nv_gpu_memory_used_bytes",
         "",
     ]
     tail = [f"check failed (not swept): {n}" for n in failed_checks] + [f"note: {n}" for n in notes]
     return "\n".join(head) + compact_table(run, budget_ms) + ("\n" + "\n".join(tail) if tail else "")
+
+
+def _plan_words(plan: SweepPlan, args: argparse.Namespace, levels: int, sweep_budget: float) -> str:
+    """The line that says what the sweep will measure, in the words of its design."""
+    if args.design == "rounds":
+        return (
+            f"sweep: {len(plan.variants)} variants x {levels} levels x batch {args.batch_sizes}, loaded together and "
+            f"measured in interleaved rounds for the {sweep_budget:.0f} s left, the in-process baseline included"
+        )
+    return (
+        f"sweep plan: {len(plan.variants)} variants x {levels} levels, {plan.interval_ms} ms windows, "
+        f"~{plan.estimate_s:.0f} s of {sweep_budget:.0f} s left"
+        + (f"; not swept (time): {len(plan.dropped)} variants" if plan.dropped else "")
+    )
+
+
+def _design_words(run: Any) -> str:
+    """How the sweep measured: the rounds design's rounds and window, or the sequential windows."""
+    s = run.settings
+    if s.get("design") == "rounds":
+        from perf.records.rounds import RoundRules
+
+        window = s.get("round_window_ms") or RoundRules().window_ms
+        rounds = max((lv.trial + 1 for v in run.variants for lv in v.levels), default=0)
+        return f"interleaved rounds: {rounds} round{'s' if rounds != 1 else ''} of {window} ms windows (n: rounds a level has)"
+    return (
+        f"windows {s.get('measurement_interval_ms')} ms, stability {s.get('stability_pct')} %, "
+        f"max {s.get('max_trials')} windows per level"
+    )
 
 
 def _maybe_report(sweep_dir: Path, budget_ms: float, deadline: float) -> None:

@@ -186,6 +186,18 @@ def test_summary_text_header_and_notes() -> None:
     assert "CPU DRY RUN" in gc.summary_text(_run(), 5.0, {**env, "kind": "cpu"}, [], [], 1.0)
 
 
+def test_summary_of_a_rounds_sweep_says_its_rounds_not_the_sequential_windows() -> None:
+    levels = [level_result(8, 1000.0 + i, 5.0, trial=i, batch_size=8) for i in range(3)]
+    run = run_result(
+        [variant_result("cnn_ts_gpu1_nodb_mbs64", levels, params={"model": "cnn", "count": 1})],
+        run_id="r3",
+        settings={"design": "rounds", "round_window_ms": 400, "measurement_interval_ms": 2000, "max_trials": 10},
+    )
+    text = gc.summary_text(run, 25.0, {"kind": "gpu"}, [], [], 10.0)
+    assert "interleaved rounds: 3 rounds of 400 ms windows" in text
+    assert "windows 2000 ms" not in text and "max 10 windows" not in text
+
+
 # --- wheel slimming ----------------------------------------------------------------------------
 @pytest.mark.slow  # runs pip
 def test_slim_wheel_drops_files_and_record_lines(tmp_path: Path) -> None:
