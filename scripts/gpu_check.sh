@@ -103,22 +103,10 @@ if [ ! -f "$VENV/.gpu-check-stamp" ] || [ "$(cat "$VENV/.gpu-check-stamp")" != "
   # the package folders this environment sees besides its own: where --python is itself a virtual
   # environment (/opt/venv/bin/python), these are its BASE interpreter's, not --python's
   base_sites=$("$VENV/bin/python" -c 'import site, sys; print("\n".join(p for p in site.getsitepackages() if p != sys.argv[1]))' "$site")
-  # The python-backend stub ignores PYTHONPATH; it adds this environment's site-packages
-  # (TRITON_TOOLKIT_SITE_PACKAGES) with site.addsitedir, which reads this .pth: the repository,
-  # the host's own package folders (where torch lives), in the host's order, then the base
-  # interpreter's, so that the stub sees every package pip below sees as installed (a package
-  # pip found only in the base's folders was missing in the stub: "No module named 'pydantic'").
-  # Its first line puts this environment's site-packages (numpy<2, see requirements.txt) ahead
-  # of the system's, which the stub's interpreter has on sys.path first.
-  "$PYTHON" - "$ROOT" "$site" $base_sites > "$site/triton_toolkit_gpu_check.pth" <<'EOF'
-import os, sys
-import torch
-print(f"import sys; sys.path.remove({sys.argv[2]!r}) if {sys.argv[2]!r} in sys.path else None; sys.path.insert(0, {sys.argv[2]!r})")
-dirs = [sys.argv[1], os.path.dirname(os.path.dirname(torch.__file__))]
-dirs += [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and os.path.isdir(p)]
-dirs += [p for p in sys.argv[3:] if os.path.isdir(p)]
-print("\n".join(dict.fromkeys(os.path.abspath(d) for d in dirs if os.path.abspath(d) != os.path.abspath(sys.argv[2]))))
-EOF
+  # the .pth the python-backend stub reads (TRITON_TOOLKIT_SITE_PACKAGES): the repository, the host's package
+  # folders, then the base interpreter's, so that the stub sees every package pip below sees as installed
+  "$PYTHON" scripts/gpu_check_pth.py "$ROOT" "$site" $base_sites > "$site/triton_toolkit_gpu_check.pth" \
+    || die 2 "could not write the environment's .pth with $PYTHON (see above)"
   pipwhl=$(ls "$BUNDLE"/pip-*.whl | head -n 1)
   PIP=("$VENV/bin/python" "$pipwhl/pip" install --disable-pip-version-check --no-index --find-links "$BUNDLE")
   pip_install() {  # pip's output goes to install.log (its notes on the host's other packages are noise here)

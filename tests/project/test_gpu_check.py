@@ -269,7 +269,7 @@ def test_the_colocation_step_is_a_flag_with_its_share_of_the_budget(capsys: pyte
 
 
 # --- the pipeline ------------------------------------------------------------------------------
-def _pipeline(tmp_path: Path, kind: str, budget_s: int) -> subprocess.CompletedProcess:
+def _pipeline(tmp_path: Path, kind: str, budget_s: int, *extra: str) -> subprocess.CompletedProcess:
     cmd = [
         sys.executable,
         str(ROOT / "scripts" / "gpu_check.py"),
@@ -296,6 +296,7 @@ def _pipeline(tmp_path: Path, kind: str, budget_s: int) -> subprocess.CompletedP
         "1000",
         "--results-dir",
         str(tmp_path),
+        *extra,
     ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=budget_s + 120, cwd=ROOT)
 
@@ -320,6 +321,22 @@ def test_pipeline_cpu_dry_run(tmp_path: Path) -> None:
     out = _pipeline(tmp_path, "cpu", 240)
     _check_outputs(out, tmp_path, 4)
     assert "CPU DRY RUN" in out.stdout
+
+
+@pytest.mark.integration
+def test_pipeline_cpu_dry_run_in_rounds_at_a_client_batch(tmp_path: Path) -> None:
+    """--design rounds --batch-sizes 2: the variants measured in interleaved rounds, each level one row of medians."""
+    out = _pipeline(tmp_path, "cpu", 150, "--design", "rounds", "--batch-sizes", "2", "--colocate-s", "0")
+    _check_outputs(out, tmp_path, 4)
+    run_dir = next(tmp_path.glob("gpu-check-*"))
+    from perf.records import results
+
+    run = results.load(run_dir / "sweep")
+    assert run.settings["design"] == "rounds" and run.settings["batch_sizes"] == [2]
+    summary = (run_dir / "summary.txt").read_text()
+    assert "interleaved rounds:" in summary and "windows 2000 ms" not in summary
+    rows = [ln.split() for ln in summary.splitlines() if ln.split()[:1] in (["1"], ["4"]) or ln.startswith("tiny_")]
+    assert len(rows) == 8 and all("b=2" in " ".join(r) for r in rows), summary  # 4 variants x 2 levels, one row each
 
 
 @pytest.mark.gpu
