@@ -45,6 +45,10 @@ from slim_wheel import slim_wheel  # noqa: E402
 DEFAULT_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64)
 DEFAULT_BUDGET_S = 480.0
 DEFAULT_P99_BUDGET_MS = 10.0
+DEFAULT_STABILITY_PCT = 20.0
+#: ``run`` flags only the sequential design reads (the rounds design has its own windows, three a
+#: visit, and its own time budget): given with ``--design rounds`` they are refused, never ignored.
+SEQUENTIAL_ONLY = {"interval_ms": "--interval-ms", "stability_pct": "--stability-pct", "sweep_all": "--sweep-all"}
 #: Seconds kept free at the end of the budget for the table and the report.
 RESERVE_S = 15.0
 
@@ -385,7 +389,10 @@ def sweep_within(
             results_dir=run_dir,
             run_id="sweep",
             measure=MeasureSettings(
-                measurement_interval_ms=plan.interval_ms, max_trials=4, unstable_retries=0, stability_pct=args.stability_pct
+                measurement_interval_ms=plan.interval_ms,
+                max_trials=4,
+                unstable_retries=0,
+                stability_pct=args.stability_pct or DEFAULT_STABILITY_PCT,
             ),
             latency_budget_ms=args.p99_budget_ms,
         )
@@ -537,7 +544,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--started-at", type=float, default=None, help="epoch seconds the run started (the shell's install counts)")
     r.add_argument("--p99-budget-ms", type=float, default=DEFAULT_P99_BUDGET_MS)
     r.add_argument("--interval-ms", type=int, default=None, help="fixed perf_analyzer window (default: fitted to the budget)")
-    r.add_argument("--stability-pct", type=float, default=20.0)
+    r.add_argument("--stability-pct", type=float, default=None, help="sequential design: perf_analyzer's -s (default 20)")
     r.add_argument("--sweep-all", action="store_true", help="sweep every checked variant even past the time budget")
     r.add_argument(
         "--colocate-s",
@@ -559,6 +566,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if rest:  # said by the subcommand's parser: its usage line (named for the script typed, GPU_CHECK_SCRIPT)
         {"run": r, "table": t, "slim-wheel": s}.get(a.cmd, p).error(f"unrecognized arguments: {' '.join(rest)}")
     if a.cmd == "run":
+        unread = [flag for field, flag in SEQUENTIAL_ONLY.items() if getattr(a, field) not in (None, False)]
+        if a.design == "rounds" and unread:
+            r.error(
+                f"{', '.join(unread)} {'is' if len(unread) == 1 else 'are'} read by --design sequential only: a rounds "
+                "sweep measures each visit in 3 windows of its own and keeps every planned variant within its time budget; "
+                "leave them out, or use --design sequential"
+            )
         return run(a)
     if a.cmd == "table":
         return table(a)

@@ -177,6 +177,15 @@ def test_model_names_with_underscores_group_by_the_naming_rule() -> None:
     assert table._model_of(v) == "my_net"
 
 
+@pytest.mark.parametrize("flags", [["--interval-ms", "300"], ["--stability-pct", "10"], ["--sweep-all"]])
+def test_flags_of_the_sequential_design_are_refused_with_rounds(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        gc.main(["run", "--design", "rounds", *flags])
+    assert e.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{flags[0]} is read by --design sequential only" in err and "use --design sequential" in err
+
+
 def test_summary_text_header_and_notes() -> None:
     env = {"cuda_device": "NVIDIA H200", "torch": "2.13.0", "torch_cuda": "12.8", "kind": "gpu"}
     text = gc.summary_text(_run(), 5.0, env, ["ONNX not served"], ["mlp_onnx_gpu1_nodb_mbs64"], 301.0)
@@ -269,7 +278,7 @@ def test_the_colocation_step_is_a_flag_with_its_share_of_the_budget(capsys: pyte
 
 
 # --- the pipeline ------------------------------------------------------------------------------
-def _pipeline(tmp_path: Path, kind: str, budget_s: int, *extra: str) -> subprocess.CompletedProcess:
+def _pipeline(tmp_path: Path, kind: str, budget_s: int, *extra: str, interval: bool = True) -> subprocess.CompletedProcess:
     cmd = [
         sys.executable,
         str(ROOT / "scripts" / "gpu_check.py"),
@@ -288,8 +297,7 @@ def _pipeline(tmp_path: Path, kind: str, budget_s: int, *extra: str) -> subproce
         "off,500",
         "--concurrency",
         "1,4",
-        "--interval-ms",
-        "300",
+        *(["--interval-ms", "300"] if interval else []),
         "--budget-s",
         str(budget_s),
         "--p99-budget-ms",
@@ -326,7 +334,7 @@ def test_pipeline_cpu_dry_run(tmp_path: Path) -> None:
 @pytest.mark.integration
 def test_pipeline_cpu_dry_run_in_rounds_at_a_client_batch(tmp_path: Path) -> None:
     """--design rounds --batch-sizes 2: the variants measured in interleaved rounds, each level one row of medians."""
-    out = _pipeline(tmp_path, "cpu", 150, "--design", "rounds", "--batch-sizes", "2", "--colocate-s", "0")
+    out = _pipeline(tmp_path, "cpu", 150, "--design", "rounds", "--batch-sizes", "2", "--colocate-s", "0", interval=False)
     _check_outputs(out, tmp_path, 4)
     run_dir = next(tmp_path.glob("gpu-check-*"))
     from perf.records import results
