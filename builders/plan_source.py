@@ -4,7 +4,7 @@ The flag asks for the commands that build the plans on another host. When the bu
 already holds this model's verified fp32 ONNX export, those commands are printed from it and
 nothing is built: a build would rewrite the repository's variants of the model (with the
 default grid, other ones than a sweep measured; issue 26, K1). Only when there is no such
-export is one built, and the command says so before it starts.
+export, or ``--force`` asks to export again, is one built, and the command says so before it starts.
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ class OnnxSource:
     reason: str
 
 
-def recorded_onnx(opts: BuildOptions, max_batch_size: int | None = None) -> OnnxSource:
-    """The build folder's verified fp32 ONNX export of the model ``opts`` names, if it holds one.
+def recorded_onnx(opts: BuildOptions, max_batch_size: int | None = None, opset: int | None = None) -> OnnxSource:
+    """The build folder's verified fp32 ONNX export of the model ``opts`` names, if it holds one and ``opts.force``
+    (``--force``: export again even where an identical build exists) is off.
 
     The model is loaded (not exported) to compare it with the build folder's manifest: the same
     source, weights and source hash, and the same inputs (names, dtypes, dims, dynamic axes
@@ -49,16 +50,19 @@ def recorded_onnx(opts: BuildOptions, max_batch_size: int | None = None) -> Onnx
         opts: The build's options (model, spec, name and build folder are read).
         max_batch_size: The largest ``--max-batch-sizes`` value where the user typed the flag (``None``: the
             recorded export's stands).
+        opset: ``--opset`` where the user typed it (``None``: the recorded export's stands).
 
     Returns:
         The manifest of the export to build the plans from, or why there is none.
 
     Raises:
         ModelSpecError: the model cannot be loaded or its spec is malformed.
-        FlagError: ``max_batch_size`` is not the recorded export's: printing commands never builds in its place (a
-            build would rewrite the model's variants: re-check 19, NEW-3) nor prints plans of a batch size the flag
-            did not ask for.
+        FlagError: ``max_batch_size`` (or ``opset``) is not the recorded export's: printing commands never builds in
+            its place (a build would rewrite the model's variants: re-check 19, NEW-3) nor prints plans of a batch size
+            (or from an opset) the flag did not ask for.
     """
+    if opts.force:  # asked to export again: the build makes the ONNX the plans are built from
+        return OnnxSource(None, "--force exports the model again")
     spec_in = opts.spec if opts.spec is not None else ModelSpec.from_file(opts.spec_path) if opts.spec_path else None
     loaded = load_model(opts.model, spec_in, opts.example_inputs)
     out = opts.build_dir / (opts.name or loaded.name)
@@ -94,5 +98,14 @@ def recorded_onnx(opts: BuildOptions, max_batch_size: int | None = None) -> Onnx
             hint=f"drop --max-batch-sizes (the plans then take batches up to {had}), or build the ONNX export for it first "
             f"(`builders build --format onnx --max-batch-sizes {max_batch_size} ...`, which rewrites that model's variants) "
             "and run this again",
+        )
+    had_opset = onnx[0].extra.get("opset")
+    if opset is not None and had_opset != opset:  # the plans would come from another opset's graph than asked (s19)
+        raise FlagError(
+            f"--opset {opset} asks for plans built from an ONNX export of opset {opset}, but the verified fp32 ONNX "
+            f"export {path} records, the one the plans are built from, is opset {had_opset}: nothing was built or printed",
+            flag="--opset",
+            hint=f"drop --opset (the plans are then built from the opset {had_opset} export), or pass --force to export "
+            f"and verify it at opset {opset} first (which rewrites that model's variants)",
         )
     return OnnxSource(BuildResult(manifest, path, []), "")

@@ -17,7 +17,7 @@ from builders.cli.flags import formats_of, with_grid, with_serving
 from builders.cli.summary import print_build_summary, repository_line, say_interrupted
 from builders.cli.trtexec import print_trtexec as print_trtexec_commands
 from builders.cli.trtexec import say_source
-from builders.cli.unread import refuse_unread_build_flags
+from builders.cli.unread import refuse_unread_build_flags, refuse_unread_printing
 from builders.model.spec import ModelSpec
 from builders.model.spec_flags import parse_axis_flag
 from builders.plan_source import recorded_onnx
@@ -27,7 +27,7 @@ from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
 from core.cli import console as make_console
 from core.errors import FlagError, PartialBuildError, ToolkitError
 from core.names import file_problem, read_text
-from core.options import panel
+from core.options import given, panel
 from core.precision import PRECISION_NAMES
 from core.progress import on_console, refreshing
 from core.records import load_record
@@ -114,11 +114,13 @@ def build(
         warmup_count_reason=warmup_count_reason,
     )
     printing = (model, precisions, target_triton, workspace_bytes, timing_cache, build_dir, repository)
-    typed = click.get_current_context().get_parameter_source("max_batch_sizes") == click.core.ParameterSource.COMMANDLINE
-    recorded = (
-        say_source(recorded_onnx(opts, max(grid.max_batch_sizes) if typed else None), repository) if print_trtexec else None
-    )
+    typed = given(click.get_current_context())
+    recorded = None
+    if print_trtexec:
+        mbs = max(grid.max_batch_sizes) if "max_batch_sizes" in typed else None
+        recorded = say_source(recorded_onnx(opts, mbs, opset if "opset" in typed else None), repository)
     if recorded is not None:  # the commands only: the repository is left as it is
+        refuse_unread_printing(typed)
         print_trtexec_commands(recorded, *printing)
         return
     with console.status("building...") as status, refreshing(on_console(console, status)) as counted:

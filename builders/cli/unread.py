@@ -7,7 +7,7 @@ The grid's own flags are refused by :class:`builders.config.variants.VariantGrid
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import click
@@ -80,6 +80,32 @@ def refuse_unread_build_flags(
                 warm,
                 "add --warmup zero (or random), or drop --warmup-count-reason",
             ),
+        ],
+    )
+
+
+def refuse_unread_printing(typed: Collection[str]) -> None:
+    """Refuse the flags ``builders build --print-trtexec`` would not read where it prints the commands from the build
+    folder's recorded ONNX export (:func:`builders.plan_source.recorded_onnx`): nothing is built or written then.
+    ``--force`` and ``--opset`` are read there (``--force`` exports again; another ``--opset`` is refused by it).
+
+    Args:
+        typed: The parameters the user typed (:func:`core.options.given`).
+
+    Raises:
+        FlagError: ``--replace`` typed (exit 2).
+    """
+    refuse_unread(
+        typed,
+        [
+            Unread(
+                "replace",
+                "--replace",
+                True,
+                "--print-trtexec prints the plans' commands from the recorded ONNX export and writes no variant",
+                "drop --replace here and add it to the printed --plan command (which writes the variants), or add --force "
+                "to export again and write the variants now",
+            )
         ],
     )
 

@@ -63,3 +63,33 @@ def test_print_trtexec_without_an_onnx_export_says_it_builds_one_first(tmp_path:
     assert first in said and f"a build, whose variants are written to {tmp_path / 'repo'}" in said
     assert out.index("--print-trtexec: ") < out.index("onnx fp32: exporting")  # said before the build starts
     assert "--maxShapes=INPUT__0:4x16" in said
+
+
+@pytest.mark.slow  # four real `builders build` processes
+def test_print_trtexec_reads_force_and_opset_and_refuses_replace(tmp_path: Path) -> None:
+    """s19 (the kind above): on the recorded export --force was ignored (no export again), --opset 17 printed plans
+    from the opset 18 export, and --replace (nothing is written) was accepted; each is read or refused now."""
+    grid = ["--max-batch-sizes", "8", "--instance-counts", "1", "--dynamic-batching", "off"]
+    first = _build(tmp_path, "--format", "onnx", *grid)
+    assert first.returncode == 0, first.stdout + first.stderr
+    repo, folder = tmp_path / "repo", tmp_path / "builds" / "tiny"
+    before, manifest = _tree(repo), (folder / "manifest.json").read_bytes()
+
+    replace = _build(tmp_path, "--format", "trt", "--print-trtexec", "--replace")
+    said = " ".join((replace.stdout + replace.stderr).split())
+    assert replace.returncode == 2, said
+    assert "--replace would be ignored: --print-trtexec prints the plans' commands from the recorded ONNX export" in said
+    assert "add it to the printed --plan command" in said and "docker" not in said
+
+    opset = _build(tmp_path, "--format", "trt", "--print-trtexec", "--opset", "17")
+    said = " ".join((opset.stdout + opset.stderr).split())
+    assert opset.returncode == 2, said
+    assert "--opset 17 asks for plans built from an ONNX export of opset 17" in said and "is opset 18" in said
+    assert "docker" not in said and "exporting" not in said
+    assert _tree(repo) == before and (folder / "manifest.json").read_bytes() == manifest
+
+    force = _build(tmp_path, "--format", "trt", "--print-trtexec", "--force", *grid)
+    said = " ".join(force.stdout.split())
+    assert force.returncode == 0, force.stdout + force.stderr
+    assert "--print-trtexec: --force exports the model again, so the fp32 ONNX export the plans are built from" in said
+    assert "onnx fp32: exporting" in force.stdout + force.stderr and "--plan=fp32=" in said
