@@ -238,6 +238,14 @@ class VariantGrid:
             return False
         return gpu_available()
 
+    def _unused_gpus(self, made: list[Variant], skipped: list[Skipped]) -> list[Skipped]:
+        """``--gpus`` as a skip where no variant takes them because ``auto`` made KIND_CPU ones (never dropped without
+        a word; an ``instance kind gpu`` skip already says the GPU ids went with those variants)."""
+        if not self.gpus or any(v.kind == "gpu" for v in made) or any(s.what == "instance kind gpu" for s in skipped):
+            return []
+        why = "GPU ids apply to KIND_GPU instances, and --instance-kind auto made KIND_CPU ones (the server has no GPU)"
+        return [Skipped(f"--gpus {','.join(map(str, self.gpus))}", f"instance_group.gpus: {why}")]
+
     def plan(
         self,
         model: str,
@@ -350,6 +358,7 @@ class VariantGrid:
             raise ConfigError(
                 f"the grid produces the same variant name twice: {sorted(dup)}", hint="remove repeated values from the flags"
             )
+        skipped += self._unused_gpus(out, skipped)
         for acc, why in unused_acc.items():  # an accelerator value no variant got: said, never silently dropped
             what = f"TensorRT accelerator {acc}"
             if not any(v.trt_accelerator == acc for v in out) and not any(sk.what == what for sk in skipped):

@@ -199,3 +199,19 @@ def test_dynamic_batching_on_says_the_delay_to_write(word) -> None:
 def test_a_queue_delay_in_ms_says_the_us_value_on_the_command_line() -> None:
     r = CliRunner().invoke(cli, ["variants", "--dynamic-batching", "off,0.5ms"])
     assert r.exit_code == 2 and "write 500 or 500us" in r.output and "neither 'off'" not in r.output
+
+
+def test_gpu_ids_no_variant_takes_are_listed_as_skipped():
+    """s19: --instance-kind auto --gpus 0 on a server without a GPU made KIND_CPU variants and dropped the GPU ids
+    without a word (--trt-accelerator was listed as skipped); they are listed as skipped too, with why."""
+    grid = VariantGrid(kinds=("auto",), counts=(1,), queue_delays_us=(None,), gpus=(0, 1))
+    no_gpu = grid.plan("m", ("onnx",), server_gpu=False)
+    assert {(v.kind, v.gpus) for v in no_gpu.variants} == {("cpu", ())}
+    assert [(s.what, s.reason) for s in no_gpu.skipped] == [
+        (
+            "--gpus 0,1",
+            "instance_group.gpus: GPU ids apply to KIND_GPU instances, and --instance-kind auto made KIND_CPU ones "
+            "(the server has no GPU)",
+        )
+    ]
+    assert grid.plan("m", ("onnx",), server_gpu=True).skipped == []
