@@ -171,6 +171,8 @@ class BaselineStep(RoundsSweep):
         measured = [v.name for v in self.run.variants if v.status == "ok"]
         if not measured:  # nothing to compare with: no cut to list
             return
+        if self.run.rounds is not None:  # an earlier session's skip: this one's decision replaces it
+            self.run.rounds.cuts = [c for c in self.run.rounds.cuts if c.kind != "baseline"]
         counted = self.baseline_estimate(measured)
         need, planned = counted.seconds, self.baseline_planned_s
         start = baseline_start_s(planned if planned is not None else need)  # what the plan line said

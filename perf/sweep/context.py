@@ -389,7 +389,11 @@ def _seed(run_id: str) -> int:
 
 
 def baseline_missing(run: RunResult, opts: SweepOptions) -> bool:
-    """Whether a resumed run with nothing left to measure still owes its in-process baseline: asked
-    for, never measured nor cut for time, and some variant measured (else nothing to compare with)."""
-    cut = run.rounds is not None and any(c.kind == "baseline" for c in run.rounds.cuts)
-    return opts.baseline and run.baseline is None and not cut and any(v.status == "ok" for v in run.variants)
+    """Whether a resumed run with nothing left to measure owes its in-process baseline (its resume line's, its run's
+    and its skip advice's one rule): asked for (``--no-baseline`` not saved nor given again), a variant with numbers, and
+    no whole baseline filed: none, one the budget skipped (whose advice names a resume with a longer --time-budget:
+    that resume measured nothing) or one stopped part-way (Ctrl-C or the budget). Timed within the resume's budget."""
+    if not opts.baseline or not any(v.status in ("ok", "pending") and any(lv.ok for lv in v.levels) for v in run.variants):
+        return False  # nothing to compare with (one with numbers is settled ok before it: the line is said before that)
+    b = run.baseline
+    return b is None or bool(b.unmeasured_models() or b.cut_short())

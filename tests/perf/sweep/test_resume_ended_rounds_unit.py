@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from efficiency_runs import KEY
 from factories import level_result, served_model
 
 from clients.runtimes.identity import found_artifact
@@ -21,6 +22,7 @@ from perf.analysis.recommendation import cuts
 from perf.cli import main as perf_cli
 from perf.profile.estimate import BaselineEstimate
 from perf.records import results
+from perf.records.baseline import BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
 from perf.records.rounds import BudgetRecord, Cut, LoadGroup, RoundRecord, Visit
 from perf.sweep.opening import opening_lines
 from perf.sweep.options import SweepOptions
@@ -333,3 +335,82 @@ def test_a_skipped_baseline_names_the_resume_that_measures_the_cut_variants_and_
     rr.cuts = []  # nothing left to a resume: the plan's own hint
     assert "measures them" not in sw._keeps_now(87.0)
     results.save(sw.run, sw.run_dir)
+
+
+#: A resume owes the in-process baseline its run was asked for and has no whole one of (perf.sweep.context.baseline_missing,
+#: the one rule of its resume line, of what it measures and of the advice that sends a resume for it).
+SKIP = "skipped: 3 s of the time budget left, it needs an estimated 87 s; a longer --time-budget keeps it"
+
+
+def _stopped_part_way() -> BaselineResult:
+    """A baseline of ``a_mbs8`` Ctrl-C stopped in its 3rd of 8 rounds."""
+    settings = BaselineSettings("timer", 0.1, 0.05, 3, 100, "inputs", 2, "rule", {}, rounds=8, host_busy_threshold_pct=10.0)
+    target = BaselineTarget("a_mbs8", KEY, 1, [1], "python")
+    point = BaselinePoint(KEY, 1, latency_p50_ms=0.5, latency_median_ms=0.5, throughput_infer_per_s=2000.0)
+    point.rounds_ms = [0.5, 0.5]
+    return BaselineResult("now", settings, [target], [point])
+
+
+def _resume_with(results_dir: Path, *flags: str) -> Any:
+    args = ["sweep", "--resume", "t13", "--results-dir", str(results_dir), "--time-budget", "30s", "--no-report", *flags]
+    return CliRunner().invoke(perf_cli.cli, args)
+
+
+def _resumed_baseline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, setup: str, *flags: str) -> tuple[list, str]:
+    """Resume a run whose rounds had ended and which has ``setup`` of a baseline; the deadlines it timed one with."""
+    import perf.sweep.run as sweep_run
+
+    results_dir, _ = _interrupted(tmp_path)
+    run = results.load(results_dir / "t13")
+    assert run.rounds is not None
+    if setup == "skipped":
+        run.rounds.cut(Cut("baseline", SKIP))
+    elif setup == "part-way":
+        run.baseline = _stopped_part_way()
+    elif setup == "whole":
+        run.baseline = _stopped_part_way()
+        run.baseline.points[0].rounds_ms = [0.5] * 8
+    results.save(run, results_dir / "t13")
+    monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started for rounds that had ended"))
+    monkeypatch.setattr(sweep_run, "refuse_changed", lambda *a, **k: None)
+    deadlines: list[float | None] = []
+    monkeypatch.setattr(Sweep, "_baseline", lambda self, deadline: deadlines.append(deadline))
+    res = _resume_with(results_dir, *flags)
+    assert res.exit_code == 0, res.output
+    return deadlines, " ".join(res.output.split())
+
+
+@pytest.mark.parametrize("setup", ["skipped", "part-way", "none"])
+def test_a_resume_measures_a_baseline_the_run_has_no_whole_one_of(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, setup: str
+) -> None:
+    """A baseline the time budget skipped advised "a longer --time-budget keeps it" (on a resume "`--resume RUN
+    --time-budget 8m` keeps it"), and the resume given it measured nothing ("nothing more is measured into it"): a
+    skipped baseline counted as not owed; one Ctrl-C stopped in its 3rd of 8 rounds too (a real run: "continue with
+    .../run_sweep.sh --resume r1", whose resume measured nothing)."""
+    deadlines, said = _resumed_baseline(monkeypatch, tmp_path, setup)
+    assert len(deadlines) == 1 and deadlines[0] is not None, said  # within the resume's time budget
+    assert "then its missing in-process baseline" in said and "its in-process baseline is measured now" in said, said
+
+
+@pytest.mark.parametrize("setup", ["skipped", "whole"])
+def test_a_resume_measures_no_baseline_it_does_not_owe(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, setup: str) -> None:
+    deadlines, said = _resumed_baseline(monkeypatch, tmp_path, setup, *(("--no-baseline",) if setup == "skipped" else ()))
+    assert deadlines == [], said
+    assert "missing in-process baseline" not in said and "baseline is measured now" not in said, said
+
+
+def test_a_resumes_baseline_replaces_the_skip_an_earlier_session_recorded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """The earlier skip stood beside the baseline the resume measured (the report and the demo's advice read it)."""
+    import perf.sweep.baseline_step as step
+
+    results_dir, _ = _interrupted(tmp_path)
+    opts = SweepOptions(ServerOptions(tmp_path / "repo", runtime="bundled"), results_dir=results_dir, run_id="t13")
+    sw = Sweep(dataclasses.replace(opts, resume=True))
+    assert sw.run.rounds is not None
+    sw.run.rounds.cut(Cut("baseline", SKIP))
+    for n in RANKED:
+        sw._variant(n).status = "ok"
+    monkeypatch.setattr(step, "measure_after_sweep", lambda *a, **k: None)
+    sw._baseline(None)
+    assert not [c for c in sw.run.rounds.cuts if c.kind == "baseline"]
