@@ -16,7 +16,9 @@ from core.names import file_problem
 
 def local_binary(binary: Path | None = None) -> str | None:
     """The local tritonserver: ``binary`` if given, else ``$TRITONSERVER``, else ``tritonserver`` on
-    PATH; ``None`` when there is none.
+    PATH, as an absolute path (the command ``--print-cmd`` prints runs pasted in another folder, as its repository
+    does: s19, ``--tritonserver bin/tritonserver`` printed a path relative to the folder it was typed in; a bare
+    name is the file in this folder that was checked, not one Popen would look up on PATH); ``None`` when there is none.
 
     Raises:
         ServerError: ``binary`` (``--tritonserver``, a usage error) or ``$TRITONSERVER`` names no
@@ -24,12 +26,13 @@ def local_binary(binary: Path | None = None) -> str | None:
     """
     if binary:
         _named_binary(str(binary), "--tritonserver", "--tritonserver")
-        return str(binary)
+        return os.path.abspath(binary)
     env = os.environ.get(LOCAL_ENV)
     if env:
         _named_binary(env, f"${LOCAL_ENV}", None)
-        return env
-    return shutil.which("tritonserver")
+        return os.path.abspath(env)
+    found = shutil.which("tritonserver")
+    return os.path.abspath(found) if found else None
 
 
 def _named_binary(path: str, source: str, flag: str | None) -> None:

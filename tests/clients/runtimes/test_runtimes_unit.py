@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -298,3 +299,19 @@ def test_container_runtime_removes_its_container_after_a_stop(
     rt.after_stop()
     assert calls.read_text().split("\n")[0] == f"rm -f tritonserver-{os.getpid()}-{PORTS.http}"
     assert calls.read_text().count("rm -f") == 1
+
+
+@pytest.mark.parametrize("how", ["flag", "env", "bare"])
+def test_a_relative_binary_is_printed_absolute(repo: Path, fake_binary: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """s19: ``--tritonserver bin/tritonserver --print-cmd`` printed ``bin/tritonserver``, a command that runs only in
+    the folder it was typed in (the repository in it is absolute); ``$TRITONSERVER`` the same. A bare name
+    (``--tritonserver tritonserver``) is the file here that was checked, not one Popen would look up on PATH."""
+    monkeypatch.chdir(fake_binary.parent.parent if how != "bare" else fake_binary.parent)
+    named = Path("tritonserver") if how == "bare" else Path("bin/tritonserver")
+    monkeypatch.delenv("TRITONSERVER", raising=False)
+    if how == "env":
+        monkeypatch.setenv("TRITONSERVER", str(named))
+    opts = ServerOptions(repo, runtime="local", binary=None if how == "env" else named)
+    assert LocalRuntime(opts).command(PORTS)[0] == str(fake_binary)
+    printed = [w for w in shlex.split(TritonServer(opts).command_line) if "=" not in w]  # past the environment's
+    assert printed[0] == str(fake_binary)
