@@ -18,9 +18,10 @@ import click
 
 from builders.repository.view import DEFAULT_REPOSITORY
 from clients.cli.options import REMOTE_KEYS, server_options
+from clients.runtimes.remote import RemoteRuntime
 from clients.server import ServerOptions, TritonServer
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, run_cli, verbosity_option
-from core.errors import ServerError
+from core.errors import FlagError, ServerError
 
 
 class _Stop(Exception):
@@ -35,6 +36,14 @@ def serve(server_opts: ServerOptions, print_cmd: bool = False, extra: tuple[str,
     """
     import dataclasses
 
+    if server_opts.runtime == RemoteRuntime.name:  # it reaches a server at --url, which serve has not: it starts one
+        raise FlagError(
+            "--runtime remote is a running server the toolkit reaches at --url; serve starts a server, so there is "
+            "nothing for it to start or reach",
+            flag="--runtime",
+            hint="pick a runtime that starts one (--runtime auto, bundled, local or container), or use the running "
+            "server directly: clients infer MODEL --url HOST:PORT, clients check --url HOST:PORT",
+        )
     if extra:
         server_opts = dataclasses.replace(server_opts, extra_args=(*server_opts.extra_args, *extra))
     srv = TritonServer(server_opts)

@@ -148,3 +148,19 @@ def test_the_log_folder_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("TRITON_TOOLKIT_LOG_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert server_log_dir() == tmp_path / "triton-model-toolkit" / "server-logs"
+
+
+@pytest.mark.parametrize("more", [[], ["--print-cmd"]])
+def test_serve_refuses_the_remote_runtime_with_advice_it_can_take(tmp_path: Path, more: list[str]) -> None:
+    """s19: `clients serve --runtime remote` said "--runtime remote needs the server's address: pass --url HOST:PORT",
+    a flag serve does not have (`No such option: --url` when followed): it starts a server, the remote runtime reaches one."""
+    from click.testing import CliRunner
+
+    from clients.cli.main import cli
+
+    (tmp_path / "model_repository").mkdir()
+    res = CliRunner().invoke(cli, ["serve", "-r", str(tmp_path / "model_repository"), "--runtime", "remote", *more])
+    said = " ".join(res.output.split())
+    assert res.exit_code == 2, said
+    assert "--runtime remote is a running server the toolkit reaches at --url; serve starts a server" in said
+    assert "pass --url" not in said and "clients check --url HOST:PORT" in said and "--runtime auto, bundled" in said
