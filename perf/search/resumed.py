@@ -22,17 +22,22 @@ def resumed_budget(
     (``settings["time_budget_s"]``), nothing of it spent.
 
     Returns:
-        ``(budget of this invocation in s, the run's budget to record in s, the words that say which)``;
+        ``(budget of this invocation in s, the run's budget to record in s, the words that say which)``; the run's
+        budget recorded for one given again is it and what the sessions spent before;
         ``None``: no budget.
     """
     recorded = settings is not None and "time_budget_s" in settings
+    spent = (saved.spent_s or 0.0) + (saved.baseline_s or 0.0) if saved is not None else None
     if given_again or (saved is None and not recorded):
         own = "" if given_again else " (the run recorded no time budget of its own)"
-        return passed_s, passed_s, ("no time budget" if passed_s is None else f"a time budget of {fmt(passed_s, 0)} s") + own
+        # the run's own becomes what it spent and this session's: a later resume given none goes on with what this
+        # session leaves (its sessions' spending is summed; the new budget alone left 110 s of a 240 s session
+        # interrupted after 30 s, its first session having spent 100 s)
+        run_s = None if passed_s is None else passed_s + (spent or 0.0)
+        return passed_s, run_s, ("no time budget" if passed_s is None else f"a time budget of {fmt(passed_s, 0)} s") + own
     budget_s = saved.budget_s if saved is not None else (settings or {}).get("time_budget_s")
     if budget_s is None:
         return None, None, "no time budget, as the run had none (--time-budget gives one)"
-    spent = (saved.spent_s or 0.0) + (saved.baseline_s or 0.0) if saved is not None else None
     return left_of_run(float(budget_s), spent)
 
 
