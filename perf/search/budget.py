@@ -203,6 +203,16 @@ def not_measured(before: bool) -> str:
     return "not measured further in this session" if before else "not measured"
 
 
+def ladder_rounds(want: int) -> str:
+    """The rounds the ladder's top is lowered for, in words: ``want`` is the rounds a verdict needs
+    (:data:`perf.analysis.ranking.operating.MIN_ROUNDS`) and one to spare, said so, beside the cuts that
+    name the verdict's rounds alone (trial 22: "7 rounds" and "the 6 rounds a verdict needs" in one line)."""
+    spare = want - MIN_ROUNDS
+    if spare <= 0:
+        return f"the {want} rounds a verdict needs" if want == MIN_ROUNDS else f"{want} rounds"
+    return f"{want} rounds (the {MIN_ROUNDS} a verdict needs and {spare} to spare)"
+
+
 def left_text(left_s: float, digits: int = 0) -> str:
     """``"the 119 s left of the time budget"``: the time :func:`fit` plans in, named as what it is
     (the budget less what the sweep spent before the plan), so a line never calls it the budget
@@ -268,7 +278,7 @@ def fit(
             Cut(
                 "levels",
                 f"concurrency above {cap} not measured: the ladder up to {ladder[-1]} would not leave time for "
-                f"{want} rounds within {left_text(budget_s)}",
+                f"{ladder_rounds(want)} within {left_text(budget_s)}",
                 concurrency=levels[-1] * search.growth,
             ),
         )

@@ -27,7 +27,7 @@ from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import apart, fmt
 from perf.records.rounds import Cut, RoundRules
 from perf.records.search import SearchRules
-from perf.search.budget import LOAD_S, LOAD_WORDS, Fit, estimate, levels_by_round, not_measured
+from perf.search.budget import LOAD_S, LOAD_WORDS, Fit, estimate, ladder_rounds, levels_by_round, not_measured
 from perf.search.shrink import rounds_within, shrink
 
 
@@ -91,7 +91,7 @@ def refit(
     d = max((apart(need, left_s) for _, _, need in shrunk.dropped), default=0)  # "86 s left ... 86 s" (T19-8)
     after = after_loads(plan, load_s, left_s, done if pending else None, priced, d)
     if levels and levels[-1] != top:
-        why = f"the ladder up to {top} would not leave time for {want} rounds"
+        why = f"the ladder up to {top} would not leave time for {ladder_rounds(want)}"
         cuts.append(
             Cut("levels", f"concurrency above {levels[-1]} not measured: {after}: {why}", concurrency=levels[-1] * search.growth)
         )

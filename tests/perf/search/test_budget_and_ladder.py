@@ -55,6 +55,11 @@ def test_the_estimate_follows_the_window_settings_and_the_fit_cuts_levels_before
     tight = budget.fit(names, LADDER, True, 1, rules, SearchRules(), free.estimate_s * 0.9, True)
     assert tight.cap is not None and tight.cap < LADDER[-1] and tight.variants == names
     assert tight.estimate_s <= free.estimate_s * 0.9 and tight.cuts[0].kind == "levels"
+    # its rounds said with the verdict's, as the variant cuts name those (trial 22: "7 rounds" beside "the 6 rounds a
+    # verdict needs" in one line)
+    assert f"would not leave time for {MIN_ROUNDS + 1} rounds (the {MIN_ROUNDS} a verdict needs and 1 to spare)" in (
+        tight.cuts[0].reason
+    )
     # a budget too small for the rounds a verdict needs: the least promising variants go, at least 2 stay
     tiny = budget.fit(names, LADDER, True, 1, rules, SearchRules(), 60.0, True)
     gone = [c.variant for c in tiny.cuts if c.kind == "variant"]
