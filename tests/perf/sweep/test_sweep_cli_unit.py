@@ -342,3 +342,21 @@ def test_the_end_line_splits_the_wall_time_into_the_budgets_clock_and_what_lay_o
     assert "8 s of start-up before it, 2 s for the report and plots after it" in line
     saved = results.load(tmp_path / "results" / "r1").sessions[-1]  # the report's time is recorded with the run's
     assert saved.report_s is not None and 2.0 <= saved.report_s < 3.0 and saved.budget_clock_s == 17.0
+
+
+def test_ctrl_c_says_the_time_budget_its_resume_goes_on_with(fake, tmp_path: Path) -> None:
+    """The printed resume carries no --time-budget: it goes on with what is left of the run's own, and says so (the
+    line named the command alone, and whether it ran without a budget, a fresh default or the rest was not said)."""
+    from perf.records.rounds import BudgetRecord, RoundsRecord
+
+    run = _run("ok")
+    run.rounds = RoundsRecord(seed=1, budget=BudgetRecord(120.0, 1.25, 5.0, 84.0, 7, spent_s=49.0))
+    run.settings = {"time_budget_s": 120.0}  # type: ignore[typeddict-item]
+    fake.run_result, fake.interrupt = run, True
+    res = _sweep("--results-dir", "runs", "--run-id", "r7", "--time-budget", "2m")
+    assert res.exit_code == EXIT_INTERRUPTED
+    text = " ".join(res.output.split())
+    assert "--resume r7 --results-dir " in text, text
+    assert text.rstrip().endswith(
+        ", within what is left of the run's own 120 s time budget: 71 s after the 49 s it spent (--time-budget gives a new one)"
+    ), text
