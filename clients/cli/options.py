@@ -14,9 +14,10 @@ from typing import Any
 
 import click
 
+from clients.runtimes.choose import refuse_unread_launch
 from clients.runtimes.options import REMOTE_PANEL, ServerOptions
 from clients.runtimes.server_flags import server_arg_refusal
-from core.options import build, options, panel_fields
+from core.options import build, given_fields, options, panel_fields
 
 F = Callable[..., Any]
 #: The flags of a server the toolkit did not start (``--runtime remote``): its panel's fields.
@@ -56,6 +57,9 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
         # before the command reads anything; the flags one runtime sets: once it is resolved (Runtime)
         if (refused := server_arg_refusal(opts.extra_args, "remote" if opts.urls else None)) is not None:
             raise refused
+        # the flags of a server it would start, beside --url (a running one): refused, never ignored (s19)
+        if (ctx := click.get_current_context(silent=True)) is not None:
+            refuse_unread_launch(given_fields(ServerOptions, ctx), opts)
         return fn(*args, server_opts=opts, **kwargs)
 
     return options(ServerOptions, omit=left_out)(wrapper)

@@ -7,6 +7,8 @@ engine answers and a GPU is present, then the bundled CPU server; it says why. `
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from clients.runtimes.base import Runtime
 from clients.runtimes.bundled import BundledRuntime
 from clients.runtimes.container import ContainerRuntime
@@ -14,6 +16,7 @@ from clients.runtimes.local import LocalRuntime
 from clients.runtimes.options import ServerOptions, image_for_tag
 from clients.runtimes.remote import RemoteRuntime
 from core.errors import ServerError
+from core.flag_refusals import Unread, refuse_unread
 from core.flag_words import flag_name
 from core.options import fields
 
@@ -37,6 +40,55 @@ RUNTIME_FIELDS: dict[str, str] = {
     "deploy": RemoteRuntime.name,
     "replace_models": RemoteRuntime.name,
 }
+
+#: The :class:`ServerOptions` fields only a server the toolkit starts reads (its command line, its ports, its log): a
+#: server at ``--url`` runs already, started with its own, so they would be ignored there (:func:`refuse_unread_launch`).
+LAUNCH_FIELDS = (
+    "http_port",
+    "grpc_port",
+    "metrics_port",
+    "address",
+    "model_control",
+    "load_models",
+    "log_file",
+    "log_verbose",
+    "metrics_interval_ms",
+)
+
+
+def refuse_unread_launch(typed: Collection[str], opts: ServerOptions, reads: Collection[str] = ()) -> None:
+    """Refuse the flags of a server the toolkit would start (:data:`LAUNCH_FIELDS`) typed beside ``--url``, which
+    reaches one that runs (s19: ``clients check --url H --http-port 9000 --log-file x.log`` checked that server and
+    ignored both), by the rule of every unread flag (:func:`core.flag_refusals.refuse_unread`). Unlike
+    :func:`ignored_flags` (a value against its default, as a Python caller sets them), a flag counts as typed by
+    click's parameter source: a command that sets one itself (a sweep's log in its run folder) is not refused.
+
+    Args:
+        typed: The :class:`ServerOptions` fields the user typed (:func:`core.options.given_fields`).
+        opts: The server options (``opts.urls``: the running servers).
+        reads: The fields the command reads with ``--url`` too (a sweep scrapes metrics every ``metrics_interval_ms``).
+
+    Raises:
+        FlagError: one or more of them typed with ``--url`` (exit 2), each named, with what to do.
+    """
+    hit = [flag_name(ServerOptions, f) for f in LAUNCH_FIELDS if f in typed and f not in reads]
+    if not opts.urls or not hit:
+        return
+    refuse_unread(
+        typed,
+        [
+            Unread(
+                f,
+                flag_name(ServerOptions, f),
+                f not in reads,
+                f"--url {','.join(opts.urls)} names a running server, started with its own settings, and the toolkit "
+                "starts none to give them to",
+                f"drop {' and '.join(hit)}, or drop --url to have the toolkit start a server with "
+                + ("it" if len(hit) == 1 else "them"),
+            )
+            for f in LAUNCH_FIELDS
+        ],
+    )
 
 
 def resolve_runtime(opts: ServerOptions) -> tuple[Runtime, str]:

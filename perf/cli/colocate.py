@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from clients.runtimes.choose import refuse_unread_launch
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
@@ -84,6 +85,8 @@ def colocate(no_report: bool, **params: Any) -> None:
         params["results_dir"], params["run_id"] = run_named(params["run_id"], params["results_dir"], "--run-id")
     given = given_fields(ColocateOptions, click.get_current_context())  # a resume's --time-budget given again or not
     opts = build(ColocateOptions, params, omit=OMIT, given=given)
+    # a server it would start, beside --url: refused (s19); its metrics are scraped every --metrics-interval-ms there too
+    refuse_unread_launch(given, opts.server, reads=("metrics_interval_ms",))
     console = make_console()
     run = Colocate(opts, _events(console))
     rec = run.record

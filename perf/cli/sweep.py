@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from clients.runtimes.choose import refuse_unread_launch
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, verbosity_option
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
@@ -110,6 +111,8 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
         raise click.BadParameter(f"--resume {resume} continues that run; --run-id {run_id} names another one: pass only one")
     given = given_fields(SweepOptions, ctx)  # as typed, a default's value too: what the design refuses, what resume ignores
     opts = build(SweepOptions, params, omit=OMIT, run_id=resume or run_id, resume=resume is not None, given=given)
+    # a server it would start, beside --url: refused (s19); its metrics are scraped every --metrics-interval-ms there too
+    refuse_unread_launch(given, opts.server, reads=("metrics_interval_ms",))
     console = make_console()
     progress = _progress(console)
     sw = Sweep(opts, progress.on_event)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from clients.runtimes.choose import RUNTIME_FIELDS, ignored_flags, resolve_runtime
+from clients.runtimes.choose import LAUNCH_FIELDS, RUNTIME_FIELDS, ignored_flags, refuse_unread_launch, resolve_runtime
 from clients.runtimes.options import ServerOptions
-from core.errors import ServerError
+from core.errors import FlagError, ServerError
 from core.flag_words import flag_name
 from core.options import fields
 
@@ -133,3 +133,43 @@ def test_a_url_server_refuses_the_flags_of_a_runtime_that_starts_one(no_local: P
         assert e.value.flag == flag
     runtime, why = resolve_runtime(ServerOptions(no_local, urls=("localhost:1",), deploy=False))
     assert (runtime.name, why) == ("remote", "--url given")
+
+
+def test_the_flags_of_a_server_to_start_are_refused_beside_url(tmp_path: Path) -> None:
+    """s19: `clients check --url H --http-port 9000 --log-file x.log` (and a sweep's, colocate's, coldstart's) checked the
+    running server and ignored the flags of a server the toolkit would start: each is refused, named, typed or not by
+    click's parameter source (a sweep's own log in its run folder is no flag typed)."""
+    remote = ServerOptions(tmp_path, urls=("localhost:1",))
+    for name in LAUNCH_FIELDS:
+        flag = flag_name(ServerOptions, name)
+        with pytest.raises(FlagError) as e:
+            refuse_unread_launch({name, "repository"}, remote)
+        assert e.value.flag == flag and str(e.value).startswith(f"{flag} would be ignored: --url localhost:1 names a running")
+        assert e.value.hint == f"drop {flag}, or drop --url to have the toolkit start a server with it"
+        refuse_unread_launch({name}, ServerOptions(tmp_path))  # a server it starts reads them all
+    refuse_unread_launch({"metrics_interval_ms"}, remote, reads=("metrics_interval_ms",))  # a sweep scrapes at it
+    refuse_unread_launch({"start_timeout_s", "urls", "metrics_urls"}, remote)  # read by the remote runtime too
+
+
+@pytest.mark.parametrize(
+    ("module", "args"),
+    [
+        ("clients", ["check"]),
+        ("perf", ["sweep"]),
+        ("perf", ["colocate", "--model", "m=m_*", "--latency-budget-ms", "10"]),
+        ("perf", ["coldstart"]),
+    ],
+)
+def test_every_command_with_url_refuses_them(tmp_path: Path, module: str, args: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from clients.cli.main import cli as clients_cli
+    from perf.cli.main import cli as perf_cli
+
+    cli = clients_cli if module == "clients" else perf_cli
+    typed = ["-r", str(tmp_path), "--url", "127.0.0.1:9", "--http-port", "9000", "--log-verbose", "1"]
+    res = CliRunner().invoke(cli, [*args, *typed], terminal_width=400)
+    said = " ".join(res.output.split())
+    assert res.exit_code == 2, said
+    assert "--http-port and --log-verbose would be ignored: --url 127.0.0.1:9 names a running server" in said
+    assert "drop --http-port and --log-verbose, or drop --url" in said
