@@ -14,14 +14,12 @@ from click.core import ParameterSource
 
 from clients.cli.launch import serve_command
 from clients.cli.options import server_options
-from clients.cli.unread import DEFAULT_PORTS, refuse_unread_check, refuse_unread_infer
+from clients.cli.unread import DEFAULT_PORTS, refuse_unread_check, refuse_unread_infer, refuse_unread_running
 from clients.runtimes.options import ServerOptions
 from core.cli import EXIT_INTERRUPTED, group, list_option, parse_flag, print_table, run_cli, verbosity_option
 from core.cli import console as make_console
-from core.flag_words import flag_name
 from core.naming import PATTERNS_METAVAR, variant_patterns
-from core.options import given_fields, option
-from core.wording import agree
+from core.options import option
 
 
 @group()
@@ -248,7 +246,7 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     try:
         if http_url or grpc_url:
             refuse_unread_check(protocol, http_url, grpc_url)
-            _refuse_server_flags(click.get_current_context(), "--http-url" if http_url else "--grpc-url")
+            refuse_unread_running("--http-url" if http_url else "--grpc-url")
             urls = running_urls(http_url, grpc_url, protocols)
             for line in urls.derived:
                 console.print(escape(line), highlight=False)
@@ -270,18 +268,6 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     click.echo(check_summary(results))
     if not all(r.passed for r in results):
         raise click.exceptions.Exit(1)
-
-
-def _refuse_server_flags(ctx: click.Context, running: str) -> None:
-    """Refuse the flags of a server ``check`` would start, given beside ``running`` (``--http-url``), which
-    checks one that runs: they were shown in its help and ignored (``--runtime``, ``--http-port``, ...)."""
-    ignored = [flag_name(ServerOptions, f) for f in sorted(given_fields(ServerOptions, ctx) - {"repository"})]
-    if ignored:
-        n = len(ignored)
-        raise click.UsageError(
-            f"{' and '.join(ignored)} {agree(n, 'sets', 'set')} up a server for check to start; {running} checks a running "
-            f"one, so {agree(n, 'it', 'they')} would be ignored: drop {agree(n, 'it', 'them')}, or drop {running} to start a server"
-        )
 
 
 def results_table(results: list[Any]) -> Any:

@@ -8,8 +8,11 @@ from pathlib import Path
 import click
 
 from clients.runtimes.base import TRITON_DEFAULT_PORTS
+from clients.runtimes.options import ServerOptions
 from core.flag_refusals import Unread, refuse_unread
-from core.options import given
+from core.flag_words import flag_name
+from core.options import given, given_fields
+from core.wording import agree
 
 #: The port a protocol's server listens on by default (Triton's layout: clients.runtimes.base.TRITON_DEFAULT_PORTS).
 DEFAULT_PORTS = {"http": TRITON_DEFAULT_PORTS.http, "grpc": TRITON_DEFAULT_PORTS.grpc}
@@ -69,5 +72,28 @@ def refuse_unread_check(protocol: str, http_url: str | None, grpc_url: str | Non
                 f"drop --{name}-url, or pass --protocol both to check over {name} too",
             )
             for name, other, typed_url, own in (("http", "grpc", http_url, grpc_url), ("grpc", "http", grpc_url, http_url))
+        ],
+    )
+
+
+def refuse_unread_running(running: str) -> None:
+    """Refuse the server flags typed beside ``running`` (``--http-url``/``--grpc-url``), with which ``clients check``
+    checks a server that runs: they set up the server it would start (or reach at ``--url``) otherwise, and were
+    shown in its help and ignored (``--runtime``, ``--http-port``, ...); by the one rule of unread flags
+    (:func:`core.flag_refusals.refuse_unread`), ``-r`` aside (the repository the outputs are checked against)."""
+    typed = sorted(given_fields(ServerOptions, click.get_current_context()) - {"repository"})
+    flags = [flag_name(ServerOptions, f) for f in typed]
+    refuse_unread(
+        typed,
+        [
+            Unread(
+                f,
+                flag,
+                True,
+                f"{running} names the running server check checks; {agree(len(flags), 'it sets', 'they set')} up the server "
+                "it starts otherwise",
+                f"drop {' and '.join(flags)}, or drop {running} to have check start a server",
+            )
+            for f, flag in zip(typed, flags, strict=True)
         ],
     )

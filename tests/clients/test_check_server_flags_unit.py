@@ -33,9 +33,17 @@ def test_check_on_a_running_server_refuses_the_flags_of_one_it_would_start(tmp_p
         terminal_width=400,
     )
     assert res.exit_code == 2, res.output
+    said = " ".join(res.output.split())  # the one rule of unread flags (core.flag_refusals.refuse_unread), s19
     assert (
-        "--http-port and --runtime set up a server for check to start; --http-url checks a running one, so they would "
-        "be ignored" in res.output
+        "--http-port and --runtime would be ignored: --http-url names the running server check checks; they set up the "
+        "server it starts otherwise" in said
     )
+    assert "drop --http-port and --runtime, or drop --http-url to have check start a server" in said
     alone = CliRunner().invoke(clients_cli, ["check", "-r", str(tmp_path), "--grpc-url", "127.0.0.1:9"])
     assert "set up a server" not in alone.output  # -r is the repository checked against, taken
+    one = CliRunner().invoke(clients_cli, ["check", "-r", str(tmp_path), "--grpc-url", "127.0.0.1:9", "--log-verbose", "2"])
+    assert (
+        one.exit_code == 2
+        and "--log-verbose would be ignored: --grpc-url names the running server check checks; it sets up"
+        in (" ".join(one.output.split()))
+    )
