@@ -22,6 +22,8 @@ from clients.runtimes.remote import RemoteRuntime
 from clients.server import ServerOptions, TritonServer
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, run_cli, verbosity_option
 from core.errors import FlagError, ServerError
+from core.flag_refusals import Unread, refuse_unread
+from core.options import given_fields
 
 
 class _Stop(Exception):
@@ -43,6 +45,27 @@ def serve(server_opts: ServerOptions, print_cmd: bool = False, extra: tuple[str,
             flag="--runtime",
             hint="pick a runtime that starts one (--runtime auto, bundled, local or container), or use the running "
             "server directly: clients infer MODEL --url HOST:PORT, clients check --url HOST:PORT",
+        )
+    if print_cmd and (ctx := click.get_current_context(silent=True)) is not None:  # what only a start reads (s19)
+        why = "--print-cmd prints the command and starts nothing: nothing waits for it or writes its log (its output)"
+        refuse_unread(
+            given_fields(ServerOptions, ctx),
+            [
+                Unread(
+                    "log_file",
+                    "--log-file",
+                    True,
+                    why,
+                    "drop --log-file and add `> FILE 2>&1` to the printed command, or drop --print-cmd to start it",
+                ),
+                Unread(
+                    "start_timeout_s",
+                    "--start-timeout",
+                    True,
+                    why,
+                    "drop --start-timeout, or drop --print-cmd to start it and wait",
+                ),
+            ],
         )
     if extra:
         server_opts = dataclasses.replace(server_opts, extra_args=(*server_opts.extra_args, *extra))

@@ -164,3 +164,22 @@ def test_serve_refuses_the_remote_runtime_with_advice_it_can_take(tmp_path: Path
     assert res.exit_code == 2, said
     assert "--runtime remote is a running server the toolkit reaches at --url; serve starts a server" in said
     assert "pass --url" not in said and "clients check --url HOST:PORT" in said and "--runtime auto, bundled" in said
+
+
+def test_print_cmd_refuses_what_only_a_start_reads(tmp_path: Path) -> None:
+    """s19: `clients serve --print-cmd --log-file x.log --start-timeout 3` printed a command that writes no log (the
+    launcher's redirect is not in it) and waits for nothing, both flags ignored: refused, each with what to do."""
+    from click.testing import CliRunner
+
+    from clients.cli.main import cli
+
+    (tmp_path / "model_repository").mkdir()
+    base = ["serve", "-r", str(tmp_path / "model_repository"), "--runtime", "bundled", "--print-cmd"]
+    res = CliRunner().invoke(cli, [*base, "--log-file", str(tmp_path / "x.log"), "--start-timeout", "3"])
+    said = " ".join(res.output.split())
+    assert res.exit_code == 2, said
+    assert "--log-file and --start-timeout would be ignored: --print-cmd prints the command and starts nothing" in said
+    assert "add `> FILE 2>&1` to the printed command" in said and "drop --print-cmd to start it and wait" in said
+    assert "tritonserver" not in res.output
+    plain = CliRunner().invoke(cli, base)  # nothing typed that only a start reads: the command
+    assert plain.exit_code == 0 and "--model-repository=" in plain.output
