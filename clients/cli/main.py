@@ -125,8 +125,6 @@ def infer(
             raise click.BadParameter(f"{scheme}:// is not a protocol the server speaks: http:// or grpc://", param_hint="--url")
         protocol = scheme
     url = url or f"localhost:{DEFAULT_PORTS[protocol]}"
-    if input_path and shapes:
-        raise click.UsageError("--shape sets the size of generated inputs; --input-data gives the inputs themselves: pass one")
     given = parse_flag(parse_shapes, shapes, hint="--shape")  # a usage error before the server is asked anything
     try:
         sig = model_signature(url, protocol, model)

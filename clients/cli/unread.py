@@ -20,7 +20,7 @@ DEFAULT_PORTS = {"http": TRITON_DEFAULT_PORTS.http, "grpc": TRITON_DEFAULT_PORTS
 
 def refuse_unread_infer(protocol: str, scheme: str | None, input_path: Path | None, requests: int, concurrency: int) -> None:
     """Refuse the flags ``clients infer`` would pass over in this run (issue 26, K1): ``--protocol`` beside a
-    ``--url`` whose scheme names the other one, ``--seed`` and ``--no-cast`` beside generated or given inputs
+    ``--url`` whose scheme names the other one, ``--seed``, ``--shape`` and ``--no-cast`` beside generated or given inputs
     where they do nothing, ``--concurrency`` above ``--requests`` (one :func:`core.flag_refusals.refuse_unread`)."""
     refuse_unread(
         given(click.get_current_context()),
@@ -38,6 +38,13 @@ def refuse_unread_infer(protocol: str, scheme: str | None, input_path: Path | No
                 input_path is not None,
                 f"--input-data {input_path} gives the inputs; only generated inputs are seeded",
                 "drop --seed, or drop --input-data to send generated inputs",
+            ),
+            Unread(
+                "shapes",
+                "--shape",
+                input_path is not None,
+                f"--input-data {input_path} gives the inputs themselves; --shape sizes generated ones",
+                "drop --shape, or drop --input-data to send generated inputs of that size",
             ),
             Unread(
                 "no_cast",

@@ -13,7 +13,8 @@ from clients.cli.options import server_options
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, list_option, parse_flag, verbosity_option
 from core.console import ignore_further_interrupts
 from core.errors import PerfError, ToolkitError
-from core.options import option
+from core.flag_refusals import Unread, refuse_unread
+from core.options import given, option
 from core.wording import of
 from perf.cli.runs import RunFolder
 from perf.sweep.options import SweepOptions
@@ -76,8 +77,18 @@ def coldstart(
     from clients.shapes import parse_shapes
     from perf.records.run_lock import holding_run
 
-    if replace and not into:
-        raise click.UsageError("--replace goes with --into RUN (it measures again the cold starts a run has)")
+    refuse_unread(  # the one rule of unread flags (s19: its own usage error before)
+        given(click.get_current_context()),
+        [
+            Unread(
+                "replace",
+                "--replace",
+                into is None,
+                "it measures again the cold starts a run has, and no --into RUN names one",
+                "add --into RUN, or drop --replace",
+            )
+        ],
+    )
     dims = parse_flag(parse_shapes, shapes, hint="--shape")
     repo = Repository(server_opts.repository)
     # --into: the run is held from its read to its save, so neither this nor another command loses measurements

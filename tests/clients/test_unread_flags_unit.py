@@ -32,6 +32,16 @@ def test_infer_seed_with_input_data_is_refused(inputs) -> None:
     assert "drop --seed, or drop --input-data" in res.output
 
 
+def test_infer_shape_with_input_data_is_refused_by_the_rule(inputs) -> None:
+    """`--shape x:4 --input-data FILE` was refused by its own usage error (no hint line, not named with the other
+    flags --input-data makes unread); the one rule now (s19)."""
+    res = _infer("--url", CLOSED, "--input-data", inputs, "--shape", "x:4", "--seed", "5")
+    said = " ".join(res.output.split())
+    assert res.exit_code == 2, said
+    assert f"--shape would be ignored: --input-data {inputs} gives the inputs themselves; --shape sizes generated ones" in said
+    assert "drop --shape, or drop --input-data to send generated inputs of that size" in said and "--seed would be" in said
+
+
 def test_infer_protocol_other_than_the_url_scheme_is_refused() -> None:
     """`--url http://HOST:PORT --protocol grpc` sent over HTTP: the scheme replaced --protocol without a word."""
     res = _infer("--url", f"http://{CLOSED}", "--protocol", "grpc")

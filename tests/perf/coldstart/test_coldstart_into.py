@@ -123,7 +123,10 @@ def test_replace_measures_again_and_keeps_the_replaced_one(sweep):
 def test_replace_without_into_is_a_usage_error(sweep):
     _run, _run_dir, repo, measured = sweep
     r = _invoke(["--replace", "-r", str(repo)])
-    assert r.exit_code == 2 and "--replace goes with --into" in r.output and not measured
+    said = " ".join(r.output.split())  # the one rule of unread flags (core.flag_refusals.refuse_unread), s19
+    assert r.exit_code == 2 and not measured, said
+    assert "--replace would be ignored: it measures again the cold starts a run has, and no --into RUN names one" in said
+    assert "add --into RUN, or drop --replace" in said
 
 
 @pytest.mark.parametrize("named", ["both", "pattern"])
