@@ -182,6 +182,8 @@ class BudgetRecord:
             loads (:func:`perf.search.refit.refit`); ``None``: the first plan stood.
         refit_rounds: The rounds the plan fitted again expects; ``None``: the first plan stood.
         refit_estimate_s: That plan's estimate of the rounds left after the loads (s).
+        lifted_cap: The ladder top an earlier session's time budget capped (its ``max_concurrency``) that a resume's
+            plan lifted, given more time: its rounds measure above it (:func:`perf.analysis.saturation.above_cap.lifted`).
     """
 
     budget_s: float | None
@@ -198,6 +200,7 @@ class BudgetRecord:
     refit_load_s: float | None = None
     refit_rounds: int | None = None
     refit_estimate_s: float | None = None
+    lifted_cap: int | None = None
 
 
 @dataclass(config=_CONFIG)

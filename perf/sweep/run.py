@@ -30,6 +30,7 @@ from clients.runtimes.host import not_ours
 from core.errors import FlagError, ToolkitError
 from core.wording import count, join_once
 from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.analysis.saturation.above_cap import lift_words, lifted_cap
 from perf.markdown import apart, fmt
 from perf.measure import environment
 from perf.records.build_check import read_checks
@@ -317,12 +318,11 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         self.baseline_keeps, self.baseline_keeps_at = self._keeps_baseline(names, left), (names, left)
         self.baseline_planned_s = fit.baseline_s or None  # the start the plan line says is the one checked
         self.baseline_reserved_s = fit.reserve_s if left is not None else 0.0  # "kept from the budget" (rounds_end)
-        before = rounds.budget.spent_s if rounds.budget is not None else None  # a resumed run's earlier sessions
-        sessions = (rounds.budget.sessions + 1) if rounds.budget is not None and before is not None else 1
-        rounds.budget = BudgetRecord(
-            self.recorded_budget_s, round(fit.visit_s, 3), fit.load_s, round(fit.estimate_s, 1), fit.rounds, fit.cap
-        )
-        rounds.budget.sessions, rounds.budget.session_budget_s = sessions, o.time_budget_s
+        old, lifted = rounds.budget, lifted_cap(rounds, fit.cap)  # an earlier session's cap this plan lifts (T21-6)
+        before = old.spent_s if old is not None else None  # a resumed run's earlier sessions
+        sessions = (old.sessions + 1) if old is not None and before is not None else 1
+        b = BudgetRecord(self.recorded_budget_s, round(fit.visit_s, 3), fit.load_s, round(fit.estimate_s, 1), fit.rounds, fit.cap)
+        rounds.budget, b.sessions, b.session_budget_s, b.lifted_cap = b, sessions, o.time_budget_s, lifted
         for cut in fit.cuts:
             rounds.cut(cut)
             if cut.kind == "variant" and cut.variant and not promise.has_numbers(self.run, cut.variant):
@@ -357,6 +357,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
                 if fit.cuts
                 else ""
             )
+            + lift_words(lifted, old, fit.cap or self.levels[-1])
             + self._too_few_rounds(names, fit, left)
             + (scope.plan_words(self._startup_s()) if left is not None else "")
         )

@@ -46,7 +46,7 @@ from perf.analysis.recommendation.cuts import cut_notes
 from perf.analysis.recommendation.dominated import dominated
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
 from perf.analysis.recommendation.missed import Missed, missed
-from perf.analysis.saturation.above_cap import above_cap
+from perf.analysis.saturation.above_cap import above_cap, lifted
 from perf.analysis.saturation.best_level import at_side
 from perf.analysis.saturation.falls import Fall, falls_all
 from perf.analysis.saturation.peaks import budget_unreached, higher_median, unreached, unreached_all
@@ -217,13 +217,14 @@ def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) 
         r = rec.ranking_under_budget
         quiet = not said and r is not None and r.leader is not None and r.leader.latency is not None and r.leader.latency.quieter
         u.headroom = budget_unreached(run, points[u.variant], at, rec.latency_percentile, lat, quiet)
-        if u.headroom and (more := above_cap(run, at)):  # trial 21, T21-6: what lifts a cap every --resume keeps
+        if u.headroom and (more := above_cap(run, at)):  # trial 21, T21-6: what measures above a cap
             u.headroom += f"; {more}"
         if rec.latency_percentile != 99 and rec.budget_latency_ms is not None:  # the budget's percentile first (F39)
             r = rec.ranking_under_budget
             j = r.leader.latency if r is not None and r.leader is not None else None
             basis = f" ({j.basis()})" if j is not None and j.quieter else ""
             u.budget_latency = f"p{rec.latency_percentile} {fmt(rec.budget_latency_ms, 2)} ms{basis}"
+    rec.notes += [n for n in [lifted(run)] if n]  # a cap a resume lifted: what was found above it (T21-6)
     rec.notes += thread_hints(run)  # a hint, labelled so: a slow variant's likely cause, not measured (trial 16, T16-21)
     return rec
 

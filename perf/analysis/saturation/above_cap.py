@@ -1,19 +1,22 @@
 """The command that measures above a ladder top the time budget capped (trial 21, T21-6): a 90 s run capped every
-ladder at concurrency 4, every ``--resume`` keeps that cap (on a resume the plan lowers the top, never lifts it:
-README), and the pick sat at the cap, "the budget was not reached", in a session whose budget was a third unused, with
-no word of what measures above it."""
+ladder at concurrency 4, a ``--resume`` of a run whose rounds had ended keeps that cap, and the pick sat at the cap,
+"the budget was not reached", in a session whose budget was a third unused, with no word of what measures above it.
+A resume whose rounds go on, given the time, lifts it (:func:`lifted_cap`), and what it found above is said (:func:`lifted`)."""
 
 from __future__ import annotations
 
-from perf.analysis.stats.points import Point
+from perf.analysis.stats.points import THROUGHPUT, Point, run_points
+from perf.markdown import fmt
 from perf.records.results import RunResult
+from perf.records.rounds import BudgetRecord, RoundsRecord
 from perf.records.workloads import series_decision, variant_name
 
 
 def above_cap(run: RunResult, at: Point) -> str | None:
     """What measures above ``at``, a level at the top of a ladder the time budget capped (its search decision's rule
     ``cap`` below the ladder's own top): a new run of its variant over the levels from ``at`` to that top, since a
-    ``--resume`` keeps the cap; ``None`` where the budget capped no ladder at ``at``."""
+    ``--resume`` of a finished run keeps the cap (of an unfinished one, given more time, it lifts it); ``None`` where the
+    budget capped no ladder at ``at``."""
     b = run.rounds.budget if run.rounds is not None else None
     top = run.search.rules.max_concurrency if run.search is not None else None
     if run.search is None or b is None or b.max_concurrency is None or top is None or not at.concurrency < top:
@@ -24,7 +27,54 @@ def above_cap(run: RunResult, at: Point) -> str | None:
         return None
     levels = run.search.rules.levels_from(at.concurrency)  # the ladder's own growth, from the capped level up
     name = variant_name(vr) if vr is not None else at.variant
+    new = f"a new run with `--variants {name} --concurrency {','.join(map(str, levels))}` measures above it"
+    if run.finished is None:  # its rounds may go on: a resume given the time lifts the cap (lifted_cap)
+        return f"the time budget capped it at concurrency {b.max_concurrency}: a --resume given more time lifts the cap, or {new}"
+    return f"a --resume of this run keeps the time budget's cap of concurrency {b.max_concurrency}: {new}"
+
+
+def lifted_cap(rounds: RoundsRecord, cap: int | None) -> int | None:
+    """The ladder top an earlier session's time budget capped that this session's plan lifts (``cap``: its top,
+    ``None`` the ladder's own), or one a resume lifted before and this plan keeps lifted; ``None`` otherwise. A cap it
+    lifts drops that session's "concurrency above N not measured" cut: the rounds measure above it (a real run: a
+    45 s session capped the ladders at 4, its 100 s resume measured 8, 16 and 64, and the report still listed the cut;
+    nothing said the cap was lifted)."""
+    old = rounds.budget
+    was = None if old is None else old.max_concurrency or old.lifted_cap
+    if was is None or (cap is not None and cap <= was):
+        return None
+    rounds.cuts = [c for c in rounds.cuts if c.kind != "levels"]  # this plan's own, if any, is recorded after
+    return was
+
+
+def lift_words(was: int | None, old: BudgetRecord | None, top: int) -> str:
+    """The plan line's words of a cap :func:`lifted_cap` lifted (``was``) where the session before (``old``) had not:
+    ``"; the time budget's cap of concurrency 4 of an earlier session is lifted: its ladders may grow up to 64"``."""
+    if was is None or (old is not None and old.lifted_cap == was):
+        return ""
+    return f"; the time budget's cap of concurrency {was} of an earlier session is lifted: its ladders may grow up to {top}"
+
+
+def lifted(run: RunResult) -> str | None:
+    """What the rounds found above a cap a resume lifted (:attr:`BudgetRecord.lifted_cap`), per variant measured
+    above it: its levels there and the best median throughput of them against its best at or under the cap (the
+    Recommendation's notes, so the console's too); ``None`` where no cap was lifted."""
+    b = run.rounds.budget if run.rounds is not None else None
+    if b is None or b.lifted_cap is None:
+        return None
+    cap, said = b.lifted_cap, []
+    for name, points in run_points(run).items():
+        above = [p for p in points if p.concurrency > cap and p.get(THROUGHPUT) is not None]
+        under = [p for p in points if p.concurrency <= cap and p.get(THROUGHPUT) is not None]
+        if not above:
+            continue
+        top = max(above, key=lambda p: p.get(THROUGHPUT) or 0.0)
+        was = max((p.get(THROUGHPUT) or 0.0 for p in under), default=None)
+        than = f" (at or under it: {fmt(was)} infer/s)" if was is not None else ""
+        levels = ", ".join(str(c) for c in sorted({p.concurrency for p in above}))
+        said.append(f"`{name}` at {levels}, its highest median {fmt(top.get(THROUGHPUT))} infer/s at c={top.concurrency}{than}")
+    found = "; ".join(said) if said else "no level was measured above it"
     return (
-        f"a --resume of this run keeps the time budget's cap of concurrency {b.max_concurrency}: a new run with "
-        f"`--variants {name} --concurrency {','.join(map(str, levels))}` measures above it"
+        f"the time budget's cap of concurrency {cap} (an earlier session's) was lifted on a resume given more time: "
+        f"measured above it: {found} (medians over all rounds; the picks above are the paired ranking's)"
     )

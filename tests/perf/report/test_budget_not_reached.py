@@ -94,11 +94,18 @@ def test_the_unreached_budgets_latency_carries_its_levels_mark() -> None:
 def test_a_pick_at_a_cap_the_time_budget_set_names_the_command_that_measures_above_it() -> None:
     """Trial 21, T21-6: every --resume keeps the first session's cap (c<=4 of a 90 s run), and the pick sat at it with
     "budget not reached" and no word of what measures above it."""
-    rec = recommend(_run(6.0), 10.0)
-    u = rec.best_under_budget
+    finished = _run(6.0)
+    finished.finished = "2026-12-04T16:00:00+0000"  # its rounds had ended: a resume keeps the cap
+    u = recommend(finished, 10.0).best_under_budget
     assert u is not None and u.headroom is not None
     assert u.headroom.endswith(
         "; a --resume of this run keeps the time budget's cap of concurrency 4: a new run with "
+        "`--variants lead --concurrency 4,8,16,32,64` measures above it"
+    ), u.headroom
+    u = recommend(_run(6.0), 10.0).best_under_budget  # unfinished: a resume given more time lifts it (T21-6's rest)
+    assert u is not None and u.headroom is not None
+    assert u.headroom.endswith(
+        "; the time budget capped it at concurrency 4: a --resume given more time lifts the cap, or a new run with "
         "`--variants lead --concurrency 4,8,16,32,64` measures above it"
     ), u.headroom
     uncapped = _run(6.0)
