@@ -150,6 +150,7 @@ class ResumedRounds(RoundsSweep):
         before = rr.budget.spent_s if rr.budget is not None else None
         sessions = (rr.budget.sessions + 1) if rr.budget is not None and before is not None else 1
         cap = rr.budget.max_concurrency if rr.budget is not None else None
+        lifted = rr.budget.lifted_cap if rr.budget is not None else None  # a cap an earlier resume lifted stays lifted
         rr.budget = BudgetRecord(
             self.recorded_budget_s,
             round(self._visit_s(), 3),
@@ -158,7 +159,7 @@ class ResumedRounds(RoundsSweep):
             MIN_ROUNDS,
             cap,
         )
-        rr.budget.sessions, rr.budget.session_budget_s = sessions, self.opts.time_budget_s
+        rr.budget.sessions, rr.budget.session_budget_s, rr.budget.lifted_cap = sessions, self.opts.time_budget_s, lifted
         self.record_final_cuts()
         tie = self.final_tie
         text = f"rounds: no more rounds of the {count(len(self.ranked_names()), 'ranked variant')} ({self.rounds_ended}); {late.reason}"

@@ -414,3 +414,15 @@ def test_a_resumes_baseline_replaces_the_skip_an_earlier_session_recorded(monkey
     monkeypatch.setattr(step, "measure_after_sweep", lambda *a, **k: None)
     sw._baseline(None)
     assert not [c for c in sw.run.rounds.cuts if c.kind == "baseline"]
+
+
+def test_a_final_group_keeps_the_cap_an_earlier_resume_lifted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """T21-6's rest: the final group's session made a new budget record and lost ``lifted_cap`` (and with it the notes
+    on what was measured above it)."""
+    sw = _resumed(tmp_path, 600.0)
+    assert sw.run.rounds is not None and sw.run.rounds.budget is not None and sw.final is not None
+    sw.run.rounds.budget.lifted_cap = 2
+    monkeypatch.setattr(Sweep, "start_session", lambda self, fit, refitted: None)
+    monkeypatch.setattr(Sweep, "_groups", lambda self, engine, names, why: [])
+    sw.run_final(0.0, None)
+    assert sw.run.rounds.budget.lifted_cap == 2 and sw.run.rounds.budget.sessions == 2
