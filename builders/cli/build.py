@@ -120,7 +120,7 @@ def build(
         mbs = max(grid.max_batch_sizes) if "max_batch_sizes" in typed else None
         recorded = say_source(recorded_onnx(opts, mbs, opset if "opset" in typed else None), repository)
     if recorded is not None:  # the commands only: the repository is left as it is
-        refuse_unread_printing(typed)
+        refuse_unread_printing(click.get_current_context())
         print_trtexec_commands(recorded, *printing)
         return
     with console.status("building...") as status, refreshing(on_console(console, status)) as counted:

@@ -7,7 +7,7 @@ The grid's own flags are refused by :class:`builders.config.variants.VariantGrid
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -84,30 +84,65 @@ def refuse_unread_build_flags(
     )
 
 
-def refuse_unread_printing(typed: Collection[str]) -> None:
+#: The ``builders build`` parameters only a build reads (the variants it writes and how it verifies them): where
+#: ``--print-trtexec`` prints from the recorded ONNX export, nothing is built and they would be ignored.
+BUILD_ONLY = (
+    "replace",
+    "rtol",
+    "sample_path",
+    "kinds",
+    "instance_counts",
+    "batching",
+    "preferred_batch_sizes",
+    "gpus",
+    "warmups",
+    "accelerators",
+    "server_gpu",
+    "serving",
+    "legacy_runtime",
+    "warmup_count",
+    "warmup_count_reason",
+)
+
+
+def refuse_unread_printing(ctx: click.Context) -> None:
     """Refuse the flags ``builders build --print-trtexec`` would not read where it prints the commands from the build
-    folder's recorded ONNX export (:func:`builders.plan_source.recorded_onnx`): nothing is built or written then.
-    ``--force`` and ``--opset`` are read there (``--force`` exports again; another ``--opset`` is refused by it).
+    folder's recorded ONNX export (:func:`builders.plan_source.recorded_onnx`): nothing is built or written then
+    (:data:`BUILD_ONLY`: the grid, the serving, the verification's tolerances and sample, ``--replace``). ``--force``
+    and ``--opset`` are read there (``--force`` exports again; another ``--opset`` is refused by it), and
+    ``--max-batch-sizes`` (the plans' largest batch).
 
     Args:
-        typed: The parameters the user typed (:func:`core.options.given`).
+        ctx: The ``builders build`` context (which parameters were typed: :func:`core.options.given`).
 
     Raises:
-        FlagError: ``--replace`` typed (exit 2).
+        FlagError: one or more of them typed (exit 2), each named, with what to do.
     """
+    typed = given(ctx)
+    spelled = {p.name: _spelled(p, ctx.params.get(p.name or "")) for p in ctx.command.params if p.name in BUILD_ONLY}
+    hit = [spelled[n] for n in BUILD_ONLY if n in typed and n in spelled]
+    them = "it" if len(hit) == 1 else "them"
     refuse_unread(
         typed,
         [
             Unread(
-                "replace",
-                "--replace",
+                name,
+                spelled.get(name, name),
                 True,
-                "--print-trtexec prints the plans' commands from the recorded ONNX export and writes no variant",
-                "drop --replace here and add it to the printed --plan command (which writes the variants), or add --force "
-                "to export again and write the variants now",
+                "--print-trtexec prints the plans' commands from the recorded ONNX export, and builds, verifies and "
+                "writes nothing",
+                f"drop {' and '.join(hit)} here and give {them} to the printed --plan command (which writes the variants), "
+                "or add --force to export again and build the variants now",
             )
+            for name in BUILD_ONLY
         ],
     )
+
+
+def _spelled(param: click.Parameter, value: object) -> str:
+    """The flag as typed: ``--no-server-gpu`` for a boolean flag's off side, else its first spelling."""
+    secondary = getattr(param, "secondary_opts", None)
+    return secondary[0] if secondary and value is False else param.opts[0]
 
 
 def _planned(grid: VariantGrid, formats: tuple[str, ...], serving: str) -> list[Variant]:

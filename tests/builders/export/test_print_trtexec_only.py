@@ -68,18 +68,22 @@ def test_print_trtexec_without_an_onnx_export_says_it_builds_one_first(tmp_path:
 @pytest.mark.slow  # four real `builders build` processes
 def test_print_trtexec_reads_force_and_opset_and_refuses_replace(tmp_path: Path) -> None:
     """s19 (the kind above): on the recorded export --force was ignored (no export again), --opset 17 printed plans
-    from the opset 18 export, and --replace (nothing is written) was accepted; each is read or refused now."""
+    from the opset 18 export, and --replace and the grid's flags (nothing is built or written) were accepted; each is
+    read or refused now."""
     grid = ["--max-batch-sizes", "8", "--instance-counts", "1", "--dynamic-batching", "off"]
     first = _build(tmp_path, "--format", "onnx", *grid)
     assert first.returncode == 0, first.stdout + first.stderr
     repo, folder = tmp_path / "repo", tmp_path / "builds" / "tiny"
     before, manifest = _tree(repo), (folder / "manifest.json").read_bytes()
 
-    replace = _build(tmp_path, "--format", "trt", "--print-trtexec", "--replace")
+    replace = _build(tmp_path, "--format", "trt", "--print-trtexec", "--replace", "--instance-counts", "2", "--no-server-gpu")
     said = " ".join((replace.stdout + replace.stderr).split())
     assert replace.returncode == 2, said
-    assert "--replace would be ignored: --print-trtexec prints the plans' commands from the recorded ONNX export" in said
-    assert "add it to the printed --plan command" in said and "docker" not in said
+    assert (
+        "--replace and --instance-counts and --no-server-gpu would be ignored: --print-trtexec prints the plans' commands "
+        "from the recorded ONNX export, and builds, verifies and writes nothing"
+    ) in said
+    assert "give them to the printed --plan command" in said and "docker" not in said
 
     opset = _build(tmp_path, "--format", "trt", "--print-trtexec", "--opset", "17")
     said = " ".join((opset.stdout + opset.stderr).split())
