@@ -14,6 +14,7 @@ from clients.runtimes.choose import refuse_unread_launch
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, verbosity_option
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
+from core.flag_refusals import Unread, refuse_unread
 from core.options import OptionSpec, build, given_fields, panel, specs
 from core.wording import count, of
 from perf.cli.baseline import describe_event
@@ -113,6 +114,20 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     opts = build(SweepOptions, params, omit=OMIT, run_id=resume or run_id, resume=resume is not None, given=given)
     # a server it would start, beside --url: refused (s19); its metrics are scraped every --metrics-interval-ms there too
     refuse_unread_launch(given, opts.server, reads=("metrics_interval_ms",))
+    if not resume:  # a resumed run's servers are its saved ones (--allow-shared-host given again replaces its setting)
+        one = "reaches one at --url" if opts.server.urls else "starts its own one"
+        refuse_unread(
+            given,
+            [
+                Unread(
+                    "allow_shared_host",
+                    "--allow-shared-host",
+                    len(opts.server.urls) < 2,
+                    f"it lets several --url servers on one host or GPU be measured in parallel, and this sweep {one}",
+                    "drop --allow-shared-host, or give the servers to measure on in parallel: --url HOST:PORT,HOST:PORT",
+                )
+            ],
+        )
     console = make_console()
     progress = _progress(console)
     sw = Sweep(opts, progress.on_event)

@@ -56,3 +56,20 @@ def test_baseline_timing_flags_with_profile_only_are_refused(tmp_path) -> None:
     assert timed.exit_code == 2 and "--min-run-time would be ignored" in timed.output
     studied = _run("baseline", str(tmp_path), "--profile-only", "--precision", "fp16", "--min-run-time", "0.1")
     assert "would be ignored" not in studied.output  # the precision study times calls with it
+
+
+@pytest.mark.parametrize(("urls", "one"), [([], "starts its own one"), (["--url", "127.0.0.1:9"], "reaches one at --url")])
+def test_sweep_allow_shared_host_without_several_servers_is_refused(tmp_path, urls, one) -> None:
+    """s19: `sweep --allow-shared-host` measured on the one server it starts (or reaches) and said nothing: the flag
+    lets several --url servers that share hardware be measured in parallel, read only with several."""
+    res = _run("sweep", "-r", str(tmp_path), "--results-dir", str(tmp_path / "out"), *urls, "--allow-shared-host")
+    said = " ".join(res.output.split())
+    assert res.exit_code == 2, said
+    assert (
+        "--allow-shared-host would be ignored: it lets several --url servers on one host or GPU be measured in parallel, "
+        f"and this sweep {one}"
+    ) in said
+    assert "drop --allow-shared-host, or give the servers to measure on in parallel: --url HOST:PORT,HOST:PORT" in said
+    assert not (tmp_path / "out").exists()
+    several = _run("sweep", "-r", str(tmp_path), "--url", "127.0.0.1:9,127.0.0.1:19", "--allow-shared-host")
+    assert "--allow-shared-host would be ignored" not in several.output  # read: it goes on (and fails on the empty -r)
