@@ -59,8 +59,9 @@ def refuse_unread_build_flags(
             Unread(
                 "opset",
                 "--opset",
-                not {"onnx", "trt"} & set(formats),
-                f"it applies to ONNX exports, and {made}",
+                not any(f == "onnx" for f, _ in export_tasks(formats, precisions, tuple(plans))),
+                f"it applies to ONNX exports, and {made}"
+                + ("; --plan takes TensorRT plans built elsewhere back, and no ONNX is exported for them" if plans else ""),
                 "add --format onnx, or drop --opset",
             ),
             Unread("workspace_bytes", "--workspace-mib", no_trt, trt_words, "add --format trt, or drop --workspace-mib"),

@@ -85,3 +85,19 @@ def test_an_accelerator_no_grid_point_takes_is_said_as_a_skip() -> None:
     with pytest.raises(ConfigError, match="has only cpu instances") as e:
         VariantGrid(kinds=("cpu",), trt_accelerators=("fp16",))
     assert e.value.flag == "--trt-accelerator"
+
+
+def test_opset_beside_plans_taken_back_is_refused() -> None:
+    """s19: `--format trt --plan fp32=model.plan --opset 17` took the plan back, exported no ONNX and said nothing of
+    --opset (the check asked whether the formats named trt, not whether an ONNX export is made)."""
+    from builders.cli.unread import refuse_unread_build_flags
+    from core.errors import FlagError
+
+    args = ["--opset", "17"]
+    sub = cli.commands["build"].make_context("build", args, parent=cli.make_context("builders", ["build", *args]))
+    with pytest.raises(FlagError) as e:
+        refuse_unread_build_flags(sub, ("trt",), ("fp32",), {"fp32": Path("p.plan")}, VariantGrid(), "native", False)
+    assert "--opset would be ignored: it applies to ONNX exports, and this build makes none (--format trt); --plan takes" in (
+        str(e.value)
+    )
+    refuse_unread_build_flags(sub, ("onnx", "trt"), ("fp32",), {"fp32": Path("p.plan")}, VariantGrid(), "native", False)
