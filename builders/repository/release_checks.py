@@ -136,7 +136,7 @@ def check_onnx_limits(
     cfg: mc.ModelConfig,
     fmt: str,
     artifact: Path,
-    io: ArtifactIO,
+    io: ArtifactIO | None,
     target: TritonRelease | None,
     problems: list[Problem],
     skipped: list[Problem],
@@ -147,7 +147,7 @@ def check_onnx_limits(
         cfg: The model's config (which backend serves it).
         fmt: The artifact's format; only ``onnx`` is checked.
         artifact: The artifact file.
-        io: What the artifact declares (its IR version and opset).
+        io: What the artifact declares (its IR version and opset); ``None``: not read (``--no-artifacts``).
         target: The Triton release that will serve it; ``None``: nothing is checked.
         problems: Gets an IR version or opset above what the release's ONNX Runtime reads.
         skipped: Gets the check, with why, when it cannot run (another backend serves the
@@ -181,6 +181,16 @@ def check_onnx_limits(
                 f"{NOT_CONFIRMED}: builders/triton/releases.py has no sourced {what}",
                 "load the model with the target container's onnxruntime backend, or add the "
                 "limits with their source to builders/triton/releases.py",
+            )
+        )
+        return
+    if io is None:  # --no-artifacts: the graph is not read, so the target's check is listed as not run (s19)
+        skipped.append(
+            Problem(
+                str(artifact),
+                f"{ONNX_LIMITS} {target.describe()}",
+                "not read: --no-artifacts opens no model file, and the graph's IR version and opset are in it",
+                "drop --no-artifacts to check them",
             )
         )
         return

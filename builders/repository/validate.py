@@ -34,9 +34,8 @@ wrong and what to do. Checks, per model folder (Triton docs, "Model Repository" 
   table has no sourced value for the release, that check is listed as not run ("version not
   confirmed for this release").
 
-Checks that could not run (no target, a target value not confirmed, artifacts not loaded, no
-tensorrt here) are listed in
-:attr:`Validation.skipped`, so "no problems" never stands for a check that did not happen.
+Checks that could not run (no target, a target value not confirmed, artifacts not loaded or not read, no tensorrt
+here) are listed in :attr:`Validation.skipped`, so "no problems" never stands for a check that did not happen.
 """
 
 from __future__ import annotations
@@ -313,7 +312,8 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
             continue
         if fmt == "trt" and opts.target is not None and artifact not in checked:
             check_tensorrt_version(model_dir, artifact, opts.target, result.problems, result.skipped)
-        if not opts.check_artifacts or artifact in checked:
+        if not opts.check_artifacts or artifact in checked:  # not read: the target's ONNX check is listed as not run
+            check_onnx_limits(cfg, fmt, artifact, None, None if artifact in checked else opts.target, out, result.skipped)
             continue
         checked.add(artifact)
         if artifact.is_file() and artifact.stat().st_size == 0:

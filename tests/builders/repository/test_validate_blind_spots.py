@@ -292,3 +292,18 @@ def test_the_target_advice_names_the_releases_each_check_is_confirmed_for(tmp_pa
         assert "target server limits" not in {s.field for s in validate(root, target=release(c)).skipped}
     assert " ".join(coverage().split()) in " ".join(CliRunner().invoke(cli, ["validate", "--help"]).output.split())
     assert coverage() in (Path(__file__).resolve().parents[3] / "README.md").read_text()
+
+
+def test_a_target_with_no_artifacts_lists_the_onnx_check_as_not_run(tmp_path):
+    """s19: `validate --no-artifacts --target-triton 24.08` on native ONNX variants ran no ONNX opset/IR check (the graph
+    is not read) and listed none as not run, so "no problems" stood for a check that did not happen."""
+    root, _ = native_repo(tmp_path, onnx_with_weights(tmp_path / "model.onnx", opset=17, ir_version=8))
+    target = release("24.08")
+    rows = [s for s in validate(root, check_artifacts=False, target=target).skipped if s.field.startswith("ONNX limits")]
+    assert [(r.problem, r.fix) for r in rows] == [
+        (
+            "not read: --no-artifacts opens no model file, and the graph's IR version and opset are in it",
+            "drop --no-artifacts to check them",
+        )
+    ]
+    assert not [s for s in validate(root, target=target).skipped if s.field.startswith("ONNX limits")]  # read: checked
