@@ -256,7 +256,7 @@ def _plan_variants(opts: BuildOptions, name: str, say: Progress) -> GridPlan:
         why = "; ".join(dict.fromkeys(f"{sk.what}: {sk.reason}" for sk in plan.skipped))
         raise ConfigError(
             f"the variant grid is empty: every grid point was skipped ({why})",
-            hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0 (see `builders variants`)",
+            hint=f"{plan.empty_hint()} (see `builders variants`)",
         )
     if not opts.replace:  # a variant a sweep measured never changes under its name unasked (trial 16, T16-15)
         refuse_replacing(opts.repository, plan.variants, opts.serving, opts.build_dir / name)

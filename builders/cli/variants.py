@@ -72,5 +72,5 @@ def variants(model: str, formats: tuple[str, ...], precisions: tuple[str, ...], 
     if not plan.variants:
         raise ConfigError(
             "the variant grid is empty: every grid point was skipped (listed above)",
-            hint="widen the grid, e.g. add --dynamic-batching off or a max_batch_size > 0",
+            hint=plan.empty_hint(),
         )

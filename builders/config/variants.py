@@ -151,6 +151,16 @@ class GridPlan:
     variants: list[Variant]
     skipped: list[Skipped]
 
+    def empty_hint(self) -> str:
+        """What widens the grid when every point was skipped, by what skipped them (s19: an accelerator-only grid on
+        KIND_CPU was told to add --dynamic-batching off)."""
+        ways = []
+        if any(s.what.startswith("TensorRT accelerator") for s in self.skipped):
+            ways.append("add off to --trt-accelerator (e.g. --trt-accelerator off,fp16), or KIND_GPU instances on a GPU server")
+        if not ways or any(s.what == "max_batch_size 0 with dynamic batching" for s in self.skipped):
+            ways.append("add --dynamic-batching off or a max_batch_size > 0")
+        return "widen the grid: " + "; or ".join(ways)
+
 
 @dataclasses.dataclass(frozen=True)
 class VariantGrid:

@@ -215,3 +215,17 @@ def test_gpu_ids_no_variant_takes_are_listed_as_skipped():
         )
     ]
     assert grid.plan("m", ("onnx",), server_gpu=True).skipped == []
+
+
+def test_an_empty_grid_is_told_what_skipped_it() -> None:
+    """s19: `--instance-kind auto --trt-accelerator fp16` on a server without a GPU skipped every point for the
+    accelerator, and the empty grid's hint said "add --dynamic-batching off or a max_batch_size > 0"."""
+    acc = VariantGrid(kinds=("auto",), counts=(1,), queue_delays_us=(None,), trt_accelerators=("fp16",))
+    plan = acc.plan("m", ("onnx",), server_gpu=False)
+    assert not plan.variants
+    assert plan.empty_hint() == (
+        "widen the grid: add off to --trt-accelerator (e.g. --trt-accelerator off,fp16), or KIND_GPU instances on a GPU server"
+    )
+    batching = VariantGrid(counts=(1,), queue_delays_us=(100,), max_batch_sizes=(0,)).plan("m", ("onnx",), server_gpu=False)
+    assert not batching.variants
+    assert batching.empty_hint() == "widen the grid: add --dynamic-batching off or a max_batch_size > 0"
