@@ -19,7 +19,7 @@ from perf.analysis.measured import cut_variants, rounds_measured
 from perf.analysis.ranking.budget_latency import latency_metric, unverified_sentences, verdict_notes
 from perf.analysis.ranking.compared_at import compared_elsewhere, elsewhere_words
 from perf.analysis.recommendation.choice import Choice
-from perf.analysis.recommendation.cuts import unmeasured_caveat
+from perf.analysis.recommendation.cuts import caveat_subject, unmeasured_caveat
 from perf.analysis.recommendation.frontier import series_sizes, size_marks, workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
@@ -59,7 +59,7 @@ def summary(
     rec = recommend(
         view, view.settings.get("latency_budget_ms") if latency_budget_ms is None else latency_budget_ms, latency_percentile
     )
-    caveat = unmeasured_caveat(view)
+    caveat = unmeasured_caveat(view, caveat_subject(rec.best_under_budget, rec.best_peak, rec.latency_budget_ms))
     notes = [caveat] if caveat is not None else []
     # batching at one size per level (trial 12, F13); no batch formed under a mix (trial 19, T19-19)
     uniform = [n for n in [uniform_sizes_note(run), mixed_no_batch_note(run)] if n is not None]

@@ -120,7 +120,20 @@ def unmeasured_text(run: RunResult, name: str) -> str | None:
     return f"not measured ({cause})"
 
 
-def unmeasured_caveat(run: RunResult) -> str | None:
+#: The subject of :func:`unmeasured_caveat` where the run names no pick (no level meets the budget, none peaks).
+NO_PICK_SUBJECT = "These results are"
+
+
+def caveat_subject(best_under: object | None, best_peak: object | None, budget_ms: float | None) -> str:
+    """What :func:`unmeasured_caveat` says is "the best of N variants": the pick (the best level under the budget, or
+    the best peak without a budget), the best peak where no level meets the budget, else the results (trial 22: "The
+    pick is the best of 7 of the 8 variants" above "No level meets the p99 budget of 1.00 ms", no pick named)."""
+    if best_under is not None or (budget_ms is None and best_peak is not None):
+        return "The pick is"
+    return "The best peak is" if best_peak is not None else NO_PICK_SUBJECT
+
+
+def unmeasured_caveat(run: RunResult, subject: str = "The pick is") -> str | None:
     """The one sentence every place that states ``run``'s pick says when the time budget cut variants
     (the report's Recommendation, the console summary, the deployment's console and the first lines
     of its bundle's README: trial 8, F22, a pick of 3 of 8 variants was deployed with no word of the
@@ -131,13 +144,15 @@ def unmeasured_caveat(run: RunResult) -> str | None:
     rounds only (`a`: then cut for time, not measured further); `--time-budget 6m` measures it
     further (...)."`` (trial 11, F13; trial 16, T16-10: cut on 1 round, with the top median, and no
     number said what would have kept it); ``None`` when the budget cut no variant. The budget said is
-    :func:`budget_words`'."""
+    :func:`budget_words`'. ``subject``: what is the best of them (:func:`caveat_subject`), with "is"; the results of a
+    run that names no pick are "of" them, not their best."""
     never, before = cut_variants(run)
     if not never and not before:
         return None
     have = len({variant_name(v) for v in run.variants if has_numbers(run, v.name)})  # variants, their series apart
     total = len({variant_name(v) for v in run.variants})
-    text = f"The pick is the best of {f'{have} of the {total}' if never else total} variants"
+    of = f"{have} of the {total}" if never else str(total)
+    text = f"{subject} of {of} variants" if subject == NO_PICK_SUBJECT else f"{subject} the best of {of} variants"
     if before:
         rounds = {n: rounds_measured(run, n) for n in before}
         most = max(rounds_measured(run, variant_name(v)) for v in run.variants)  # "only" beside the others' rounds
@@ -159,12 +174,12 @@ def unmeasured_caveat(run: RunResult) -> str | None:
     return sentence(text)
 
 
-def cut_notes(run: RunResult) -> list[str]:
+def cut_notes(run: RunResult, subject: str = "The pick is") -> list[str]:
     """The recommendation's sentences on the cut variants (:func:`unmeasured_caveat`): the never-measured
     ones leave the pick the best of the measured ones only; the others were measured before, and
     their numbers stand, ranked where they have the rounds a verdict needs."""
     before = cut_variants(run)[1]
-    caveat = unmeasured_caveat(run)
+    caveat = unmeasured_caveat(run, subject)
     notes = [caveat] if caveat else []
     if before:
         names = ", ".join(f"`{n}`" for n in before)  # trial 14, T14-5: "in the ranking" of a variant too few rounds ranked

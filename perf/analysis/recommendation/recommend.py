@@ -42,7 +42,7 @@ from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_v
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
 from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_parts, tie_words, trailed
 from perf.analysis.recommendation.choice import Choice
-from perf.analysis.recommendation.cuts import cut_notes
+from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
 from perf.analysis.recommendation.dominated import dominated
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
 from perf.analysis.recommendation.missed import Missed, missed
@@ -359,5 +359,6 @@ def _paired(
         under,
     )
     rec = _gaps(run, cands, rec)
-    rec.notes += [*unverified_sentences(run, pct, budget_ms), *cut_notes(run)]  # not verified here; cut, no numbers
+    subject = caveat_subject(rec.best_under_budget, rec.best_peak, budget_ms)  # what is the best of the measured ones
+    rec.notes += [*unverified_sentences(run, pct, budget_ms), *cut_notes(run, subject)]  # not verified here; cut, no numbers
     return rec

@@ -111,3 +111,21 @@ def test_a_variant_cut_in_two_sessions_is_counted_once_and_one_cut_is_said_in_th
     assert (unmeasured_caveat(run) or "").startswith(
         "The pick is the best of 2 of the 4 variants; not measured (cut for time): `cut_a`;"
     )
+
+
+def test_with_no_level_within_the_budget_the_caveat_does_not_name_a_pick() -> None:
+    """Trial 22: a what-if report at 1 ms said "The pick is the best of 7 of the 8 variants" above "No level meets the
+    p99 budget of 1.00 ms": the caveat names what IS the best of the measured ones (the best peak), or none."""
+    from perf.analysis.recommendation.cuts import NO_PICK_SUBJECT, caveat_subject
+    from perf.analysis.recommendation.recommend import recommend
+    from perf.cli.summary import summary
+
+    run = _run()
+    rec = recommend(run, 1.0)
+    assert rec.best_under_budget is None and rec.best_peak is not None
+    peak = CAVEAT.replace("The pick is", "The best peak is")
+    assert peak in rec.notes and CAVEAT not in rec.notes
+    assert summary(run, 1.0).notes[0] == peak  # the console says the same sentence
+    assert recommend(run, 25.0).notes.count(CAVEAT) == 1  # a pick under the budget: the pick
+    assert caveat_subject(None, None, 1.0) == NO_PICK_SUBJECT
+    assert unmeasured_caveat(run, NO_PICK_SUBJECT).startswith("These results are of 2 of the 4 variants; not measured")
