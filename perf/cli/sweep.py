@@ -186,6 +186,8 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
         console.print(escape(line))
     for where, message in failed_measurements(run):  # said again at the end: not only in results.json
         console.print(f"[red]failed measurement[/red]: {escape(where)}: {escape(message)}")
+    for where, message in failed_measurements(run, since=True):  # not failed: measured again since (trial 22)
+        console.print(f"failed, then measured: {escape(where)}: {escape(message)}")
     click.echo(f"results: {sw.run_dir}")
     failed = [v for v in run.variants if v.status not in ("ok", "skipped")]  # skipped ones are listed above
     if not any(v.status == "ok" for v in run.variants):

@@ -231,7 +231,7 @@ def write_report(
         *efficiency_details(run),
         *level_tables(points, failed, top_n, base_name, up, rounds=run.rounds is not None, verdicts=verdicts),
         *(trace_lines(run.profile.traces, up) if run.profile else []),
-        *(failed_lines(run, limit=None) if len(failed_measurements(run)) > LIST_LIMIT else []),
+        *(failed_lines(run, limit=None) if max(len(failed_measurements(run, s)) for s in (False, True)) > LIST_LIMIT else []),
         *moved,
         *said_lines(run, CUT_WORDS, limit=None),
     ]

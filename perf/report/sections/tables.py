@@ -285,25 +285,40 @@ def request_rate_table(run: RunResult) -> list[str]:
     return ["", "## Request-rate levels", "", note, "", *table(headers, body, name_then_numbers(len(headers)))]
 
 
-def failed_measurements(run: RunResult) -> list[tuple[str, str]]:
+#: What a level's failed measurement is of, by whether the run is a rounds run.
+NOUN = {True: "round", False: "trial"}
+
+
+def failed_measurements(run: RunResult, since: bool = False) -> list[tuple[str, str]]:
     """``(where, message)`` per level with a failed measurement (a visit of a rounds run, a trial of
     a sequential one): the variant, the level and which rounds or trials, and perf_analyzer's
     message(s), shortened (:func:`perf.markdown.short_error`). A rounds level keeps its other rounds'
-    numbers, so without this a failed visit showed only in ``results.json`` and ``flat.csv``."""
+    numbers, so without this a failed visit showed only in ``results.json`` and ``flat.csv``.
+
+    A level measured again after its last failure (a later round or trial ok: a resume's, or the rounds'
+    own) is no failed measurement: its failures are listed by ``since=True`` only, each message ending with the
+    rounds that measured it since (trial 22, F-resume-stale-fail: "failed measurement: ... c=16 b=1, round 2:
+    Received exit signal." at a resume's end, the level measured in rounds 5 and 6 and the variant's best)."""
     groups: dict[tuple[str, str], list[LevelResult]] = {}
     for v in run.variants:
         for lv in v.levels:
-            if lv.ok:
-                continue
             load = f"rate={fmt_given(lv.request_rate, 0)}/s" if lv.request_rate is not None else f"c={lv.concurrency}"
             groups.setdefault((v.name, f"{load} b={lv.batch_size}" + (f" {lv.shape}" if lv.shape else "")), []).append(lv)
-    noun = "round" if run.rounds is not None else "trial"
+    noun = NOUN[run.rounds is not None]
     out = []
-    for (name, where), lvs in groups.items():
-        which = ", ".join(str(lv.trial + 1) for lv in sorted(lvs, key=lambda lv: lv.trial))
+    for (name, where), all_lvs in groups.items():
+        lvs = sorted((lv for lv in all_lvs if not lv.ok), key=lambda lv: lv.trial)
+        if not lvs:
+            continue
+        later = sorted({lv.trial + 1 for lv in all_lvs if lv.ok and lv.trial > lvs[-1].trial})
+        if bool(later) != since:
+            continue
+        which = ", ".join(str(lv.trial + 1) for lv in lvs)
         message = short_error(*(lv.error or "perf_analyzer measured no throughput" for lv in lvs))
         if all(transient_failure(lv.error) and not window_failure(lv.error) for lv in lvs):  # re-check of trial 14, NEW-3
             message += f" ({TRANSIENT_WORDS})"
+        if later:
+            message += f"; measured since in {noun}{'s' if len(later) > 1 else ''} {', '.join(map(str, later))}"
         out.append((f"{name} {where}, {noun}{'s' if len(lvs) > 1 else ''} {which}", message))
     return out
 
@@ -311,13 +326,18 @@ def failed_measurements(run: RunResult) -> list[tuple[str, str]]:
 def failed_lines(run: RunResult, limit: int | None = LIST_LIMIT) -> list[str]:
     """The report's bullets of :func:`failed_measurements`: the first ``limit`` (``None``: all,
     for the appendix), then how many more the appendix lists."""
-    failed = failed_measurements(run)
-    if not failed:
-        return []
-    kept = "; the level's other rounds are kept" if run.rounds is not None else ""
-    items = [f"`{where.split(' ', 1)[0]}` {md_text(where.split(' ', 1)[1])}: {md_text(msg)}" for where, msg in failed]
-    return [
-        f"- **Failed measurements** ({len(failed)}; perf_analyzer's message{kept}):",
-        *capped(items, limit or len(items), indent="  "),
-        "",
-    ]
+    out = []
+    for since in (False, True):
+        failed = failed_measurements(run, since)
+        if not failed:
+            continue
+        kept = "; the level's other rounds are kept" if run.rounds is not None else ""
+        items = [f"`{where.split(' ', 1)[0]}` {md_text(where.split(' ', 1)[1])}: {md_text(msg)}" for where, msg in failed]
+        head = (
+            f"- **Failed, then measured** ({len(failed)}; perf_analyzer's message, then the {NOUN[run.rounds is not None]}s "
+            "that measured the level since: its numbers stand):"
+            if since
+            else f"- **Failed measurements** ({len(failed)}; perf_analyzer's message{kept}):"
+        )
+        out += [head, *capped(items, limit or len(items), indent="  "), ""]
+    return out

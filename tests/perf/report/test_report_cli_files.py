@@ -66,3 +66,32 @@ def test_a_failed_visit_on_the_servers_state_says_it_is_not_the_repository() -> 
     said = dict(failed_measurements(run))
     assert said[f"{params(1, True)['name']} c=2 b=1, round 5"] == f"{version} ({TRANSIENT_WORDS})"
     assert said[f"{params(1, True)['name']} c=1 b=1, round 5"] == refused
+
+
+def test_a_failure_later_rounds_measured_is_no_failed_measurement(tmp_path: Path) -> None:
+    """Trial 22, F-resume-stale-fail: a resume's end said "failed measurement: ... c=16 b=1, round 2: Received exit
+    signal." of a level it measured in rounds 5 and 6 (the variant's best): report.md and the console list it as
+    failed, then measured, with the rounds since; a level with no ok round after its failure stays a failed one."""
+    from factories import level_result, params, variant_result
+
+    from perf.records.results import RunResult
+    from perf.records.rounds import RoundsRecord
+    from perf.report.sections.tables import failed_measurements
+    from perf.report.write import write_report
+
+    name = params(1, True)["name"]
+    levels = [level_result(c, 100.0 * c + r, 2.0 * c, trial=r) for c in (1, 16) for r in (0, 4, 5)]
+    levels += [level_result(16, None, None, trial=1, error="Received exit signal.")]
+    levels += [level_result(1, None, None, trial=6, error="Received exit signal.")]  # nothing after it
+    run = RunResult("r", "now", {}, {}, [variant_result(name, levels)])
+    run.rounds = RoundsRecord(seed=1)
+    assert failed_measurements(run) == [(f"{name} c=1 b=1, round 7", "Received exit signal.")]
+    assert failed_measurements(run, since=True) == [
+        (f"{name} c=16 b=1, round 2", "Received exit signal.; measured since in rounds 5, 6")
+    ]
+    save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    assert "- **Failed measurements** (1; perf_analyzer's message; the level's other rounds are kept):" in text
+    assert f"`{name}` c=1 b=1, round 7: Received exit signal." in text
+    assert "- **Failed, then measured** (1; perf_analyzer's message, then the rounds that measured the level since" in text
+    assert f"`{name}` c=16 b=1, round 2: Received exit signal.; measured since in rounds 5, 6" in text

@@ -360,3 +360,15 @@ def test_ctrl_c_says_the_time_budget_its_resume_goes_on_with(fake, tmp_path: Pat
     assert text.rstrip().endswith(
         ", within what is left of the run's own 120 s time budget: 71 s after the 49 s it spent (--time-budget gives a new one)"
     ), text
+
+
+def test_a_failure_a_later_trial_measured_is_said_as_such_at_the_end(fake) -> None:
+    """Trial 22, F-resume-stale-fail: "failed measurement: ... round 2: Received exit signal." at the end of a resume
+    that measured the level since (rounds 5, 6): said as failed, then measured, with the trials since."""
+    run = _run("ok", trials=3)
+    run.variants[0].levels = [lv for lv in run.variants[0].levels if lv.trial != 0]
+    run.variants[0].levels.append(level_result(1, None, None, batch_size=1, trial=0, error="Received exit signal."))
+    fake.run_result = run
+    lines = _sweep().output.splitlines()
+    assert not any(ln.startswith("failed measurement:") for ln in lines), lines
+    assert "failed, then measured: v0 c=1 b=1, trial 1: Received exit signal.; measured since in trials 2, 3" in lines, lines
