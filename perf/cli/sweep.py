@@ -23,7 +23,7 @@ from perf.cli.runs import OptionsOnlyCommand, run_named
 from perf.markdown import short_error
 from perf.records.results import RESULTS_FILE
 from perf.records.settings import MEASURE_PANEL
-from perf.records.unfinished import holds_text, resume_command
+from perf.records.unfinished import holds_text, resume_budget_words, resume_command
 from perf.sweep.analyzer_flags import direct_flag_advice
 from perf.sweep.options import REPORT_PANEL, RUN_PANEL, SWEEP_SETS, WHAT_PANEL, SweepOptions
 
@@ -154,7 +154,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
         try:  # what the run folder holds now: its last save, and the time budget its resume goes on with
             saved = results.load(sw.run_dir) if (sw.run_dir / RESULTS_FILE).is_file() else None
             holds = holds_text(saved) if saved is not None else None
-            resume += _resume_budget(saved) if saved is not None else ""
+            resume += resume_budget_words(saved) if saved is not None else ""
         except ToolkitError:
             holds = None
         again = f"the same command with --run-id {sw.run_id}"
@@ -162,17 +162,6 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
         console.print(f"[yellow]{escape(said)}[/yellow]")
         raise SystemExit(EXIT_INTERRUPTED) from None
     _finish(ctx, sw, run, console, allow_failed_variants, no_report)
-
-
-def _resume_budget(run: Any) -> str:
-    """The time budget the printed resume command (no ``--time-budget``) goes on with, said beside it: ``", within
-    what is left of the run's own 120 s time budget: 71 s after the 49 s it spent (--time-budget gives a new one)"``
-    (:func:`perf.search.resumed.resumed_budget`, the rule the resume follows)."""
-    from perf.search.resumed import resumed_budget
-
-    if run.rounds is None or (run.rounds.budget is None and "time_budget_s" not in run.settings):
-        return ""  # a sequential run (its budget times only the baseline), or one that recorded none
-    return f", within {resumed_budget(None, False, run.rounds.budget, run.settings)[2]}"
 
 
 def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_variants: bool, no_report: bool) -> None:

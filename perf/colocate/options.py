@@ -164,7 +164,7 @@ class ColocateOptions:
         brute: Measure every combination instead of the coordinate search (:mod:`perf.colocate.brute`;
             the benchmark's comparison, not a flag).
         given: The fields set on purpose (:func:`core.options.given_fields`): a resume given no ``time_budget_s``
-            runs under what is left of the run's own (:func:`perf.search.resumed.left_of_run`). ``None``: every
+            runs under what is left of the run's own (:func:`perf.records.resumed.left_of_run`). ``None``: every
             value that differs from the default.
     """
 

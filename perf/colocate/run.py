@@ -43,8 +43,8 @@ from perf.records.build_check import read_checks
 from perf.records.colocation import ColocatedModel, ColocationRecord
 from perf.records.measured_files import SERVED, refuse_changed, refuse_missing
 from perf.records.provenance import stamp
+from perf.records.resumed import left_of_run
 from perf.records.run_lock import RunHold, hold_run
-from perf.search.resumed import left_of_run
 from perf.sweep.preflight import RAW_DIR, check_runtime, new_run_folder
 
 log = logging.getLogger(__name__)
@@ -172,7 +172,7 @@ class Colocate:
         self.session: tuple[int, float] | None = None
         #: Why a resumed run measures nothing (it had ended), else ``None``.
         self.nothing_left: str | None = None
-        #: A resume's words for the time budget it runs under (:func:`perf.search.resumed.left_of_run`), else ``None``.
+        #: A resume's words for the time budget it runs under (:func:`perf.records.resumed.left_of_run`), else ``None``.
         self.budget_note: str | None = None
         #: The resume runs under what is left of the run's own time budget (:attr:`budget_note` says it).
         self.budget_left = False
@@ -248,7 +248,7 @@ class Colocate:
 
     def _resumed_budget(self) -> None:
         """A resume given no ``--time-budget`` runs under what is left of the run's own (its first session's, less
-        what every session spent), by the sweep's rule (:func:`perf.search.resumed.left_of_run`; trial 20, T20-11: the
+        what every session spent), by the sweep's rule (:func:`perf.records.resumed.left_of_run`; trial 20, T20-11: the
         resume printed at Ctrl-C ran on a fresh 10-minute default, 257 s spent against the 180 s asked); the words
         say which budget it runs under, given again or not."""
         o = self.opts

@@ -280,7 +280,7 @@ class ColocationRecord:
         combinations_total: The product of the models' variant counts.
         time_budget_s: The wall time the first session was allowed (``--time-budget``, s); ``None``: none.
         session_budgets_s: What each session may spend, in order (s; ``None``: no budget): its ``--time-budget`` as
-            given, or for a resume given none what was left of the run's own (:func:`perf.search.resumed.left_of_run`); a
+            given, or for a resume given none what was left of the run's own (:func:`perf.records.resumed.left_of_run`); a
             resumed run's budget is said per session, never summed (trial 18, T18-15); empty in a record written before it.
         spent_s: Wall time spent (s), every session's together.
         finished: ISO time the run ended; ``None`` while it runs.

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from core.wording import count, of, some_of
 from perf.records.results import RunResult
+from perf.records.resumed import resumed_budget
 
 #: How many names a sentence lists before counting the rest.
 NAMED = 4
@@ -78,8 +79,19 @@ def resume_command(run_id: str, results_dir: Path | str) -> str:
 
 
 def resume_hint(run: RunResult, results_dir: Path | str) -> str:
-    """:func:`resume_command` of ``run``, quoted as code."""
-    return f"`{resume_command(run.run_id, results_dir)}`"
+    """:func:`resume_command` of ``run``, quoted as code, with the time budget it goes on with (:func:`resume_budget_words`)."""
+    return f"`{resume_command(run.run_id, results_dir)}`{resume_budget_words(run)}"
+
+
+def resume_budget_words(run: RunResult) -> str:
+    """The time budget :func:`resume_command` (no ``--time-budget``) goes on with, said beside it wherever it is said
+    (the sweep's Ctrl-C line, report.md, ``compare``, ``export-deployment``): ``", within what is left of the run's own
+    120 s time budget: 71 s after the 49 s it spent (--time-budget gives a new one)"``, by the rule the resume follows
+    (:func:`perf.records.resumed.resumed_budget`); ``""`` for a sequential run (its budget times only the in-process
+    baseline) or one that recorded none."""
+    if run.rounds is None or (run.rounds.budget is None and "time_budget_s" not in run.settings):
+        return ""
+    return f", within {resumed_budget(None, False, run.rounds.budget, run.settings)[2]}"
 
 
 def unfinished_text(run: RunResult, subject: str | None = None, results_dir: Path | str | None = None) -> str | None:

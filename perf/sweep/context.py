@@ -30,13 +30,13 @@ from perf.records import results
 from perf.records.levels import SERVER_DIED, LevelResult
 from perf.records.measured_files import refuse_missing
 from perf.records.results import RunResult, Session, VariantResult
+from perf.records.resumed import resumed_budget
 from perf.records.rounds import RoundsRecord
 from perf.records.run_lock import hold_run
 from perf.records.search import SearchRecord
 from perf.search.events import log_event
 from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
-from perf.search.resumed import resumed_budget
 from perf.sweep.analyzer_flags import pass_through_refusal, shadowed_repository, visit_lengtheners
 from perf.sweep.design_flags import other_design_refusal, window_hint
 from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options

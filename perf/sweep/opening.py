@@ -156,7 +156,7 @@ def resume_line(
     estimate says next, or, when its rounds had ended, ``ended``: none, and the final group of its
     variants without numbers that the time budget fits, :mod:`perf.sweep.final`), and what runs after.
     ``given``: the flags given again that replace a saved value (:data:`perf.sweep.options.REPORT_SETTINGS`);
-    ``budget``: which time budget the rounds plan against (:func:`perf.search.resumed.resumed_budget`)."""
+    ``budget``: which time budget the rounds plan against (:func:`perf.records.resumed.resumed_budget`)."""
     done = sum(1 for v in run.variants if any(lv.ok for lv in v.levels))
     after = ", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)"
     if opts.design == "rounds" and run.rounds is not None:

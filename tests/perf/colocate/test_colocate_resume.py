@@ -249,7 +249,7 @@ def test_a_session_is_over_its_own_budget_only_by_its_own_seconds() -> None:
 
 
 # trial 20, T20-11: the resume printed at Ctrl-C ran on a fresh 10-minute default after a 3-minute run (257 s spent
-# against the 180 s asked); it runs under what is left of the run's own budget, as the sweep's (perf.search.resumed)
+# against the 180 s asked); it runs under what is left of the run's own budget, as the sweep's (perf.records.resumed)
 def test_the_printed_resume_carries_the_budget_left_and_a_bare_resume_runs_under_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

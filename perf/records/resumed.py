@@ -1,5 +1,6 @@
 """The time budget a resumed run plans against (``--resume``): what is left of the run's own
-budget, or a new one given on the resume command (moved from :mod:`perf.search.budget`).
+budget, or a new one given on the resume command (moved from :mod:`perf.search.budget`, then from
+:mod:`perf.search` to the records, so every sentence on an unfinished run says it: :mod:`perf.records.unfinished`).
 """
 
 from __future__ import annotations

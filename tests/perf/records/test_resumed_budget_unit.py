@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from perf.records.resumed import resumed_budget
 from perf.records.rounds import BudgetRecord
-from perf.search.resumed import resumed_budget
 
 
 def test_a_resume_given_none_goes_on_with_what_the_session_it_continues_left() -> None:
@@ -25,3 +25,23 @@ def test_a_resume_given_none_goes_on_with_what_the_session_it_continues_left() -
 def test_a_budget_given_again_before_the_first_round_or_none_is_the_run_s_own() -> None:
     assert resumed_budget(60.0, True, None, {"time_budget_s": 120.0})[:2] == (60.0, 60.0)
     assert resumed_budget(None, True, None, {"time_budget_s": 120.0})[:2] == (None, None)
+
+
+def test_every_sentence_on_an_unfinished_run_says_the_budget_its_resume_goes_on_with(tmp_path) -> None:
+    """report.md, compare and export-deployment named the resume command alone, as the Ctrl-C line did: whether it
+    runs without a budget, on a fresh default or on the rest was not said."""
+    from factories import level_result, run_result, variant_result
+
+    from perf.records.rounds import RoundsRecord
+    from perf.records.unfinished import unfinished_text
+
+    run = run_result([variant_result("a", [level_result(1, 100.0, 2.0)], status="pending")], run_id="u")
+    run.finished = None
+    run.rounds = RoundsRecord(seed=1, budget=BudgetRecord(120.0, 1.25, 5.0, 84.0, 7, spent_s=49.0))
+    said = unfinished_text(run, results_dir=tmp_path) or ""
+    assert said.endswith(
+        f"--resume u --results-dir {tmp_path}`, within what is left of the run's own 120 s time budget: 71 s after "
+        "the 49 s it spent (--time-budget gives a new one)"
+    ), said
+    run.rounds = None  # a sequential run: its budget times only the baseline
+    assert (unfinished_text(run, results_dir=tmp_path) or "").endswith(f"--resume u --results-dir {tmp_path}`")
