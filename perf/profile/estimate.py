@@ -53,7 +53,7 @@ from builders.repository.view import Repository
 from core.wording import count
 from perf.markdown import fmt
 from perf.profile.baseline import BaselineOptions, plan_targets
-from perf.profile.timing import timing_s
+from perf.profile.timing import timing_s, turn_s, warmup_s
 from perf.records.baseline import EAGER
 from perf.records.results import RunResult
 
@@ -79,6 +79,9 @@ class BaselineEstimate:
             the run swept none).
         keys: The keys it loads; ``assumed``: how many of them are priced at :data:`KEY_LOAD_S` (no load of
             their format measured); ``load_s``: their loads' price in all (s).
+        first_s: What its first model needs before anything is timed and its first round (s): its keys' loads, its
+            points' warm-ups and one round of their turns (:func:`perf.profile.timing.warmup_s`, ``turn_s``); less than
+            this left, nothing would be measured (trial 22, F-baseline-waste).
     """
 
     seconds: float
@@ -89,6 +92,7 @@ class BaselineEstimate:
     keys: int = 0
     assumed: int = 0
     load_s: float = 0.0
+    first_s: float = 0.0
 
     def load_words(self) -> str:
         """How its keys' loads are priced: ``"20 s of it for 4 key loads: 4 at the server's measured loads of their
@@ -133,7 +137,14 @@ def estimate(
     load_s = sum(loads.get(getattr(k, "format", ""), KEY_LOAD_S) for k in loaded)
     assumed = sum(1 for k in loaded if getattr(k, "format", "") not in loads)
     sizes = len({size for _, size, _ in calls}) or 1
-    return BaselineEstimate(round(timed + load_s, 1), len(planned), len(calls), not measured, sizes, len(loaded), assumed, load_s)
+    first = planned[0][0].key.model if planned else None  # run_baseline's first model
+    first_s = sum(
+        warmup_s(c, opts.timing) + turn_s(c, opts.timing) for pt, c in calls.items() if getattr(pt[0], "model", None) == first
+    )
+    first_s += sum(loads.get(getattr(k, "format", ""), KEY_LOAD_S) for k in loaded if getattr(k, "model", None) == first)
+    return BaselineEstimate(
+        round(timed + load_s, 1), len(planned), len(calls), not measured, sizes, len(loaded), assumed, load_s, round(first_s, 1)
+    )
 
 
 def key_loads(run: RunResult | None, formats: Mapping[str, str]) -> dict[str, float]:

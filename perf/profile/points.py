@@ -15,9 +15,10 @@ from typing import Any
 
 from builders.repository.view import RepositoryVariant
 from core.errors import ToolkitError
+from core.wording import count
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
 from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, inputs_at
-from perf.profile.timing import OutOfTime, RoundsInterrupted, Timing, TimingSettings, time_interleaved
+from perf.profile.timing import OutOfTime, RoundsInterrupted, Timing, TimingSettings, time_interleaved, turn_s, warmup_s
 from perf.records.baseline import EAGER, NOT_RUN, BaselineKey, BaselinePoint
 
 
@@ -71,9 +72,15 @@ def measure_keys(
     """
     out: dict[tuple[BaselineKey, At], BaselinePoint] = {}
     todo: list[tuple[BaselineKey, At, Callable[[], Any]]] = []
-    for key, (rv, file, ats) in group.items():
+    firsts: list[float] = []  # each loaded point's first call (s)
+    began, total = time.monotonic(), sum(len(ats) for *_, ats in group.values())
+    for i, (key, (rv, file, ats)) in enumerate(group.items()):
         if deadline is not None and time.monotonic() >= deadline:
             raise OutOfTime(None, deadline - time.monotonic())
+        if deadline is not None and firsts:  # what the keys loaded say of the rest, before another load (trial 22)
+            need = _rest_s(time.monotonic() - began, i, len(group), firsts, total, timing)
+            if time.monotonic() + need > deadline:
+                raise OutOfTime(need, deadline - time.monotonic(), f"{i} of {count(len(group), 'key')} loaded")
         call, reference, status, reason = _prepare(key, rv, file)
         for at in ats:
             shape, b = at
@@ -82,7 +89,9 @@ def measure_keys(
                 continue
             try:  # a point whose inputs or call fail is recorded, the others are still timed
                 fn = functools.partial(call, batch_inputs(inputs_at(rv, reference, shape), b))
+                t0 = time.monotonic()
                 fn()
+                firsts.append(time.monotonic() - t0)
             except Exception as e:
                 reason = e.message if isinstance(e, ToolkitError) else f"{type(e).__name__}: {str(e)[:300]}"
                 out[(key, at)] = BaselinePoint(key, b, shape, status="failed", reason=reason)
@@ -111,6 +120,17 @@ def measure_keys(
         stopped.points = points
         raise stopped
     return points
+
+
+def _rest_s(spent_s: float, loaded: int, keys: int, firsts: list[float], points: int, timing: TimingSettings) -> float:
+    """The rest of a model's loads, its warm-up and its first round (s), predicted from its first ``loaded`` of ``keys``
+    keys (``spent_s`` to load them and make each point's first call; ``firsts``: those calls, of ``points`` in all): the
+    other keys load as long as these did a key, and each point's warm-up and turn (:func:`perf.profile.timing.warmup_s`,
+    :func:`~perf.profile.timing.turn_s`) is as long as these points' on average. Trial 22, F-baseline-waste: 4 keys
+    loaded and warmed up in 26 s, left 15 s of a budget its first round (21 s) did not fit; the eager model's calls,
+    which no served variant measures, were the slow ones."""
+    per = sum(warmup_s(c, timing) + turn_s(c, timing) for c in firsts) / len(firsts)
+    return spent_s / loaded * (keys - loaded) + per * points
 
 
 def measure_key(

@@ -83,10 +83,12 @@ class OutOfTime(Exception):
         round_s: The first round's predicted time (s), from the warm-up's calls (:func:`turn_s`);
             ``None``: the deadline passed before the warm-up (or the loads before it) ended.
         left_s: What was left before the deadline when it would have started (s; ``<= 0``: passed).
+        loading: Said where it was found while loading (:func:`perf.profile.points.measure_keys`): ``round_s`` is then
+            the loads left, the warm-up and the first round, from the keys loaded (``"2 of 4 keys loaded"``).
     """
 
-    def __init__(self, round_s: float | None, left_s: float):
-        self.round_s, self.left_s = round_s, left_s
+    def __init__(self, round_s: float | None, left_s: float, loading: str = ""):
+        self.round_s, self.left_s, self.loading = round_s, left_s, loading
         super().__init__(self.words())
 
     def words(self, budget: str = "the time budget") -> str:
@@ -95,6 +97,11 @@ class OutOfTime(Exception):
             return f"{budget} ran out before its first round"
         left = max(self.left_s, 0.0)
         d = apart(self.round_s, left)  # over what is left, said so (trial 19, T19-8)
+        if self.loading:
+            return (
+                f"its loads, warm-up and first round, an estimated {self.round_s:.{d}f} s from its first calls "
+                f"({self.loading}), would end after {budget} ({left:.{d}f} s left): the rest was not loaded"
+            )
         return f"its first round, an estimated {self.round_s:.{d}f} s, would end after {budget} ({left:.{d}f} s left)"
 
 

@@ -15,8 +15,9 @@ from pathlib import Path
 from google.protobuf import json_format
 from tritonclient.grpc import model_config_pb2 as mc
 
+from core.wording import count
 from perf.analysis.efficiency import sizes_apart
-from perf.analysis.measured import cut_variants
+from perf.analysis.measured import cut_variants, has_numbers
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.analysis.recommendation import cuts
 from perf.markdown import apart, fmt
@@ -62,16 +63,37 @@ class BaselineStep(RoundsSweep):
         the baseline's estimate reads no config file again (it is asked for at every cut the budget weighs)."""
         return {n: json_format.ParseDict(c, mc.ModelConfig()) for n, c in self._configs().items() if c is not None}
 
+    def baseline_names(self, names: Sequence[str]) -> list[str]:
+        """The variants the in-process baseline after the rounds of ``names`` measures: them and every other variant
+        the run has numbers for (an earlier session's: the baseline measures each measured variant of the run,
+        :func:`perf.profile.baseline.plan_targets`). Trial 22, F-resume-budget-advice: a resume's plan priced the
+        baseline of the 4 variants of its rounds at 34 s, and the baseline, of the run's 7 measured ones (3 TorchScript
+        variants of 3-69 ms a call among them), was estimated at 426 s at its start and cut for time."""
+        return [*names, *(v.name for v in self.run.variants if v.name not in names and has_numbers(self.run, v.name))]
+
     def baseline_estimate(self, names: Sequence[str]) -> BaselineEstimate:
-        """The in-process baseline's time for ``names`` (:func:`perf.profile.estimate.estimate`): the one
-        number the plan, the budget and a skip use (trial 9, F15: 105 s, then 120 s, for 35 s), from the
-        sweep's repository and configs as it read them once."""
+        """The in-process baseline's time after the rounds of ``names`` (:func:`perf.profile.estimate.estimate` of
+        :meth:`baseline_names`): the one number the plan, the budget and a skip use (trial 9, F15: 105 s, then 120 s,
+        for 35 s), from the sweep's repository and configs as it read them once."""
+        names = self.baseline_names(names)
         sizes = {n: list(self.plans[n].shapes) for n in names if n in self.plans}  # before the run measures them
         opts = BaselineOptions(self.repository.path, run=self.run, sizes=sizes, variants=list(names), timing=SWEEP_TIMING)
         return estimate_baseline(opts, self.repository, self._parsed_configs)
 
     def _baseline_s(self, names: Sequence[str]) -> float:
         return self.baseline_estimate(names).seconds
+
+    def _baseline_plan_words(self, fit: budgets.Fit) -> str:
+        """The plan line's estimate of the baseline (``fit.baseline_s``, of :meth:`baseline_names`): ``", then an estimated
+        426 s of in-process baseline for 7 variants (3 of them measured before, not in these rounds) (13 s of it for 6 key
+        loads: ...)"``."""
+        counted, before = self.baseline_estimate(fit.variants), len(self.baseline_names(fit.variants)) - len(fit.variants)
+        loads = counted.load_words()
+        return (
+            f", then an estimated {fmt(fit.baseline_s, 0)} s of in-process baseline for {count(len(fit.variants) + before, 'variant')}"
+            + (f" ({before} of them measured before, not in these rounds)" if before else "")
+            + (f" ({loads})" if loads else "")
+        )
 
     def _keeps_baseline(self, names: list[str], left: float | None) -> str:
         """The plan's and a skip's one hint (:mod:`perf.sweep.baseline_words`); ``""`` without a budget or baseline."""
@@ -177,14 +199,20 @@ class BaselineStep(RoundsSweep):
         need, planned = counted.seconds, self.baseline_planned_s
         start = baseline_start_s(planned if planned is not None else need)  # what the plan line said
         left = None if deadline is None else deadline - time.monotonic()
-        if left is not None and not baseline_fits(left, start) and self.run.rounds is not None:
+        first = left is not None and baseline_fits(left, start) and left < counted.first_s  # nothing would be timed
+        if left is not None and (first or not baseline_fits(left, start)) and self.run.rounds is not None:
             said = (
                 "" if planned is None or planned == need else f", as the plan said from its estimate then ({fmt(planned, 0)} s)"
             )
-            d = apart(max(left, 0.0), start)  # under what it starts with, said so (trial 19, T19-8)
+            d = apart(max(left, 0.0), counted.first_s if first else start)  # under what it needs, said so (T19-8)
+            needs = (  # said before its loads, not after them (trial 22, F-baseline-waste)
+                f"its first model's loads, warm-up and first round need an estimated {fmt(counted.first_s, d)} s of the "
+                f"{fmt(need, 0)} s it needs ({skip_counts(counted)}): nothing was loaded"
+                if first
+                else f"it needs an estimated {fmt(need, 0)} s ({skip_counts(counted)}) and starts with {start} s{said}"
+            )
             why = (
-                f"skipped: {fmt(max(left, 0.0), d)} s of the time budget left, it needs an estimated {fmt(need, 0)} s "
-                f"({skip_counts(counted)}) and starts with {start} s{said}; {self._kept_words(left, d)}"
+                f"skipped: {fmt(max(left, 0.0), d)} s of the time budget left, {needs}; {self._kept_words(left, d)}"
                 f"`triton-perf baseline {self.run_dir}` measures it afterwards, without a time budget; "  # trial 20, T20-2
                 f"{self._keeps_now(need) or 'a longer --time-budget keeps it'}"
             )

@@ -338,8 +338,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             f"estimated {fmt(fit.estimate_s, 0)} s"
             + of_budget(o.time_budget_s, left)
             + (
-                f", then an estimated {fmt(fit.baseline_s, 0)} s of in-process baseline for {count(len(fit.variants), 'variant')}"
-                + (f" ({loads})" if (loads := self.baseline_estimate(fit.variants).load_words()) else "")
+                self._baseline_plan_words(fit)
                 + (
                     ""
                     if left is None
