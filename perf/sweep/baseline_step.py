@@ -135,9 +135,15 @@ class BaselineStep(RoundsSweep):
         if group is None:
             return ""
         minutes, above = cuts.advised(group + need_s, cuts.failed_budget_s(self.run))
+        plan = self.baseline_keeps.removesuffix(" keeps it")  # the plan line's, this session's (trial 22: 13m, then 11m)
+        other = (
+            f"; the plan line's `{plan}` was this session's budget from its start, its rounds included"
+            if plan.startswith("--resume") and not plan.endswith(f" {minutes}m")
+            else ""
+        )
         return (
             f"`--resume {self.run_id} --time-budget {minutes}m` measures them and keeps it (about {fmt(group, 0)} s for "
-            f"their final group with the tie set and {fmt(need_s, 0)} s for it; {cuts.MARGIN_SAID}{above})"
+            f"their final group with the tie set and {fmt(need_s, 0)} s for it; {cuts.MARGIN_SAID}{above}{other})"
         )
 
     def _reprice_kept(self, engine: Rounds, loaded: list[str]) -> None:

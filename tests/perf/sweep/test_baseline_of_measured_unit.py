@@ -5,6 +5,7 @@ estimate at its start was 426 s, and it was cut for time with a resume budget (1
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -105,3 +106,26 @@ def test_the_estimate_says_what_its_first_model_needs_before_anything_is_timed(p
     loads = 4 * est.KEY_LOAD_S  # 2 artifacts and 2 eager models, none of their format measured
     timing = SWEEP_TIMING
     assert counted.first_s == pytest.approx(loads + sum(warmup_s(c, timing) + turn_s(c, timing) for c in calls), abs=0.1)
+
+
+def test_the_resume_that_keeps_the_baseline_says_why_it_differs_from_the_plan_lines(tmp_path: Path) -> None:
+    """Trial 22, F-resume-budget-advice: a resume's plan line said "--resume kws3 --time-budget 13m keeps it" and its
+    end "`--resume kws3 --time-budget 11m` measures them and keeps it": two budgets, the difference unsaid."""
+    from perf.analysis.recommendation import cuts
+    from perf.records.rounds import BudgetRecord
+    from tests.perf.sweep.test_resume_ended_rounds_unit import _resumed
+
+    sw = _resumed(tmp_path, 240.0)
+    rr = sw.run.rounds
+    assert rr is not None
+    rr.cuts = [dataclasses.replace(c, need_s=108.0, final=True) for c in rr.cuts]
+    rr.budget = BudgetRecord(240.0, 1.35, 11.9, 226.0, 6, sessions=2, session_budget_s=240.0)
+    sw.baseline_keeps = "--resume t13 --time-budget 13m keeps it"
+    hint = sw._keeps_now(426.0)
+    minutes = cuts.advised(108.0 + 426.0)[0]
+    assert hint.startswith(f"`--resume t13 --time-budget {minutes}m` measures them and keeps it"), hint
+    assert hint.endswith(
+        "; the plan line's `--resume t13 --time-budget 13m` was this session's budget from its start, its rounds included)"
+    ), hint
+    sw.baseline_keeps = f"--resume t13 --time-budget {minutes}m keeps it"  # the same budget: nothing to explain
+    assert "the plan line's" not in sw._keeps_now(426.0)
