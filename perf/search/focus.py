@@ -21,7 +21,11 @@ Rules (on the paired ranking of the contenders, :func:`perf.analysis.ranking.ran
   its compared level only until the rule calls it (then it is dropped; :mod:`perf.search.rounds`
   drops it even while its ladder adds a level): the levels its ladder adds next to its best
   cannot lift it that far. Not while its ladder still climbs (its top step paid: its coarse
-  ladder's next level, 4x the concurrency, may).
+  ladder's next level, 4x the concurrency, may), nor while a level of its ladder above the compared
+  one has fewer than ``min_rounds`` rounds and could lift it that far (:func:`reach`; trial 22,
+  F-prune-c1: a ladder ended at the time budget's cap, concurrency 4, before its c=4 had a round; the
+  variant was measured at c=1 only, then dropped on c=1 against the leader's c=4, 4.24x, where its c=4
+  was 1.6x behind).
 
 The leader is always measured at every active level of its ladder.
 """
@@ -30,14 +34,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison
+from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison, per_round
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.stats.paired import FAR_GAP
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
 from perf.search import ladder as ladders
-from perf.search.plan import VariantPlan
+from perf.search.plan import VariantPlan, at_workload, side
 
 # FAR_GAP (perf.analysis.stats.paired, the one source): a contender behind the leader by more than it in every
 # shared round cannot be lifted to it by the doubling level next to its best: in a closed loop (perf_analyzer's
@@ -49,6 +53,25 @@ from perf.search.plan import VariantPlan
 def far_behind(comp: Comparison) -> bool:
     """The leader is ahead of ``comp``'s other side by more than :data:`FAR_GAP` in every shared round."""
     return comp.result is not None and comp.result.low > FAR_GAP
+
+
+def reach(lad: ladders.Ladder, plan: VariantPlan, vr: VariantResult, rounds: RoundRules, at: int) -> float:
+    """How many times its throughput at concurrency ``at`` a level of ``lad`` (``plan``'s one client workload) not yet
+    measured on ``min_rounds`` rounds, and not retired, could still lift the variant: ``c / at`` for its highest such
+    level ``c`` above ``at`` (Little's law, above), 1.0 when none. Such a level is measured before a gap under that is
+    taken for final (module rule "Far behind"; :meth:`perf.search.rounds.Rounds._prune`)."""
+    open_ = [
+        c for c in lad.levels if c > at and c not in lad.retired_why and len(per_round(vr, side(plan, c))) < rounds.min_rounds
+    ]
+    return max(open_, default=at) / at if at > 0 else 1.0
+
+
+def out_of_reach(comp: Comparison, lanes: ladders.Lanes, plan: VariantPlan, vr: VariantResult, rounds: RoundRules) -> bool:
+    """The leader is ahead of ``comp``'s other side in every shared round by more than :data:`FAR_GAP` and more than
+    its levels still to be measured at that comparison's client workload could lift it (:func:`reach`)."""
+    load, at = (comp.b.batch_size, comp.b.shape), comp.b.concurrency
+    lift = max((reach(lad, at_workload(plan, w), vr, rounds, at) for w, lad in lanes.items() if w == load or len(lanes) == 1), default=1.0)  # fmt: skip
+    return far_behind(comp) and comp.result is not None and comp.result.low > lift
 
 
 def focus(
@@ -72,7 +95,11 @@ def focus(
             continue
         if ladders.climbing(lad, plan, vr, rules):
             continue
-        if comp.verdict != "b" and far_behind(comp) and comp.b.concurrency in lad.levels:
+        if (
+            comp.verdict != "b"
+            and out_of_reach(comp, {(comp.b.batch_size, comp.b.shape): lad}, plan, vr, rounds)
+            and comp.b.concurrency in lad.levels
+        ):
             out[name] = [comp.b.concurrency]
         elif (
             comp.verdict == "not distinguishable"

@@ -11,8 +11,8 @@ comparison is *paired* within a round (:mod:`perf.analysis.stats.paired`). After
 2. with ``--search prune``, a variant the leader beats by the paired rule
    (:mod:`perf.analysis.stats.paired`: a sign test at 5 % over 6 rounds, or a large gap every one
    of 3 rounds or more agrees on), and whose ladder can
-   no longer lift it (:func:`perf.search.ladder.climbing`; a level it just added does not
-   protect one the leader is more than 2x ahead of in every round: :data:`perf.analysis.stats.paired.FAR_GAP`), is dropped — by nothing else (the
+   no longer lift it (:func:`perf.search.ladder.climbing`; a level with too few rounds does not protect one the leader
+   is ahead of in every round by more than that level could lift it, :func:`perf.search.focus.reach`), is dropped — by nothing else (the
    ranking is under the latency budget when a contender has a level within it, else by peak, each client
    workload's on its own, :func:`perf.search.drops.met`; a ladder then retires levels at each workload as
    that workload's ranking judges them: :mod:`perf.search.retirement`); then
@@ -65,7 +65,7 @@ from perf.search.ending.out_of_time import out_of_time, slow_words, stopped_mid_
 from perf.search.ending.tie import tie_set
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
-from perf.search.focus import far_behind, focus
+from perf.search.focus import focus, out_of_reach
 from perf.search.plan import LevelKey, at_workload, workload_label
 from perf.search.retirement import Workload, changes
 from perf.search.setup import Setup
@@ -370,11 +370,11 @@ class Rounds:
         lanes, plan, vr = self.ladders[name], s.plans[name], self._vr(name)
         load: Workload | None = (comp.b.batch_size, comp.b.shape)
         load = load if load in lanes else None  # not one of its workloads' (never expected): any of its ladders
-        # a ladder still climbing, or a level it just added (refinement) next to levels it has, may lift it
+        # a ladder still climbing, or a level with too few rounds, may lift it, unless beyond its reach (T22 F-prune-c1)
         return not (
             comp.verdict != "a"
             or ladders.climbing_at(lanes, plan, vr, s.rules, load)
-            or (ladders.exploring_at(lanes, plan, vr, s.rounds, load) and not far_behind(comp))
+            or (ladders.exploring_at(lanes, plan, vr, s.rounds, load) and not out_of_reach(comp, lanes, plan, vr, s.rounds))
         )
 
     def _drop(self, name: str, at: int, reason: str, best: str | None = None, beaten_at: Sequence[Side] = ()) -> None:
