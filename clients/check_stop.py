@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.console import stop_name
 from core.wording import of
 
 
@@ -40,7 +41,7 @@ def stopping_line(name: str, how: str) -> str:
     """The line said the moment Ctrl-C arrives, before anything slow: ``"stopping (Ctrl-C): mlp_x
     left unfinished; stopping tritonserver, which unloads it (up to 35 s)"``; ``how`` is the
     slow part."""
-    return f"stopping (Ctrl-C): {name} left unfinished; {how}"
+    return f"stopping ({stop_name()}): {name} left unfinished; {how}"
 
 
 def done_line(name: str, results: Sequence[Any]) -> str:
@@ -56,7 +57,7 @@ def interrupted_text(stop: CheckInterrupted) -> str:
     shows them), which were not, and how to check those."""
     checked = len(dict.fromkeys(r.variant for r in stop.results))
     total = checked + len(stop.not_checked)
-    line = f"interrupted (Ctrl-C): {of(checked, total, 'variant')} checked" + (" (the table above)" if checked else "")
+    line = f"interrupted ({stop_name()}): {of(checked, total, 'variant')} checked" + (" (the table above)" if checked else "")
     if stop.not_checked:
         line += (
             f"; not checked: {', '.join(stop.not_checked)}; to check them, run the same command with "

@@ -16,6 +16,7 @@ from clients.request_stats import RequestsInterrupted, RequestStats
 from clients.request_stats import own_processes as _own_processes
 from clients.runtimes.host import log_where
 from clients.shared_memory import Regions, shared_memory_module
+from core.console import stop_name
 from core.errors import ClientError
 from core.host_load import HostLoad, HostSampler
 from core.names import close_names
@@ -290,7 +291,7 @@ def run_requests(
                             f.result()
                     except KeyboardInterrupt:  # said before the pool waits for the requests in flight
                         stop.set()
-                        log.warning("stopping (Ctrl-C): waiting for the requests in flight (at most %d)", concurrency)
+                        log.warning("stopping (%s): waiting for the requests in flight (at most %d)", stop_name(), concurrency)
                         raise
         except KeyboardInterrupt:
             stop.set()

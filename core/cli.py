@@ -25,10 +25,10 @@ import click
 
 from core.console import LOG_TIME_FORMAT as LOG_TIME_FORMAT
 from core.console import PLAIN_WIDTH as PLAIN_WIDTH
+from core.console import catch_stops, quiet_gevent_interrupts, stop_exit_code
 from core.console import console as console
 from core.console import plain_width as plain_width
 from core.console import print_table as print_table
-from core.console import quiet_gevent_interrupts
 from core.console import setup_logging as setup_logging
 from core.errors import ToolkitError
 from core.flag_refusals import named_once
@@ -66,6 +66,7 @@ def run_cli(group: click.Command, prog_name: str | None = None) -> None:
     :data:`EXIT_OK`, as other Unix tools end: click and rich would exit 1 there. An interrupt is
     said by the command's own lines only (:func:`core.console.quiet_gevent_interrupts`)."""
     quiet_gevent_interrupts()
+    catch_stops()  # SIGTERM/SIGHUP stop a command as Ctrl-C does, exit 143/129 (trial 22, F-sigterm)
     try:
         _run(group, prog_name)
     except BrokenPipeError:
@@ -77,6 +78,8 @@ def run_cli(group: click.Command, prog_name: str | None = None) -> None:
         if e.code not in (None, EXIT_OK, EXIT_INTERRUPTED) and _stdout_closed():  # click's exit 1 on EPIPE
             _quiet_stdout()
             sys.exit(EXIT_OK)
+        if e.code == EXIT_INTERRUPTED:  # 143 where a SIGTERM stopped it, 129 a SIGHUP (core.console.catch_stops)
+            e.code = stop_exit_code(e.code)
         raise
 
 
@@ -326,8 +329,7 @@ class CommaList(click.ParamType):
 
 
 class OptionSpec:
-    """A click option not yet attached: a decorator (``@spec``), or attached inside a help
-    panel by :func:`panel`."""
+    """A click option not yet attached: a decorator (``@spec``), or attached inside a help panel by :func:`panel`."""
 
     def __init__(self, decls: Sequence[str], attrs: dict[str, Any], panel: str | None = None):
         self.decls, self.attrs, self.panel = tuple(decls), attrs, panel
@@ -373,17 +375,15 @@ def _flatten(_ctx: click.Context, _param: click.Parameter, value: Sequence[Seque
 def list_option(
     *decls: str, item: Any = str, default: Sequence[Any] = (), metavar: str | None = None, panel: str | None = None, **kwargs: Any
 ) -> OptionSpec:
-    """A list flag: ``--flag a,b``, ``--flag a --flag b`` and ``--flag a,b --flag c`` are all
-    accepted; the command gets a tuple (in order, repeats dropped). ``-h`` shows the default
-    (``[default: 1, 2]``). A decorator, or an option for :func:`core.options.panel` (listed
-    under ``panel``)."""
+    """A list flag: ``--flag a,b``, ``--flag a --flag b`` and ``--flag a,b --flag c`` are all accepted; the command
+    gets a tuple (in order, repeats dropped). ``-h`` shows the default (``[default: 1, 2]``). A decorator, or an
+    option for :func:`core.options.panel` (listed under ``panel``)."""
     attrs = {"multiple": True, "type": CommaList(item, metavar), "default": tuple(default), "callback": _flatten, **kwargs}
     return OptionSpec(decls, attrs, panel)
 
 
 def flag(*decls: str, panel: str | None = None, **attrs: Any) -> OptionSpec:
-    """A hand-written click option (``click.option``'s arguments) for :func:`core.options.panel`,
-    listed under ``panel``; also a decorator."""
+    """A hand-written click option (``click.option``'s arguments) for :func:`core.options.panel`, under ``panel``."""
     return OptionSpec(decls, attrs, panel)
 
 

@@ -19,7 +19,10 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import signal
 import sys
+import threading
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -261,8 +264,72 @@ def ignore_further_interrupts() -> None:
     short and ended the process by SIGINT, losing what the first one kept. Only in a process a CLI
     runs in (:func:`core.cli.run_cli`: a command invoked in a test's own process leaves its handler
     alone) and in the main thread (no signal handlers elsewhere)."""
-    import signal
-    import threading
-
     if _IN_CLI["process"] and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        ignore_further_stops()  # a second SIGTERM/SIGHUP too (trial 22, F-sigterm)
+
+
+# SIGTERM and SIGHUP stop every command the way Ctrl-C does (trial 22, F-sigterm).
+#
+# A sweep killed with ``kill -TERM`` (what a CI timeout, ``docker stop`` or a closed tmux pane sends) ended
+# with exit 143 and not one line: Python's default action for SIGTERM ends the process where it is, so none of
+# the "interrupted: it holds ...; continue with ..." words a Ctrl-C prints were said (the run's results were
+# saved by a ``finally``, without a word). Here, in a CLI process (:func:`catch_stops`, called by
+# :func:`core.cli.run_cli`), SIGTERM and SIGHUP raise ``KeyboardInterrupt`` in the main thread: every
+# command's Ctrl-C handler (sweep, colocate, coldstart, baseline, clients check/infer, builders build and
+# validate) then keeps and says what it did, naming the signal (:func:`stop_name`), and the command exits
+# 128 + the signal's number (143 for SIGTERM, 129 for SIGHUP; :func:`stop_exit_code`), as a shell reports a
+# process that signal ended; Ctrl-C stays 130. A signal its parent set to be ignored (``nohup``: SIGHUP) stays
+# ignored.
+
+#: The signals handled as Ctrl-C is, besides SIGINT itself.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+_STOP: dict[str, int | None] = {"signal": None}  # the first stop signal that came (None: none, or Ctrl-C)
+
+
+def _on_stop(signum: int, frame: FrameType | None) -> None:
+    """The handler of :data:`STOP_SIGNALS`: remember the first one, then stop as a Ctrl-C does."""
+    if _STOP["signal"] is None:
+        _STOP["signal"] = signum
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def catch_stops() -> None:
+    """Make SIGTERM and SIGHUP raise ``KeyboardInterrupt`` in the main thread (where Python runs signal
+    handlers), unless one is ignored already (``nohup``). Called once by every CLI (:func:`core.cli.run_cli`);
+    nothing is done outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in STOP_SIGNALS:
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, _on_stop)
+
+
+def ignore_further_stops() -> None:
+    """Ignore any further SIGTERM/SIGHUP (as :func:`ignore_further_interrupts` does Ctrl-C): a
+    second one (``docker stop`` and a CI runner may send it again) cut short the words of what was kept.
+    Only where :func:`catch_stops` set the handler, in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in STOP_SIGNALS:
+        if signal.getsignal(sig) is _on_stop:
+            signal.signal(sig, signal.SIG_IGN)
+
+
+def stop_name() -> str:
+    """What stopped the command, for its words: ``"Ctrl-C"``, or the signal's name (``"SIGTERM"``)."""
+    sig = _STOP["signal"]
+    return "Ctrl-C" if sig is None else signal.Signals(sig).name
+
+
+def stop_exit_code(code: int) -> int:
+    """The exit code of a command that ends with ``code``: an interrupted one (130) ends with 128 + the
+    number of the signal that stopped it (143: SIGTERM; 129: SIGHUP); any other code is kept."""
+    sig = _STOP["signal"]
+    return 128 + sig if code == 130 and sig is not None else code
+
+
+def reset_stop() -> None:
+    """Forget a stop signal (for tests that run several commands in one process)."""
+    _STOP["signal"] = None

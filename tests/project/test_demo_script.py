@@ -239,13 +239,15 @@ def test_the_sweep_step_says_which_demo_variable_sets_each_flag_it_passes(tmp_pa
     assert "--time-budget 3m is DEMO_TIME_BUDGET" in said and "--latency-budget-ms 40 is DEMO_BUDGET_MS" in said
 
 
-def test_a_ctrl_c_in_the_sweep_says_what_make_demo_does_next_and_stops(tmp_path: Path) -> None:
+@pytest.mark.parametrize("rc", [130, 143])
+def test_a_ctrl_c_in_the_sweep_says_what_make_demo_does_next_and_stops(tmp_path: Path, rc: int) -> None:
     """Trial 10, F33: a Ctrl-C of the demo's sweep advised the sweep's own `--run-id`; the demo says that
-    `make demo` starts a new run and how this one goes on, exits 130 and runs no later step."""
+    `make demo` starts a new run and how this one goes on, exits 130 and runs no later step. A sweep stopped
+    by SIGTERM (143: it says what Ctrl-C says; trial 22, F-sigterm) alike."""
     log = tmp_path / "calls.txt"
-    fake = f'#!/bin/sh\necho "$*" >> {log}\ncase "$*" in *sweep_script*) exit 130;; esac\n'
+    fake = f'#!/bin/sh\necho "$*" >> {log}\ncase "$*" in *sweep_script*) exit {rc};; esac\n'
     done = _run_demo(tmp_path, fake)
-    assert done.returncode == 130
+    assert done.returncode == rc
     (line,) = [ln for ln in done.stdout.splitlines() if ln.startswith("== make demo stopped")]
     assert "`make demo` starts a new run" in line and "perf.cli.main" not in line
     # trial 13, T13-19: the README's spelling, the command `make setup` installs; no --run-id offered for make demo

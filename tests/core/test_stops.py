@@ -1,0 +1,141 @@
+"""SIGTERM and SIGHUP stop a command as Ctrl-C does (trial 22, F-sigterm: a sweep killed with ``kill -TERM``
+exited 143 without a line): the command's own interrupt words, naming the signal, and exit 128 + its number.
+Each command runs in a subprocess of its own and is sent the signal for real."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: A long command made with core.cli.run_cli: its Ctrl-C handler says what it kept; "ready" once it waits.
+LONG = textwrap.dedent(
+    """
+    import sys, time, click
+    from core.cli import EXIT_INTERRUPTED, run_cli
+    from core.console import ignore_further_interrupts
+    from core.console import stop_name
+
+    PAUSE = float(sys.argv.pop(1))
+
+    @click.command()
+    def long():
+        try:
+            print("ready", flush=True)
+            time.sleep(60)
+        except KeyboardInterrupt:
+            ignore_further_interrupts()
+            print("saving", flush=True)
+            time.sleep(PAUSE)
+            print(f"interrupted ({stop_name()}): kept 3 visits; continue with --resume r1", flush=True)
+            raise SystemExit(EXIT_INTERRUPTED) from None
+
+    run_cli(long, prog_name="long")
+    """
+)
+
+
+def _start(code: str, *args: str, **kw) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "support")])}
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        cwd=kw.pop("cwd", ROOT),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **kw,
+    )
+
+
+def _wait_for(proc: subprocess.Popen[str], word: str, limit_s: float = 60) -> list[str]:
+    """The lines ``proc`` printed up to the one that holds ``word``."""
+    lines: list[str] = []
+    end = time.monotonic() + limit_s
+    assert proc.stdout is not None
+    while time.monotonic() < end:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if word in line:
+            return lines
+    proc.kill()
+    raise AssertionError(f"{word!r} never came: {''.join(lines)}")
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)])
+def test_a_stop_signal_says_what_was_kept_and_exits_128_plus_its_number(sig: signal.Signals, code: int) -> None:
+    proc = _start(LONG, "0")
+    _wait_for(proc, "ready")
+    proc.send_signal(sig)
+    out, _ = proc.communicate(timeout=60)
+    name = "Ctrl-C" if sig == signal.SIGINT else sig.name
+    assert f"interrupted ({name}): kept 3 visits; continue with --resume r1" in out, out
+    assert proc.returncode == code, out
+
+
+def test_a_second_sigterm_while_it_says_what_it_kept_cuts_nothing() -> None:
+    """``docker stop`` and CI runners may send SIGTERM again: the first one's words are still said whole."""
+    proc = _start(LONG, "1.5")
+    _wait_for(proc, "ready")
+    proc.send_signal(signal.SIGTERM)
+    _wait_for(proc, "saving")
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert "interrupted (SIGTERM): kept 3 visits" in out and proc.returncode == 143, out
+
+
+def test_a_sighup_its_parent_ignores_stays_ignored() -> None:
+    """``nohup`` sets SIGHUP to be ignored: a command started so is not stopped by it."""
+    proc = _start(LONG, "0", preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    _wait_for(proc, "ready")
+    proc.send_signal(signal.SIGHUP)
+    time.sleep(0.5)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "interrupted (SIGTERM)" in out, out
+
+
+#: ``triton-perf sweep`` for real, its measuring faked (tests/perf/sweep/test_sweep_cli_unit.py's FakeSweep):
+#: the run is saved, then it waits as a sweep measuring a level does.
+SWEEP = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, sys.argv.pop(1))
+    import perf.sweep.run
+    from perf.records import results
+    from test_sweep_cli_unit import FakeSweep, _run
+    from perf.cli.main import main
+
+    class Waits(FakeSweep):
+        def run_all(self):
+            results.save(self.run, self.run_dir)
+            print("ready", flush=True)
+            time.sleep(60)
+
+    Waits.run_result = _run("ok")
+    perf.sweep.run.Sweep = Waits
+    sys.argv = ["triton-perf", "sweep", "--no-report", "--results-dir", "runs", "--run-id", "r7"]
+    main()
+    """
+)
+
+
+def test_a_sweep_sent_sigterm_says_what_it_kept_and_how_to_continue(tmp_path: Path) -> None:
+    proc = _start(SWEEP, str(ROOT / "tests" / "perf" / "sweep"), cwd=tmp_path)
+    _wait_for(proc, "ready")
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    text = " ".join(out.split())
+    assert "interrupted: it holds" in text and "--resume r7" in text, out
+    assert proc.returncode == 143, out
