@@ -21,8 +21,8 @@ Rules (thresholds in :class:`~perf.records.search.SearchRules`, recorded with th
   set). A variant is dropped, and not measured further, when its best throughput plus its
   spread is below the best so far minus the best's spread: the search assumes that a
   variant behind at the best's own concurrency stays behind at the others (the successive
-  halving model). A variant still climbing when compared (its last step up paid) is not
-  dropped. With a budget, a variant over it already at the ladder's lowest level is dropped
+  halving model). A variant still climbing when compared (its last step up paid), or measured
+  only below the best's concurrency yet (a resumed run's earlier probe), is not dropped. With a budget, a variant over it already at the ladder's lowest level is dropped
   too (:data:`perf.search.stops.OVER_BUDGET`). The others go on with their ladder.
 * **Order** (:mod:`perf.search.order`): so an interrupted sweep already holds a useful recommendation.
 
@@ -274,6 +274,8 @@ def _pruned(
         )
     if proposal > ok[-1].concurrency and len(ok) > 1 and rising(ok[-2], ok[-1], rules, tol).rises:
         return None  # still climbing: its peak is not bounded yet
+    if proposal > ok[-1].concurrency < best.concurrency:  # below the best's level yet (a resume's earlier probe):
+        return None  # its ladder may still lift it; compared at the probe level first (trial 22, F-prune-c1)
     mine = max(ok, key=lambda p: p.value(THROUGHPUT))
     s, sb = spread(mine, tol), spread(best, tol)
     if mine.value(THROUGHPUT) + s >= best.value(THROUGHPUT) - sb:

@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from perf.analysis.ranking.rank import rank_variants
+from perf.analysis.stats.points import aggregate
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRecord, RoundRules, RoundsRecord
@@ -20,7 +21,7 @@ from perf.records.search import SearchDecision, SearchRecord, SearchRules
 from perf.search import ladder
 from perf.search.focus import focus, reach
 from perf.search.plan import plan_levels
-from perf.search.policy import AUTO
+from perf.search.policy import AUTO, best_point, next_step
 from perf.search.policy import ladder as ladder_of
 from perf.search.rounds import Rounds, Setup
 
@@ -116,3 +117,17 @@ def test_a_resumed_round_ends_the_ladder_at_the_cap_and_measures_its_top_before_
     assert d is not None and d.rule == "cap", d  # not "pruned": not beaten on its c=1
     assert sched.contenders(group) == group
     assert 4 in lad.active  # measured next round, at the pick's level
+
+
+def test_the_sequential_design_does_not_drop_a_variant_measured_only_below_the_best_level_so_far() -> None:
+    """The sequential design compares a variant first at the probe level, the best's concurrency; a resumed run's
+    variant measured only at an earlier, lower probe (c=2) was dropped on it against the best's c=8 while its
+    ladder still went up to the probe level."""
+    lead = aggregate([LevelResult(c, 1, 0, throughput_infer_per_s=t, latency_p99_ms=1.0, status="ok") for c, t in ((2, 500.0), (8, 1300.0))], "lead")  # fmt: skip
+    top = best_point({"lead": lead}, None, 10.0)
+    assert top is not None and top.concurrency == 8
+    low = aggregate([LevelResult(2, 1, 0, throughput_infer_per_s=390.0, latency_p99_ms=1.0, status="ok")], "v")
+    assert next_step("v", low, LADDER, True, SearchRules(), best=top) == 4  # measured on, not pruned at c=2
+    at_probe = aggregate([LevelResult(8, 1, 0, throughput_infer_per_s=390.0, latency_p99_ms=1.0, status="ok")], "v")
+    d = next_step("v", at_probe, LADDER, True, SearchRules(), best=top)
+    assert isinstance(d, SearchDecision) and d.rule == "pruned"  # at the best's own level: dropped as before
