@@ -318,7 +318,9 @@ def failed_measurements(run: RunResult, since: bool = False) -> list[tuple[str, 
         if all(transient_failure(lv.error) and not window_failure(lv.error) for lv in lvs):  # re-check of trial 14, NEW-3
             message += f" ({TRANSIENT_WORDS})"
         if later:
-            message += f"; measured since in {noun}{'s' if len(later) > 1 else ''} {', '.join(map(str, later))}"
+            message = (
+                message.rstrip(".") + f"; measured since in {noun}{'s' if len(later) > 1 else ''} {', '.join(map(str, later))}"
+            )
         out.append((f"{name} {where}, {noun}{'s' if len(lvs) > 1 else ''} {which}", message))
     return out
 

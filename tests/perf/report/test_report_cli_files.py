@@ -87,11 +87,11 @@ def test_a_failure_later_rounds_measured_is_no_failed_measurement(tmp_path: Path
     run.rounds = RoundsRecord(seed=1)
     assert failed_measurements(run) == [(f"{name} c=1 b=1, round 7", "Received exit signal.")]
     assert failed_measurements(run, since=True) == [
-        (f"{name} c=16 b=1, round 2", "Received exit signal.; measured since in rounds 5, 6")
+        (f"{name} c=16 b=1, round 2", "Received exit signal; measured since in rounds 5, 6")
     ]
     save(run, tmp_path)
     text = write_report(tmp_path).read_text()
     assert "- **Failed measurements** (1; perf_analyzer's message; the level's other rounds are kept):" in text
     assert f"`{name}` c=1 b=1, round 7: Received exit signal." in text
     assert "- **Failed, then measured** (1; perf_analyzer's message, then the rounds that measured the level since" in text
-    assert f"`{name}` c=16 b=1, round 2: Received exit signal.; measured since in rounds 5, 6" in text
+    assert f"`{name}` c=16 b=1, round 2: Received exit signal; measured since in rounds 5, 6" in text

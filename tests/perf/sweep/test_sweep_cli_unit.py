@@ -371,4 +371,4 @@ def test_a_failure_a_later_trial_measured_is_said_as_such_at_the_end(fake) -> No
     fake.run_result = run
     lines = _sweep().output.splitlines()
     assert not any(ln.startswith("failed measurement:") for ln in lines), lines
-    assert "failed, then measured: v0 c=1 b=1, trial 1: Received exit signal.; measured since in trials 2, 3" in lines, lines
+    assert "failed, then measured: v0 c=1 b=1, trial 1: Received exit signal; measured since in trials 2, 3" in lines, lines
