@@ -343,8 +343,18 @@ def test_pipeline_cpu_dry_run_in_rounds_at_a_client_batch(tmp_path: Path) -> Non
     assert run.settings["design"] == "rounds" and run.settings["batch_sizes"] == [2]
     summary = (run_dir / "summary.txt").read_text()
     assert "interleaved rounds:" in summary and "windows 2000 ms" not in summary
-    rows = [ln.split() for ln in summary.splitlines() if ln.split()[:1] in (["1"], ["4"]) or ln.startswith("tiny_")]
-    assert len(rows) == 8 and all("b=2" in " ".join(r) for r in rows), summary  # 4 variants x 2 levels, one row each
+    # one row per (variant, level) however many rounds measured it (a busy host's budget may cut variants: those print
+    # one row saying so, with no level)
+    seen, variant = [], None
+    for ln in summary.splitlines():
+        cells = ln.split()
+        if ln.startswith("tiny_"):
+            variant, cells = cells[0], cells[1:]
+        if variant and cells[:1] in (["1"], ["4"]):
+            assert "b=2" in ln, ln
+            seen.append((variant, cells[0]))
+    measured = {v.name for v in run.variants if v.levels}
+    assert measured and len(seen) == len(set(seen)) == 2 * len(measured), summary
 
 
 @pytest.mark.gpu
