@@ -73,15 +73,18 @@ def measure_keys(
     out: dict[tuple[BaselineKey, At], BaselinePoint] = {}
     todo: list[tuple[BaselineKey, At, Callable[[], Any]]] = []
     firsts: list[float] = []  # each loaded point's first call (s)
-    began, total = time.monotonic(), sum(len(ats) for *_, ats in group.values())
+    loads: list[float] = []  # each key's load (s)
+    total = sum(len(ats) for *_, ats in group.values())
     for i, (key, (rv, file, ats)) in enumerate(group.items()):
         if deadline is not None and time.monotonic() >= deadline:
             raise OutOfTime(None, deadline - time.monotonic())
         if deadline is not None and firsts:  # what the keys loaded say of the rest, before another load (trial 22)
-            need = _rest_s(time.monotonic() - began, i, len(group), firsts, total, timing)
+            need = _rest_s(loads, len(group), firsts, total, timing)
             if time.monotonic() + need > deadline:
                 raise OutOfTime(need, deadline - time.monotonic(), f"{i} of {count(len(group), 'key')} loaded")
+        t0 = time.monotonic()
         call, reference, status, reason = _prepare(key, rv, file)
+        loads.append(time.monotonic() - t0)
         for at in ats:
             shape, b = at
             if call is None:
@@ -122,15 +125,17 @@ def measure_keys(
     return points
 
 
-def _rest_s(spent_s: float, loaded: int, keys: int, firsts: list[float], points: int, timing: TimingSettings) -> float:
-    """The rest of a model's loads, its warm-up and its first round (s), predicted from its first ``loaded`` of ``keys``
-    keys (``spent_s`` to load them and make each point's first call; ``firsts``: those calls, of ``points`` in all): the
-    other keys load as long as these did a key, and each point's warm-up and turn (:func:`perf.profile.timing.warmup_s`,
-    :func:`~perf.profile.timing.turn_s`) is as long as these points' on average. Trial 22, F-baseline-waste: 4 keys
+def _rest_s(loads: list[float], keys: int, firsts: list[float], points: int, timing: TimingSettings) -> float:
+    """The rest of a model's loads, its warm-up and its first round (s), predicted from the keys loaded of its ``keys``
+    (``loads``: each one's load; ``firsts``: their points' first calls, of ``points`` in all): the other keys load as
+    long as those after the first did (the first load of a process carries its library's import: none priced from it
+    alone), and each point's warm-up and turn (:func:`perf.profile.timing.warmup_s`, :func:`~perf.profile.timing.turn_s`)
+    is as long as these points' on average. Trial 22, F-baseline-waste: 4 keys
     loaded and warmed up in 26 s, left 15 s of a budget its first round (21 s) did not fit; the eager model's calls,
     which no served variant measures, were the slow ones."""
     per = sum(warmup_s(c, timing) + turn_s(c, timing) for c in firsts) / len(firsts)
-    return spent_s / loaded * (keys - loaded) + per * points
+    rest = sum(loads[1:]) / (len(loads) - 1) * (keys - len(loads)) if len(loads) > 1 else 0.0
+    return rest + per * points
 
 
 def measure_key(

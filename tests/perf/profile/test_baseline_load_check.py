@@ -55,3 +55,13 @@ def test_a_first_round_that_fits_loads_every_key(loads: list[BaselineKey], monke
     with pytest.raises(pytest.skip.Exception):
         points.measure_keys(_group(2), SWEEP_TIMING, deadline=time.monotonic() + 60.0)
     assert len(loads) == 2
+
+
+def test_the_rest_of_the_loads_is_priced_from_the_loads_after_the_first() -> None:
+    """The first load of a process carries its library's import (torch, onnxruntime): 5 s of it would price 3 more keys
+    at 15 s and skip a baseline that fits; the loads after it price the rest."""
+    from perf.profile.timing import turn_s, warmup_s
+
+    point = warmup_s(0.0, SWEEP_TIMING) + turn_s(0.0, SWEEP_TIMING)
+    assert points._rest_s([5.0], 4, [0.0, 0.0], 8, SWEEP_TIMING) == pytest.approx(8 * point)
+    assert points._rest_s([5.0, 1.0], 4, [0.0] * 4, 8, SWEEP_TIMING) == pytest.approx(2 * 1.0 + 8 * point)
