@@ -263,8 +263,15 @@ def _summary_legend(text: str, pct: int, other: bool, run: RunResult, left: tupl
     parts = [
         *(
             [
-                "best: each variant's best level, named by the paired ranking (round-adjusted throughput, report.md); "
+                "best: each variant's best level"
+                + (" whatever the budget" if "best under budget (c=" in text else "")  # the pick's own level: the note's (T22)
+                + ", named by the paired ranking (round-adjusted throughput, report.md); "
                 "infer/s and p99: medians over that level's rounds"
+                + (
+                    "; 'best under budget (c=N ...)': the pick's own level, within the budget"
+                    if "best under budget (c=" in text
+                    else ""
+                )
             ]
             if run.rounds is not None
             else []

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Protocol
 
-from perf.analysis.ranking.operating import Adjusted, Side, compare, side_of
+from perf.analysis.ranking.operating import Adjusted, Side, compare, per_round, side_of
 from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.saturation.rises import Judge, Rising, judge, knee, paired_rise, shown
 from perf.analysis.stats.curves import curve, peak
@@ -247,6 +247,7 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
         c.verdict, "not distinguishable by the paired rule"
     )
     tie = c.verdict not in ("a", "b") and r.losses > r.wins  # behind on its median and in more shared rounds than ahead
+    alone = _unshared(vr, b, r.rounds, lo)  # the higher median's rounds without ``at``: not a contradiction (T22)
     adjusted = Adjusted([v for v in run.variants if v.status != "failed"])
     ax, bx = adjusted.of(a), adjusted.of(b)
     if short:
@@ -258,10 +259,10 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
             )
             return (
                 f"a tie with {hi} (not distinguishable by the paired rule), {first}: "
-                f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}, {hi} ahead in "
+                f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}{alone}, {hi} ahead in "
                 f"{r.losses} of {r.rounds} rounds"
             )
-        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
+        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}{alone}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
     scale = f"; {lo} is named by the round-adjusted scale, {fmt(ax)} vs {fmt(bx)} infer/s" if ax and bx else ""
     if ax and bx and ax < bx:  # named by the median of shared rounds, as a leading variant is (leader.choose; issue 26)
         scale = (
@@ -269,11 +270,19 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
             f"puts {hi} first, {fmt(bx)} vs {fmt(ax)} infer/s): a level beaten by another, or behind another in the "
             f"median of {GAP_ROUNDS} or more shared rounds, is not named best"
         )
-    said = f"{lo} and {hi} are a tie: {said}" if tie else said
+    said = (f"{lo} and {hi} are a tie: {said}" if tie else said) + alone
     return (
         f"{said}, but {verdict}: {lo} was ahead in {r.wins} of the {r.rounds} rounds they shared "
         f"({hi}/{lo} median ratio {ratio_number(1.0 / r.median)}){scale}"
     )
+
+
+def _unshared(vr: VariantResult, higher: Side, shared: int, lo: str) -> str:
+    """``" (over 6 rounds, 3 of them without c=16)"``: the rounds level ``higher``'s median is taken over, where more
+    than the ``shared`` rounds it was compared on beside ``lo`` (trial 22, F-best-col: "c=4's median higher, 1,828.8"
+    beside c=16 named best read as a contradiction; the medians were of different rounds); ``""`` where none."""
+    n = len(per_round(vr, higher))
+    return f" (over {n} rounds, {n - shared} of them without {lo})" if n > shared else ""
 
 
 def _flagged_higher(run: RunResult, points: list[Point], at: Point, top: Point, short: bool) -> str | None:
