@@ -24,6 +24,7 @@ def print_report(
     appendix.md, the plots, report.html with ``html``)."""
     from perf.cli.summary import summary
     from perf.records import results
+    from perf.records.measured_files import rebuilt_text
     from perf.records.unfinished import unfinished_text
     from perf.report.sections.said import said_note
     from perf.report.write import write_report
@@ -36,11 +37,15 @@ def print_report(
     run = results.load(run_dir)
     view = summary(run, budget, percentile, top)
     print_table(view.table)
+    rebuilt = rebuilt_text(run)  # a resume it would advise is refused (trial 22, F-rebuild-runs)
     for note in view.notes:  # report.md's words: the cut caveat said wherever the pick is, no level within the budget...
-        click.secho(note, fg="yellow", err=True)
+        if rebuilt is None or f"--resume {run.run_id} " not in note:
+            click.secho(note, fg="yellow", err=True)
+    if rebuilt is not None:
+        click.secho(rebuilt, fg="yellow", err=True)
     if (refused := refused_flags_text(run)) is not None:  # report.md says it first too (R16-10)
         click.secho(refused, fg="yellow", err=True)
-    if (stopped := unfinished_text(run, results_dir=Path(run_dir).parent)) is not None:
+    if (stopped := unfinished_text(run, results_dir=None if rebuilt else Path(run_dir).parent)) is not None:
         click.secho(stopped, fg="yellow", err=True)
     if (said := said_note(run)) is not None:  # an older toolkit's words, never today's verdict (issue 26)
         click.secho(said, fg="yellow", err=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 from typing import Any
 
 import click
@@ -91,12 +92,13 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     together and measured in interleaved rounds (--design sequential: one at a time); its log
     is kept in the run folder. Exit codes: 0 every variant measured, 1 an error (nothing
     measured), 3 some variant failed (see --allow-failed-variants), 130 interrupted (resume
-    with --resume RUN_ID).
+    with --resume RUN_ID); 143 stopped by SIGTERM, 129 by SIGHUP, which keep and say what Ctrl-C does.
     """
     from rich.markup import escape
 
     from core.errors import ToolkitError
     from perf.records import results
+    from perf.records.measured_files import SERVED, refuse_changed
     from perf.sweep.budget_scope import process_started
     from perf.sweep.opening import opening_lines
     from perf.sweep.preflight import interrupted_text
@@ -133,6 +135,12 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     sw = Sweep(opts, progress.on_event)
     sw.invoked_at = process_started()  # its start-up is timed from the process's start (perf.sweep.budget_scope)
     o = sw.opts  # after --resume these are the run's saved settings
+    if o.resume and not sw.nothing_to_measure:  # refused before its plan is said (trial 22, F-rebuild-runs)
+        try:
+            refuse_changed(sw.run, sw.names, Path(o.server.repository), "resumed measurement", SERVED)
+        except ToolkitError:
+            sw.close()
+            raise
     for line in opening_lines(sw, given):
         console.print(escape(line))
     progress.trials = o.trials

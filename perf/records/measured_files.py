@@ -302,3 +302,27 @@ def refuse_reloaded(variant: str, earlier: ArtifactIdentity | None, now: Artifac
             f"numbers of two models would be filed under one variant, so {run} stops here (what it measured is kept)",
             hint="measure the rebuilt variants in a new run (--run-id NEW)",
         )
+
+
+def rebuilt_text(run: RunResult) -> str | None:
+    """The line a report of ``run`` says when a rebuild replaced the files of variants it measured (:func:`check_files`
+    of every file the server loads, in the repository the run swept): which variants, that its numbers stand for the
+    files it measured, and that a ``--resume`` of it is refused (trial 22, F-rebuild-runs: ``triton-perf report
+    results/kws1`` advised ``--resume kws1 --time-budget 2m``, which was then refused); ``None`` when none changed or
+    the repository is not here."""
+    repo = Path(str((run.settings or {}).get("repository") or ""))
+    if not str(repo) or not repo.is_dir():
+        return None
+    have = stamped(run)
+    changed = [
+        v.name
+        for v in run.variants
+        if v.name in have and (repo / v.name).is_dir() and check_files(run, v.name, repo, SERVED).verdict == "changed"
+    ]
+    if not changed:
+        return None
+    return (
+        f"the model files of {', '.join(changed)} in {repo} are not the ones run {run.run_id} measured (a rebuild "
+        f"replaced them): its numbers stand for the files it measured, and a --resume of it is refused, so no resume "
+        "is advised here; measure the rebuilt variants in a new run (another --run-id)"
+    )

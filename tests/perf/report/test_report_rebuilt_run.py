@@ -1,0 +1,37 @@
+"""``triton-perf report RUN`` of a run whose variants a rebuild replaced (trial 22, F-rebuild-runs: the report advised
+``--resume kws1 --time-budget 2m``, and that resume was refused with "the model files ... are not the ones run kws1
+measured"): the report says the files changed and advises no resume."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from factories import make_run, served_model
+
+from clients.runtimes.identity import ArtifactFile, ArtifactIdentity
+from perf.cli.main import cli
+from perf.records.results import save
+
+
+@pytest.mark.parametrize("rebuilt", [True, False])
+def test_the_report_of_a_rebuilt_run_says_so_and_advises_no_resume(tmp_path: Path, rebuilt: bool) -> None:
+    run, repo = make_run(), tmp_path / "model_repository"
+    run.finished = None  # an unfinished run: its report advises the resume that continues it
+    run.settings["repository"] = str(repo)
+    for v in run.variants:
+        (repo / v.name / "1").mkdir(parents=True)
+        (repo / v.name / "1" / "model.onnx").write_bytes(b"rebuilt" if rebuilt else b"measured")
+        files = [ArtifactFile("1/model.onnx", 8, hashlib.sha256(b"measured").hexdigest())]
+        v.served.append(served_model(v.name, artifact=ArtifactIdentity("found", str(repo / v.name), files)))
+    save(run, tmp_path / "results" / run.run_id)
+    res = CliRunner().invoke(cli, ["report", str(tmp_path / "results" / run.run_id)], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    if rebuilt:
+        assert f"are not the ones run {run.run_id} measured (a rebuild replaced them)" in text, text
+        assert "a --resume of it is refused, so no resume is advised here" in text and f"--resume {run.run_id}" not in text, text
+    else:
+        assert "a rebuild replaced them" not in text and f"--resume {run.run_id}" in text, text
