@@ -175,3 +175,46 @@ def at_risk(
         and (repo / name).is_dir()
     ]
     return measuring_runs(repo, names, results_dir) if names else {}
+
+
+def runs_of_content(
+    repo: Path, build: Path, fmt: str, precision: str, sha256: str, results_dir: Path = RESULTS_DIR
+) -> tuple[list[str], list[str]]:
+    """The runs in ``results_dir`` that measured the variants build folder ``build`` writes from its ``fmt``
+    ``precision`` export, split by what their loads were stamped with (``served``: each file's SHA-256): ``(match,
+    differ)``, those that measured a file of content ``sha256`` (the export just made) and those that measured other
+    content (a run recorded without a content hash among them), each sorted. Said when a rebuild replaces that export
+    (trial 22, F-rebuild-runs: the runs were not named; F-rebuild-msg: rebuilding the weights the runs measured said
+    they "no longer match", when they matched again)."""
+    try:
+        entries = read_index_entries(repo)
+    except RecordError:
+        return [], []
+    here = Path(build).resolve()
+    names = {
+        name
+        for name, e in entries.items()
+        if e.build and Path(e.build).resolve() == here and (e.variant.format, e.variant.precision) == (fmt, precision)
+    }
+    match: set[str] = set()
+    differ: set[str] = set()
+    for path in sorted(Path(results_dir).glob(f"*/{RESULTS_FILE}")) if names else []:
+        try:
+            run = json.loads(path.read_text())
+            if Path(run["settings"]["repository"]).resolve() != Path(repo).resolve():
+                continue
+            measured = [v for v in run.get("variants", []) if v.get("name") in names and has_numbers(v)]
+            shas = [_measured_shas(v) for v in measured]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        if measured:
+            (match if all(sha256 in s for s in shas) else differ).add(str(run.get("run_id") or path.parent.name))
+    return sorted(match), sorted(differ)
+
+
+def _measured_shas(variant: dict) -> set[str]:
+    """The SHA-256s of the files a sweep's ``results.json`` variant record measured: its last stamp after a load
+    (``perf.records.measured_files.measured_artifact``, read from the file's fields); empty without one."""
+    stamps = [s.get("artifact") for s in variant.get("served") or [] if s.get("moment", "after load") == "after load"]
+    files = [s for s in stamps if s][-1:]
+    return {f.get("sha256") for a in files for f in a.get("files") or [] if f.get("sha256")}

@@ -89,3 +89,79 @@ def test_a_rebuild_with_other_weights_says_it_replaced_the_earlier_export(tmp_pa
     (said,) = [x for x in lines if "replaces the earlier export" in x]
     assert said.startswith("torchscript fp32: replaces the earlier export of another content (model.pt sha256 ")
     sys.modules.pop("w_pkg", None)
+
+
+def _measured(results: Path, run_id: str, repo: Path) -> None:
+    """A run in ``results`` that measured every variant of ``repo``, stamped with the files they serve now."""
+    import hashlib
+    import json
+
+    variants = [
+        {
+            "name": v.name,
+            "levels": [{"error": None, "throughput_infer_per_s": 100.0}],
+            "served": [
+                {
+                    "moment": "after load",
+                    "artifact": {
+                        "source": "found",
+                        "where": str(v),
+                        "files": [
+                            {
+                                "path": str(f.relative_to(v)),
+                                "size_bytes": f.stat().st_size,
+                                "sha256": hashlib.sha256(f.read_bytes()).hexdigest(),
+                            }
+                            for f in sorted(v.glob("[0-9]*/*"))
+                            if f.is_file()
+                        ],
+                    },
+                }
+            ],
+        }
+        for v in sorted(repo.iterdir())
+        if (v / "config.pbtxt").is_file()
+    ]
+    (results / run_id).mkdir(parents=True)
+    (results / run_id / "results.json").write_text(
+        json.dumps({"run_id": run_id, "settings": {"repository": str(repo)}, "variants": variants})
+    )
+
+
+@pytest.mark.slow  # three real TorchScript exports
+def test_a_rebuild_names_the_runs_it_leaves_behind_and_those_it_matches_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Trial 22, F-rebuild-runs: the line said "runs that measured the earlier one no longer match them" without naming
+    them; F-rebuild-msg: the same words when the rebuild restored the weights the runs measured. Now each run in
+    results/ is checked: those that measured other content are named as no longer matching, those that measured this
+    content as matching again."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    grid = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
+    repo = tmp_path / "repo"
+    opts = BuildOptions(
+        "w_pkg:make",
+        repository=repo,
+        build_dir=tmp_path / "builds",
+        grid=grid,
+        formats=("torchscript",),
+        spec=ModelSpec.from_flags(["x:float32:4"], ["y"]),
+    )
+    said: list[str] = []
+    for seed in (0, 1, 0):
+        (tmp_path / "w_pkg.py").write_text(WEIGHTS_MODEL.replace("SEED", str(seed)))
+        sys.modules.pop("w_pkg", None)
+        lines: list[str] = []
+        build(opts, lines.append)
+        said += [x for x in lines if "replaces the earlier export" in x]
+        if seed == 0 and not said:
+            _measured(tmp_path / "results", "kws1", repo)
+            _measured(tmp_path / "results", "kws2", repo)
+    sys.modules.pop("w_pkg", None)
+    assert len(said) == 2, said
+    assert said[0].endswith(
+        "its variants serve this one now; the runs kws1, kws2 in results measured other content and no longer match "
+        "them (a --resume of them is refused; a new run measures these)"
+    ), said[0]
+    assert said[1].endswith(
+        "its variants serve this one now; the runs kws1, kws2 in results measured this content and match them again"
+    ), said[1]
