@@ -57,11 +57,14 @@ def far_behind(comp: Comparison) -> bool:
 
 def reach(lad: ladders.Ladder, plan: VariantPlan, vr: VariantResult, rounds: RoundRules, at: int) -> float:
     """How many times its throughput at concurrency ``at`` a level of ``lad`` (``plan``'s one client workload) not yet
-    measured on ``min_rounds`` rounds, and not retired, could still lift the variant: ``c / at`` for its highest such
+    measured on ``min_rounds`` rounds, not retired nor failed, could still lift the variant: ``c / at`` for its highest such
     level ``c`` above ``at`` (Little's law, above), 1.0 when none. Such a level is measured before a gap under that is
     taken for final (module rule "Far behind"; :meth:`perf.search.rounds.Rounds._prune`)."""
+    failed = lad.end.concurrency if lad.end is not None and lad.end.rule == "failed" else None  # not measured again
     open_ = [
-        c for c in lad.levels if c > at and c not in lad.retired_why and len(per_round(vr, side(plan, c))) < rounds.min_rounds
+        c
+        for c in lad.levels
+        if c > at and c not in lad.retired_why and c != failed and len(per_round(vr, side(plan, c))) < rounds.min_rounds
     ]
     return max(open_, default=at) / at if at > 0 else 1.0
 

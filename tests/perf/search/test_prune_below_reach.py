@@ -92,6 +92,8 @@ def test_focus_keeps_measuring_the_levels_that_could_lift_a_far_behind_variant()
     got = focus(rank, lads, plans, {"pick": pick, "slow": slow}, SearchRules(), RoundRules(), 5)
     assert "slow" not in got  # its c=2 and c=4 are measured next round, not its c=1 only
     assert reach(lads["slow"], plans["slow"], slow, RoundRules(), 1) == 4.0
+    failed = SearchDecision(variant="slow", rule="failed", concurrency=4, reason="")  # not measured again this session
+    assert reach(ladder.Ladder([1, 4], [1, 4], end=failed), plans["slow"], slow, RoundRules(), 1) == 1.0
     far = _vr("slow", {1: [150.0, 160.0]})  # over 8x behind at c=1: its c=4 cannot close it, c=1 only
     assert focus(rank_variants([pick, far], cores=None), lads, plans, {"pick": pick, "slow": far}, SearchRules(), RoundRules(), 5) == {"slow": [1]}  # fmt: skip
     # once c=4 has its rounds, nothing unmeasured is above it
