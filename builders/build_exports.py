@@ -12,13 +12,14 @@ manifest. A failed export is recorded in the manifest and the others go on.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from builders.build_options import BuildOptions, ExportStep
-from builders.build_progress import LongStep, previous_took
+from builders.build_progress import LongStep, failed_attempt, previous_took
 from builders.build_verify import verdict_line, verification_devices, verified_record, verifier
-from builders.export.artifacts import ExportResult, file_sha256
+from builders.export.artifacts import Attempt, ExportResult, file_sha256
 from builders.export.chain import Verify, attempts_of
 from builders.export.onnx import export_onnx
 from builders.export.tensorrt import TIMING_CACHE_FILE, export_tensorrt, import_plan
@@ -237,7 +238,10 @@ def _export(
     step.say(f"{fmt} {precision}: exporting")
     mbs = step.max_batch_size
 
-    def starting(strategy: str) -> None:
+    def starting(strategy: str, before: Sequence[Attempt]) -> None:
+        if before:  # the one before failed: said now, not only below the final table (trial 22, F-silent-dynamo)
+            long.end()
+            step.say(f"{fmt} {precision}: {failed_attempt(before[-1], strategy)}")
         long.start(f"{fmt} {precision}: exporting via {strategy}{previous_took(fmt, precision, strategy, done, step.old)}")
 
     if fmt == "torchscript":

@@ -12,7 +12,7 @@ The variant folders (with their warm-up data files) are a counted step of their 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from builders.export.artifacts import Attempt, ExportResult
 from builders.repository.records import BuildManifest, ExportRecord
@@ -93,3 +93,24 @@ def _seconds(attempts: Iterable[Attempt], export_s: float, strategy: str | None)
     if strategy is None:
         return export_s
     return next((a.seconds for a in reversed(list(attempts)) if a.strategy == strategy and a.seconds > 0), None)
+
+
+def failed_attempt(attempt: Attempt, then: str) -> str:
+    """The progress line's words for a strategy that failed, said as the next one (``then``) starts (trial 22,
+    F-silent-dynamo: 45 s of a failed dynamo export went by unsaid, said only below the final table): ``"the dynamo
+    export failed after 45.1 s (Unsupported: ...); trying torchscript"``."""
+    if attempt.stage == "verify":
+        return f"the {attempt.strategy} export failed verification ({attempt.error}); trying {then}"
+    return f"the {attempt.strategy} export failed after {attempt.seconds:.1f} s ({attempt.error}); trying {then}"
+
+
+def after_failed(attempts: Sequence[Attempt], export_s: float) -> str:
+    """What an export's "exported via X in Y s" adds when strategies failed before it: ``" (after the dynamo attempt,
+    which failed in 45.1 s: 45.3 s in all)"``; ``""`` when none did (its own time is then the whole)."""
+    failed = [a for a in attempts if not a.ok]
+    if not failed:
+        return ""
+    each = ", ".join(f"the {a.strategy} attempt" for a in failed)
+    times = " and ".join(f"{a.seconds:.1f} s" for a in failed)
+    total = export_s + sum(a.seconds for a in failed)
+    return f" (after {each}, which failed in {times}: {total:.1f} s in all)"

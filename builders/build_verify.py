@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from builders.build_options import ExportStep, Progress
-from builders.build_progress import LongStep
+from builders.build_progress import LongStep, after_failed
 from builders.config.checks import device_constant_problems
 from builders.export.artifacts import ExportResult
 from builders.export.chain import Verify
@@ -76,7 +76,7 @@ def verifier(
         points = len(verification_points(step.spec, step.max_batch_size))
         sample = " + your sample" if step.sample is not None else ""
         step.say(
-            f"{fmt} {precision}: exported via {r.strategy} in {r.export_s:.1f} s; verifying against eager PyTorch "
+            f"{fmt} {precision}: exported via {r.strategy} in {r.export_s:.1f} s{after_failed(r.attempts, r.export_s)}; verifying against eager PyTorch "
             f"on {', '.join(on)} ({count(points, 'point')} × {count(len(DRAWS), 'input draw')}{sample} = "
             f"{count(points * len(DRAWS) + (step.sample is not None), 'run')} per device{planned_cost(step)})"
         )

@@ -34,8 +34,9 @@ log = logging.getLogger(__name__)
 Strategy = tuple[str, Callable[[], ExportResult]]
 #: Verification of one export: raises VerificationError when it disagrees with eager PyTorch.
 Verify = Callable[[ExportResult], Any]
-#: Called with a strategy's name just before it exports.
-Starting = Callable[[str], None]
+#: Called with a strategy's name just before it exports, and the attempts before it (each failed: the build says a
+#: failure as it happens, not only below its final table; trial 22, F-silent-dynamo).
+Starting = Callable[[str, Sequence[Attempt]], None]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -55,8 +56,9 @@ def first_verified(
         verify: Called on each export; raising :class:`~core.errors.VerificationError` moves
             on to the next strategy. ``None``: the first export is accepted unverified.
         hint: What to do when every strategy failed to export.
-        starting: Called with a strategy's name just before it exports (a build shows the export
-            going: the dynamo exporter alone can take a minute); ``None``: nothing is called.
+        starting: Called with a strategy's name just before it exports, and the attempts that failed before it
+            (a build shows the export going, the dynamo exporter alone can take a minute, and says a failure as it
+            happens); ``None``: nothing is called.
 
     Returns:
         The accepted export, with every attempt (failed ones first) in ``attempts``.
@@ -71,7 +73,7 @@ def first_verified(
     failed: VerificationError | None = None
     for name, make in strategies:
         if starting is not None:
-            starting(name)
+            starting(name, list(attempts))
         t0 = time.perf_counter()
         made: ExportResult | None = None
         problem: Exception | None = None
@@ -86,6 +88,7 @@ def first_verified(
             log.info("%s %s failed: %s", fmt, name, attempts[-1].error)
             continue
         result = made
+        result.attempts = list(attempts)  # the failed ones before it, for ``verify``'s words; all of them once accepted
         dt = time.perf_counter() - t0
         rejected: VerificationError | None = None
         with native_output() as checked:
