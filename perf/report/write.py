@@ -29,6 +29,7 @@ from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, unif
 from perf.analysis.stats.points import Point, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N
 from perf.plots import figures as plots
+from perf.records.measured_files import rebuilt_text
 from perf.records.results import RunResult, load
 from perf.records.unfinished import unfinished_text
 from perf.records.workloads import split_by_workload
@@ -171,7 +172,11 @@ def write_report(
     refused = refused_flags_text(run, "**This run**")  # said first: every number below rests on it (R16-10)
     if refused is not None:
         head += [f"> {sentence(refused)}", ""]
-    if (banner := unfinished_text(run, "**This run**", run_dir.parent)) is not None:
+    # a rebuild replaced files it measured: said, and no resume advised, since it would be refused (trial 22, F-rebuild-runs)
+    parent = None if (rebuilt := rebuilt_text(run)) is not None else run_dir.parent
+    if rebuilt is not None:
+        head += [f"> {sentence(rebuilt)}", ""]
+    if (banner := unfinished_text(run, "**This run**", parent)) is not None:
         head += [f"> {sentence(banner)}", ""]
     head += untrusted_warning(points) if run.rounds is None else busy_note(points, rate_statuses(run))
     head += what_was_run(run, run_dir, up) + [""]
@@ -180,7 +185,7 @@ def write_report(
         rec,
         points,
         frontier_summary(points, rec, failed, run),
-        unfinished_text(run, results_dir=run_dir.parent),
+        unfinished_text(run, results_dir=parent),
         [
             *size_lines(run, rec),
             *(f"- **Measured at uniform sizes**: {sentence(n)}" for n in [uniform_sizes_note(run)] if n),

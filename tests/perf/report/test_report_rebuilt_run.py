@@ -33,5 +33,8 @@ def test_the_report_of_a_rebuilt_run_says_so_and_advises_no_resume(tmp_path: Pat
     if rebuilt:
         assert f"are not the ones run {run.run_id} measured (a rebuild replaced them)" in text, text
         assert "a --resume of it is refused, so no resume is advised here" in text and f"--resume {run.run_id}" not in text, text
+        written = " ".join((tmp_path / "results" / run.run_id / "report.md").read_text().split())
+        assert "a --resume of it is refused, so no resume is advised here" in written, written[:2000]
+        assert "continue it with" not in written, written[:2000]
     else:
         assert "a rebuild replaced them" not in text and f"--resume {run.run_id}" in text, text
