@@ -72,6 +72,13 @@ from perf.sweep.options import SweepOptions
     "stopped [default: refused; resume the run, or name --variant].",
 )
 @click.option(
+    "--allow-cut",
+    is_flag=True,
+    help="Deploy the recommendation of a run whose time budget cut variants before they were measured: the best of "
+    "the measured ones only [default: refused, naming them and the --time-budget or --resume that measures them; "
+    "or name --variant].",
+)
+@click.option(
     "--allow-changed-model",
     is_flag=True,
     help="Bundle the variant's model files as they are now when they are not the ones the run measured (a rebuild "
@@ -95,18 +102,21 @@ def export_deployment(
     image: str | None,
     latency_budget_ms: float | None,
     allow_unfinished: bool,
+    allow_cut: bool,
     allow_changed_model: bool,
     allow_refused_flags: bool,
 ) -> None:
     """Write a deployment bundle for one variant of RUN: its model folder and Kubernetes manifests
     (PersistentVolumeClaim, loader Pod, Deployment, Service) for NVIDIA's tritonserver image.
 
-    Without --variant the run's recommendation is deployed, and the output says so. See the
+    Without --variant the run's recommendation is deployed, and the output says so; a run that did not
+    finish, or whose time budget cut variants before they were measured, takes --allow-unfinished or
+    --allow-cut (its pick is of only some of them). See the
     bundle's README.md and docs/KUBERNETES.md for the kubectl steps. On a `triton-perf colocate`
     run, the bundle is its combination: one repository with each model's chosen variant and the
     manifests of one server loading them all (--name [default: triton-colocate-RUN_ID], --allow-changed-model and --image
     [default: NVIDIA's image of the toolkit's default release] apply; --variant, --workload, --latency-budget-ms,
-    --allow-unfinished and --allow-refused-flags, which read a sweep's run, are refused). A run another
+    --allow-unfinished, --allow-cut and --allow-refused-flags, which read a sweep's run, are refused). A run another
     command is still writing (a sweep, a colocate) is refused: its pick is not made yet.
     """
     from perf.deploy.bundle import export_deployment as export
@@ -132,6 +142,7 @@ def export_deployment(
         allow_changed_model=allow_changed_model,
         workload=workload,
         allow_refused_flags=allow_refused_flags,
+        allow_cut=allow_cut,
     )
     c = bundle.chosen
     click.echo(f"variant: {c.variant} ({c.why})")
@@ -159,6 +170,11 @@ def export_deployment(
     click.echo(f"bundle: {bundle.folder} (README.md says how to deploy it)")
     if bundle.previous is not None:
         click.echo(f"the previous bundle there is kept as {bundle.previous}")
+    from perf.deploy.pick_state import stale_bundles
+    from perf.records.results import load
+
+    for stale in stale_bundles(run_dir, load(run_dir)):  # another bundle of the run's, of an earlier pick (trial 22)
+        click.secho(stale, fg="yellow", err=True)
 
 
 def _said_release_check(checked: Any) -> None:
@@ -182,7 +198,7 @@ def _say_renamed(renamed: dict[str, tuple[str, ...]]) -> None:
 
 
 #: The parameters that read a sweep's run: refused for a co-location run (:func:`_refuse_sweep_only`).
-_SWEEP_ONLY = ("variant", "workload", "latency_budget_ms", "allow_unfinished", "allow_refused_flags")
+_SWEEP_ONLY = ("variant", "workload", "latency_budget_ms", "allow_unfinished", "allow_cut", "allow_refused_flags")
 
 
 def _refuse_sweep_only(run_dir: Path, coloc: bool) -> None:

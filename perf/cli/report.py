@@ -23,6 +23,7 @@ def print_report(
     and the notes below it (:func:`perf.cli.summary.summary`), and every file it wrote (report.md,
     appendix.md, the plots, report.html with ``html``)."""
     from perf.cli.summary import summary
+    from perf.deploy.pick_state import stale_bundles
     from perf.records import results
     from perf.records.measured_files import rebuilt_text
     from perf.records.unfinished import unfinished_text
@@ -49,6 +50,8 @@ def print_report(
         click.secho(stopped, fg="yellow", err=True)
     if (said := said_note(run)) is not None:  # an older toolkit's words, never today's verdict (issue 26)
         click.secho(said, fg="yellow", err=True)
+    for stale in stale_bundles(Path(run_dir), run):  # a resume's end too: a bundle of an earlier pick (trial 22)
+        click.secho(stale, fg="yellow", err=True)
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
         click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
     else:

@@ -278,6 +278,7 @@ def export_deployment(
     allow_changed_model: bool = False,
     workload: str | None = None,
     allow_refused_flags: bool = False,
+    allow_cut: bool = False,
 ) -> Bundle:
     """Write a deployment bundle (module docstring) for one variant of a run.
 
@@ -298,6 +299,8 @@ def export_deployment(
             :func:`choose_variant`) [default: the report's first pick's].
         allow_refused_flags: Deploy from a run measured with a flag this version refuses (:func:`choose_variant`);
             the README says so first.
+        allow_cut: Deploy the pick of a run whose time budget cut variants never measured (:func:`choose_variant`);
+            the README says so first.
 
     Raises:
         PerfError: no results, a run measured with a flag this version refuses, an unknown or failed variant,
@@ -308,7 +311,7 @@ def export_deployment(
     """
     run = results.load(run_dir)
     chosen = choose_variant(
-        run, variant, latency_budget_ms, allow_unfinished, Path(run_dir).parent, workload, allow_refused_flags
+        run, variant, latency_budget_ms, allow_unfinished, Path(run_dir).parent, workload, allow_refused_flags, allow_cut
     )
     repo = Path(repository) if repository else Path(run.settings.get("repository") or "")
     if not repository and not run.settings.get("repository"):

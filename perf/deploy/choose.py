@@ -1,17 +1,16 @@
-"""Which measured variant a deployment bundle deploys (:func:`choose_variant`): the one named, or
-the run's recommendation — the best level within the run's latency budget, or the best peak for a
-run without one. A named variant's level is chosen by the same rule over that variant alone
-(:func:`perf.analysis.recommendation.recommend.recommend`): its best level within the budget, and its best
-peak, said to be over the budget, only when none of its levels is within it. A run whose levels
-all miss the budget gets no bundle unasked: a bundle is what gets deployed, so deploying over the
-budget takes naming the variant (the refusal names the lowest-latency and best-peak ones), as the
-report's "best under the budget: none" says too. A run
-that did not finish (interrupted) gets no bundle of its recommendation unasked either: its pick is
-of what it measured before it stopped (:func:`perf.records.unfinished.unfinished_text`), so it
-takes ``--allow-unfinished`` or naming the variant, and the bundle says so. A run measured with a flag
-passed through that this version refuses (:func:`perf.sweep.refused_run.measured_with_refused`: its
-levels may be mislabelled) gets no bundle at all unless :data:`ALLOW_REFUSED_FLAGS` says so, and the
-bundle then says it first (recheck of trial 16, R16-10)."""
+"""Which measured variant a deployment bundle deploys (:func:`choose_variant`): the one named, or the run's
+recommendation — the best level within the run's latency budget, or the best peak for a run without one. A named
+variant's level is chosen by the same rule over that variant alone
+(:func:`perf.analysis.recommendation.recommend.recommend`): its best level within the budget, and its best peak, said
+to be over the budget, only when none of its levels is within it. A run whose levels all miss the budget gets no
+bundle unasked: a bundle is what gets deployed, so deploying over the budget takes naming the variant (the refusal
+names the lowest-latency and best-peak ones), as the report's "best under the budget: none" says too. A run that did
+not finish (interrupted) gets no bundle of its recommendation unasked either: its pick is of what it measured before
+it stopped (:func:`perf.records.unfinished.unfinished_text`), so it takes ``--allow-unfinished`` or naming the
+variant, and the bundle says so; so does a run whose time budget cut variants never measured
+(:func:`perf.deploy.pick_state.cut_refusal`, ``--allow-cut``). A run measured with a flag passed through that this
+version refuses (:func:`perf.sweep.refused_run.measured_with_refused`: its levels may be mislabelled) gets no bundle
+at all unless :data:`ALLOW_REFUSED_FLAGS` says so, and the bundle then says it first (recheck of trial 16, R16-10)."""
 
 from __future__ import annotations
 
@@ -30,6 +29,7 @@ from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.analysis.stats.notes import repeat_noun
+from perf.deploy.pick_state import cut_refusal
 from perf.deploy.workloads import match_workload, other_picks
 from perf.markdown import fmt, fmt_given, times
 from perf.records.results import RunResult
@@ -62,15 +62,13 @@ class Chosen:
         level: The level it was chosen at, by the recommendation's rule (within the budget, or its best
             peak without one; medians over its rounds or trials).
         unfinished: What the run holds when it did not finish (:func:`unfinished_text`), else ``None``.
-        caveats: What the level's numbers rest on when a reader would assume more, in words
-            (:func:`level_caveats`): rounds that failed, a named variant's level over the run's budget,
-            a flagged level. The one list the command's output and the bundle's README both say.
-        unmeasured: For the run's pick, that it is the best of the measured variants only, the
-            others cut for time before they were measured, or of variants some of which were measured
-            in fewer rounds, then cut (:func:`perf.analysis.recommendation.cuts.unmeasured_caveat`), else ``None``: said, as ``unfinished`` is,
+        caveats: What the level's numbers rest on when a reader would assume more, in words (:func:`level_caveats`):
+            rounds that failed, a named variant's level over the budget, a flagged level; the console and README say it.
+        unmeasured: For the run's pick, that it is the best of the measured variants only, the others cut for time
+            (:func:`perf.analysis.recommendation.cuts.unmeasured_caveat`), else ``None``: said, as ``unfinished`` is,
             right below the chosen variant on the console and in the README's first lines.
-        workloads: In a run of several client workloads, the one deployed for and the variants the
-            others pick (:func:`perf.deploy.workloads.other_picks`), else ``None``.
+        workloads: In a run of several client workloads, the one deployed for and the variants the others pick
+            (:func:`perf.deploy.workloads.other_picks`), else ``None``.
         refused: That the run was measured with a flag this version refuses, deployed from with
             :data:`ALLOW_REFUSED_FLAGS` (:func:`perf.sweep.refused_run.measured_with_refused`), else ``None``.
     """
@@ -93,13 +91,13 @@ def choose_variant(
     results_dir: Path | None = None,
     workload_text: str | None = None,
     allow_refused_flags: bool = False,
+    allow_cut: bool = False,
 ) -> Chosen:
-    """The variant to deploy: ``variant``, else the run's recommendation. A run of several client
-    workloads (``--shapes`` sizes, several ``--batch-sizes``) is ranked as the report ranks it, one
-    series per variant and workload (a size or a batch size is the client's, not a setting to pick):
-    the recommendation deployed is the report's first pick, at the workload it names, and a named
-    variant's level is taken at that workload too (at its own best where it has none there); the
-    chosen level and ``why`` name the workload.
+    """The variant to deploy: ``variant``, else the run's recommendation. A run of several client workloads
+    (``--shapes`` sizes, several ``--batch-sizes``) is ranked as the report ranks it, one series per variant and
+    workload (a size or a batch size is the client's, not a setting to pick): the recommendation deployed is the
+    report's first pick, at the workload it names, and a named variant's level is taken at that workload too (at its
+    own best where it has none there); the chosen level and ``why`` name the workload.
 
     Args:
         run: A loaded sweep.
@@ -111,6 +109,7 @@ def choose_variant(
             :func:`perf.deploy.workloads.match_workload`) [default: the report's first pick's].
         allow_refused_flags: Deploy from a run measured with a flag this version refuses (else refused,
             a named variant too: its levels are as mislabelled).
+        allow_cut: Recommend from a run whose time budget cut variants before they were measured (else refused).
 
     Raises:
         PerfError: ``variant`` is not in the run, was not measured or has no level to rank (the message lists the
@@ -118,7 +117,8 @@ def choose_variant(
             budget — a bundle is what gets deployed, so none is chosen over the budget; the hint
             names the ``--variant`` of the lowest latency at the budget's percentile and of the best peak to deploy one on purpose;
             or the run did not finish and neither ``variant`` nor ``allow_unfinished`` is given, or
-            it was measured with a flag this version refuses and ``allow_refused_flags`` is not given.
+            it was measured with a flag this version refuses and ``allow_refused_flags`` is not given, or its time
+            budget cut variants never measured and neither ``variant`` nor ``allow_cut`` is given.
         FlagError: ``workload_text`` names none of the run's workloads (the message lists them).
     """
     refused = measured_with_refused(run)
@@ -135,6 +135,8 @@ def choose_variant(
     # the run's recommendation over every series: computed once, when a step needs it (the pick, the report's
     # first workload for a named variant, the other workloads' picks), never again per step
     rec = functools.cache(lambda: recommend(view, budget))
+    if variant is None and ok and not allow_cut and (cut := cut_refusal(run, rec())) is not None:
+        raise cut
     chosen = _choose(run, view, rec, variant, latency_budget_ms, ok, results_dir, workload_text)
     if (series := view.variant(chosen.level.variant)) is not None and (label := workload(series)):
         chosen = dataclasses.replace(chosen, workloads=other_picks(view, rec(), chosen.variant, label, _of_series(run)))

@@ -10,6 +10,7 @@ from typing import Any
 from core.wording import sentence
 from perf.deploy import k8s
 from perf.deploy.choose import ALLOW_REFUSED_FLAGS, LEVEL_WORDS
+from perf.deploy.pick_state import ALLOW_CUT, RECOMMENDATION_WHY
 from perf.markdown import mark_legend
 from perf.records.results import RunResult
 
@@ -54,8 +55,9 @@ def first_lines(chosen: Any) -> list[str]:
         lines += ["", f"**Deployed from numbers that may be mislabelled** {said}"]
     if chosen.unfinished:
         lines += ["", f"**Not a finished run's pick**: {sentence(chosen.unfinished)}"]
-    if chosen.unmeasured:
-        lines += ["", f"**{chosen.unmeasured}**"]
+    if chosen.unmeasured:  # a pick of some variants only: exported with --allow-cut when some were never measured
+        asked = f" (exported with `{ALLOW_CUT}`)" if "not measured (cut for time)" in chosen.unmeasured else ""
+        lines += ["", f"**{chosen.unmeasured}**{asked}"]
     return lines
 
 
@@ -76,6 +78,11 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         f"{sentence(c.why, capital=True)} Its {LEVEL_WORDS}: {sentence(c.level.describe())}",
         f"Measured on {_measured_on(run)}; a cluster node differs, so measure it there too (below).",
     ]
+    if sentence(c.why, capital=True).startswith(RECOMMENDATION_WHY):  # the run's pick as it stood: a resume may change it
+        lines.append(
+            f"This is the run's pick as it stood when the bundle was written: a later `--resume` of run `{run.run_id}` can "
+            "change it, and the resume's end and the run's report.md then say this bundle is of an earlier pick."
+        )
     if c.caveats:  # the list the command printed (perf.deploy.choose.level_caveats), said the same here
         lines += ["", *[f"- **Note:** {sentence(caveat)}" for caveat in c.caveats]]
     why_end = len(lines)

@@ -27,6 +27,7 @@ from perf.analysis.recommendation.frontier import frontier_section, frontier_sum
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
 from perf.analysis.stats.points import Point, run_points
+from perf.deploy.pick_state import stale_bundles
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N
 from perf.plots import figures as plots
 from perf.records.measured_files import rebuilt_text
@@ -195,6 +196,7 @@ def write_report(
         refused_flags_text(run),
         run,
     )
+    head += [f"- **A bundle of an earlier pick**: {sentence(s)}" for s in stale_bundles(run_dir, load(run_dir))]
     head += [""]
     head += failed_lines(run)
     head += ranking_lines(run, rec)

@@ -314,6 +314,24 @@ def deploy_unfinished(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert choose_variant(run, "a").variant == "a"
 
 
+def deploy_cut(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--allow-cut [default: refused, naming them and the --time-budget or --resume that measures them; or name
+    --variant]"""
+    from core.errors import PerfError
+    from perf.deploy.choose import choose_variant
+    from perf.records.rounds import Cut, RoundsRecord
+
+    assert _deploy_call(monkeypatch)["kwargs"]["allow_cut"] is False
+    run = run_result(
+        [variant_result("a", [level_result(1, 100.0, 2.0)]), variant_result("b", status="skipped")], run_id="k", finished="x"
+    )
+    run.rounds = RoundsRecord(seed=1, cuts=[Cut("variant", "not measured: cut for time", "b", need_s=100.0)])
+    with pytest.raises(PerfError, match="not measured \\(cut for time\\): `b`; `--time-budget 2m` measures it") as refused:
+        choose_variant(run)
+    assert "--variant NAME" in (refused.value.hint or "")
+    assert choose_variant(run, "a").variant == "a" == choose_variant(run, allow_cut=True).variant
+
+
 def deploy_refused_flags(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--allow-refused-flags [default: refused, naming the flag and why; the bundle's README says it first]"""
     from core.errors import PerfError
@@ -617,6 +635,7 @@ PROSE: dict[tuple[str, str], Callable[..., None]] = {
     ("export-deployment", "variant"): deploy_variant,
     ("export-deployment", "workload"): deploy_workload,
     ("export-deployment", "allow_unfinished"): deploy_unfinished,
+    ("export-deployment", "allow_cut"): deploy_cut,
     ("export-deployment", "allow_changed_model"): deploy_changed_model,
     ("export-deployment", "allow_refused_flags"): deploy_refused_flags,
     ("export-deployment", "latency_budget_ms"): deploy_variant,

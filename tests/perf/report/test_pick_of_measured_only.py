@@ -47,12 +47,12 @@ def test_the_caveat_is_one_sentence_said_by_the_report_and_the_deployment():
     run = _run()
     assert unmeasured_caveat(run) == CAVEAT
     assert cut_notes(run) == [CAVEAT]  # report.md's Recommendation
-    chosen = choose_variant(run)
+    chosen = choose_variant(run, allow_cut=True)  # asked for: deployed unasked it is refused (test_pick_state)
     assert chosen.variant == "fast" and chosen.unmeasured == CAVEAT  # export's console and the bundle README
     assert CAVEAT not in chosen.caveats  # said once, first: not one more note below the pick
     assert choose_variant(run, "slow").unmeasured is None  # a variant named on purpose is not "the pick"
     run.rounds = RoundsRecord(seed=1)
-    assert unmeasured_caveat(run) is None and choose_variant(run).unmeasured is None
+    assert unmeasured_caveat(run) is None and choose_variant(run).unmeasured is None  # no cut: deployed unasked
 
 
 def _bundle(chosen, folder: Path) -> SimpleNamespace:
@@ -75,13 +75,15 @@ def _bundle(chosen, folder: Path) -> SimpleNamespace:
 
 def test_the_bundle_says_it_first_in_its_readme_and_right_below_the_pick_on_the_console(tmp_path: Path, monkeypatch):
     run = _run()
-    lines = readme(_bundle(choose_variant(run), tmp_path), run, tmp_path)
+    lines = readme(_bundle(choose_variant(run, allow_cut=True), tmp_path), run, tmp_path)
     head = lines[: lines.index("## Why this variant")]
-    assert f"**{CAVEAT}**" in head  # before the Why, not a note below it
+    assert f"**{CAVEAT}** (exported with `--allow-cut`)" in head  # before the Why, not a note below it
     assert not any(".." in ln for ln in lines if "measures them" in ln)
-    monkeypatch.setattr(bundle_module, "export_deployment", lambda *a, **k: _bundle(choose_variant(run), tmp_path))
+    monkeypatch.setattr(
+        bundle_module, "export_deployment", lambda *a, **k: _bundle(choose_variant(run, allow_cut=k["allow_cut"]), tmp_path)
+    )
     results.save(run, tmp_path)
-    res = CliRunner().invoke(cli, ["export-deployment", str(tmp_path)], env={"COLUMNS": "200"})
+    res = CliRunner().invoke(cli, ["export-deployment", str(tmp_path), "--allow-cut"], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     out = [ln for ln in res.output.splitlines() if ln.strip()]
     assert out[0].startswith("variant: fast ") and out[1] == CAVEAT  # right below the pick, not a "note:"
@@ -128,4 +130,4 @@ def test_with_no_level_within_the_budget_the_caveat_does_not_name_a_pick() -> No
     assert summary(run, 1.0).notes[0] == peak  # the console says the same sentence
     assert recommend(run, 25.0).notes.count(CAVEAT) == 1  # a pick under the budget: the pick
     assert caveat_subject(None, None, 1.0) == NO_PICK_SUBJECT
-    assert unmeasured_caveat(run, NO_PICK_SUBJECT).startswith("These results are of 2 of the 4 variants; not measured")
+    assert (unmeasured_caveat(run, NO_PICK_SUBJECT) or "").startswith("These results are of 2 of the 4 variants; not measured")
