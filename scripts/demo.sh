@@ -15,7 +15,8 @@
 #      precision study of the eager model, added to the run and its report, within a quarter of DEMO_TIME_BUDGET
 #      (its estimate first, a line per trace and per device's precision rows; DEMO_PROFILE=0 skips it).
 #   4. triton-perf export-deployment: the recommended variant as a Kubernetes bundle in
-#      results/<run-id>/deployment-<variant>/ (model folder + manifests, docs/KUBERNETES.md).
+#      results/<run-id>/deployment-<variant>/ (model folder + manifests, docs/KUBERNETES.md); none when the time
+#      budget cut variants before they were measured (the pick is of some of them only): the line says what measures them.
 # Overrides: DEMO_MODEL (mlp; a built-in name, or your file.py:factory with DEMO_SPEC), DEMO_SPEC (its input spec
 #            file, passed as --spec), DEMO_CONCURRENCY (auto; or a list such as 1,2,4,8), DEMO_BUDGET_MS (p99
 #            budget, 25), DEMO_TIME_BUDGET (the sweep's time budget, 6m), DEMO_WINDOW_MS (each round visit's window, 300),
@@ -137,10 +138,21 @@ echo "== 4/4 deploy: the recommended variant as a Kubernetes bundle"
 # a refusal (no level within the budget) is one of the run's outcomes, not a broken demo; its advice names
 # export-deployment's own flags (--variant, --latency-budget-ms: not the sweep's), said with the command that takes
 # them (trial 16, T16-20: "or DEMO_BUDGET_MS 31")
+# a pick made while the time budget cut variants before they were measured is of some of them only: no bundle of it
+# as "the recommendation" (trial 22, F-demo-cut-winner: the variant cut at 3m beat the bundled pick 1.85x once the
+# resume the demo printed measured it); the caveat says, as make demo takes it, what measures them
+CUT=$("$PY" -m perf.cli.demo_settings --cut-caveat "results/$RUN_ID" "${KNOBS[@]}" -- "${SWEEP_ARGS[@]}") || CUT=""
 DEPLOY_KNOBS=()
 for knob in "${KNOBS[@]}"; do [[ $knob == latency-budget-ms:* ]] || DEPLOY_KNOBS+=("$knob"); done
-"$PY" -m perf.cli.main export-deployment "results/$RUN_ID" 2>&1 |
-  "$PY" -m perf.cli.demo_settings --as-demo --own export-deployment "${DEPLOY_KNOBS[@]}" -- "${SWEEP_ARGS[@]}" ||
-  echo "== no deployment bundle: the reason is printed above; its flags are export-deployment's:" \
-    "\`${VENV:-.venv}/bin/triton-perf export-deployment results/$RUN_ID --variant NAME\` (or --latency-budget-ms MS)" \
-    "writes the bundle"
+if [ -n "$CUT" ]; then
+  echo "== no deployment bundle: the sweep's time budget cut variants before they were measured, so its pick is" \
+    "of some of them only, and a bundle is what gets deployed. $CUT Then \`${VENV:-.venv}/bin/triton-perf" \
+    "export-deployment results/$RUN_ID\` writes the bundle of the pick of them all (after a resume of this run;" \
+    "a new make demo does it at its step 4); with --allow-cut it writes this pick's, its README saying so first"
+else
+  "$PY" -m perf.cli.main export-deployment "results/$RUN_ID" 2>&1 |
+    "$PY" -m perf.cli.demo_settings --as-demo --own export-deployment "${DEPLOY_KNOBS[@]}" -- "${SWEEP_ARGS[@]}" ||
+    echo "== no deployment bundle: the reason is printed above; its flags are export-deployment's:" \
+      "\`${VENV:-.venv}/bin/triton-perf export-deployment results/$RUN_ID --variant NAME\` (or --latency-budget-ms MS)" \
+      "writes the bundle"
+fi

@@ -237,6 +237,26 @@ def advice(run_dir: Path, knobs: Sequence[tuple[str, str]], sweep: Sequence[str]
     return [s for s, t in zip(said, dict.fromkeys(texts), strict=True) if s != t]
 
 
+def cut_caveat(run_dir: Path, knobs: Sequence[tuple[str, str]], sweep: Sequence[str] | None = None) -> str | None:
+    """Why step 4 writes no bundle of the run in ``run_dir``: its time budget cut variants before they were measured,
+    so its pick is of some of them only (:func:`perf.deploy.pick_state.cut_refusal`; trial 22, F-demo-cut-winner: the
+    cut variant beat the bundled pick 1.85x), in the pick's caveat said by :func:`as_demo` (the ``DEMO_*`` setting or
+    the demo's resume command that measures them); ``None`` when none was cut unmeasured."""
+    from perf.analysis.measured import cut_variants
+    from perf.analysis.recommendation.cuts import caveat_subject, unmeasured_caveat
+    from perf.analysis.recommendation.recommend import recommend
+    from perf.records.results import load
+    from perf.records.workloads import split_by_workload
+
+    run = load(run_dir)
+    if not cut_variants(run)[0]:
+        return None
+    rec = recommend(split_by_workload(run), run.settings.get("latency_budget_ms"))
+    return as_demo(
+        unmeasured_caveat(run, caveat_subject(rec.best_under_budget, rec.best_peak, rec.latency_budget_ms)) or "", knobs, sweep
+    )
+
+
 #: Step 3b's share of ``DEMO_TIME_BUDGET`` (the traces and the precision study, after the sweep's budget;
 #: trial 14, T14-9: 373 s outside any budget, for a 2-minute one): a quarter, so ``make demo``'s steps 3 and 3b
 #: end within 5/4 of it (6m: 90 s more; the demo's mlp takes about 10 s of it).
@@ -296,11 +316,17 @@ def as_demo_args(args: Sequence[str]) -> tuple[list[tuple[str, str]], set[str], 
 def main(argv: Sequence[str] | None = None) -> int:
     """Check ``VARIABLE --flag VALUE`` triples (and ``DEMO_MODEL``, ``DEMO_SPEC`` from the environment):
     each problem ``make demo:`` lines on stderr, exit 2 (a usage error) when there is one, else 0 silently.
-    ``--profile-budget VALUE``: print :func:`profile_budget`; ``--as-demo [--own COMMAND] FLAG:VARIABLE[:DEFAULT]...
+    ``--profile-budget VALUE``: print :func:`profile_budget`; ``--cut-caveat RUN_DIR KNOB... [-- SWEEP_ARGS...]``:
+    print :func:`cut_caveat`, if any; ``--as-demo [--own COMMAND] FLAG:VARIABLE[:DEFAULT]...
     [-- SWEEP_ARGS...]``: copy stdin to stdout through :func:`translate`, line by line as it comes (:func:`as_demo_args`)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--profile-budget"]:
         click.echo(profile_budget(args[1]))
+        return 0
+    if args[:1] == ["--cut-caveat"]:  # RUN_DIR KNOB... [-- SWEEP_ARGS...]: the caveat, or nothing
+        pairs, _, sweep = as_demo_args(args[2:])
+        if (caveat := cut_caveat(Path(args[1]), pairs, sweep)) is not None:
+            click.echo(caveat)
         return 0
     if args[:1] == ["--as-demo"]:
         pairs, own, sweep = as_demo_args(args[1:])

@@ -4,6 +4,7 @@ with "pass --spec", which make demo could not pass, and would have checked ``kws
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import subprocess
@@ -404,3 +405,53 @@ def test_a_demo_variable_make_demo_does_not_read_is_refused_before_step_1() -> N
     assert "DEMO_BUDGET_MS" not in out.stderr.splitlines()[0]
     ok = run(env={**env, "DEMO_BUDGET_MS": "30"})
     assert ok.returncode == 0, ok.stderr
+
+
+#: The sweep cut v_b before measuring it: the caveat as make demo says it (perf.cli.demo_settings --cut-caveat).
+_CUT = "The pick is the best of 1 of the 2 variants; not measured (cut for time): `v_b`; `DEMO_TIME_BUDGET=4m make demo` measures it."
+
+
+def test_step_4_writes_no_bundle_of_a_pick_the_time_budget_made_among_some_variants(tmp_path: Path) -> None:
+    """Trial 22, F-demo-cut-winner: DEMO_TIME_BUDGET=3m cut the variant that won every other run before measuring it,
+    and step 4 bundled the best of the others as "the run's recommendation" (the cut one beat it 1.85x once measured).
+    Step 4 says why it writes none, what measures the cut variants (as make demo takes it) and the command after."""
+    log = tmp_path / "calls.txt"
+    fake = f'#!/bin/sh\necho "$*" >> {log}\ncase "$*" in *--cut-caveat*) echo "{_CUT.replace("`", chr(92) + "`")}";; esac\n'
+    done = _run_demo(tmp_path, fake, DEMO_PROFILE="0")
+    assert done.returncode == 0, done.stderr
+    (line,) = [ln for ln in done.stdout.split("== 4/4")[1].splitlines() if ln.startswith("== no deployment bundle")]
+    assert "cut variants before they were measured" in line and _CUT in line and "--allow-cut" in line
+    assert f"`{tmp_path}/venv/bin/triton-perf export-deployment results/demo-" in line
+    calls = log.read_text().splitlines()
+    assert not any("export-deployment" in c for c in calls)
+    (asked,) = [c for c in calls if "--cut-caveat" in c]
+    assert "results/demo-" in asked and "time-budget:DEMO_TIME_BUDGET:6m" in asked and " -- --runtime bundled" in asked
+
+
+def test_the_cut_caveat_names_the_demo_setting_or_the_demos_resume_that_measures_them(tmp_path: Path) -> None:
+    from factories import level_result, run_result, variant_result
+
+    from perf.cli.demo_settings import cut_caveat, knob_pairs
+    from perf.records import results
+    from perf.records.rounds import Cut, RoundsRecord
+
+    knobs = knob_pairs(["time-budget:DEMO_TIME_BUDGET:6m", "latency-budget-ms:DEMO_BUDGET_MS:25"])
+    sweep = ["--runtime", "bundled", "--variants", "v_a,v_b", "--time-budget", "3m", "--latency-budget-ms", "25"]
+    run = run_result([variant_result("v_a", [level_result(1, 100.0, 2.0)]), variant_result("v_b", status="skipped")])
+    run.settings["latency_budget_ms"] = 25.0
+    run.rounds = RoundsRecord(seed=1, cuts=[Cut("variant", "not measured: cut for time", "v_b", need_s=188.0)])
+    results.save(run, tmp_path)
+    said = cut_caveat(tmp_path, knobs, sweep) or ""
+    assert said.startswith("The pick is the best of 1 of the 2 variants; not measured (cut for time): `v_b`")
+    assert "`DEMO_TIME_BUDGET=4m make demo` measures it" in said
+    # priced as a final group after the rounds: the run's resume measures it
+    run.rounds.cuts = [dataclasses.replace(run.rounds.cuts[0], final=True)]
+    results.save(run, tmp_path)
+    said = cut_caveat(tmp_path, knobs, sweep) or ""
+    assert (
+        f"`perf/run_sweep.sh --runtime bundled --variants v_a,v_b --time-budget 4m --latency-budget-ms 25 --resume {run.run_id}`"
+        in said
+    )
+    run.rounds.cuts = []
+    results.save(run, tmp_path)
+    assert cut_caveat(tmp_path, knobs, sweep) is None
