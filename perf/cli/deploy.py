@@ -170,7 +170,7 @@ def export_deployment(
     click.echo(f"bundle: {bundle.folder} (README.md says how to deploy it)")
     if bundle.previous is not None:
         click.echo(f"the previous bundle there is kept as {bundle.previous}")
-    from perf.deploy.pick_state import stale_bundles
+    from perf.deploy.stale import stale_bundles
     from perf.records.results import load
 
     for stale in stale_bundles(run_dir, load(run_dir)):  # another bundle of the run's, of an earlier pick (trial 22)

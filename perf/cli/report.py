@@ -23,7 +23,7 @@ def print_report(
     and the notes below it (:func:`perf.cli.summary.summary`), and every file it wrote (report.md,
     appendix.md, the plots, report.html with ``html``)."""
     from perf.cli.summary import summary
-    from perf.deploy.pick_state import stale_bundles
+    from perf.deploy.stale import stale_bundles
     from perf.records import results
     from perf.records.measured_files import rebuilt_text
     from perf.records.unfinished import unfinished_text
@@ -34,8 +34,9 @@ def print_report(
     folders = {d: _files(d) for d in (Path(run_dir), *Path(run_dir).glob("report-*/"))}
     # seconds to minutes on a busy host (the plots): said before, not after a silence (trial 18, T18-4: 2 min 17 s)
     click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)
-    path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html)
     run = results.load(run_dir)
+    stale = stale_bundles(Path(run_dir), run)  # a bundle of an earlier pick: a resume's end and report.md (trial 22)
+    path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html, stale=stale)
     view = summary(run, budget, percentile, top)
     print_table(view.table)
     rebuilt = rebuilt_text(run)  # a resume it would advise is refused (trial 22, F-rebuild-runs)
@@ -50,8 +51,8 @@ def print_report(
         click.secho(stopped, fg="yellow", err=True)
     if (said := said_note(run)) is not None:  # an older toolkit's words, never today's verdict (issue 26)
         click.secho(said, fg="yellow", err=True)
-    for stale in stale_bundles(Path(run_dir), run):  # a resume's end too: a bundle of an earlier pick (trial 22)
-        click.secho(stale, fg="yellow", err=True)
+    for line in stale:
+        click.secho(line, fg="yellow", err=True)
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
         click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
     else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from core.errors import PerfError
@@ -27,7 +28,6 @@ from perf.analysis.recommendation.frontier import frontier_section, frontier_sum
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
 from perf.analysis.stats.points import Point, run_points
-from perf.deploy.pick_state import stale_bundles
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N
 from perf.plots import figures as plots
 from perf.records.measured_files import rebuilt_text
@@ -108,6 +108,7 @@ def write_report(
     latency_percentile: int | None = None,
     top_n: int = TOP_N,
     html: bool = False,
+    stale: Sequence[str] = (),
 ) -> Path:
     """Write ``report.md``, ``appendix.md`` and the PNG plots into ``run_dir`` — or, when an
     option differs from the run's own (:func:`what_if`: another budget, percentile or ``top_n``),
@@ -129,6 +130,8 @@ def write_report(
             default: the run's ``latency_percentile`` setting, else 99).
         top_n: Variants per level table, plus the baseline (default :data:`perf.markdown.TOP_N`).
         html: Also write ``report.html``, one self-contained interactive file (plotly).
+        stale: The bundles in ``run_dir`` of an earlier pick, in words (:func:`perf.deploy.stale.stale_bundles`, read
+            by the caller: the report reads no bundle), said in the Recommendation (trial 22, F-stale-bundle).
 
     Returns:
         Path of the ``report.md`` written (in the what-if folder for a what-if view).
@@ -196,7 +199,7 @@ def write_report(
         refused_flags_text(run),
         run,
     )
-    head += [f"- **A bundle of an earlier pick**: {sentence(s)}" for s in stale_bundles(run_dir, load(run_dir))]
+    head += [f"- **A bundle of an earlier pick**: {sentence(s)}" for s in stale]
     head += [""]
     head += failed_lines(run)
     head += ranking_lines(run, rec)

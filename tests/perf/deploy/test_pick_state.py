@@ -18,8 +18,9 @@ from factories import level_result, run_result, variant_result
 from core.errors import PerfError
 from perf.cli.main import cli
 from perf.deploy.choose import choose_variant
-from perf.deploy.pick_state import ALLOW_CUT, recommended_variant, stale_bundles
+from perf.deploy.pick_state import ALLOW_CUT
 from perf.deploy.readme import readme
+from perf.deploy.stale import recommended_variant, stale_bundles
 from perf.records import results
 from perf.records.rounds import Cut, RoundsRecord
 
