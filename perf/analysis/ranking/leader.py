@@ -26,6 +26,16 @@ of 234.9 infer/s and a lower p99 that was ahead in the one round they shared) is
 adjustment, a fit, is not evidence against the shared rounds and the medians together. Naming the other first
 (not naming none) keeps the project's rule that the leader is always named, with the tie set beside it and
 "not decided" where the rule did not separate them.
+Under a latency budget, a leader also gives its place to an unbeaten one at its **knee** (:func:`knee`; trial 22,
+F-mixed-pick): one the rule did not separate from it, whose median throughput is as high or short of it by less than
+:data:`~perf.analysis.stats.paired.GAP_MIN` (the least gap the rule ever calls), whose median latency is
+:data:`~perf.analysis.stats.paired.FAR_GAP` times lower or more, and lower in every round they shared (at least one).
+Throughput the rule cannot tell apart is not worth a latency that far higher (Triton's practice: the knee, not the
+flat top); a mixed-size run named ``db500`` c=16 (1,652.4 infer/s, p99 28.32 ms) its best under a 50 ms budget above
+``nodb`` c=4 (1,656.3 infer/s, p99 7.78 ms) and its own c=4 (1,634.5 infer/s, p99 7.68 ms), the rule calling
+neither. The same rule names a variant's best level under a budget (:func:`perf.analysis.ranking.operating.best_of`)
+and the leading variant; a best peak is the most throughput whatever its latency (no knee). The tie set and "not
+decided" stay beside the pick.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from perf.analysis.stats.paired import GAP_ROUNDS
+from perf.analysis.stats.paired import FAR_GAP, GAP_MIN, GAP_ROUNDS
 
 #: :class:`perf.analysis.ranking.operating.Operating` (not imported: the ranking imports this module).
 Op = TypeVar("Op")
@@ -60,7 +70,8 @@ def unbeaten_of(ops: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> list[Op]:
 
 def overtaken(first: Op, rivals: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> Op:
     """``first``, or the member of ``rivals`` that overtakes it (module docstring: higher median throughput, lower
-    median latency, ahead in every shared round), the one with the most infer/s, again until none does.
+    median latency, ahead in every shared round; under a budget, also one at its knee: :func:`knee`), the one with
+    the most infer/s, again until none does.
 
     Args:
         first: The leader named so far (an :class:`perf.analysis.ranking.operating.Operating`).
@@ -69,7 +80,7 @@ def overtaken(first: Op, rivals: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> 
     """
     seen = {id(first)}
     while True:
-        ahead = [r for r in rivals if id(r) not in seen and _overtakes(r, first, cmp)]
+        ahead = [r for r in rivals if id(r) not in seen and (_overtakes(r, first, cmp) or knee(r, first, cmp))]
         if not ahead:
             return first
         first = max(ahead, key=lambda r: r.throughput_infer_per_s)  # type: ignore[attr-defined]
@@ -83,6 +94,19 @@ def _overtakes(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:
         return False
     result = cmp(first, r).result
     return result is not None and bool(result.ratios) and all(x < 1.0 for x in result.ratios)
+
+
+def knee(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:
+    """Whether ``r`` is at ``first``'s knee under a latency budget (module docstring): both operating points judged
+    under a budget (:attr:`perf.analysis.ranking.operating.Operating.within_budget`), the rule not putting ``first``
+    ahead, ``r``'s median throughput short of ``first``'s by less than :data:`GAP_MIN`, its median latency
+    :data:`FAR_GAP` times lower or more and lower in every round they shared."""
+    if r.within_budget is None or first.within_budget is None or r.latency_ms is None or first.latency_ms is None:
+        return False
+    if r.throughput_infer_per_s * GAP_MIN <= first.throughput_infer_per_s or first.latency_ms < FAR_GAP * r.latency_ms:
+        return False
+    c = cmp(first, r)
+    return c.verdict != "a" and bool(c.latency_diffs_ms) and all(d > 0 for d in c.latency_diffs_ms)
 
 
 def _by_medians(unbeaten: list[Op], cmp: Callable[[Op, Op], Any]) -> Op:
