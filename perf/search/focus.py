@@ -9,7 +9,7 @@ Rules (on the paired ranking of the contenders, :func:`perf.analysis.ranking.ran
 
 * **A settled tie rests.** A contender whose comparison with the leader is "not
   distinguishable" on at least :data:`~perf.analysis.ranking.operating.MIN_ROUNDS` shared rounds (what
-  the sign test needs to call anything, so the tie-set words stay "as good a choice"), and
+  the sign test needs to call anything, so the tie-set words stay "not distinguishable at this noise"), and
   which the rounds left could not separate even all going one way
   (:meth:`perf.analysis.ranking.operating.Comparison.can_separate`), is not measured while that variant
   leads: more rounds cannot change its verdict (a futility stop, as group-sequential trials and

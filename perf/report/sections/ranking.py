@@ -110,9 +110,10 @@ def _judged(lat: Judged | None, percentile: int, budget_ms: float | None) -> str
 
 def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult | None = None, said_above: bool = False) -> str:
     """The tie set in words (:func:`perf.analysis.ranking.standing_words.tie_words`, the recommendation line's
-    words): the members that shared the rule's rounds with the pick are as good a choice on this
-    evidence; those that shared fewer (a large gap aside) are *not separated for lack of rounds*,
-    which is no evidence that they are as good (``pruned``: variants the search stopped measuring,
+    words): the members that shared the rule's rounds with the pick are *not distinguishable from it at this
+    noise*, never "as good a choice" (trial 22, F-tie-words: said of a member 1.75x behind the pick in the median
+    of 6 shared rounds, the sign test not calling it); those that shared fewer (a large gap aside) are *not
+    separated for lack of rounds*, which is no evidence that they are as good (``pruned``: variants the search stopped measuring,
     whose early rounds are all this ranking has); then the variants outside the tie set
     (:func:`perf.analysis.ranking.standing_words.outside_words`: every one of ``run``'s variants accounted for);
     ``said_above``: the Recommendation lists the members and the others (its pick's
@@ -129,12 +130,12 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
     )
     if full:
         text += (
-            f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it: as good a choice on this evidence (more "
-            "rounds, or a quieter host, may separate them)."
+            f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it: not distinguishable from it at this noise "
+            "(more rounds, or a quieter host, may separate them)."
         )
     if done:  # the search stopped because more rounds could not separate them (trial 9, F37)
         text += (
-            f" {', '.join(done)}: as good a choice on this evidence (the rounds left to the group could not have "
+            f" {', '.join(done)}: not distinguishable from it at this noise (the rounds left to the group could not have "
             "separated them; a quieter host may)."
         )
     if short:

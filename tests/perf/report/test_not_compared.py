@@ -80,7 +80,7 @@ def test_the_report_never_calls_a_pair_without_a_common_round_as_good_a_choice(t
     assert "not compared (never measured in the same round as the pick's level): `apart`" in peak
     assert "from `apart`" not in peak and "(0 rounds" not in text
     tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
-    good = tie.split("as good a choice")[0]
+    good = tie.split("not distinguishable from it at this noise")[0]
     assert "`apart`" not in good  # the tie set's members only
     row = next(ln for ln in text.splitlines() if ln.startswith("| `apart`") and "same round" in ln)  # the ranking's table
     assert "not compared: never measured in the same round as the pick's level" in row

@@ -23,8 +23,30 @@ def test_members_with_too_few_shared_rounds_are_not_called_as_good() -> None:
     assert rank.names[0] in ("lead", "close") and set(rank.names) == {"lead", "close", "early"}
     words = tie_set_words(rank, pruned={"early"})
     other = "close" if rank.names[0] == "lead" else "lead"
-    assert f"`{other}` shared at least 6 rounds with it: as good a choice on this evidence" in words
+    assert f"`{other}` shared at least 6 rounds with it: not distinguishable from it at this noise" in words
     assert "behind it in every round it shared, not called by the rule: `early` (3 rounds, " in words
     assert "That is no evidence that it is as good" in words
     assert "the search stopped measuring `early`, so this ranking has only their early rounds" in words
     assert "`early` shared at least" not in words and "any of them is as good" not in words
+
+
+def test_a_member_the_rule_did_not_separate_is_not_distinguishable_never_as_good_a_choice() -> None:
+    """Trial 22, F-tie-words: a member 1.75x behind the pick in the median of 6 shared rounds, ahead in 2 (sign test
+    p 0.69), was "as good a choice on this evidence"; a tie is the rule not telling them apart, not a recommendation.
+    Both words of a member the rule's rounds did not separate: it shared 6 rounds, or the rounds left could not have."""
+    import dataclasses
+
+    from perf.analysis.ranking.standing import SETTLED, kind
+
+    lead = _vr("lead", [1618, 1700, 1500, 1650, 900, 1600])
+    slow = _vr("slow", [870, 980, 860, 940, 1000, 700])  # behind in 4 of 6 (1.75x and more), ahead in 1
+    slow.levels[3] = LevelResult(4, 1, 3, throughput_infer_per_s=1700.0, latency_p99_ms=5.0)  # ahead in 2 of 6
+    rank = rank_variants([lead, slow], cores=None)
+    assert rank.names == ["lead", "slow"] and rank.comparisons[0].verdict == "not distinguishable"
+    words = tie_set_words(rank)
+    assert "as good a choice" not in words
+    assert "`slow` shared at least 6 rounds with it: not distinguishable from it at this noise" in words
+    short = dataclasses.replace(rank.comparisons[0], rounds=(0, 1, 2, 3, 4), rounds_left=1)  # settled: 1 left cannot separate
+    assert kind(short) == SETTLED
+    words = tie_set_words(dataclasses.replace(rank, comparisons=[short]))
+    assert "as good a choice" not in words and "`slow`: not distinguishable from it at this noise (the rounds left" in words
