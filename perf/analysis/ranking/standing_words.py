@@ -9,7 +9,8 @@ from core.wording import count
 from perf.analysis.build_checks import named, notes
 from perf.analysis.measured import cut_variants, rounds_measured
 from perf.analysis.ranking.budget_latency import host_cores, judged
-from perf.analysis.ranking.operating import Comparison, levels_of, records
+from perf.analysis.ranking.leader import knee
+from perf.analysis.ranking.operating import Comparison, Operating, compare, levels_of, records
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.ranking.standing import (
     FULL,
@@ -228,4 +229,24 @@ def trailed(ranking: Ranking, run: RunResult | None = None) -> list[str]:
         and c.result is not None
         and c.result.median < 1.0
         and (ranking.leader is None or c.a == ranking.leader.side)  # the pick's own level, not another of its side's
+    ]
+
+
+def kneed(ranking: Ranking, run: RunResult | None) -> list[str]:
+    """The tie-set members the leader was named first over at their knee (:func:`perf.analysis.ranking.leader.knee`:
+    as much throughput by the medians, a latency far lower and lower in every shared round), each with the rounds
+    they shared (``"`b` (3 rounds)"``): the pick is named first by its latency there, not by its throughput (trial
+    22, F-mixed-pick)."""
+    lead = ranking.leader
+    if lead is None or run is None:
+        return []
+    by_name = {v.name: v for v in run.variants}
+
+    def cmp(x: Operating, y: Operating) -> Comparison:
+        return compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, ranking.latency_metric)
+
+    return [
+        f"{named(run, o.side.variant)} ({count(len(cmp(o, lead).rounds), 'round')})"
+        for o in ranking.tie_set[1:]
+        if o.side.variant in by_name and lead.side.variant in by_name and knee(lead, o, cmp)
     ]

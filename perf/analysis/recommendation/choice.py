@@ -9,7 +9,7 @@ import dataclasses
 from builders.repository.build_verdict import BuildVerdict
 from core.wording import count
 from perf.analysis.ranking.budget_latency import LATENCY_PERCENTILES, latency_metric
-from perf.analysis.stats.paired import GAP_ROUNDS
+from perf.analysis.stats.paired import FAR_GAP, GAP_MIN, GAP_ROUNDS
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import UNSTABLE_MARK, fmt
 
@@ -71,6 +71,8 @@ class Choice:
             (``"`b` (1 round)"``): what the leader rule does not act on (too few rounds, a circle of medians, a member another beats)
             (:mod:`perf.analysis.ranking.leader`); where there are any, it is not said to be named first by those
             rounds (trial 21, T21-9: said beside the numbers of a runner-up ahead in the one round they shared).
+        kneed: A tie set's pick under a budget: the members it was named first over at their knee, in words
+            (:func:`perf.analysis.ranking.standing_words.kneed`): named first by its latency then (trial 22, F-mixed-pick).
     """
 
     variant: str
@@ -103,6 +105,7 @@ class Choice:
     dominated_mark: str | None = None
     dominated_by: str | None = None
     trails: list[str] = dataclasses.field(default_factory=list)
+    kneed: list[str] = dataclasses.field(default_factory=list)
 
     def note(self, *beside: str | None) -> str:
         """What the console's note of the pick says beside its level: ``"too few rounds ...; `b`'s median higher,
@@ -205,6 +208,12 @@ class Choice:
     def named_by(self) -> str:
         """What a tied pick is named first by: :data:`NAMED_FIRST_BY`, or, where it trailed a member in the rounds they
         shared (:attr:`trails`), round-adjusted throughput, with those members (never "the rounds it shared" then)."""
+        if self.kneed:  # named at the members' knee (perf.analysis.ranking.leader.knee; trial 22, F-mixed-pick)
+            return (
+                f"its latency at as much throughput: by the medians {', '.join(self.kneed)} "
+                f"{'has' if len(self.kneed) == 1 else 'have'} less than {GAP_MIN:g}× more infer/s at a latency "
+                f"{FAR_GAP:g}× the pick's or more, higher in every round they shared (the knee, not the flat top)"
+            )
         if not self.trails:
             return NAMED_FIRST_BY
         return (

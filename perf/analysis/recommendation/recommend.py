@@ -40,7 +40,15 @@ from perf.analysis.effects.thread_hint import thread_hints
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, host_cores, latency_metric, unverified_sentences
 from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
-from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_parts, tie_words, trailed
+from perf.analysis.ranking.standing_words import (
+    higher_medians,
+    kneed,
+    others_words,
+    outside_words,
+    tie_parts,
+    tie_words,
+    trailed,
+)
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
 from perf.analysis.recommendation.dominated import dominated
@@ -245,6 +253,7 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     c.tie_parts = tie_parts(ranking, run) if c.tied else []
     c.rivals = higher_medians(ranking, run, short=True) if c.tied else []  # report.md's, in tie_words
     c.trails = trailed(ranking, run) if c.tied else []  # not named first by the shared rounds then (T21-9)
+    c.kneed = kneed(ranking, run) if c.tied else []  # named first by its latency at their throughput (trial 22)
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c
 

@@ -65,3 +65,17 @@ def test_a_variants_best_level_under_a_budget_is_its_knee_not_its_flat_top() -> 
     assert op is not None and op.side.concurrency == 4  # old: c=16, +1 % throughput for 3.7x the p99
     peak = operating_point(db500, None, cores=None)
     assert peak is not None and peak.side.concurrency == 16  # the best peak: the most throughput, whatever its latency
+
+
+def test_a_pick_named_first_at_a_members_knee_says_its_latency_named_it_not_the_rounds_it_shared() -> None:
+    """``b`` (200 infer/s, p99 9 ms) at ``a``'s knee (116.5 infer/s, p99 23.92 ms), ``a`` ahead in each of the 3 rounds
+    they shared, not called: ``b`` is named first by its latency, never "by throughput in the rounds it shared"."""
+    levels = {
+        "a": {1: {0: (334.8, 16.07), 1: (110.7, 23.92), 2: (116.5, 21.17), 3: (247.5, 23.97), 4: (88.0, 32.03)}},
+        "b": {1: {0: (232.6, 8.86), 3: (200.0, 9.0), 4: (86.0, 9.5)}},
+    }
+    pick = recommend(_run(levels, None), 50.0).best_under_budget
+    assert pick is not None and pick.variant == "b" and pick.tie_set == ["b", "a"]  # old: a, "not decided" beside it
+    text = pick.describe()
+    assert "named first by its latency at as much throughput: by the medians `a` (3 rounds) has less than 1.1×" in text
+    assert "by throughput in the rounds it shared" not in text and "not as the winner" in text
