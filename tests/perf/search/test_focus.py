@@ -39,7 +39,7 @@ def test_a_settled_tie_rests_only_on_six_rounds_that_the_rounds_left_cannot_sepa
     assert rested == {"b": []} or rested == {"a": []}  # the one behind on the round-adjusted mean rests
     assert _focus([a, b], lads, rounds_left=10) == {}  # 10 more rounds, all one way, could still call it
     short = [_vr("a", {4: [1000.0] * 4}), _vr("b", {4: [1010.0, 990.0, 1010.0, 990.0]})]
-    assert _focus(short, lads, rounds_left=0) == {}  # 4 rounds: too few to say "as good a choice"
+    assert _focus(short, lads, rounds_left=0) == {}  # 4 rounds: too few for "not distinguishable at this noise"
     # a ladder that may still move its operating point is measured on
     lads["b"] = ladder.Ladder([4, 8], [4, 8], end=END)  # 8: just added, no round yet
     lads["a"] = ladder.Ladder([4, 8], [4, 8], end=END)
