@@ -8,6 +8,7 @@ the run folder held a bundle of a variant no longer picked."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,7 +21,7 @@ from perf.cli.main import cli
 from perf.deploy.choose import choose_variant
 from perf.deploy.pick_state import ALLOW_CUT
 from perf.deploy.readme import readme
-from perf.deploy.stale import recommended_variant, stale_bundles
+from perf.deploy.stale import current_pick, recommended_variant, stale_bundles
 from perf.records import results
 from perf.records.rounds import Cut, RoundsRecord
 
@@ -82,8 +83,14 @@ def test_a_bundle_of_an_earlier_pick_is_said_wherever_the_pick_is(tmp_path: Path
     _bundle_folder(tmp_path, "cut_a", "Named with --variant: its best level within the p99 budget of 25.00 ms.")
     (tmp_path / "deployment-slow.previous-1").mkdir()  # replaced: its name says so
     said = stale_bundles(tmp_path, run)
+    assert said == [  # the pick's bundle is there already: said, not "writes its bundle" (break-it F7)
+        "`deployment-slow` was written for an earlier pick (`slow`); the run's pick under its own budget is now `fast`, "
+        "whose bundle `deployment-fast` is there too"
+    ]
+    shutil.rmtree(tmp_path / "deployment-fast")
+    said = stale_bundles(tmp_path, run)
     assert said == [
-        f"`deployment-slow` was written for an earlier pick (`slow`); the pick is now `fast`: "
+        "`deployment-slow` was written for an earlier pick (`slow`); the run's pick under its own budget is now `fast`: "
         f"`triton-perf export-deployment {tmp_path}` writes its bundle"
     ]
     res = CliRunner().invoke(cli, ["report", str(tmp_path)], env={"COLUMNS": "200"})  # a resume's end prints this too
@@ -91,6 +98,22 @@ def test_a_bundle_of_an_earlier_pick_is_said_wherever_the_pick_is(tmp_path: Path
     assert said[0] in " ".join(res.output.split())
     report = (tmp_path / "report.md").read_text()
     assert f"- **A bundle of an earlier pick**: {said[0]}." in report
+
+
+def test_the_command_a_stale_bundle_line_advises_is_one_export_deployment_takes(tmp_path: Path) -> None:
+    """Break-it F7: the line advised the bare command for a run whose pick it refuses (variants cut unmeasured)."""
+    run = _run()  # cut_a, cut_b never measured: export-deployment RUN alone refuses it
+    results.save(run, tmp_path)
+    pick = current_pick(run, tmp_path)
+    other = next(v.name for v in run.variants if v.name != pick and v.levels)
+    _bundle_folder(tmp_path, other, "The run's recommendation: the best level within the p99 budget of 25.00 ms.")
+    said = stale_bundles(tmp_path, run)
+    command = f"triton-perf export-deployment {tmp_path} --allow-cut"
+    assert len(said) == 1 and f"`{command}` writes its bundle" in said[0], said
+    # what export-deployment decides with exactly those flags: the pick (without them: refused)
+    assert choose_variant(run, None, None, False, tmp_path.parent, allow_cut=True).variant == pick
+    with pytest.raises(PerfError, match="nothing deployed unasked"):
+        choose_variant(run, None, None, False, tmp_path.parent)
 
 
 def test_a_bundle_of_the_runs_recommendation_says_a_resume_may_change_it_and_is_read_back(tmp_path: Path) -> None:
