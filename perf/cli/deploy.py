@@ -127,6 +127,7 @@ def export_deployment(
     refuse_live(run_dir, "its deployment bundle")  # re-check 19, NEW-4: a bundle of a run still measured
     coloc = is_colocation(run_dir)
     _refuse_sweep_only(run_dir, coloc)
+    _refuse_allow_with_variant(variant is not None and not coloc)
     if coloc:
         _export_combination(run_dir, out, repository, name, image, allow_changed_model)
         return
@@ -217,6 +218,28 @@ def _refuse_sweep_only(run_dir: Path, coloc: bool) -> None:
         given(ctx),
         [Unread(p, flags[p], coloc, why, f"drop {flags[p]}") for p in _SWEEP_ONLY],
         since=f"{Path(run_dir).name} is a co-location run, of triton-perf colocate",
+    )
+
+
+def _refuse_allow_with_variant(named: bool) -> None:
+    """Refuse ``--allow-unfinished`` and ``--allow-cut`` typed beside ``--variant`` (``named``): they let the run's
+    pick be deployed, and a named variant is deployed from an unfinished or cut run without them (break-it of
+    session 19, F5: accepted and ignored).
+
+    Raises:
+        FlagError: one or both typed (exit 2), each named (:func:`core.flag_refusals.refuse_unread`).
+    """
+    from core.flag_refusals import Unread, refuse_unread
+
+    why = "they let the run's own pick be deployed; a variant named with --variant is deployed without them"
+    ctx = click.get_current_context()
+    refuse_unread(
+        given(ctx),
+        [
+            Unread(p, f, named, why, f"drop {f}")
+            for p, f in (("allow_unfinished", "--allow-unfinished"), ("allow_cut", "--allow-cut"))
+        ],
+        since="--variant names the variant to deploy",
     )
 
 

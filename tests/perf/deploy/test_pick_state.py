@@ -133,3 +133,15 @@ def test_a_bundle_of_the_runs_recommendation_says_a_resume_may_change_it_and_is_
     named = readme(SimpleNamespace(**{**vars(bundle), "chosen": choose_variant(run, "slow")}), run, tmp_path)
     (tmp_path / "README.md").write_text("\n".join(named))
     assert recommended_variant(tmp_path) is None and not any("a later `--resume`" in ln for ln in named)
+
+
+@pytest.mark.parametrize("flag", ["--allow-cut", "--allow-unfinished"])
+def test_the_allowances_of_the_runs_pick_are_refused_beside_a_named_variant(tmp_path: Path, flag: str) -> None:
+    """Break-it F5: `export-deployment RUN --variant V --allow-cut` accepted and ignored the flag (a named variant is
+    deployed without it)."""
+    results.save(_run(), tmp_path)
+    res = CliRunner().invoke(cli, ["export-deployment", str(tmp_path), "--variant", "fast", flag], env={"COLUMNS": "300"})
+    assert res.exit_code == 2, res.output
+    said = " ".join(res.output.split())
+    assert f"{flag} would be ignored: they let the run's own pick be deployed" in said and f"drop {flag}" in said
+    assert not list(tmp_path.glob("deployment-*"))
