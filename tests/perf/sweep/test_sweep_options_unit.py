@@ -71,7 +71,11 @@ class _FakeSweep:
         self.opts, self.run_id = opts, opts.run_id or "r1"
         self.run_dir = Path(opts.results_dir) / self.run_id
         self.run = RunResult("r1", "now", variants=[VariantResult("v", None, "ok", None, [])])
+        self.names = ["v"]  # perf.sweep.run.Sweep.names: the variants a resume checks for rebuilt files (6cd2e69)
         self.plans: dict[str, Any] = {}
+
+    def close(self) -> None:
+        pass
 
     def level_counts(self) -> tuple[int, int]:
         return 0, 0
