@@ -29,6 +29,7 @@ from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.analysis.stats.notes import repeat_noun
+from perf.analysis.stats.rounds_words import few_rounds
 from perf.deploy.pick_state import cut_refusal
 from perf.deploy.workloads import match_workload, other_picks
 from perf.markdown import fmt, fmt_given, times
@@ -351,9 +352,8 @@ def _named(
     at: str | None = None,
     asked: bool = False,
 ) -> Chosen:
-    """The level of a named (and measured) ``variant``: the recommendation's rule over its series
-    alone (module docstring), those at client workload ``at`` where it has any; its status is not
-    ranked against, it was named."""
+    """The level of a named (and measured) ``variant``: the recommendation's rule over its series alone (module
+    docstring), those at client workload ``at`` where it has any; its status is not ranked against, it was named."""
     own = [dataclasses.replace(v, status="ok") for v in view.variants if of_series[v.name] == variant]
     own = [v for v in own if workload(v) == at] or own
     labels = {workload(o) for o in own}  # fitted beside its workloads' series, as the table and report do (trial 12, F5)
@@ -373,8 +373,8 @@ def _named(
     if (label := workload(own[0])) and several_workloads(view):
         first = " (--workload)" if asked else " (the client workload of the report's first pick)"
         why += f", at {label}" + (first if label == at else "")
-    # one variant ranked alone: no verdict against others to state
-    return Chosen(variant, why, dataclasses.replace(pick, tie_set=[], beats=[], confidence=None, against=""))
+    short = few_rounds(pick.trials, False, named=True) if pick.short else None  # no verdict against the others to state
+    return Chosen(variant, why, dataclasses.replace(pick, tie_set=[], beats=[], confidence=None, against="", short=short))
 
 
 def _over_budget_hint(rec: Recommendation, of_series: dict[str, str]) -> str | None:

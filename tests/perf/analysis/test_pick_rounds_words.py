@@ -55,8 +55,8 @@ def test_a_pick_on_two_rounds_says_so_in_every_place_it_is_named():
     assert SHORT in console.export_text()  # the sweep's and report's console table
     chosen = choose_variant(run)  # the bundle's README and export-deployment print chosen.level.describe()
     assert SHORT in chosen.level.describe()
-    named = choose_variant(run, B).level.describe()  # a named variant: its level rests on 2 rounds too, ranked alone
-    assert "measured in 2 rounds (ranked alone: no verdict against another variant was needed)" in named
+    named = choose_variant(run, B).level.describe()  # a named variant: 2 rounds too, said as named (trial 22)
+    assert "measured in 2 rounds (named with --variant: not judged against the run's other variants)" in named
 
 
 def test_a_pick_on_the_rounds_a_verdict_needs_says_nothing_of_them():
