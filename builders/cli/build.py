@@ -26,7 +26,7 @@ from builders.triton.releases import release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
 from core.cli import console as make_console
 from core.errors import FlagError, PartialBuildError, ToolkitError
-from core.names import file_problem, read_text
+from core.names import close_names, file_problem, read_text
 from core.options import given, panel
 from core.precision import PRECISION_NAMES
 from core.progress import on_console, refreshing
@@ -161,13 +161,22 @@ def _spec_flags_without_inputs(spec_path: Path | None, outputs: tuple[str, ...],
         entries = dict(json.loads(text).get("dynamic_axes") or {})
     except (ToolkitError, ValueError, AttributeError, TypeError):  # this message only names the file's axes
         entries = {}
+    known, unknown = list(entries), []
     for text in axes:
         try:
             axis, bounds = parse_axis_flag(text)
         except ToolkitError:
             continue
-        entries[next((k for k in entries if k.lower() == axis.lower()), axis)] = list(bounds)
+        match = next((k for k in known if k.lower() == axis.lower()), None)
+        if known and match is None:  # trial 22: a typo was put in the example as a new axis no input uses
+            unknown.append(axis)
+            continue
+        entries[match or axis] = list(bounds)
     where = []
+    if unknown:
+        near = {a: close_names(a, known) for a in unknown}
+        named = ", ".join(f"{a!r}" + (f" (did you mean {near[a][0]!r}?)" if near[a] else "") for a in unknown)
+        where.append(f"--dynamic-axis {named} {'names' if len(unknown) == 1 else 'name'} no axis of its {', '.join(known)}")
     if axes:
         example = f" ({json.dumps({'dynamic_axes': entries})[1:-1]})" if entries else ""
         where.append(f'a spec file sizes its axes in its "dynamic_axes"{example}')

@@ -83,6 +83,18 @@ def test_spec_flags_without_input_name_only_the_flags_given(tmp_path):
     assert 'a spec file names its outputs in its "outputs"' in said
 
 
+def test_spec_flag_with_a_typo_axis_gets_did_you_mean_not_the_typo_added_to_the_spec(tmp_path):
+    """Trial 22, F-tim-axis: ``--spec FILE --dynamic-axis tim=...`` was advised to add a "tim" axis (no input uses
+    it) to the file's "dynamic_axes", with no "did you mean 'time'?"."""
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"inputs": [{"name": "a", "dtype": "float32", "shape": [1, "time"]}], "dynamic_axes": {"time": [4, 8, 16]}}')
+    where = ["--build-dir", str(tmp_path / "b"), "--repository", str(tmp_path / "r")]
+    r = CliRunner().invoke(cli, ["build", "--model", "tiny", "--spec", str(spec), "--dynamic-axis", "tim=4,8,32", *where])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "--dynamic-axis 'tim' (did you mean 'time'?) names no axis of its time" in said, said
+    assert '"tim"' not in said and '"dynamic_axes": {"time": [4, 8, 16]}' in said  # the file's axes as they are
+
+
 def _opts(tmp_path, **kw) -> BuildOptions:
     return BuildOptions(
         "tiny",
