@@ -348,10 +348,11 @@ def given(ctx: click.Context) -> set[str]:
     return {p for p in ctx.params if ctx.get_parameter_source(p) not in _NOT_GIVEN}
 
 
-def given_fields(owner: Any, ctx: click.Context) -> frozenset[str]:
+def given_fields(owner: Any, ctx: click.Context, prefix: str = "") -> frozenset[str]:
     """The fields of ``owner`` whose flags the user set (:func:`given`): a nested object's
-    field is named both ``"<field>"`` and by its own name (``"server"`` and ``"runtime"``)."""
-    names = given(ctx)
+    field is named both ``"<field>"`` and by its own name (``"server"`` and ``"runtime"``);
+    ``prefix``: ``owner`` is nested itself, its parameters named ``"<prefix><field>"`` (``"server_"``)."""
+    names = {n.removeprefix(prefix) for n in given(ctx) if n.startswith(prefix)}
     out: set[str] = set()
     for f in fields(owner):
         if f.flag.nested:

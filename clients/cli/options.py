@@ -57,9 +57,10 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
         # before the command reads anything; the flags one runtime sets: once it is resolved (Runtime)
         if (refused := server_arg_refusal(opts.extra_args, "remote" if opts.urls else None)) is not None:
             raise refused
-        # the flags of a server it would start, beside --url (a running one): refused, never ignored (s19)
+        # the flags typed, a default's value too (F1): refused where unread, by one rule (given_server_fields)
         if (ctx := click.get_current_context(silent=True)) is not None:
-            refuse_unread_launch(given_fields(ServerOptions, ctx), opts)
+            opts = dataclasses.replace(opts, given=given_fields(ServerOptions, ctx))
+        refuse_unread_launch(opts)  # the flags of a server it would start, beside --url (a running one): s19
         return fn(*args, server_opts=opts, **kwargs)
 
     return options(ServerOptions, omit=left_out)(wrapper)

@@ -56,21 +56,33 @@ LAUNCH_FIELDS = (
 )
 
 
-def refuse_unread_launch(typed: Collection[str], opts: ServerOptions, reads: Collection[str] = ()) -> None:
-    """Refuse the flags of a server the toolkit would start (:data:`LAUNCH_FIELDS`) typed beside ``--url``, which
+def given_server_fields(opts: ServerOptions) -> frozenset[str]:
+    """The fields of ``opts`` the user gave, by one rule for every refusal of an unread server flag (break-it F1:
+    ``--runtime bundled --gpus all`` passed, its value the default, while ``--url H --http-port 0`` was refused): the
+    flags typed on the command line (``opts.given``, click's parameter source), a default's value too, so a command that
+    sets one itself (a sweep's log in its run folder) is not refused; for a Python caller (``opts.given`` is ``None``),
+    the fields whose value is not their default (an image made from ``tag`` is not a second one)."""
+    if opts.given is not None:
+        return opts.given
+    defaults = {f.name: f.default for f in fields(ServerOptions) if not f.flag.skip}
+    made = {"image": image_for_tag(opts.tag)} if opts.tag else {}
+    return frozenset(n for n, d in defaults.items() if getattr(opts, n) not in (d, made.get(n, d)))
+
+
+def refuse_unread_launch(opts: ServerOptions, reads: Collection[str] = ()) -> None:
+    """Refuse the flags of a server the toolkit would start (:data:`LAUNCH_FIELDS`) given beside ``--url``, which
     reaches one that runs (s19: ``clients check --url H --http-port 9000 --log-file x.log`` checked that server and
-    ignored both), by the rule of every unread flag (:func:`core.flag_refusals.refuse_unread`). Unlike
-    :func:`ignored_flags` (a value against its default, as a Python caller sets them), a flag counts as typed by
-    click's parameter source: a command that sets one itself (a sweep's log in its run folder) is not refused.
+    ignored both), by the rule of every unread flag (:func:`core.flag_refusals.refuse_unread`); given as
+    :func:`given_server_fields` says, as for :func:`ignored_flags`.
 
     Args:
-        typed: The :class:`ServerOptions` fields the user typed (:func:`core.options.given_fields`).
         opts: The server options (``opts.urls``: the running servers).
         reads: The fields the command reads with ``--url`` too (a sweep scrapes metrics every ``metrics_interval_ms``).
 
     Raises:
-        FlagError: one or more of them typed with ``--url`` (exit 2), each named, with what to do.
+        FlagError: one or more of them given with ``--url`` (exit 2), each named, with what to do.
     """
+    typed = given_server_fields(opts)
     hit = [flag_name(ServerOptions, f) for f in LAUNCH_FIELDS if f in typed and f not in reads]
     if not opts.urls or not hit:
         return
@@ -139,20 +151,16 @@ def ignored_flags(opts: ServerOptions, runtime: str, why: str) -> ServerError | 
     """The refusal of the flags given in ``opts`` that ``runtime`` does not read (:data:`RUNTIME_FIELDS`:
     ``--tag`` with the bundled server, ``--tritonserver`` with ``--url``, ``--no-deploy`` without it),
     as a usage error naming each flag, the runtime that reads it, and why ``runtime`` was chosen;
-    ``None`` when every given flag is read. A flag counts as given when its value is not its default
-    (trial 21: ``clients serve --tag 24.08`` started the bundled server without a word).
+    ``None`` when every given flag is read (trial 21: ``clients serve --tag 24.08`` started the bundled server
+    without a word). Given: as :func:`given_server_fields` says (typed, a default's value too: break-it F1).
 
     Args:
         opts: The launch options.
         runtime: The runtime that serves (``bundled``, ``local``, ``container``, ``remote``).
         why: Why it was chosen (``"asked for"``, or what ``auto`` found).
     """
-    defaults = {f.name: f.default for f in fields(ServerOptions)}
-    unread: list[tuple[str, str]] = []
-    for name, reader in RUNTIME_FIELDS.items():
-        unchanged = (defaults[name], image_for_tag(opts.tag)) if name == "image" and opts.tag else (defaults[name],)
-        if reader != runtime and getattr(opts, name) not in unchanged:
-            unread.append((flag_name(ServerOptions, name), reader))
+    given = given_server_fields(opts)
+    unread = [(flag_name(ServerOptions, n), reader) for n, reader in RUNTIME_FIELDS.items() if reader != runtime and n in given]
     if not unread:
         return None
     said = ", ".join(f"{flag} (read by the {reader} runtime)" for flag, reader in unread)

@@ -104,6 +104,9 @@ class ServerOptions:
             server it did not start has (``--replace-models``); that model is loaded again from
             the server's own repository afterwards. Default ``False``: refused
             (:meth:`clients.runtimes.tenancy.Tenancy.claim`).
+        given: The fields whose flags the user typed (click's parameter source, :func:`core.options.given_fields`):
+            a flag typed at its default value is given too. ``None`` (a Python caller): the fields whose value is not
+            their default (:func:`clients.runtimes.choose.given_server_fields`).
     """
 
     repository: Annotated[Path, REPOSITORY] = Field(
@@ -213,6 +216,7 @@ class ServerOptions:
         description="Remote server: load a variant even where a model of that name, loaded by someone else, is served, "
         "instead of refusing it; that model is loaded again from the server's own repository afterwards.",
     )
+    given: Annotated[frozenset[str] | None, NOT_A_FLAG] = None
 
     def __post_init__(self) -> None:
         if self.tag is not None and self.image == f"{DEFAULT_IMAGE}:{DEFAULT_TAG}":

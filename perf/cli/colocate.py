@@ -5,11 +5,13 @@ measured at the same time; the coordinate search over their combinations (a thin
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import click
 
 from clients.runtimes.choose import refuse_unread_launch
+from clients.runtimes.options import ServerOptions
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
@@ -83,10 +85,12 @@ def colocate(no_report: bool, **params: Any) -> None:
 
     if params.get("run_id"):  # a run id, or its folder's path as report takes it (re-check 19)
         params["results_dir"], params["run_id"] = run_named(params["run_id"], params["results_dir"], "--run-id")
-    given = given_fields(ColocateOptions, click.get_current_context())  # a resume's --time-budget given again or not
+    given = given_fields(ColocateOptions, ctx := click.get_current_context())  # a resume's --time-budget given again or not
     opts = build(ColocateOptions, params, omit=OMIT, given=given)
+    # the server flags typed, a default's value too (F1): refused where unread, by one rule (given_server_fields)
+    opts = dataclasses.replace(opts, server=dataclasses.replace(opts.server, given=given_fields(ServerOptions, ctx, "server_")))
     # a server it would start, beside --url: refused (s19); its metrics are scraped every --metrics-interval-ms there too
-    refuse_unread_launch(given, opts.server, reads=("metrics_interval_ms",))
+    refuse_unread_launch(opts.server, reads=("metrics_interval_ms",))
     console = make_console()
     run = Colocate(opts, _events(console))
     rec = run.record

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import click
 
 from clients.runtimes.choose import refuse_unread_launch
+from clients.runtimes.options import ServerOptions
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, verbosity_option
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
@@ -114,8 +116,10 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
         raise click.BadParameter(f"--resume {resume} continues that run; --run-id {run_id} names another one: pass only one")
     given = given_fields(SweepOptions, ctx)  # as typed, a default's value too: what the design refuses, what resume ignores
     opts = build(SweepOptions, params, omit=OMIT, run_id=resume or run_id, resume=resume is not None, given=given)
+    # the server flags typed, a default's value too (F1): refused where unread, by one rule (given_server_fields)
+    opts = dataclasses.replace(opts, server=dataclasses.replace(opts.server, given=given_fields(ServerOptions, ctx, "server_")))
     # a server it would start, beside --url: refused (s19); its metrics are scraped every --metrics-interval-ms there too
-    refuse_unread_launch(given, opts.server, reads=("metrics_interval_ms",))
+    refuse_unread_launch(opts.server, reads=("metrics_interval_ms",))
     if not resume:  # a resumed run's servers are its saved ones (--allow-shared-host given again replaces its setting)
         one = "reaches one at --url" if opts.server.urls else "starts its own one"
         refuse_unread(

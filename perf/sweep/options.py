@@ -48,7 +48,7 @@ REPORT_PANEL = "Report and exit"
 #: the log in the run folder): not offered as flags, not saved.
 SWEEP_SETS = ("model_control", "load_models", "log_file")
 #: ServerOptions fields a run records and a resumed run takes back.
-SERVER_SETTINGS = tuple(f.name for f in dataclasses.fields(ServerOptions) if f.name not in ("repository", *SWEEP_SETS))
+SERVER_SETTINGS = tuple(f.name for f in dataclasses.fields(ServerOptions) if f.name not in ("repository", "given", *SWEEP_SETS))
 #: SweepOptions flags that name the run folder or say how this invocation runs: not saved (a
 #: resumed run gets the time budget passed now: ``rounds.budget`` records each one's).
 RUN_FLAGS = ("results_dir", "run_id", "time_budget_s")
@@ -326,7 +326,7 @@ def resumed_options(opts: SweepOptions, settings: dict[str, Any]) -> SweepOption
     server = dataclasses.replace(
         opts.server,
         repository=Path(settings["repository"]),
-        # a run saved before the tag was recorded: its image says it all
+        given=None,  # its saved flags, not those typed (said by _warn_server); no tag saved: the image says it all
         **{**({"tag": None} if saved_server else {}), **{k: v for k, v in saved_server.items() if k in SERVER_SETTINGS}},
     )
     skipped = (*RUN_FLAGS, *REPORT_SETTINGS)

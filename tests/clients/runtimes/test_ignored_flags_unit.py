@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from clients.runtimes.choose import LAUNCH_FIELDS, RUNTIME_FIELDS, ignored_flags, refuse_unread_launch, resolve_runtime
+from clients.runtimes.choose import (
+    LAUNCH_FIELDS,
+    RUNTIME_FIELDS,
+    given_server_fields,
+    ignored_flags,
+    refuse_unread_launch,
+    resolve_runtime,
+)
 from clients.runtimes.options import ServerOptions
 from core.errors import FlagError, ServerError
 from core.flag_words import flag_name
@@ -139,16 +146,78 @@ def test_the_flags_of_a_server_to_start_are_refused_beside_url(tmp_path: Path) -
     """s19: `clients check --url H --http-port 9000 --log-file x.log` (and a sweep's, colocate's, coldstart's) checked the
     running server and ignored the flags of a server the toolkit would start: each is refused, named, typed or not by
     click's parameter source (a sweep's own log in its run folder is no flag typed)."""
-    remote = ServerOptions(tmp_path, urls=("localhost:1",))
+
+    def remote(*typed: str) -> ServerOptions:
+        return ServerOptions(tmp_path, urls=("localhost:1",), given=frozenset(typed))
+
     for name in LAUNCH_FIELDS:
         flag = flag_name(ServerOptions, name)
         with pytest.raises(FlagError) as e:
-            refuse_unread_launch({name, "repository"}, remote)
+            refuse_unread_launch(remote(name, "repository"))
         assert e.value.flag == flag and str(e.value).startswith(f"{flag} would be ignored: --url localhost:1 names a running")
         assert e.value.hint == f"drop {flag}, or drop --url to have the toolkit start a server with it"
-        refuse_unread_launch({name}, ServerOptions(tmp_path))  # a server it starts reads them all
-    refuse_unread_launch({"metrics_interval_ms"}, remote, reads=("metrics_interval_ms",))  # a sweep scrapes at it
-    refuse_unread_launch({"start_timeout_s", "urls", "metrics_urls"}, remote)  # read by the remote runtime too
+        refuse_unread_launch(ServerOptions(tmp_path, given=frozenset({name})))  # a server it starts reads them all
+    refuse_unread_launch(remote("metrics_interval_ms"), reads=("metrics_interval_ms",))  # a sweep scrapes at it
+    refuse_unread_launch(remote("start_timeout_s", "urls", "metrics_urls"))  # read by the remote runtime too
+    refuse_unread_launch(ServerOptions(tmp_path, urls=("localhost:1",), log_file=tmp_path / "x.log", given=frozenset()))
+
+
+def test_a_flag_typed_at_its_default_value_is_given_by_one_rule(no_local: Path) -> None:
+    """Break-it F1: `clients check --runtime bundled --gpus all` ran the bundled server without a word (a flag counted
+    as given when its value was not its default) while `--url H --http-port 0` was refused (typed = given): one rule
+    now, given_server_fields: typed, a default's value too; a Python caller's (no typed record): a value set."""
+    typed = ServerOptions(no_local, runtime="bundled", given=frozenset({"gpus", "image"}))
+    refusal = ignored_flags(typed, "bundled", "asked for")
+    assert refusal is not None and refusal.flag == "--image"
+    assert "--image (read by the container runtime), --gpus (read by the container runtime) would be ignored" in str(refusal)
+    assert given_server_fields(typed) == {"gpus", "image"}
+    assert given_server_fields(ServerOptions(no_local, gpus="all", tag="24.08")) == {"repository", "tag"}  # values set
+    assert ignored_flags(ServerOptions(no_local, gpus="0", given=frozenset()), "bundled", "asked for") is None
+
+
+def test_a_command_refuses_a_runtime_flag_typed_at_its_default(no_local: Path) -> None:
+    """`clients serve/check`, `triton-perf coldstart` (their server_options) record the flags typed: exit 2."""
+    from click.testing import CliRunner
+
+    from clients.cli.main import cli
+
+    args = ["serve", "--print-cmd", "-r", str(no_local), "--runtime", "bundled", "--gpus", "all"]
+    res = CliRunner().invoke(cli, args, terminal_width=400)
+    said = " ".join(res.output.split())
+    assert res.exit_code == 2, said
+    assert "--gpus (read by the container runtime) would be ignored: the bundled runtime serves" in said
+
+
+@pytest.mark.parametrize(
+    ("target", "args"),
+    [
+        ("perf.sweep.run:Sweep", ["sweep", "--perf-analyzer-arg=--verbose"]),  # measure's extra_args: not the server's
+        ("perf.colocate.run:Colocate", ["colocate", "--model", "m=m_*", "--latency-budget-ms", "10"]),
+    ],
+)
+def test_a_sweep_and_a_colocation_run_carry_the_server_flags_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, args: list[str]
+) -> None:
+    """Their server options are nested (``server_`` parameters): the flags typed reach the runtime's refusal."""
+    import importlib
+
+    from click.testing import CliRunner
+
+    from perf.cli.main import cli
+
+    seen: dict[str, ServerOptions] = {}
+
+    def run(opts: object, *rest: object, **kw: object) -> None:
+        seen["server"] = opts.server  # type: ignore[attr-defined]
+        raise SystemExit(0)
+
+    module, name = target.split(":")
+    monkeypatch.setattr(importlib.import_module(module), name, run)
+    typed = ["-r", str(tmp_path), "--runtime", "bundled", "--gpus", "all"]
+    CliRunner().invoke(cli, [*args, *typed], terminal_width=400)
+    assert seen["server"].given == {"repository", "runtime", "gpus"}
+    refusal = ignored_flags(seen["server"], "bundled", "asked for")
+    assert refusal is not None and refusal.flag == "--gpus"
 
 
 @pytest.mark.parametrize(
@@ -173,3 +242,15 @@ def test_every_command_with_url_refuses_them(tmp_path: Path, module: str, args: 
     assert res.exit_code == 2, said
     assert "--http-port and --log-verbose would be ignored: --url 127.0.0.1:9 names a running server" in said
     assert "drop --http-port and --log-verbose, or drop --url" in said
+
+
+def test_a_resumed_sweeps_server_is_its_saved_one_not_the_flags_typed(no_local: Path) -> None:
+    """A resume keeps its saved server and says a flag given again is ignored (perf.sweep.options._warn_server): the
+    flags typed are no longer its own, so the saved set-up is judged by its values, never refused for them."""
+    from perf.sweep.options import SweepOptions, resumed_options
+
+    typed = ServerOptions(no_local, gpus="0", given=frozenset({"gpus"}))
+    saved = {"repository": str(no_local), "server": {"runtime": "bundled", "gpus": "all"}}
+    got = resumed_options(SweepOptions(typed, resume=True, run_id="r1"), saved)
+    assert got.server.given is None and got.server.gpus == "all"
+    assert ignored_flags(got.server, "bundled", "asked for") is None
