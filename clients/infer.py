@@ -244,7 +244,7 @@ def run_requests(
     bad = [n for n in names if n not in known_out]
     if bad:
         raise ClientError(
-            f"{model}: unknown {'output' if len(bad) == 1 else 'outputs'} {bad}; the model has {known_out}",
+            f"{model}: unknown {'output' if len(bad) == 1 else 'outputs'} {', '.join(bad)}; the model has {', '.join(known_out)}",
             hint="name outputs of the served config (--output NAME), or leave --output out to get them all",
             flag="--output",
         )

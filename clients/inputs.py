@@ -122,13 +122,15 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
     unknown = sorted(set(inputs) - set(known))
     if unknown:
         raise ClientError(
-            f"{sig.name}: unknown {'input' if len(unknown) == 1 else 'inputs'} {unknown}; the model takes {sorted(known)}",
+            f"{sig.name}: unknown {'input' if len(unknown) == 1 else 'inputs'} {', '.join(unknown)}; the model takes "
+            f"{', '.join(sorted(known))}",
             hint="name the arrays after the model's inputs (npz keys, or input:<name> as in reference.npz)",
         )
     missing = sorted(set(known) - set(inputs))
     if missing:
         raise ClientError(
-            f"{sig.name}: {'input' if len(missing) == 1 else 'inputs'} {missing} missing; the model takes {sorted(known)}",
+            f"{sig.name}: {'input' if len(missing) == 1 else 'inputs'} {', '.join(missing)} missing; the model takes "
+            f"{', '.join(sorted(known))}",
             hint="give every input (npz keys, or input:<name> as in reference.npz); without --input-data, "
             "`clients infer` makes every input up from the build's spec",
         )

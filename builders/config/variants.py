@@ -22,6 +22,7 @@ from builders.triton import rules
 from builders.triton.rules import Problem, raise_problems
 from core import formats
 from core.errors import ConfigError, GpuRequiredError
+from core.flag_words import flag_words
 from core.formats import get as get_format
 from core.gpu import detect as detect_gpus
 from core.gpu import gpu_available
@@ -198,7 +199,7 @@ class VariantGrid:
         unknown = [k for k in self.kinds if k not in KINDS]
         if unknown:
             raise ConfigError(
-                f"instance_group.kind: {unknown} not in {', '.join(KINDS)}",
+                f"--instance-kind {','.join(unknown)}: not one of {', '.join(KINDS)} (instance_group.kind)",
                 hint=f"pass --instance-kind {'|'.join(KINDS)}",
                 flag="--instance-kind",
             )
@@ -216,14 +217,14 @@ class VariantGrid:
             raise_problems(rules.preferred_batch_sizes(top, self.preferred_batch_sizes))
         elif self.preferred_batch_sizes:  # a flag that would match no variant is an error, not ignored
             raise ConfigError(
-                f"--preferred-batch-sizes {list(self.preferred_batch_sizes)} apply to dynamic batching, "
+                f"{flag_words(VariantGrid, 'preferred_batch_sizes', self.preferred_batch_sizes)} apply to dynamic batching, "
                 "but the grid has none (--dynamic-batching off)",
                 hint="add a queue delay, e.g. --dynamic-batching off,500, or drop --preferred-batch-sizes",
                 flag="--preferred-batch-sizes",
             )
         if self.gpus and not {"gpu", "auto"} & set(self.kinds):
             raise ConfigError(
-                f"--gpus {list(self.gpus)} apply to KIND_GPU instance groups, but the grid has only "
+                f"{flag_words(VariantGrid, 'gpus', self.gpus)} apply to KIND_GPU instance groups, but the grid has only "
                 f"{', '.join(self.kinds)} instances",
                 hint="add --instance-kind gpu (or auto), or drop --gpus",
                 flag="--gpus",
@@ -254,7 +255,7 @@ class VariantGrid:
         if not self.gpus or any(v.kind == "gpu" for v in made) or any(s.what == "instance kind gpu" for s in skipped):
             return []
         why = "GPU ids apply to KIND_GPU instances, and --instance-kind auto made KIND_CPU ones (the server has no GPU)"
-        return [Skipped(f"--gpus {','.join(map(str, self.gpus))}", f"instance_group.gpus: {why}")]
+        return [Skipped(flag_words(VariantGrid, "gpus", self.gpus), f"instance_group.gpus: {why}")]
 
     def plan(
         self,
@@ -297,7 +298,8 @@ class VariantGrid:
             absent = [g for g in self.gpus if g not in present]
             if absent:
                 raise ConfigError(
-                    f"--gpus {absent}: no such GPU on this host (its GPUs: {present})",
+                    f"{flag_words(VariantGrid, 'gpus', absent)}: no such GPU on this host (its GPUs: "
+                    f"{', '.join(map(str, present)) or 'none'})",
                     hint="use ids from nvidia-smi -L, or pass --server-gpu when the repository is served elsewhere",
                     flag="--gpus",
                 )

@@ -64,7 +64,7 @@ def test_an_npz_is_written_as_perf_analyzer_json_one_entry_per_row(tmp_path: Pat
     "override, said",
     [
         ({"ids": np.zeros((2, 4), np.int64)}, "input 'ids' has shape [2, 4], expected [batch, 3]"),
-        ({"idz": np.zeros((2, 3), np.int64)}, "unknown input ['idz']"),
+        ({"idz": np.zeros((2, 3), np.int64)}, "unknown input idz; the model takes ids"),
         (
             {"ids": np.full((2, 3), 2.5, np.float32)},
             "input 'ids' takes int64 (TYPE_INT64); an array is cast only float to float or integer to integer",

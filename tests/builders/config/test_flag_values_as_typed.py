@@ -1,0 +1,42 @@
+"""A message names a flag with its value as typed, never a Python list (break-it F3: `builders build --instance-kind
+cpu --gpus 0` said "--gpus [0] apply to KIND_GPU instance groups")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from builders.config.variants import VariantGrid
+from core.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.mark.parametrize(
+    ("grid", "said"),
+    [
+        ({"kinds": ("cpu",), "gpus": (0,)}, "--gpus 0 apply to KIND_GPU instance groups"),
+        ({"kinds": ("cpu",), "gpus": (0, 2)}, "--gpus 0,2 apply to KIND_GPU instance groups"),
+        ({"queue_delays_us": (None,), "preferred_batch_sizes": (4, 8)}, "--preferred-batch-sizes 4,8 apply to dynamic"),
+        ({"kinds": ("tpu",)}, "--instance-kind tpu: not one of cpu, gpu, auto"),
+    ],
+)
+def test_a_grid_flag_is_said_as_typed(grid: dict[str, object], said: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        VariantGrid(**grid)  # type: ignore[arg-type]
+    assert said in str(e.value) and "[" not in str(e.value).split(" (")[0]
+
+
+def test_no_message_writes_a_flags_value_as_a_python_list() -> None:
+    """The kind, in the sources: a flag followed by a list(), sorted() or tuple() of its values prints ``[0]``."""
+    pattern = re.compile(r"--[a-z][a-z0-9-]+[ =]\{(list|sorted|tuple|set)\(")
+    hits = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for top in ("builders", "clients", "perf", "core", "scripts")
+        for p in sorted((ROOT / top).rglob("*.py"))
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert hits == [], "write the values as typed (core.flag_words.flag_words, or ','.join): " + ", ".join(hits)
