@@ -245,7 +245,8 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     try:
         if http_url or grpc_url:
             refuse_unread_check(protocol, http_url, grpc_url)
-            refuse_unread_running("--http-url" if http_url else "--grpc-url")
+            at = http_url or (grpc_url if "://" in str(grpc_url) else f"grpc://{grpc_url}")  # as --url takes it
+            refuse_unread_running("--http-url" if http_url else "--grpc-url", str(at))
             urls = running_urls(http_url, grpc_url, protocols)
             for line in urls.derived:
                 console.print(escape(line), highlight=False)

@@ -8,7 +8,9 @@ from pathlib import Path
 import click
 
 from clients.runtimes.base import TRITON_DEFAULT_PORTS
+from clients.runtimes.choose import RUNTIME_FIELDS
 from clients.runtimes.options import ServerOptions
+from clients.runtimes.remote import RemoteRuntime
 from core.flag_refusals import Unread, refuse_unread
 from core.flag_words import flag_name
 from core.options import given, given_fields
@@ -83,24 +85,39 @@ def refuse_unread_check(protocol: str, http_url: str | None, grpc_url: str | Non
     )
 
 
-def refuse_unread_running(running: str) -> None:
-    """Refuse the server flags typed beside ``running`` (``--http-url``/``--grpc-url``), with which ``clients check``
-    checks a server that runs: they set up the server it would start (or reach at ``--url``) otherwise, and were
-    shown in its help and ignored (``--runtime``, ``--http-port``, ...); by the one rule of unread flags
-    (:func:`core.flag_refusals.refuse_unread`), ``-r`` aside (the repository the outputs are checked against)."""
+def refuse_unread_running(running: str, address: str) -> None:
+    """Refuse the server flags typed beside ``running`` (``--http-url``/``--grpc-url``) at ``address``, with which
+    ``clients check`` checks a server that runs: they were shown in its help and ignored (``--runtime``,
+    ``--http-port``, ...); by the one rule of unread flags (:func:`core.flag_refusals.refuse_unread`), ``-r`` aside
+    (the repository the outputs are checked against). Each is said with what it sets up and a way to have it read
+    that check takes (break-it F2: ``--metrics-url`` "sets up the server it starts", which it never does: it is for a
+    server at ``--url``, and dropping ``--http-url`` alone was refused next): a started server's flags, one runtime's
+    (``--tag``: ``--runtime container``), a server at ``--url``'s (``--metrics-url``: ``--url`` in place of ``running``)."""
     typed = sorted(given_fields(ServerOptions, click.get_current_context()) - {"repository"})
-    flags = [flag_name(ServerOptions, f) for f in typed]
-    refuse_unread(
-        typed,
-        [
-            Unread(
-                f,
-                flag,
-                True,
-                f"{running} names the running server check checks; {agree(len(flags), 'it sets', 'they set')} up the server "
-                "it starts otherwise",
-                f"drop {' and '.join(flags)}, or drop {running} to have check start a server",
+    by_reader: dict[str | None, list[str]] = {}
+    for f in typed:
+        by_reader.setdefault(RemoteRuntime.name if f == "urls" else RUNTIME_FIELDS.get(f), []).append(f)
+    cases = []
+    for reader, names in by_reader.items():
+        flags = " and ".join(flag_name(ServerOptions, f) for f in names)
+        sets = agree(len(names), "it sets", "they set")
+        why, instead = (
+            f"{sets} up the server it starts otherwise",
+            f"drop {flags}, or drop {running} to have check start a server",
+        )
+        if reader == RemoteRuntime.name:
+            why = f"{agree(len(names), 'it is', 'they are')} for a server at --url, which check reaches otherwise"
+            instead = (
+                f"drop {flags}, or drop {running} to check the server at --url"
+                if "urls" in names
+                else f"drop {flags}, or pass --url {address} in place of {running} to check that server with "
+                + agree(len(names), "it", "them")
             )
-            for f, flag in zip(typed, flags, strict=True)
-        ],
-    )
+        elif reader is not None:
+            why = f"{sets} up the server it starts otherwise with --runtime {reader}"
+            instead = f"drop {flags}, or drop {running} and pass --runtime {reader} to have check start that server"
+        cases += [
+            Unread(f, flag_name(ServerOptions, f), True, f"{running} names the running server check checks; {why}", instead)
+            for f in names
+        ]
+    refuse_unread(typed, cases)

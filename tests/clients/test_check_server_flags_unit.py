@@ -47,3 +47,51 @@ def test_check_on_a_running_server_refuses_the_flags_of_one_it_would_start(tmp_p
         and "--log-verbose would be ignored: --grpc-url names the running server check checks; it sets up"
         in (" ".join(one.output.split()))
     )
+
+
+@pytest.mark.parametrize(
+    ("typed", "said", "then"),
+    [
+        (
+            ["--metrics-url", "127.0.0.1:2"],
+            "--metrics-url would be ignored: --http-url names the running server check checks; it is for a server at "
+            "--url, which check reaches otherwise",
+            ["--url", "127.0.0.1:9", "--metrics-url", "127.0.0.1:2"],
+        ),
+        (
+            ["--no-deploy", "--remote-repository", "/models"],
+            "--no-deploy and --remote-repository would be ignored: --http-url names the running server check checks; "
+            "they are for a server at --url",
+            ["--url", "127.0.0.1:9", "--no-deploy", "--remote-repository", "/models"],
+        ),
+        (
+            ["--url", "127.0.0.1:3"],
+            "--url would be ignored: --http-url names the running server check checks; it is for a server at --url",
+            ["--url", "127.0.0.1:3"],
+        ),
+        (
+            ["--tag", "24.08"],
+            "--tag would be ignored: --http-url names the running server check checks; it sets up the server it starts "
+            "otherwise with --runtime container",
+            ["--tag", "24.08", "--runtime", "container"],
+        ),
+        (["--log-verbose", "1"], "it sets up the server it starts otherwise", ["--log-verbose", "1"]),
+    ],
+    ids=["metrics-url", "remote flags", "url", "tag", "a started server's"],
+)
+def test_each_refusal_beside_a_running_server_says_why_and_a_command_check_takes(
+    tmp_path, monkeypatch, typed: list[str], said: str, then: list[str]
+) -> None:
+    """Break-it F2: `clients check --http-url H --metrics-url M` said --metrics-url "sets up the server it starts",
+    which it never does (it is a --url server's), and its hint (drop --http-url) was refused next: each flag is said
+    with what it is for, and the hint's command is taken (its runtime resolved, nothing started here)."""
+    from clients import check
+    from clients.runtimes.choose import resolve_runtime
+
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no tritonserver or docker here: auto is the bundled server
+    res = CliRunner().invoke(clients_cli, ["check", "-r", str(tmp_path), "--http-url", "127.0.0.1:9", *typed], terminal_width=400)
+    out = " ".join(res.output.split())
+    assert res.exit_code == 2 and said in out, out
+    monkeypatch.setattr(check, "check_with_server", lambda opts, *a, **k: [resolve_runtime(opts)][:0])
+    taken = CliRunner().invoke(clients_cli, ["check", "-r", str(tmp_path), *then], terminal_width=400)
+    assert taken.exit_code == 0, taken.output
