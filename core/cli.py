@@ -14,6 +14,7 @@ wrapped, never cut).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -25,7 +26,7 @@ import click
 
 from core.console import LOG_TIME_FORMAT as LOG_TIME_FORMAT
 from core.console import PLAIN_WIDTH as PLAIN_WIDTH
-from core.console import catch_stops, quiet_gevent_interrupts, stop_exit_code
+from core.console import body_ended, catch_stops, quiet_gevent_interrupts, stop_exit_code
 from core.console import console as console
 from core.console import plain_width as plain_width
 from core.console import print_table as print_table
@@ -81,6 +82,8 @@ def run_cli(group: click.Command, prog_name: str | None = None) -> None:
         if e.code == EXIT_INTERRUPTED:  # 143 where a SIGTERM stopped it, 129 a SIGHUP (core.console.catch_stops)
             e.code = stop_exit_code(e.code)
         raise
+    finally:
+        body_ended()  # a SIGTERM from here to the exit is ignored (break-it F24)
 
 
 def _run(group: click.Command, prog_name: str | None) -> None:
@@ -116,11 +119,8 @@ def _stdout_closed() -> bool:
 def _quiet_stdout() -> None:
     """Point stdout at /dev/null, so that Python's flush at exit has nowhere to fail (the
     recipe of Python's signal docs, "Note on SIGPIPE")."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (AttributeError, OSError, ValueError):
-        pass
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def parse_flag(

@@ -285,11 +285,14 @@ def ignore_further_interrupts() -> None:
 #: The signals handled as Ctrl-C is, besides SIGINT itself.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
-_STOP: dict[str, int | None] = {"signal": None}  # the first stop signal that came (None: none, or Ctrl-C)
+_STOP: dict[str, int | None] = {"signal": None, "ended": 0}  # the first stop signal that came (None: none, or Ctrl-C)
 
 
 def _on_stop(signum: int, frame: FrameType | None) -> None:
-    """The handler of :data:`STOP_SIGNALS`: remember the first one, then stop as a Ctrl-C does."""
+    """The handler of :data:`STOP_SIGNALS`: remember the first one, then stop as a Ctrl-C does; ignored once
+    the command's body has returned (:func:`body_ended`)."""
+    if _STOP["ended"]:
+        return
     if _STOP["signal"] is None:
         _STOP["signal"] = signum
     raise KeyboardInterrupt(signal.Signals(signum).name)
@@ -301,9 +304,18 @@ def catch_stops() -> None:
     nothing is done outside the main thread."""
     if threading.current_thread() is not threading.main_thread():
         return
+    _STOP["ended"] = 0
     for sig in STOP_SIGNALS:
         if signal.getsignal(sig) == signal.SIG_DFL:
             signal.signal(sig, _on_stop)
+
+
+def body_ended() -> None:
+    """Ignore a SIGTERM/SIGHUP that comes once the command's body has returned (:func:`core.cli.run_cli`):
+    its work is done and its lines say how it ended. One that landed then (break-it F24: a build that had
+    written its last line) raised ``KeyboardInterrupt`` where nothing handles it, during the interpreter's
+    exit: Python printed "Exception ignored in ... KeyboardInterrupt: SIGTERM" with a traceback."""
+    _STOP["ended"] = 1
 
 
 def ignore_further_stops() -> None:
@@ -332,4 +344,4 @@ def stop_exit_code(code: int) -> int:
 
 def reset_stop() -> None:
     """Forget a stop signal (for tests that run several commands in one process)."""
-    _STOP["signal"] = None
+    _STOP["signal"], _STOP["ended"] = None, 0

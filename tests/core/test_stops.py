@@ -139,3 +139,32 @@ def test_a_sweep_sent_sigterm_says_what_it_kept_and_how_to_continue(tmp_path: Pa
     text = " ".join(out.split())
     assert "interrupted: it holds" in text and "--resume r7" in text, out
     assert proc.returncode == 143, out
+
+
+#: A command that ends at once; after run_cli returns, the process sends itself SIGTERM, as one that lands while
+#: the interpreter exits does (break-it F24).
+ENDS = textwrap.dedent(
+    """
+    import os, signal, time, click
+    from core.cli import run_cli
+
+    @click.command()
+    def short():
+        print("done", flush=True)
+
+    run_cli(short, prog_name="short")
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.3)
+    print("exiting", flush=True)
+    """
+)
+
+
+def test_a_sigterm_once_the_command_has_ended_prints_no_traceback() -> None:
+    """A SIGTERM that came once the command's body returned (a build that had written its last line) raised
+    ``KeyboardInterrupt`` during the interpreter's exit: "Exception ignored in ... KeyboardInterrupt: SIGTERM"
+    and a traceback. Its work is done and said: the signal is ignored."""
+    proc = _start(ENDS)
+    out, _ = proc.communicate(timeout=60)
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
+    assert "done" in out and "exiting" in out and proc.returncode == 0, out
