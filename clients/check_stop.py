@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.console import stop_name
+from core.console import interrupted_words, stop_name
 from core.wording import of
 
 
@@ -57,7 +57,7 @@ def interrupted_text(stop: CheckInterrupted) -> str:
     shows them), which were not, and how to check those."""
     checked = len(dict.fromkeys(r.variant for r in stop.results))
     total = checked + len(stop.not_checked)
-    line = f"interrupted ({stop_name()}): {of(checked, total, 'variant')} checked" + (" (the table above)" if checked else "")
+    line = f"{interrupted_words()}: {of(checked, total, 'variant')} checked" + (" (the table above)" if checked else "")
     if stop.not_checked:
         line += (
             f"; not checked: {', '.join(stop.not_checked)}; to check them, run the same command with "

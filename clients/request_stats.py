@@ -10,7 +10,7 @@ import urllib.parse
 import numpy as np
 
 from clients.runtimes.remote import host_key
-from core.console import stop_name
+from core.console import interrupted_words
 from core.host_load import NOT_SAMPLED_CONTAINER, NOT_SAMPLED_ELSEWHERE, HostLoad, listening_pid
 
 
@@ -88,9 +88,9 @@ class RequestsInterrupted(KeyboardInterrupt):
         before it, latency p50 1.20 ms, p99 3.40 ms over those; 60 not sent; no outputs shown or saved"``."""
         s = self.stats
         if s is None:
-            return f"interrupted ({stop_name()}): none of the {self.planned} requests ended; nothing to show"
+            return f"{interrupted_words()}: none of the {self.planned} requests ended; nothing to show"
         return (
-            f"interrupted ({stop_name()}): {s.requests} of {self.planned} requests ended ({len(s.failures)} failed) before it, "
+            f"{interrupted_words()}: {s.requests} of {self.planned} requests ended ({len(s.failures)} failed) before it, "
             f"latency p50 {s.latency_percentile_ms(50):.2f} ms, p99 {s.latency_percentile_ms(99):.2f} ms over those"
             f"{s.load_note()}; {self.planned - s.requests} not sent; no outputs shown or saved"
         )

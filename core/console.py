@@ -335,6 +335,17 @@ def stop_name() -> str:
     return "Ctrl-C" if sig is None else signal.Signals(sig).name
 
 
+def interrupted_words(name: str | None = None) -> str:
+    """How every command names its stop, on the console and in its records (break-it F4: a sweep's
+    SIGTERM said "interrupted:", its report "interrupted (Ctrl-C)"): ``"interrupted (SIGTERM)"``, from
+    ``name`` (one of :data:`STOP_NAMES`) or, by default, what stopped this command (:func:`stop_name`)."""
+    return f"interrupted ({name or stop_name()})"
+
+
+#: Every name :func:`stop_name` gives.
+STOP_NAMES = ("Ctrl-C", *(s.name for s in STOP_SIGNALS))
+
+
 def stop_exit_code(code: int) -> int:
     """The exit code of a command that ends with ``code``: an interrupted one (130) ends with 128 + the
     number of the signal that stopped it (143: SIGTERM; 129: SIGHUP); any other code is kept."""

@@ -19,7 +19,7 @@ from builders.verify.value_sources import bool_lines, range_lines
 from builders.verify.verdicts import describe
 from core.cli import console as make_console
 from core.cli import print_table
-from core.console import stop_name
+from core.console import interrupted_words
 from core.errors import RecordError
 from core.wording import count
 
@@ -253,5 +253,5 @@ def say_interrupted(stop: BuildInterrupted, status: Any) -> None:
 
     ignore_further_interrupts()
     status.stop()
-    click.secho(f"interrupted ({stop_name()}): {stop.text}", fg="yellow", err=True)
+    click.secho(f"{interrupted_words()}: {stop.text}", fg="yellow", err=True)
     raise SystemExit(EXIT_INTERRUPTED) from None

@@ -19,7 +19,7 @@ from builders.repository.validate import validate as validate_run
 from builders.triton.releases import coverage, release
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, print_table, verbosity_option
 from core.cli import console as make_console
-from core.console import ignore_further_interrupts, stop_name
+from core.console import ignore_further_interrupts, interrupted_words
 from core.errors import ModelSpecError, RepositoryError
 from core.wording import count, of
 
@@ -103,7 +103,7 @@ def validate(
         else:
             checked += " checked"
         click.secho(
-            f"interrupted ({stop_name()}) while checking {stop.stopped_at}: {checked}; not checked: {', '.join(left)}; the "
+            f"{interrupted_words()} while checking {stop.stopped_at}: {checked}; not checked: {', '.join(left)}; the "
             f"same command checks them all again (or `builders validate {path}/MODEL` one)",
             fg="yellow",
             err=True,

@@ -18,7 +18,7 @@ from clients.cli.unread import DEFAULT_PORTS, refuse_unread_check, refuse_unread
 from clients.runtimes.options import ServerOptions
 from core.cli import EXIT_INTERRUPTED, group, list_option, parse_flag, print_table, run_cli, verbosity_option
 from core.cli import console as make_console
-from core.console import stop_name
+from core.console import interrupted_words
 from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import option
 
@@ -257,7 +257,7 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
         ignore_further_interrupts()
         stop = first_in_chain(e, CheckInterrupted)  # a second Ctrl-C while it stopped keeps the first's rows
         if stop is None:  # before the first variant (the server's start): nothing was checked
-            console.print(f"[yellow]interrupted ({stop_name()}) before any variant was checked[/yellow]")
+            console.print(f"[yellow]{interrupted_words()} before any variant was checked[/yellow]")
             raise SystemExit(EXIT_INTERRUPTED) from None
         if stop.results:
             print_table(results_table(stop.results), console)

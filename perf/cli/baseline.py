@@ -19,7 +19,7 @@ import click
 
 from clients.runtimes.options import ServerOptions
 from core.cli import EXIT_INTERRUPTED, ToolkitCommand, list_option, print_table, verbosity_option
-from core.console import ignore_further_interrupts, stop_name
+from core.console import ignore_further_interrupts, interrupted_words
 from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import option
 from core.precision import PRECISION_NAMES
@@ -247,7 +247,7 @@ def _profile_interrupted(
     again += (" --trace" if trace else "") + (f" --precision {','.join(precisions)}" if precisions else "")
     kept_words = "; the baseline above is kept" if kept else ""
     click.secho(
-        f"interrupted ({stop_name()}): {what} stored nothing ({where}){kept_words}; `{again}{' --replace' if replace else ''}` "
+        f"{interrupted_words()}: {what} stored nothing ({where}){kept_words}; `{again}{' --replace' if replace else ''}` "
         "measures them",
         fg="yellow",
         err=True,

@@ -11,7 +11,7 @@ import click
 
 from clients.cli.options import server_options
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, list_option, parse_flag, verbosity_option
-from core.console import ignore_further_interrupts, stop_name
+from core.console import ignore_further_interrupts, interrupted_words, stop_name
 from core.errors import PerfError, ToolkitError
 from core.flag_refusals import Unread, refuse_unread
 from core.options import given, option
@@ -207,7 +207,7 @@ def interrupted_line(names: list[str], records: list[Any], stopped: list[str]) -
     if failed:
         done += f"; {len(failed)} failed: {', '.join(failed)} (the table says why)"
     again = f"the same command with --variants {','.join(stopped)}"
-    return f"interrupted ({stop_name()}): {done}; not measured: {', '.join(stopped)}; to measure them, run {again}"
+    return f"{interrupted_words()}: {done}; not measured: {', '.join(stopped)}; to measure them, run {again}"
 
 
 def _chosen(run: Any, repo: Any, variants: tuple[str, ...], into: Path) -> list[str]:

@@ -210,7 +210,7 @@ def _profile_target(
         for r in rows:  # the report says what measures a cut one
             r.reason = (
                 f"{r.reason}; {measures_again(target, trace, precisions, out_dir, r.status == CUT)}"
-                if r.status in (CUT, STOPPED)
+                if r.status in (CUT, *STOPPED)
                 else r.reason
             )
         if stop is not None and not any(r.status == "measured" for r in rows):

@@ -14,14 +14,20 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import cast
 
+from core.console import interrupted_words, stop_name
 from core.wording import of
 from perf.records import results
 from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult
-from perf.records.profile import STOPPED, PrecisionRow, ProfileRecord, TraceRecord
+from perf.records.profile import STOPPED, PrecisionRow, ProfileRecord, RunStatus, TraceRecord
 from perf.records.results import RunResult
 
-INTERRUPTED = "interrupted (Ctrl-C)"
+
+def _status() -> RunStatus:
+    """The status and words of what a stop left: ``interrupted (SIGTERM)``, what stopped it named (break-it F4:
+    every one said "Ctrl-C")."""
+    return cast(RunStatus, interrupted_words())
 
 
 class BaselineInterrupted(KeyboardInterrupt):
@@ -34,7 +40,7 @@ class BaselineInterrupted(KeyboardInterrupt):
     """
 
     def __init__(self, result: BaselineResult):
-        super().__init__(INTERRUPTED)
+        super().__init__(interrupted_words())
         self.result = result
         self.stored: Path | None = None  # where it was kept (a run's results.json, baseline.json), once it was
 
@@ -42,9 +48,9 @@ class BaselineInterrupted(KeyboardInterrupt):
 def stopped_notes(models: Sequence[str], rounds_done: int, rounds: int) -> list[str]:
     """The notes of the models a Ctrl-C left: the first one cut (timed in ``rounds_done`` of ``rounds``
     rounds, or not at all), the others not started."""
-    first, *rest = models
-    cut = f"timed in {rounds_done} of {rounds} rounds: {INTERRUPTED}" if rounds_done else f"not measured: {INTERRUPTED}"
-    return [f"`{first}`: {cut}"] + [f"`{m}`: not measured: {INTERRUPTED} before it" for m in rest]
+    first, *rest, stop = *models, interrupted_words()
+    cut = f"timed in {rounds_done} of {rounds} rounds: {stop}" if rounds_done else f"not measured: {stop}"
+    return [f"`{first}`: {cut}"] + [f"`{m}`: not measured: {stop} before it" for m in rest]
 
 
 def interrupted_parts(
@@ -80,8 +86,8 @@ def interrupted_text(stop: BaselineInterrupted) -> str:
     r = stop.result
     models = list(dict.fromkeys(t.key.model for t in r.targets))
     measured = [m for m in models if any(p.ok and p.key.model == m for p in r.points)]
-    cut = [n.split("`")[1] for n in r.notes if INTERRUPTED in n and n.startswith("`")]
-    line = f"{INTERRUPTED}: in-process baseline of {of(len(measured), len(models), 'model')} measured"
+    cut = [n.split("`")[1] for n in r.notes if any(s in n for s in STOPPED) and n.startswith("`")]
+    line = f"{interrupted_words()}: in-process baseline of {of(len(measured), len(models), 'model')} measured"
     if stop.stored is not None:
         line += f" (the table above), kept in {stop.stored}"
     else:
@@ -102,7 +108,7 @@ class ProfileInterrupted(KeyboardInterrupt):
     """
 
     def __init__(self, record: ProfileRecord):
-        super().__init__(INTERRUPTED)
+        super().__init__(interrupted_words())
         self.record = record
         self.stored: Path | None = None  # where it was kept (the run's results.json, profile.json), once it was
 
@@ -111,15 +117,16 @@ def stopped_trace(key: BaselineKey, at: tuple[int, str | None], in_flight: bool)
     """The row of a trace a Ctrl-C left: the one it came in (``in_flight``: its file, if begun, not
     recorded) or one after it."""
     rec = TraceRecord(format=key.format, profiler="", device=key.device, batch_size=at[0], shape=at[1], threads=key.threads)
-    rec.status, rec.reason = STOPPED, "Ctrl-C came while it ran (not recorded)" if in_flight else "Ctrl-C came before it"
+    rec.status, rec.reason = _status(), f"{stop_name()} came {'while it ran (not recorded)' if in_flight else 'before it'}"
     return rec
 
 
 def stopped_study(precisions: Sequence[str], batch: int, in_flight: bool) -> list[PrecisionRow]:
     """The rows of a model's precision study a Ctrl-C left (``in_flight``: it came during that study, whose rows
     timed so far are dropped: the study's ratios pair its rows)."""
-    why = "Ctrl-C came during this model's study (its rows dropped)" if in_flight else "Ctrl-C came before it"
-    return [PrecisionRow("eager PyTorch", "cpu", p, "", status=STOPPED, reason=why, batch_size=batch) for p in precisions]
+    when = "during this model's study (its rows dropped)" if in_flight else "before it"
+    why = f"{stop_name()} came {when}"
+    return [PrecisionRow("eager PyTorch", "cpu", p, "", status=_status(), reason=why, batch_size=batch) for p in precisions]
 
 
 def interrupted_profile_text(record: ProfileRecord, stored: Path, folder: Path, what: str) -> str:
@@ -127,11 +134,11 @@ def interrupted_profile_text(record: ProfileRecord, stored: Path, folder: Path, 
     and where (``stored``; trace files in ``folder``/traces), what it left, and what measures that."""
     rows: list[TraceRecord | PrecisionRow] = [*record.traces, *record.precision]
     measured = sum(1 for r in rows if r.status == "measured")
-    left = sum(1 for r in rows if r.status == STOPPED)
+    left = sum(1 for r in rows if r.status in STOPPED)
     kept = f"{of(measured, len(rows), 'trace or precision row')} measured before it, kept in {stored}"
     if record.traces:
         kept += f" (the trace files in {folder / 'traces'})"
     return (
-        f"{INTERRUPTED}: {what}: {kept}, shown above; {left} marked {STOPPED!r} (each row's reason names the "
+        f"{interrupted_words()}: {what}: {kept}, shown above; {left} marked {_status()!r} (each row's reason names the "
         "command that measures it again; --replace keeps this record beside the new one)"
     )

@@ -8,7 +8,7 @@ Pydantic dataclasses like :mod:`perf.records.results`; written by :mod:`perf.pro
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
@@ -18,11 +18,15 @@ from perf.records.load import load_status
 _CONFIG = ConfigDict(extra="ignore")
 
 #: Whether a row was measured here, or why not.
-RunStatus = Literal["measured", "not run on this host", "failed", "cut for time", "interrupted (Ctrl-C)"]
+RunStatus = Literal[
+    "measured", "not run on this host", "failed", "cut for time", "interrupted (Ctrl-C)", "interrupted (SIGTERM)",
+    "interrupted (SIGHUP)",
+]  # fmt: skip
 #: The status of a trace or precision row a time budget (``triton-perf baseline --time-budget``) left unmeasured.
 CUT: RunStatus = "cut for time"
-#: The status of a trace or precision row a Ctrl-C left unmeasured (those measured before it are kept).
-STOPPED: RunStatus = "interrupted (Ctrl-C)"
+#: The statuses of a trace or precision row a stop left unmeasured (those measured before it are kept): what
+#: stopped it named (:func:`core.console.interrupted_words`), as the console says it.
+STOPPED: tuple[RunStatus, ...] = get_args(RunStatus)[4:]
 #: A speed-up's verdict when the paired rule calls no difference (:mod:`perf.analysis.stats.paired`).
 NOT_DISTINGUISHABLE = "not distinguishable at this noise"
 #: The verdict of paired ratios whose max / min is over :data:`UNFAIR_SPREAD`: no speed-up is given.
@@ -67,7 +71,7 @@ class TraceRecord:
         threads: Intra-op threads the runtime was given.
         file: The trace file, relative to the run folder; ``None`` when not traced.
         status: ``measured``, ``not run on this host`` (``reason`` says why), ``failed``, ``cut for time``,
-            ``interrupted (Ctrl-C)``.
+            ``interrupted (Ctrl-C)`` (or the signal: ``SIGTERM``).
         reason: Why there is no trace.
         top_operators: The ten operators with the most self time, most first.
         host_busy_pct, host_busy, host_not_sampled: Other processes' CPU while the batch was
@@ -110,7 +114,7 @@ class PrecisionRow:
         computes_in: The precision the kernels really compute in
             (:data:`builders.verify.verdicts.KERNEL_PRECISION`).
         status: ``measured``, or ``not run on this host`` with ``reason``, or ``failed``, or ``cut for time``
-            (a time budget left it no round: ``reason``), or ``interrupted (Ctrl-C)``.
+            (a time budget left it no round: ``reason``), or ``interrupted (Ctrl-C)`` (or the signal: ``SIGTERM``).
         reason: Why there are no numbers.
         batch_size: Samples per timed call.
         threads: Intra-op threads.

@@ -93,13 +93,15 @@ class ServerStart:
 @dataclass(config=_CONFIG)
 class Session:
     """One session of a run (the sweep, then each ``--resume``; ``RunResult.sessions``, 1 first): ``started`` (ISO
-    time), ``ended``: ``"finished"``, ``"interrupted"`` (Ctrl-C), ``None`` while it runs or when killed; its wall time
+    time), ``ended``: ``"finished"``, ``"interrupted"`` (by ``stopped_by``: ``"Ctrl-C"``, ``"SIGTERM"``, ``"SIGHUP"``;
+    ``None`` in runs saved before it was recorded), ``None`` while it runs or when killed; its wall time
     in three parts, each measured (s; ``None``: not timed; :mod:`perf.sweep.budget_scope`): ``startup_s`` before the
     time budget's clock (imports, reading the repository, checks), ``budget_clock_s`` on it (from before the server
     start to the end of the in-process baseline), ``report_s`` the report and plots after it (``None``: none written)."""
 
     started: str
     ended: Literal["finished", "interrupted"] | None = None
+    stopped_by: str | None = None
     startup_s: float | None = None
     budget_clock_s: float | None = None
     report_s: float | None = None

@@ -30,6 +30,7 @@ from clients.runtimes.options import ServerOptions
 from clients.runtimes.remote import RemoteRuntime
 from clients.runtimes.servable import refuse_unservable
 from clients.runtimes.server_flags import server_arg_refusal
+from core.console import interrupted_words
 from core.errors import FlagError, PerfError, ToolkitError
 from core.names import require_known
 from core.records import is_temp_of
@@ -365,7 +366,7 @@ def new_run_folder(run_dir: Path, what: str, resume: str = "--resume") -> RunHol
 
 
 def interrupted_text(run_dir: Path, again: str, resume: str, holds: str | None = None) -> str:
-    """The line a Ctrl-C of a sweep or co-location run prints, from the run folder as it is then
+    """The line a Ctrl-C (or SIGTERM, SIGHUP: named) of a sweep or co-location run prints, from the run folder as it is then
     (trial 8, F20: a Ctrl-C during the loads said "measurements so far are kept" with no level
     measured yet).
 
@@ -380,12 +381,12 @@ def interrupted_text(run_dir: Path, again: str, resume: str, holds: str | None =
         measurement yet (:func:`unmeasured_folder`): nothing measured, and either command starts it
         again. Else: what it holds is kept there, and ``resume`` continues it.
     """
-    where = Path(run_dir).resolve()
+    where, stop = Path(run_dir).resolve(), interrupted_words()  # what stopped it named (break-it F4)
     if not any((run_dir / r).is_file() for r in _RECORDS):  # never saved (or not even made)
-        return f"interrupted before the run's first save: nothing was measured; {again} starts it again in {where}"
+        return f"{stop} before the run's first save: nothing was measured; {again} starts it again in {where}"
     if unmeasured_folder(run_dir):
         return (
-            f"interrupted before its first measurement: nothing was measured yet (its settings are saved in {where}); "
+            f"{stop} before its first measurement: nothing was measured yet (its settings are saved in {where}); "
             f"{again} starts it again, as does {resume}"
         )
-    return f"interrupted: {f'it holds {holds}, ' if holds else 'what it measured is '}kept in {where}; continue with {resume}"
+    return f"{stop}: {f'it holds {holds}, ' if holds else 'what it measured is '}kept in {where}; continue with {resume}"

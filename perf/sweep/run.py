@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from clients.runtimes.host import not_ours
+from core.console import stop_name
 from core.errors import FlagError, ToolkitError
 from core.wording import count, join_once
 from perf.analysis.ranking.operating import MIN_ROUNDS
@@ -106,7 +107,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             try:
                 run = self._run_all()
             except KeyboardInterrupt:
-                self.run.sessions[-1].ended = "interrupted"
+                self.run.sessions[-1].ended, self.run.sessions[-1].stopped_by = "interrupted", stop_name()
                 self._time_session()
                 self._save()
                 raise

@@ -137,7 +137,7 @@ def test_a_sweep_sent_sigterm_says_what_it_kept_and_how_to_continue(tmp_path: Pa
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=60)
     text = " ".join(out.split())
-    assert "interrupted: it holds" in text and "--resume r7" in text, out
+    assert "interrupted (SIGTERM): it holds" in text and "--resume r7" in text, out  # break-it F4: the signal named
     assert proc.returncode == 143, out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from core.console import interrupted_words
 from core.wording import agree, count, some_of
 from perf.markdown import table
 from perf.records.coldstart import ColdStart
@@ -24,10 +25,10 @@ def session_words(run: RunResult, n: int | None) -> str | None:
     for a record that does not say."""
     if len(run.sessions) < 2 or n is None or not 1 <= n <= len(run.sessions):
         return None
-    ended = run.sessions[n - 1].ended
+    ended, by = run.sessions[n - 1].ended, run.sessions[n - 1].stopped_by
     words = [f"session {n}", *(["resumed"] if n > 1 else [])]
     if ended == "interrupted":
-        words.append("interrupted")
+        words.append(interrupted_words(by) if by else "interrupted")
     elif ended is None and n < len(run.sessions):
         words.append("did not finish")
     return ", ".join(words)
@@ -45,7 +46,7 @@ def session_of(run: RunResult, started: str) -> int | None:
 
 
 def group_end_words(run: RunResult, group: int) -> str | None:
-    """How a rounds group that recorded no end ended: its session was interrupted (Ctrl-C) or did
+    """How a rounds group that recorded no end ended: its session was interrupted (Ctrl-C, SIGTERM) or did
     not finish, with what it had measured and where the run went on (trial 9: an interrupted
     group's line said nothing of how it ended); ``None`` when its session is the one still running
     or nothing says."""
@@ -54,11 +55,14 @@ def group_end_words(run: RunResult, group: int) -> str | None:
     n = session_of(run, rounds[0].started) if rounds else None
     if n is None:
         return None
-    ended, later = run.sessions[n - 1].ended, n < len(run.sessions)
+    session, later = run.sessions[n - 1], n < len(run.sessions)
+    ended = session.ended
     if ended == "finished" or (ended is None and not later):
         return None
     visits = sum(len(r.order) for r in rounds)
-    how = "interrupted (Ctrl-C)" if ended == "interrupted" else "stopped (its session did not finish)"
+    how = "stopped (its session did not finish)"
+    if ended == "interrupted":  # what stopped it, as its console said (break-it F4: a SIGTERM was called Ctrl-C)
+        how = interrupted_words(session.stopped_by) if session.stopped_by else "interrupted"
     return (
         f"{how} after {count(visits, 'visit')} in {count(len(rounds), 'round')}"
         + ("; the last one cut short" if rounds[-1].wall_s is None else "")

@@ -37,7 +37,10 @@ def _run(second_ended: str | None = "finished") -> RunResult:
             RoundRecord(3, 1, 4, "2026-12-02T20:17:29+0000", 14.4, visits),
         ],
     )  # fmt: skip
-    run.sessions = [Session("2026-12-02T20:16:01+0000", "interrupted"), Session("2026-12-02T20:16:53+0000", second_ended)]
+    run.sessions = [
+        Session("2026-12-02T20:16:01+0000", "interrupted", "Ctrl-C"),
+        Session("2026-12-02T20:16:53+0000", second_ended),
+    ]
     run.servers = [
         MeasuringServer(OLD, "g", "m", "bundled", "2.51.0", "this host", session=1),
         MeasuringServer(NEW, "g", "m", "bundled", "2.51.0", "this host", session=2),
@@ -69,6 +72,18 @@ def test_the_interrupted_group_says_how_it_ended() -> None:
     run.rounds.rounds = run.rounds.rounds[:2]
     run.rounds.groups = run.rounds.groups[:1]
     assert next(ln for ln in design_lines(run) if ln.startswith("- Group 1 ")).endswith("; `--resume` continues it.")
+
+
+def test_the_interrupted_group_names_the_signal_that_stopped_it() -> None:
+    """Break-it F4: a sweep stopped by SIGTERM said "interrupted (Ctrl-C)" in its report. What stopped the session
+    is recorded (``Session.stopped_by``) and said; a run saved before it was recorded says "interrupted"."""
+    run = _run()
+    run.sessions[0].stopped_by = "SIGTERM"
+    g1 = next(ln for ln in design_lines(run) if ln.startswith("- Group 1 "))
+    assert "; interrupted (SIGTERM) after 6 visits in 2 rounds;" in g1, g1
+    run.sessions[0].stopped_by = None
+    g1 = next(ln for ln in design_lines(run) if ln.startswith("- Group 1 "))
+    assert "; interrupted after 6 visits in 2 rounds;" in g1 and "Ctrl-C" not in g1, g1
 
 
 def test_a_resumed_session_that_measured_no_round_says_why_not_an_error() -> None:
