@@ -25,7 +25,7 @@ from builders.repository.records import FAILED_MANIFEST_FILE, MANIFEST_FILE, MAN
 from builders.triton.releases import release
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
 from core.cli import console as make_console
-from core.errors import FlagError, PartialBuildError, ToolkitError
+from core.errors import ConfigError, FlagError, PartialBuildError, ToolkitError
 from core.names import close_names, file_problem, read_text
 from core.options import given, panel
 from core.precision import PRECISION_NAMES
@@ -63,6 +63,7 @@ def build(
     warmup_count_reason: str | None,
     force: bool,
     replace: bool,
+    grid_refusal: ConfigError | None,
 ) -> None:
     """Export MODEL, verify every export against eager PyTorch, and write the variant grid."""
     from rich.markup import escape
@@ -123,6 +124,8 @@ def build(
         refuse_unread_printing(click.get_current_context())
         print_trtexec_commands(recorded, *printing)
         return
+    if grid_refusal is not None:  # the grid's flags are read (a build): its refusal, before anything is written
+        raise grid_refusal
     with console.status("building...") as status, refreshing(on_console(console, status)) as counted:
 
         def progress(msg: str) -> None:

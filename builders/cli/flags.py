@@ -231,8 +231,18 @@ def with_grid(fn: Callable[..., Any]) -> Callable[..., Any]:
             "trt_accelerators": accelerators,
         }
         # an empty list (``--max-batch-sizes ""``) keeps the grid's own default
-        grid = VariantGrid(**{k: v for k, v in given.items() if v}, server_gpu=server_gpu)
-        return fn(*args, grid=grid, **kwargs)
+        try:
+            grid = VariantGrid(**{k: v for k, v in given.items() if v}, server_gpu=server_gpu)
+        except ConfigError as e:
+            if not kwargs.get("print_trtexec"):
+                raise
+            # --print-trtexec from a recorded export reads the grid's max batch sizes only: its refusal of the grid
+            # flags it would not read comes first (break-it F16: the grid's hint led into it); the command raises this
+            # one where it builds (builders.cli.build). The grid without the flags the grid's own rules refused:
+            crossed = ("preferred_batch_sizes", "gpus", "trt_accelerators")
+            grid = VariantGrid(**{k: v for k, v in given.items() if v and k not in crossed}, server_gpu=server_gpu)
+            return fn(*args, grid=grid, grid_refusal=e, **kwargs)
+        return fn(*args, grid=grid, **({"grid_refusal": None} if "print_trtexec" in kwargs else {}), **kwargs)
 
     return wrapper
 
