@@ -86,6 +86,8 @@ def refuse_unread_launch(opts: ServerOptions, reads: Collection[str] = ()) -> No
     hit = [flag_name(ServerOptions, f) for f in LAUNCH_FIELDS if f in typed and f not in reads]
     if not opts.urls or not hit:
         return
+    # the hint's command is taken: a flag only a --url server reads goes with --url (ignored_flags refuses it otherwise)
+    remote = [flag_name(ServerOptions, f) for f, r in RUNTIME_FIELDS.items() if r == RemoteRuntime.name and f in typed]
     refuse_unread(
         typed,
         [
@@ -95,8 +97,8 @@ def refuse_unread_launch(opts: ServerOptions, reads: Collection[str] = ()) -> No
                 f not in reads,
                 f"--url {','.join(opts.urls)} names a running server, started with its own settings, and the toolkit "
                 "starts none to give them to",
-                f"drop {' and '.join(hit)}, or drop --url to have the toolkit start a server with "
-                + ("it" if len(hit) == 1 else "them"),
+                f"drop {' and '.join(hit)}, or drop {' and '.join(('--url', *remote))} to have the toolkit start a server "
+                + ("with it" if len(hit) == 1 else "with them"),
             )
             for f in LAUNCH_FIELDS
         ],

@@ -254,3 +254,15 @@ def test_a_resumed_sweeps_server_is_its_saved_one_not_the_flags_typed(no_local: 
     got = resumed_options(SweepOptions(typed, resume=True, run_id="r1"), saved)
     assert got.server.given is None and got.server.gpus == "all"
     assert ignored_flags(got.server, "bundled", "asked for") is None
+
+
+def test_the_url_refusals_hint_leads_to_options_that_are_taken(no_local: Path) -> None:
+    """Break-it F16's kind: a hint's command must be taken. `--url H --metrics-url M --http-port 9000`: "drop --url"
+    alone left --metrics-url, which a started server does not read (refused next); the hint drops both."""
+    typed = frozenset({"urls", "metrics_urls", "http_port"})
+    with pytest.raises(FlagError) as e:
+        refuse_unread_launch(ServerOptions(no_local, urls=("h:1",), metrics_urls=("h:3",), http_port=9000, given=typed))
+    assert e.value.hint == "drop --http-port, or drop --url and --metrics-url to have the toolkit start a server with it"
+    followed = ServerOptions(no_local, http_port=9000, given=frozenset({"http_port"}))  # the second way, as said
+    refuse_unread_launch(followed)
+    assert resolve_runtime(followed)[0].name == "bundled"
