@@ -168,9 +168,23 @@ def ignored_flags(opts: ServerOptions, runtime: str, why: str) -> ServerError | 
     said = ", ".join(f"{flag} (read by the {reader} runtime)" for flag, reader in unread)
     readers = sorted({reader for _, reader in unread})
     chosen = f"--runtime {runtime} was asked for" if why == "asked for" else f"--runtime auto chose it: {why}"
-    ask = " or ".join("--url HOST:PORT" if r == RemoteRuntime.name else f"--runtime {r}" for r in readers)
+    # the hint's command is taken (break-it F16's kind): --url and --runtime R name one runtime, so the one that
+    # serves now is dropped for the one asked for, with the flags only it reads; several readers: one at a time
+    also = [flag_name(ServerOptions, n) for n, r in RUNTIME_FIELDS.items() if r == runtime and n in given]
+    drop = " and ".join(["--url", *also]) if runtime == RemoteRuntime.name else f"--runtime {runtime}"
+    asked = runtime == RemoteRuntime.name or why == "asked for"
+
+    def way(reader: str) -> str:
+        named = "--url HOST:PORT" if reader == RemoteRuntime.name else f"--runtime {reader}"
+        return f"drop {drop} and pass {named}" if asked else f"pass {named}"
+
+    flags = [f for f, _ in unread]
+    if len(readers) == 1:
+        ask = f"{way(readers[0])} to use {'it' if len(unread) == 1 else 'them'}"
+    else:
+        ask = "; or ".join(f"{way(r)} with {' and '.join(f for f, x in unread if x == r)} alone" for r in readers)
     return ServerError(
         f"{said} would be ignored: the {runtime} runtime serves ({chosen})",
-        hint=f"pass {ask} to use {'it' if len(unread) == 1 else 'them'}, or drop {' and '.join(f for f, _ in unread)}",
+        hint=f"{ask}; or drop {' and '.join(flags)}" if len(readers) > 1 else f"{ask}, or drop {' and '.join(flags)}",
         flag=unread[0][0],
     )

@@ -77,7 +77,10 @@ def test_auto_names_why_it_chose_and_every_unread_flag(no_local: Path) -> None:
     msg = str(e.value)
     assert "--tag (read by the container runtime), --shm-size (read by the container runtime), --no-deploy (read by" in msg
     assert "the bundled runtime serves (--runtime auto chose it: no local tritonserver" in msg
-    assert e.value.hint == "pass --runtime container or --url HOST:PORT to use them, or drop --tag and --shm-size and --no-deploy"
+    assert e.value.hint == (  # no one runtime reads all three: one at a time (a hint's command is taken)
+        "pass --runtime container with --tag and --shm-size alone; or pass --url HOST:PORT with --no-deploy alone; "
+        "or drop --tag and --shm-size and --no-deploy"
+    )
 
 
 def test_a_named_binary_is_used_or_refused_never_passed_over(
@@ -266,3 +269,32 @@ def test_the_url_refusals_hint_leads_to_options_that_are_taken(no_local: Path) -
     followed = ServerOptions(no_local, http_port=9000, given=frozenset({"http_port"}))  # the second way, as said
     refuse_unread_launch(followed)
     assert resolve_runtime(followed)[0].name == "bundled"
+
+
+@pytest.mark.parametrize(
+    ("typed", "hint", "followed"),
+    [
+        (
+            {"urls": ("h:1",), "metrics_urls": ("h:3",), "tag": "24.08"},
+            "drop --url and --metrics-url and pass --runtime container to use it, or drop --tag",
+            {"runtime": "container", "tag": "24.08"},
+        ),
+        (
+            {"runtime": "bundled", "metrics_urls": ("h:3",)},
+            "drop --runtime bundled and pass --url HOST:PORT to use it, or drop --metrics-url",
+            {"urls": ("h:1",), "metrics_urls": ("h:3",)},
+        ),
+        ({"gpus": "0"}, "pass --runtime container to use it, or drop --gpus", {"runtime": "container", "gpus": "0"}),
+    ],
+)
+def test_a_runtime_refusals_hint_leads_to_options_that_are_taken(
+    no_local: Path, typed: dict[str, object], hint: str, followed: dict[str, object]
+) -> None:
+    """Break-it F16's kind: `--url H --tag 24.08` was told "pass --runtime container", which --url refuses beside it;
+    `--runtime bundled --metrics-url M` "pass --url HOST:PORT", which --runtime bundled refuses."""
+    with pytest.raises(ServerError) as e:
+        resolve_runtime(ServerOptions(no_local, **typed, given=frozenset(typed)))  # type: ignore[arg-type]
+    assert e.value.hint == hint
+    opts = ServerOptions(no_local, **followed, given=frozenset(followed))  # type: ignore[arg-type]
+    refuse_unread_launch(opts)
+    assert ignored_flags(opts, "remote" if opts.urls else opts.runtime, "asked for") is None
