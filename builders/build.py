@@ -155,6 +155,8 @@ def _build_held(
             raise before_commit(out, opts.repository, exported) from None
         raise
     staging.commit(exported.values())
+    for line in step.replaced:  # the exports replaced now (a build refused above replaced nothing: break-it F26)
+        say(line)
     variant_dirs: list[Path] = []
     entries: list[IndexEntry] = []
     stop: BuildInterrupted | None = None

@@ -181,7 +181,8 @@ def _say_at_risk(step: ExportStep, fmt: str, precision: str) -> None:
 def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, Any]) -> None:
     """One line when a fresh export replaces the earlier build's export of the same format and
     precision with other content: the variants serving it run another model from now on, and runs
-    that measured the earlier one refuse them (:mod:`perf.records.measured_files`)."""
+    that measured the earlier one refuse them (:mod:`perf.records.measured_files`); kept in
+    ``step.replaced``, said when the build commits its exports (never before a refusal: break-it F26)."""
     old = next(
         (
             e
@@ -205,7 +206,7 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
             else "",
         ]
         runs = "; ".join(w for w in said if w) or f"no run in {RESULTS_DIR} measured them"
-        step.say(
+        step.replaced.append(  # said once the build commits it (builders.build): a refused build replaces nothing
             f"{fmt} {precision}: replaces the earlier export of another content ({old.file} sha256 {old.sha256[:12]} -> "
             f"{new[:12]}): its variants serve this one now; {runs}"
         )

@@ -154,6 +154,8 @@ class ExportStep:
         verified: This build's verifications so far: ``(what, seconds)``, e.g. ``("torchscript fp32 via
             script on cpu", 569.0)``; every one runs the same points × draws (one max_batch_size a build),
             so the latest says up front what the next costs.
+        replaced: The lines of exports that replace the earlier build's of other content, said once the build
+            commits them (break-it F26: said as they were made, before a refusal that wrote nothing).
     """
 
     opts: BuildOptions
@@ -170,6 +172,7 @@ class ExportStep:
     staging: Staging
     counted: Counted | None = None
     verified: list[tuple[str, float]] = dataclasses.field(default_factory=list)
+    replaced: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def max_batch_size(self) -> int:

@@ -1,0 +1,60 @@
+"""A rebuild's replace line is said once it replaced something, and names where it looked for runs (break-it F26: a
+build refused after its exports, "nothing was written", had said "replaces the earlier export ...: its variants serve
+this one now" first; F25: from another working folder it looked in ./results there only and said "no run in results
+measured them" while the run beside the repository had)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from builders.build import BuildOptions, build
+from builders.config.variants import VariantGrid
+from builders.model.spec import ModelSpec
+from core.errors import ConfigError
+from tests.builders.test_rebuild_words import WEIGHTS_MODEL, _measured
+
+
+def _opts(tmp_path: Path, mbs: int) -> BuildOptions:
+    return BuildOptions(
+        "w_pkg:make",
+        repository=tmp_path / "repo",
+        build_dir=tmp_path / "builds",
+        grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(mbs,)),
+        formats=("torchscript",),
+        spec=ModelSpec.from_flags(["x:float32:4"], ["y"]),
+    )
+
+
+def _build(tmp_path: Path, seed: int, mbs: int, lines: list[str]) -> list[str]:
+    (tmp_path / "w_pkg.py").write_text(WEIGHTS_MODEL.replace("SEED", str(seed)))
+    sys.modules.pop("w_pkg", None)
+    try:
+        build(_opts(tmp_path, mbs), lines.append)
+    finally:
+        sys.modules.pop("w_pkg", None)
+    return lines
+
+
+@pytest.mark.slow  # three real TorchScript exports
+def test_a_refused_rebuild_says_no_replace_and_a_rebuild_elsewhere_finds_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    _build(tmp_path, 0, 4, [])
+    _measured(tmp_path / "results", "kws1", tmp_path / "repo")
+    lines: list[str] = []
+    with pytest.raises(ConfigError) as e:  # other weights and another grid: the measured mbs4 variant would go
+        _build(tmp_path, 1, 8, lines)
+    assert "nothing was written" in str(e.value)
+    assert any("exporting" in x for x in lines) and not any("replaces the earlier export" in x for x in lines), lines
+    lines = _build(tmp_path, 1, 4, [])  # the same grid: written, said once done
+    (said,) = [x for x in lines if "replaces the earlier export" in x]
+    assert said.endswith(
+        "the run kws1 in results measured other content and no longer matches "
+        "them (a --resume of it is refused; a new run measures these)"
+    ), said
+    assert lines.index(said) > min(i for i, x in enumerate(lines) if "exported" in x or "reused" in x)
