@@ -28,7 +28,7 @@ from builders.graph.inspect import export_health
 from builders.repository.build_folder import write_failed
 from builders.repository.manifest import export_key, reusable_export
 from builders.repository.records import ExportRecord
-from builders.repository.replacing import RESULTS_DIR, at_risk, runs_of_content
+from builders.repository.replacing import at_risk, runs_of_content, where_runs
 from builders.verify.verification import VERIFICATION_POLICY
 from core import formats
 from core.errors import ExportError, ToolkitError
@@ -194,18 +194,19 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
     if old is not None and old.sha256 != record.get("sha256"):
         new = str(record.get("sha256"))
         match, differ = runs_of_content(step.opts.repository, step.out, fmt, precision, new)
+        where = where_runs(step.opts.repository)  # the folders looked in, absolute (break-it F25)
         said = [
-            f"the {agree(len(differ), 'run', 'runs')} {', '.join(differ)} in {RESULTS_DIR} measured other content and no longer "
+            f"the {agree(len(differ), 'run', 'runs')} {', '.join(differ)} in {where} measured other content and no longer "
             f"{agree(len(differ), 'matches', 'match')} them (a --resume of {agree(len(differ), 'it', 'them')} is refused; "
             "a new run measures these)"
             if differ
             else "",
-            f"the {agree(len(match), 'run', 'runs')} {', '.join(match)} in {RESULTS_DIR} measured this content and "
+            f"the {agree(len(match), 'run', 'runs')} {', '.join(match)} in {where} measured this content and "
             f"{agree(len(match), 'matches', 'match')} them again"
             if match
             else "",
         ]
-        runs = "; ".join(w for w in said if w) or f"no run in {RESULTS_DIR} measured them"
+        runs = "; ".join(w for w in said if w) or f"no run in {where} measured them"
         step.replaced.append(  # said once the build commits it (builders.build): a refused build replaces nothing
             f"{fmt} {precision}: replaces the earlier export of another content ({old.file} sha256 {old.sha256[:12]} -> "
             f"{new[:12]}): its variants serve this one now; {runs}"

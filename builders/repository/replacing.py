@@ -20,13 +20,35 @@ from builders.export.artifacts import ExportResult
 from builders.repository.records import IndexEntry
 from builders.repository.writer import read_index_entries, stale_variants
 from core.errors import ConfigError, RecordError
-from core.wording import count
+from core.wording import agree, count
 
 #: Where ``triton-perf sweep`` writes its runs by default (``perf.cli.runs.DEFAULT_RESULTS_DIR``); the runs
-#: that measured a variant are looked for there, relative to the working folder.
+#: that measured a variant are looked for there, in the working folder and beside the repository (:func:`results_dirs`).
 RESULTS_DIR = Path("results")
 #: A run's record in its folder (``perf.records.results.RESULTS_FILE``).
 RESULTS_FILE = "results.json"
+
+
+def results_dirs(repo: Path, results_dir: Path = RESULTS_DIR) -> list[Path]:
+    """The folders of runs looked in for those that measured variants of ``repo``, absolute, each once: ``results_dir``
+    when another one is given; by default ``results`` of the working folder and ``results`` beside the repository,
+    where a sweep of it from the project's folder keeps its runs (break-it F25: a rebuild from another folder looked in
+    ``./results`` there only and said "no run in results measured them" while a run had)."""
+    if Path(results_dir) != RESULTS_DIR:
+        return [Path(results_dir).resolve()]
+    return list(dict.fromkeys(p.resolve() for p in (RESULTS_DIR, Path(repo).resolve().parent / RESULTS_DIR)))
+
+
+def where_runs(repo: Path, results_dir: Path = RESULTS_DIR) -> str:
+    """Where :func:`results_dirs` looked, as a message says it: the folders that are there (``/p/results``, or
+    ``/a/results and /p/results``); none there: every folder looked in."""
+    dirs = results_dirs(repo, results_dir)
+    return " and ".join(str(d) for d in [d for d in dirs if d.is_dir()] or dirs)
+
+
+def _run_files(repo: Path, results_dir: Path) -> list[Path]:
+    """The runs' ``results.json`` files in :func:`results_dirs`, each folder's in name order."""
+    return [p for d in results_dirs(repo, results_dir) for p in sorted(d.glob(f"*/{RESULTS_FILE}"))]
 
 
 def replaced_variants(repo: Path, variants: Iterable[Variant], serving: str, build: Path) -> dict[str, str]:
@@ -72,7 +94,7 @@ def measuring_runs(repo: Path, names: Iterable[str], results_dir: Path = RESULTS
     a variant the run only planned, cut for time or failed is not measured by it (trial 19, T19-12)."""
     wanted, here = set(names), Path(repo).resolve()
     out: dict[str, list[str]] = {}
-    for path in sorted(Path(results_dir).glob(f"*/{RESULTS_FILE}")):
+    for path in _run_files(repo, results_dir):
         try:
             run = json.loads(path.read_text())
             swept = Path(run["settings"]["repository"]).resolve()
@@ -112,7 +134,8 @@ def refuse_replacing(repo: Path, variants: Iterable[Variant], serving: str, buil
     )
     measured = sorted({r for rs in runs.values() for r in rs})
     lost = (
-        f"; {'the run' if len(measured) == 1 else 'the runs'} {', '.join(measured)} in {results_dir} could no longer be "
+        f"; {'the run' if len(measured) == 1 else 'the runs'} {', '.join(measured)} in {where_runs(repo, results_dir)} could "
+        "no longer be "
         "bundled or compared with what was measured"
         if measured
         else ""
@@ -144,9 +167,9 @@ def refuse_removing(
     shown = "; ".join(f"{name} ({stale[name]}; measured by run {', '.join(ids)})" for name, ids in runs.items())
     measured = sorted({r for ids in runs.values() for r in ids})
     raise ConfigError(
-        f"this build would remove {count(len(runs), 'variant')} of {repo} that runs measured: {shown}; the runs "
-        f"{', '.join(measured)} in {results_dir} could no longer be bundled or compared with what was measured; nothing "
-        "was written",
+        f"this build would remove {count(len(runs), 'variant')} of {repo} that runs measured: {shown}; "
+        f"{agree(len(measured), 'the run', 'the runs')} {', '.join(measured)} in {where_runs(repo, results_dir)} could no "
+        "longer be bundled or compared with what was measured; nothing was written",
         hint=f"write it beside them with --repository OTHER (e.g. {repo}_new), or build with a grid that keeps them "
         "(their --max-batch-sizes, --instance-counts and --dynamic-batching values too); or pass --replace to remove them",
     )
@@ -198,7 +221,7 @@ def runs_of_content(
     }
     match: set[str] = set()
     differ: set[str] = set()
-    for path in sorted(Path(results_dir).glob(f"*/{RESULTS_FILE}")) if names else []:
+    for path in _run_files(repo, results_dir) if names else []:
         try:
             run = json.loads(path.read_text())
             if Path(run["settings"]["repository"]).resolve() != Path(repo).resolve():

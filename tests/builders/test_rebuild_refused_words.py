@@ -13,6 +13,7 @@ import pytest
 from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
+from builders.repository.replacing import measuring_runs, results_dirs, where_runs
 from core.errors import ConfigError
 from tests.builders.test_rebuild_words import WEIGHTS_MODEL, _measured
 
@@ -43,18 +44,34 @@ def test_a_refused_rebuild_says_no_replace_and_a_rebuild_elsewhere_finds_the_run
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.chdir(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the run is beside the repository, not in ./results here
     _build(tmp_path, 0, 4, [])
     _measured(tmp_path / "results", "kws1", tmp_path / "repo")
     lines: list[str] = []
     with pytest.raises(ConfigError) as e:  # other weights and another grid: the measured mbs4 variant would go
         _build(tmp_path, 1, 8, lines)
-    assert "nothing was written" in str(e.value)
+    assert "nothing was written" in str(e.value) and f"the run kws1 in {tmp_path / 'results'}" in str(e.value)
     assert any("exporting" in x for x in lines) and not any("replaces the earlier export" in x for x in lines), lines
     lines = _build(tmp_path, 1, 4, [])  # the same grid: written, said once done
     (said,) = [x for x in lines if "replaces the earlier export" in x]
     assert said.endswith(
-        "the run kws1 in results measured other content and no longer matches "
+        f"the run kws1 in {tmp_path / 'results'} measured other content and no longer matches "
         "them (a --resume of it is refused; a new run measures these)"
     ), said
     assert lines.index(said) > min(i for i, x in enumerate(lines) if "exported" in x or "reused" in x)
+
+
+def test_runs_are_looked_for_here_and_beside_the_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, here = tmp_path / "p" / "model_repository", tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert results_dirs(repo) == [here / "results", tmp_path / "p" / "results"]
+    assert where_runs(repo) == f"{here / 'results'} and {tmp_path / 'p' / 'results'}"  # none there: every one looked in
+    (tmp_path / "p" / "results").mkdir(parents=True)
+    assert where_runs(repo) == str(tmp_path / "p" / "results")  # the one there
+    assert results_dirs(repo, tmp_path / "mine") == [tmp_path / "mine"]  # one given: that one only
+    monkeypatch.chdir(tmp_path / "p")
+    assert results_dirs(repo) == [tmp_path / "p" / "results"]  # the project's folder: one folder, said once
+    assert measuring_runs(repo, ["a"]) == {}

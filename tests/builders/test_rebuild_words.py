@@ -159,9 +159,9 @@ def test_a_rebuild_names_the_runs_it_leaves_behind_and_those_it_matches_again(tm
     sys.modules.pop("w_pkg", None)
     assert len(said) == 2, said
     assert said[0].endswith(
-        "its variants serve this one now; the runs kws1, kws2 in results measured other content and no longer match "
+        f"its variants serve this one now; the runs kws1, kws2 in {tmp_path / 'results'} measured other content and no longer match "
         "them (a --resume of them is refused; a new run measures these)"
     ), said[0]
     assert said[1].endswith(
-        "its variants serve this one now; the runs kws1, kws2 in results measured this content and match them again"
+        f"its variants serve this one now; the runs kws1, kws2 in {tmp_path / 'results'} measured this content and match them again"
     ), said[1]
