@@ -162,7 +162,7 @@ def test_ctrl_c_before_the_first_save_says_to_start_again_not_to_resume(fake, tm
     res = _sweep("--results-dir", "runs", "--run-id", "r8")
     assert res.exit_code == EXIT_INTERRUPTED
     text = " ".join(res.output.split())
-    assert "interrupted before the run's first save: nothing was measured; the same command with --run-id r8" in text
+    assert "interrupted (Ctrl-C) before the run's first save: nothing was measured; the same command with --run-id r8" in text
     assert "--resume" not in text
 
 
@@ -176,14 +176,14 @@ def test_ctrl_c_before_the_first_level_says_nothing_was_measured_yet_not_kept(fa
     assert res.exit_code == EXIT_INTERRUPTED
     text = " ".join(res.output.split())
     where = tmp_path / "runs" / "r9"
-    assert f"interrupted before its first measurement: nothing was measured yet (its settings are saved in {where})" in text
+    assert f"interrupted (Ctrl-C) before its first measurement: nothing was measured yet (its settings are saved in {where})" in text
     assert "the same command with --run-id r9 starts it again, as does " in text and "--resume r9" in text
     assert "kept" not in text
     fake.run_result = _run("ok", "pending")  # one level measured: what it holds is said, and kept
     res = _sweep("--results-dir", "runs2", "--run-id", "r9")
     text = " ".join(res.output.split())
     assert (
-        f"interrupted: it holds 1 measured level; numbers for 1 of 2 variants, 1 not measured (`v1`), kept in {tmp_path / 'runs2' / 'r9'}"
+        f"interrupted (Ctrl-C): it holds 1 measured level; numbers for 1 of 2 variants, 1 not measured (`v1`), kept in {tmp_path / 'runs2' / 'r9'}"
         in text
     )
 
