@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import click
@@ -17,12 +18,12 @@ from clients.runtimes.options import ServerOptions
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, verbosity_option
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
-from core.flag_refusals import Unread, refuse_unread
 from core.options import OptionSpec, build, given_fields, panel, specs
 from core.wording import count, of
 from perf.cli.baseline import describe_event
 from perf.cli.report import print_report
 from perf.cli.runs import OptionsOnlyCommand, run_named
+from perf.cli.sweep_flags import refuse_unread_sweep
 from perf.markdown import short_error
 from perf.records.results import RESULTS_FILE
 from perf.records.settings import MEASURE_PANEL
@@ -120,28 +121,18 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     opts = dataclasses.replace(opts, server=dataclasses.replace(opts.server, given=given_fields(ServerOptions, ctx, "server_")))
     # a server it would start, beside --url: refused (s19); its metrics are scraped every --metrics-interval-ms there too
     refuse_unread_launch(opts.server, reads=("metrics_interval_ms",))
-    if not resume:  # a resumed run's servers are its saved ones (--allow-shared-host given again replaces its setting)
-        one = "reaches one at --url" if opts.server.urls else "starts its own one"
-        refuse_unread(
-            given,
-            [
-                Unread(
-                    "allow_shared_host",
-                    "--allow-shared-host",
-                    len(opts.server.urls) < 2,
-                    f"it lets several --url servers on one host or GPU be measured in parallel, and this sweep {one}",
-                    "drop --allow-shared-host, or give the servers to measure on in parallel: --url HOST:PORT,HOST:PORT",
-                )
-            ],
-        )
+    if not resume:  # refused before its run folder is made; a resume's, once its saved settings are read (F14)
+        refuse_unread_sweep(given, SimpleNamespace(opts=opts, nothing_to_measure=False))
     console = make_console()
     progress = _progress(console)
     sw = Sweep(opts, progress.on_event)
     sw.invoked_at = process_started()  # its start-up is timed from the process's start (perf.sweep.budget_scope)
     o = sw.opts  # after --resume these are the run's saved settings
-    if o.resume and not sw.nothing_to_measure:  # refused before its plan is said (trial 22, F-rebuild-runs)
+    if o.resume:  # refused before its plan is said (trial 22, F-rebuild-runs)
         try:
-            refuse_changed(sw.run, sw.names, Path(o.server.repository), "resumed measurement", SERVED)
+            refuse_unread_sweep(given, sw)  # its servers and plan are the run's (break-it F11, F14)
+            if not sw.nothing_to_measure:
+                refuse_changed(sw.run, sw.names, Path(o.server.repository), "resumed measurement", SERVED)
         except ToolkitError:
             sw.close()
             raise
