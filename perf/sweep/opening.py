@@ -11,7 +11,7 @@ from typing import Any
 
 from core import dtypes
 from core.errors import ToolkitError
-from core.flag_words import flag_name
+from core.flag_words import flag_name, flag_words
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.analysis.recommendation import cuts
@@ -185,9 +185,25 @@ def resume_line(
         after = ("; then its missing in-process baseline" if baseline_missing(run, opts) else "") if opts.baseline else after
     return (
         f"resume {run.run_id} — kept: its settings ({settings_text(opts)}) and {measured}"
-        + (f"; given again: {', '.join(flag_name(SweepOptions, g) for g in sorted(given))}" if given else "")
+        + given_words(run, opts, given)
         + f"; will measure: {will}{after}"
     )
+
+
+def given_words(run: RunResult, opts: SweepOptions, given: frozenset[str]) -> str:
+    """The resume line's words for the :data:`perf.sweep.options.REPORT_SETTINGS` typed (``given``): ``given again``
+    those the run had as typed, ``set now`` with the run's those that replace another value (break-it F15:
+    ``--latency-budget-ms 5`` on a run swept without a budget was "given again"); ``""`` for none."""
+    saved = dict(run.settings or {})
+    same = [g for g in sorted(given) if g in saved and saved[g] == getattr(opts, g)]
+    words = [f"; given again: {', '.join(flag_name(SweepOptions, g) for g in same)}"] if same else []
+    new = [
+        f"{flag_words(SweepOptions, g, getattr(opts, g))} "
+        + ("(the run had none)" if saved.get(g) is None else f"(the run's: {flag_words(SweepOptions, g, saved[g])})")
+        for g in sorted(given)
+        if g not in same
+    ]
+    return "".join(words) + (f"; set now: {', '.join(new)}" if new else "")
 
 
 def baseline_after(sweep: Any) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from click.testing import CliRunner
@@ -185,9 +185,24 @@ def test_resume_says_what_it_kept_and_what_it_will_measure(fake: type[_FakeSweep
     line = said.split("resume r1 — ")[1]
     assert line.startswith("kept: its settings (concurrency 1,4, batch 1,8, 2 trials, design sequential, 700 ms windows")
     assert (
-        "and 2 measured levels of 1 variant; given again: --latency-budget-ms; will measure: up to 2 levels of 1 variant" in line
-    )
+        "and 2 measured levels of 1 variant; set now: --latency-budget-ms 9 (the run had none); will measure: up to 2 "
+        "levels of 1 variant" in line
+    )  # break-it F15: it said "given again" of a budget the run never had
     assert "no in-process baseline (--no-baseline)" in line
     fake.saved = {**fake.saved, "design": "rounds"}
     line = " ".join(_sweep("--resume", "r1").output.split()).split("resume r1 — ")[1]
     assert line.startswith("kept: its settings (concurrency 1,4, batch 1,8, 2 trials, design rounds, 300 ms round windows")
+
+
+def test_the_resume_line_says_given_again_only_of_a_setting_the_run_had_as_typed() -> None:
+    """Break-it F15: ``--latency-budget-ms 5`` on a run swept without a budget was "given again"."""
+    from perf.sweep.opening import given_words
+
+    opts = SweepOptions(ServerOptions(Path("m")), latency_budget_ms=5.0, allow_shared_host=True)
+    run = RunResult("r1", "now", settings=cast(Any, {"latency_budget_ms": 5.0, "allow_shared_host": False}))
+    assert given_words(run, opts, frozenset({"latency_budget_ms"})) == "; given again: --latency-budget-ms"
+    words = given_words(run, opts, frozenset({"latency_budget_ms", "allow_shared_host"}))
+    assert words == ("; given again: --latency-budget-ms; set now: --allow-shared-host (the run's: without --allow-shared-host)")
+    run.settings = cast(Any, {"latency_budget_ms": None})
+    assert given_words(run, opts, frozenset({"latency_budget_ms"})) == "; set now: --latency-budget-ms 5 (the run had none)"
+    assert given_words(run, opts, frozenset()) == ""
