@@ -197,8 +197,8 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
         where = where_runs(step.opts.repository)  # the folders looked in, absolute (break-it F25)
         said = [
             f"the {agree(len(differ), 'run', 'runs')} {', '.join(differ)} in {where} measured other content and no longer "
-            f"{agree(len(differ), 'matches', 'match')} them (a --resume of {agree(len(differ), 'it', 'them')} is refused; "
-            "a new run measures these)"
+            f"{agree(len(differ), 'matches', 'match')} them (no --resume of {agree(len(differ), 'it', 'them')} measures these "
+            "files: one that would is refused; a new run measures them)"
             if differ
             else "",
             f"the {agree(len(match), 'run', 'runs')} {', '.join(match)} in {where} measured this content and "

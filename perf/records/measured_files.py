@@ -307,9 +307,10 @@ def refuse_reloaded(variant: str, earlier: ArtifactIdentity | None, now: Artifac
 def rebuilt_text(run: RunResult) -> str | None:
     """The line a report of ``run`` says when a rebuild replaced the files of variants it measured (:func:`check_files`
     of every file the server loads, in the repository the run swept): which variants, that its numbers stand for the
-    files it measured, and that a ``--resume`` of it is refused (trial 22, F-rebuild-runs: ``triton-perf report
-    results/kws1`` advised ``--resume kws1 --time-budget 2m``, which was then refused); ``None`` when none changed or
-    the repository is not here."""
+    files it measured, and that no ``--resume`` of it measures them (trial 22, F-rebuild-runs: ``triton-perf report
+    results/kws1`` advised ``--resume kws1 --time-budget 2m``, which was then refused; break-it F11: "a --resume of it is
+    refused" of a finished run, whose resume measures nothing and is taken); ``None`` when none changed or the
+    repository is not here."""
     repo = Path(str((run.settings or {}).get("repository") or ""))
     if not str(repo) or not repo.is_dir():
         return None
@@ -323,6 +324,6 @@ def rebuilt_text(run: RunResult) -> str | None:
         return None
     return (
         f"the model files of {', '.join(changed)} in {repo} are not the ones run {run.run_id} measured (a rebuild "
-        f"replaced them): its numbers stand for the files it measured, and a --resume of it is refused, so no resume "
-        "is advised here; measure the rebuilt variants in a new run (another --run-id)"
+        f"replaced them): its numbers stand for the files it measured, and no --resume of it measures them (one that "
+        "would is refused), so no resume is advised here; measure the rebuilt variants in a new run (another --run-id)"
     )

@@ -160,8 +160,8 @@ def test_a_rebuild_names_the_runs_it_leaves_behind_and_those_it_matches_again(tm
     assert len(said) == 2, said
     assert said[0].endswith(
         f"its variants serve this one now; the runs kws1, kws2 in {tmp_path / 'results'} measured other content and no longer match "
-        "them (a --resume of them is refused; a new run measures these)"
-    ), said[0]
+        "them (no --resume of them measures these files: one that would is refused; a new run measures them)"
+    ), said[0]  # break-it F11: "a --resume of them is refused", and a resume of a finished one is taken
     assert said[1].endswith(
         f"its variants serve this one now; the runs kws1, kws2 in {tmp_path / 'results'} measured this content and match them again"
     ), said[1]

@@ -15,6 +15,10 @@ from clients.runtimes.identity import ArtifactFile, ArtifactIdentity
 from perf.cli.main import cli
 from perf.records.results import save
 
+#: What the report says of a resume (break-it F11: "a --resume of it is refused" of a finished run, whose resume
+#: measures nothing and is taken: it is refused where it would measure)
+RESUME = "no --resume of it measures them (one that would is refused), so no resume is advised here"
+
 
 @pytest.mark.parametrize("rebuilt", [True, False])
 def test_the_report_of_a_rebuilt_run_says_so_and_advises_no_resume(tmp_path: Path, rebuilt: bool) -> None:
@@ -32,9 +36,9 @@ def test_the_report_of_a_rebuilt_run_says_so_and_advises_no_resume(tmp_path: Pat
     text = " ".join(res.output.split())
     if rebuilt:
         assert f"are not the ones run {run.run_id} measured (a rebuild replaced them)" in text, text
-        assert "a --resume of it is refused, so no resume is advised here" in text and f"--resume {run.run_id}" not in text, text
+        assert RESUME in text and f"--resume {run.run_id}" not in text, text
         written = " ".join((tmp_path / "results" / run.run_id / "report.md").read_text().split())
-        assert "a --resume of it is refused, so no resume is advised here" in written, written[:2000]
+        assert RESUME in written, written[:2000]
         assert "continue it with" not in written, written[:2000]
     else:
         assert "a rebuild replaced them" not in text and f"--resume {run.run_id}" in text, text
