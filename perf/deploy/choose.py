@@ -33,8 +33,9 @@ from perf.analysis.stats.rounds_words import few_rounds
 from perf.deploy.pick_state import cut_refusal
 from perf.deploy.workloads import match_workload, other_picks
 from perf.markdown import fmt, fmt_given, times
+from perf.records.measured_files import finish_words, resume_refused
 from perf.records.results import RunResult
-from perf.records.unfinished import resume_hint, unfinished_text
+from perf.records.unfinished import unfinished_text
 from perf.records.workloads import (
     batch_sizes_swept,
     series_name,
@@ -267,11 +268,10 @@ def _choose(
             )
         return _named(view, variant, of_series, budget, hint, run.run_id, at or _first_workload(view, run_rec), at is not None)
     if not unfinished_ok:
-        finish = resume_hint(run, results_dir) if results_dir is not None else f"the sweep's `--resume {run.run_id}`"
-        raise PerfError(
-            f"nothing deployed unasked: {unfinished_text(run, results_dir=results_dir)}; a bundle is what gets deployed, so none is written "
-            "from an unfinished run's recommendation without being asked for",
-            hint=f"finish it first with {finish}; or deploy from what it holds with --allow-unfinished, "
+        raise PerfError(  # no resume advised where a rebuild replaced files it measured (break-it F18: it is refused)
+            f"nothing deployed unasked: {unfinished_text(run, results_dir=None if resume_refused(run) else results_dir)}; "
+            "a bundle is what gets deployed, so none is written from an unfinished run's recommendation without being asked for",
+            hint=f"{finish_words(run, results_dir)}; or deploy from what it holds with --allow-unfinished, "
             "or name a variant with --variant NAME",
         )
     rec = run_rec()

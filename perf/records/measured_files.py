@@ -38,6 +38,7 @@ from core.errors import PerfError, ToolkitError
 from core.wording import agree
 from perf.records.colocation import ColocationRecord
 from perf.records.results import RunResult, VariantResult
+from perf.records.unfinished import resume_hint
 
 #: A record of what a run measured: a sweep's results or a co-location run's record.
 Measured = RunResult | ColocationRecord
@@ -314,6 +315,37 @@ def rebuilt_text(run: RunResult) -> str | None:
     repo = Path(str((run.settings or {}).get("repository") or ""))
     if not str(repo) or not repo.is_dir():
         return None
+    # every line of a report that would advise a --resume asks (resume_refused): the files are hashed once a state
+    seen = (id(run), tuple((f, f.stat().st_mtime_ns) for v in run.variants for f in sorted((repo / v.name).rglob("*"))))
+    if _LAST[0] is run and _LAST[1] == seen:
+        return _LAST[2]
+    said = _rebuilt_text(run, repo)
+    _LAST[:] = [run, seen, said]
+    return said
+
+
+#: The last :func:`rebuilt_text`: the run, its files' state, what it said.
+_LAST: list = [None, None, None]
+
+
+def resume_refused(run: RunResult) -> bool:
+    """Whether a ``--resume`` of ``run`` is refused since a rebuild replaced files it measured (:func:`rebuilt_text`):
+    every line that would advise one asks (break-it F18: a group line of report.md said "`--resume` continues it"
+    under the note that the resume is refused)."""
+    return rebuilt_text(run) is not None
+
+
+def finish_words(run: RunResult, results_dir: Path | None) -> str:
+    """How an unfinished run is finished, as a hint says it: its resume (:func:`perf.records.unfinished.resume_hint`),
+    or a new run where a rebuild replaced files it measured, which refuses a resume (:func:`resume_refused`)."""
+    if resume_refused(run):
+        return "measure the rebuilt variants in a new run (another --run-id): a --resume of it is refused (a rebuild replaced files it measured)"
+    return "finish it first with " + (
+        resume_hint(run, results_dir) if results_dir is not None else f"the sweep's `--resume {run.run_id}`"
+    )
+
+
+def _rebuilt_text(run: RunResult, repo: Path) -> str | None:
     have = stamped(run)
     changed = [
         v.name

@@ -17,6 +17,7 @@ import math
 from core.wording import count, sentence
 from perf.analysis.measured import cut_variants, has_numbers, rounds_measured
 from perf.markdown import fmt
+from perf.records.measured_files import resume_refused
 from perf.records.results import RunResult
 from perf.records.workloads import variant_name
 
@@ -166,12 +167,20 @@ def unmeasured_caveat(run: RunResult, subject: str = "The pick is") -> str | Non
         text += f", {len(before)} of them measured in {few} ({each}: then cut for time, not measured further)"
         again = run.run_id if by_resume(run, before) else None
         further = "it further" if len(before) == 1 else "them further"
-        text += f"; {budget_words(need_s(run, before), further, again, failed_budget_s(run))}"
+        text += f"; {_measures(run, need_s(run, before), further, again)}"
     if never:
         again = run.run_id if by_resume(run, never) else None
-        never_words = budget_words(need_s(run, never), "them" if len(never) > 1 else "it", again, failed_budget_s(run))
+        never_words = _measures(run, need_s(run, never), "them" if len(never) > 1 else "it", again)
         text += f"; not measured (cut for time): {', '.join(f'`{n}`' for n in never)}; {never_words}"
     return sentence(text)
+
+
+def _measures(run: RunResult, need: float | None, them: str, resume: str | None) -> str:
+    """:func:`budget_words`, or, where a ``--resume`` of ``run`` would be advised and a rebuild replaced files it measured
+    (which refuses one), a new run (break-it F18: the report advised a resume its note at the top said is refused)."""
+    if resume is not None and resume_refused(run):
+        return f"a new run (another --run-id) measures {them}: a --resume of this run is refused (a rebuild replaced files it measured)"
+    return budget_words(need, them, resume, failed_budget_s(run))
 
 
 def cut_notes(run: RunResult, subject: str = "The pick is") -> list[str]:

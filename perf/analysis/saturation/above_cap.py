@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from perf.analysis.stats.points import THROUGHPUT, Point, run_points
 from perf.markdown import fmt
+from perf.records.measured_files import resume_refused
 from perf.records.results import RunResult
 from perf.records.rounds import BudgetRecord, RoundsRecord
 from perf.records.workloads import series_decision, variant_name
@@ -28,6 +29,8 @@ def above_cap(run: RunResult, at: Point) -> str | None:
     levels = run.search.rules.levels_from(at.concurrency)  # the ladder's own growth, from the capped level up
     name = variant_name(vr) if vr is not None else at.variant
     new = f"a new run with `--variants {name} --concurrency {','.join(map(str, levels))}` measures above it"
+    if run.finished is None and resume_refused(run):  # a rebuild replaced files it measured: no resume (break-it F18)
+        return f"the time budget capped it at concurrency {b.max_concurrency} (a --resume of this run is refused): {new}"
     if run.finished is None:  # its rounds may go on: a resume given the time lifts the cap (lifted_cap)
         return f"the time budget capped it at concurrency {b.max_concurrency}: a --resume given more time lifts the cap, or {new}"
     return f"a --resume of this run keeps the time budget's cap of concurrency {b.max_concurrency}: {new}"

@@ -10,6 +10,7 @@ from core.console import interrupted_words
 from core.wording import agree, count, some_of
 from perf.markdown import table
 from perf.records.coldstart import ColdStart
+from perf.records.measured_files import resume_refused
 from perf.records.provenance import written_by_today
 from perf.records.results import RunResult
 from perf.records.servers import MeasuringServer
@@ -66,8 +67,16 @@ def group_end_words(run: RunResult, group: int) -> str | None:
     return (
         f"{how} after {count(visits, 'visit')} in {count(len(rounds), 'round')}"
         + ("; the last one cut short" if rounds[-1].wall_s is None else "")
-        + (f"; the run went on in session {n + 1} (`--resume`)" if later else "; `--resume` continues it")
+        + (f"; the run went on in session {n + 1} (`--resume`)" if later else f"; {_continues(run)}")
     )
+
+
+def _continues(run: RunResult) -> str:
+    """What continues an unfinished run: its ``--resume``, unless a rebuild replaced files it measured, which refuses
+    one (break-it F18: "`--resume` continues it" under the report's note that the resume is refused)."""
+    if resume_refused(run):
+        return "a --resume of it is refused (a rebuild replaced files it measured: the note at the top)"
+    return "`--resume` continues it"
 
 
 def replaced_line(run: RunResult, old: ColdStart, new: ColdStart) -> str:
