@@ -21,6 +21,7 @@ from builders.build_progress import LongStep, failed_attempt, previous_took
 from builders.build_verify import verdict_line, verification_devices, verified_record, verifier
 from builders.export.artifacts import Attempt, ExportResult, file_sha256
 from builders.export.chain import Verify, attempts_of
+from builders.export.content import content_sha256
 from builders.export.onnx import export_onnx
 from builders.export.tensorrt import TIMING_CACHE_FILE, export_tensorrt, import_plan
 from builders.export.torchscript import export_torchscript
@@ -157,7 +158,9 @@ def _reuse(step: ExportStep, fmt: str, precision: str, pdir: Path, reused: Expor
         reused.extra,
         list(reused.tracer_warnings),
     )
-    return result, reused.model_copy(update={"reused": True, "kept": False}).model_dump(mode="json")
+    # a record made before content digests gains one (the file is the one it records: reusable_export checked its sha256)
+    content = {"content_sha256": content_sha256(path, reused.sha256)} if reused.content_sha256 is None else {}
+    return result, reused.model_copy(update={"reused": True, "kept": False, **content}).model_dump(mode="json")
 
 
 def _say_at_risk(step: ExportStep, fmt: str, precision: str) -> None:
@@ -191,9 +194,9 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
         ),
         None,
     )
-    if old is not None and old.sha256 != record.get("sha256"):
+    if old is not None and not old.same_content(record.get("sha256"), record.get("content_sha256")):
         new = str(record.get("sha256"))
-        match, differ = runs_of_content(step.opts.repository, step.out, fmt, precision, new)
+        match, differ = runs_of_content(step.opts.repository, step.out, fmt, precision, new, record.get("content_sha256"))
         where = where_runs(step.opts.repository)  # the folders looked in, absolute (break-it F25)
         said = [
             f"the {agree(len(differ), 'run', 'runs')} {', '.join(differ)} in {where} measured other content and no longer "

@@ -7,6 +7,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from builders.export.content import content_sha256
+
 
 @dataclasses.dataclass
 class Attempt:
@@ -71,8 +73,10 @@ class ExportResult:
         return file_sha256(self.path)
 
     def to_json(self) -> dict[str, Any]:
-        """The manifest's record of the file: format, file name, size in bytes, sha256, and
-        ``extra`` and ``tracer_warnings`` when there are any."""
+        """The manifest's record of the file: format, file name, size in bytes, sha256, the digest of
+        its content (:func:`builders.export.content.content_sha256`: what decides whether another
+        export is the same model), and ``extra`` and ``tracer_warnings`` when there are any."""
+        sha256 = self.sha256()
         return {
             "format": self.format,
             "file": self.path.name,
@@ -81,7 +85,8 @@ class ExportResult:
             "attempts": [dataclasses.asdict(a) for a in self.attempts],
             "export_s": round(self.export_s, 3),
             "size_bytes": self.size_bytes,
-            "sha256": self.sha256(),
+            "sha256": sha256,
+            "content_sha256": content_sha256(self.path, sha256),
             **({"extra": self.extra} if self.extra else {}),
             **({"tracer_warnings": list(self.tracer_warnings)} if self.tracer_warnings else {}),
         }

@@ -10,7 +10,7 @@ code when loaded, so it is loaded only when the user named the file, or named a 
 asked for it (``load_artifacts``, ``--load-artifacts``), and then in a separate process.
 Where it is not loaded, the graph health the build that wrote the file recorded in its
 manifest (found through the folder's ``manifest.json`` or the repository's ``index.json``,
-matched by sha256) is shown instead.
+matched by sha256 or by content digest) is shown instead.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.export.artifacts import file_sha256
+from builders.export.content import content_sha256
 from builders.graph.onnx_health import onnx_health
 from builders.graph.torchscript import torchscript_file_health, torchscript_health
 from builders.model.torchscript_archive import read_archive
@@ -101,14 +102,17 @@ def inspect_path(path: str | Path, *, load_artifacts: bool = False, optimize: bo
             by_hash[digest].copies.append(f)
             continue
         found = _inspect(f, SUFFIXES[f.suffix], load=load_artifacts, optimize=optimize)
-        if found.health is None and found.error is None and digest in recorded:
-            found = Inspected(f, found.format, recorded[digest], how="recorded by its build, not loaded")
+        if found.health is None and found.error is None:
+            health = recorded.get(digest) or recorded.get(content_sha256(f, digest))
+            if health is not None:
+                found = Inspected(f, found.format, health, how="recorded by its build, not loaded")
         by_hash[digest] = found
     return list(by_hash.values())
 
 
 def _recorded_health(root: Path) -> dict[str, OnnxHealth | TorchScriptHealth]:
-    """sha256 -> the graph health a build recorded for that file, from the manifests of
+    """sha256 (and content digest: :func:`builders.export.content.content_sha256`, which a re-export of the
+    same weights in other bytes shares, break-it F10) -> the graph health a build recorded for that file, from the manifests of
     ``root`` (a build folder), its subfolders (a build dir) and the builds its repository
     index names (``root`` or its parent, for a model folder)."""
     folders = [root, *(d for d in root.iterdir() if d.is_dir())]
@@ -123,6 +127,8 @@ def _recorded_health(root: Path) -> dict[str, OnnxHealth | TorchScriptHealth]:
         for export in manifest.exports if manifest else []:
             if isinstance(export, ExportRecord) and export.graph_health is not None:
                 out[export.sha256] = export.graph_health
+                if export.content_sha256 is not None:
+                    out[export.content_sha256] = export.graph_health
     return out
 
 

@@ -127,6 +127,12 @@ class ExportRecord(Record):
     export_s: float = Field(description="export wall time, s")
     size_bytes: int
     sha256: str
+    content_sha256: str | None = Field(
+        None,
+        description="digest of what the file holds (builders.export.content): of a TorchScript archive, its entries "
+        "with unused pickle memo entries, debug pickles and serialization_id left out; of another file, its sha256. "
+        "What decides whether another export is the same model; null: a build before it (sha256 is compared)",
+    )
     extra: dict[str, Any] = Field({}, description="format-specific facts (opset, triton_names, external_data...)")
     reused: bool = False
     verify_s: float = Field(0.0, description="verification wall time, s")
@@ -149,6 +155,14 @@ class ExportRecord(Record):
     def served_names(self, serving: str) -> dict[str, dict[str, str]] | None:
         """See :func:`served_names`."""
         return served_names(self.format, serving, self.extra)
+
+    def same_content(self, sha256: str | None, content_sha256: str | None) -> bool:
+        """Whether a file of these digests holds the model of this export: the same content digest
+        where both have one (two exports of the same weights whose bytes differ, break-it F10), else the
+        same bytes (a record made before content digests)."""
+        if self.content_sha256 is not None and content_sha256 is not None:
+            return self.content_sha256 == content_sha256
+        return self.sha256 == sha256
 
 
 class FailedExport(Record):

@@ -201,14 +201,22 @@ def at_risk(
 
 
 def runs_of_content(
-    repo: Path, build: Path, fmt: str, precision: str, sha256: str, results_dir: Path = RESULTS_DIR
+    repo: Path,
+    build: Path,
+    fmt: str,
+    precision: str,
+    sha256: str,
+    content_sha256: str | None = None,
+    results_dir: Path = RESULTS_DIR,
 ) -> tuple[list[str], list[str]]:
     """The runs in ``results_dir`` that measured the variants build folder ``build`` writes from its ``fmt``
-    ``precision`` export, split by what their loads were stamped with (``served``: each file's SHA-256): ``(match,
-    differ)``, those that measured a file of content ``sha256`` (the export just made) and those that measured other
-    content (a run recorded without a content hash among them), each sorted. Said when a rebuild replaces that export
-    (trial 22, F-rebuild-runs: the runs were not named; F-rebuild-msg: rebuilding the weights the runs measured said
-    they "no longer match", when they matched again)."""
+    ``precision`` export, split by what their loads were stamped with (``served``: each file's content digest, or its
+    SHA-256 in runs saved before content digests): ``(match, differ)``, those that measured a file of the export just
+    made (bytes ``sha256``, content ``content_sha256``: :func:`builders.export.content.content_sha256`; a re-export of
+    the same weights in other bytes matches, break-it F10) and those that measured other content (a run recorded
+    without a content hash among them), each sorted. Said when a rebuild replaces that export (trial 22,
+    F-rebuild-runs: the runs were not named; F-rebuild-msg: rebuilding the weights the runs measured said they "no
+    longer match", when they matched again)."""
     try:
         entries = read_index_entries(repo)
     except RecordError:
@@ -231,13 +239,16 @@ def runs_of_content(
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
         if measured:
-            (match if all(sha256 in s for s in shas) else differ).add(str(run.get("run_id") or path.parent.name))
+            ours = {sha256, content_sha256} - {None}
+            (match if all(ours & s for s in shas) else differ).add(str(run.get("run_id") or path.parent.name))
     return sorted(match), sorted(differ)
 
 
 def _measured_shas(variant: dict) -> set[str]:
-    """The SHA-256s of the files a sweep's ``results.json`` variant record measured: its last stamp after a load
-    (``perf.records.measured_files.measured_artifact``, read from the file's fields); empty without one."""
+    """The digests of the files a sweep's ``results.json`` variant record measured, each file by the one it is compared
+    by (``clients.runtimes.identity.compare_files``): its content digest, else (a run saved before them) its SHA-256;
+    from its last stamp after a load (``perf.records.measured_files.measured_artifact``, read from the file's fields);
+    empty without one."""
     stamps = [s.get("artifact") for s in variant.get("served") or [] if s.get("moment", "after load") == "after load"]
     files = [s for s in stamps if s][-1:]
-    return {f.get("sha256") for a in files for f in a.get("files") or [] if f.get("sha256")}
+    return {d for a in files for f in a.get("files") or [] for d in [f.get("content_sha256") or f.get("sha256")] if d}

@@ -24,7 +24,8 @@ from typing import Any
 from builders.config.pbtxt import make_config, write_config
 from builders.config.variants import Skipped, Variant
 from builders.config.warmup import DEFAULT_WARMUP_COUNT, write_warmup_files
-from builders.export.artifacts import ExportResult, file_sha256
+from builders.export.artifacts import ExportResult
+from builders.export.content import same_content
 from builders.model.artifact_io import read_artifact_io
 from builders.model.artifact_signature import ArtifactIO
 from builders.model.spec import ModelSpec
@@ -170,7 +171,8 @@ def stale_variants(
     whose (format, precision) the manifest no longer records at all (an earlier export whose
     record this build dropped: another model, spec or settings, or changed files) is stale too.
     Entries of other builds, of exports kept or not redone, and of a redone export that gave
-    the same files (reused, or re-exported identically) are not stale.
+    the same files (reused, or re-exported with the same content: :func:`builders.export.content.same_content`,
+    a TorchScript archive of the same weights in other bytes among them, break-it F10) are not stale.
 
     Args:
         repo: The model repository.
@@ -205,7 +207,7 @@ def stale_variants(
                 )
             continue
         files = [new.path.name, *(d["file"] for d in new.extra.get("external_data", []))]
-        differ = [f for f in files if not _same_file(repo / name / VERSION / f, new.path.parent / f)]
+        differ = [f for f in files if not same_content(repo / name / VERSION / f, new.path.parent / f)]
         if differ:
             out[name] = (
                 f"its {v.format} {v.precision} export was redone and it was not rewritten: its {differ[0]} is the earlier one"
@@ -244,15 +246,6 @@ def read_index_entries(repo: Path) -> dict[str, IndexEntry]:
     """
     path = repo / INDEX_FILE
     return load_record(path, INDEX_KIND).entries() if path.is_file() else {}
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether ``a`` and ``b`` both exist with the same content (one file hard-linked, or equal sha256)."""
-    if not (a.is_file() and b.is_file()):
-        return False
-    if os.path.samefile(a, b):
-        return True
-    return a.stat().st_size == b.stat().st_size and file_sha256(a) == file_sha256(b)
 
 
 def drop_stale_variants(

@@ -1,9 +1,12 @@
 """The identity of what the toolkit asked a server to load: the files of a variant, uploaded or
-found in a repository the server reads (each by size and SHA-256; runs saved before the content
-hash recorded a found file by size and mtime), the one-time upload token that proves a served
+found in a repository the server reads (each by size, SHA-256 and content digest; runs saved before the
+content hash recorded a found file by size and mtime), the one-time upload token that proves a served
 config is the upload's (:mod:`clients.runtimes.served`), and :func:`compare_files`: whether the
 files in a folder now are the ones an identity recorded (what a command acting on a measured
-variant checks before it uses the folder: "measure exactly what is named", issue 26).
+variant checks before it uses the folder: "measure exactly what is named", issue 26). Files are the
+same when they hold the same content (:func:`builders.export.content.content_sha256`): a re-export of
+the same weights whose TorchScript archive differs in its bytes only is the model a run measured
+(break-it F10); a record without content digests (runs saved before them) is compared by bytes.
 
 Triton 2.51 answers a load request whose config equals the loaded model's with success
 without loading anything (checked on the bundled server: a corrupt ``model.onnx`` uploaded
@@ -27,6 +30,7 @@ from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
 
 from builders.config import settings
+from builders.export.content import content_sha256, content_sha256_of
 
 #: The config parameter an uploaded variant carries its one-time token in; the served config
 #: must carry the same token, else the server did not load the uploaded files.
@@ -38,12 +42,15 @@ _CONFIG = ConfigDict(extra="ignore")
 class ArtifactFile:
     """One file of a model's version folders: its path in the model folder (``1/model.onnx``),
     size, its SHA-256 (the bytes sent, or read in the folder; ``None`` in runs saved before a
-    found file was hashed) and, for a file found in a repository, its modification time in ns."""
+    found file was hashed), the digest of its content (:func:`builders.export.content.content_sha256`:
+    the SHA-256 for a file that is not an archive; ``None`` in runs saved before it) and, for a
+    file found in a repository, its modification time in ns."""
 
     path: str
     size_bytes: int
     sha256: str | None = None
     mtime_ns: int | None = None
+    content_sha256: str | None = None
 
 
 @dataclass(config=_CONFIG)
@@ -67,28 +74,32 @@ class ArtifactIdentity:
         return sum(f.size_bytes for f in self.files)
 
 
-#: SHA-256 of files already read in this process, by (device, inode, size, mtime in ns): the
-#: variants of one export share its file (hard links), which is then read once.
-_HASHED: dict[tuple[int, int, int, int], str] = {}
+#: (SHA-256, content digest) of files already read in this process, by (device, inode, size, mtime
+#: in ns): the variants of one export share its file (hard links), which is then read once.
+_HASHED: dict[tuple[int, int, int, int], tuple[str, str]] = {}
 
 
-def _sha256(path: Path, st: os.stat_result) -> str:
+def _digests(path: Path, st: os.stat_result) -> tuple[str, str]:
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if key not in _HASHED:
         h = hashlib.sha256()
         with open(path, "rb") as f:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 h.update(chunk)
-        _HASHED[key] = h.hexdigest()
+        _HASHED[key] = (h.hexdigest(), content_sha256(path, h.hexdigest()))
     return _HASHED[key]
 
 
+def _found_file(path: str, st: os.stat_result, digests: tuple[str, str]) -> ArtifactFile:
+    return ArtifactFile(path, st.st_size, sha256=digests[0], mtime_ns=st.st_mtime_ns, content_sha256=digests[1])
+
+
 def found_artifact(folder: Path) -> ArtifactIdentity | None:
-    """The files of ``folder``'s version folders by size, SHA-256 and mtime; ``None`` when
-    the folder is not readable here."""
+    """The files of ``folder``'s version folders by size, SHA-256, content digest and mtime;
+    ``None`` when the folder is not readable here."""
     try:
         files = [
-            ArtifactFile(p.relative_to(folder).as_posix(), st.st_size, sha256=_sha256(p, st), mtime_ns=st.st_mtime_ns)
+            _found_file(p.relative_to(folder).as_posix(), st, _digests(p, st))
             for version in sorted(folder.iterdir())
             if version.is_dir() and version.name.isdigit()
             for p in sorted(version.rglob("*"))
@@ -101,11 +112,12 @@ def found_artifact(folder: Path) -> ArtifactIdentity | None:
 
 
 def uploaded_artifact(folder: Path, files: Mapping[str, bytes]) -> ArtifactIdentity:
-    """The identity of an upload: each ``file:<version>/<path>`` sent, by SHA-256."""
+    """The identity of an upload: each ``file:<version>/<path>`` sent, by SHA-256 and content digest."""
+    sent = [(k.removeprefix("file:"), v, hashlib.sha256(v).hexdigest()) for k, v in sorted(files.items())]
     return ArtifactIdentity(
         "uploaded",
         str(folder),
-        [ArtifactFile(k.removeprefix("file:"), len(v), sha256=hashlib.sha256(v).hexdigest()) for k, v in sorted(files.items())],
+        [ArtifactFile(k, len(v), sha256=sha, content_sha256=content_sha256_of(v, sha)) for k, v, sha in sent],
     )
 
 
@@ -158,8 +170,10 @@ def _describe(f: ArtifactFile) -> str:
 def compare_files(recorded: ArtifactIdentity, now: ArtifactIdentity | None, then: str = "measured") -> FilesNow:
     """Whether the files ``now`` (:func:`found_artifact` of a folder) are the ones ``recorded``.
 
-    A file with a recorded SHA-256 must have the same content; one recorded by size and mtime
-    only (runs saved before the hash) differs when either differs, and is otherwise "not
+    A file with a recorded content digest must have the same content digest (its bytes may differ:
+    a TorchScript archive of the same weights exported again, break-it F10); one with a recorded
+    SHA-256 only (runs saved before the content digest) the same SHA-256; one recorded by size and
+    mtime only (runs saved before the hash) differs when either differs, and is otherwise "not
     verified here", never a match.
 
     Args:
@@ -175,6 +189,9 @@ def compare_files(recorded: ArtifactIdentity, now: ArtifactIdentity | None, then
         n = have.pop(f.path, None)
         if n is None:
             changed.append(f"{f.path}: {then} {_describe(f)}, now gone")
+        elif f.content_sha256 is not None and n.content_sha256 is not None:
+            if f.content_sha256 != n.content_sha256:
+                changed.append(f"{f.path}: {then} {_describe(f)}, now {_describe(n)}")
         elif f.sha256 is not None:
             if f.sha256 != n.sha256:
                 changed.append(f"{f.path}: {then} {_describe(f)}, now {_describe(n)}")

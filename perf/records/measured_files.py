@@ -7,10 +7,12 @@ so that what is deployed or measured further is exactly what the run's numbers a
 The run's record of the files is the variant's stamp after its load
 (:attr:`perf.records.results.VariantResult.served`; a co-location run's
 :attr:`perf.records.colocation.ColocationRecord.artifacts`), an
-:class:`clients.runtimes.identity.ArtifactIdentity`: each file by size and SHA-256 (runs saved
-before the content hash: by size and mtime). A rebuild of the model with other weights writes
-other files under the same variant names; these commands refuse them with one error naming the
-files, measured vs now (:func:`refuse_changed`), instead of using a model the run never measured.
+:class:`clients.runtimes.identity.ArtifactIdentity`: each file by size, SHA-256 and content digest
+(runs saved before the content digest: by SHA-256; before the hash: by size and mtime). A rebuild of
+the model with other weights writes other files under the same variant names; these commands refuse
+them with one error naming the files, measured vs now (:func:`refuse_changed`), instead of using a
+model the run never measured. A rebuild of the same weights whose TorchScript archive differs in its
+bytes only is the same content, and accepted (:func:`clients.runtimes.identity.compare_files`, break-it F10).
 
 Each command checks the files **it** uses (:class:`FileSet`): a resumed run every file that
 affects what the server measures (:data:`SERVED`, the toolkit's python-backend ``model.py``
@@ -89,7 +91,7 @@ class FilesCheck:
 
     Attributes:
         variant: The variant.
-        verdict: ``"same"`` (every file compared has the measured SHA-256), ``"changed"``, or ``"not
+        verdict: ``"same"`` (every file compared has the measured content), ``"changed"``, or ``"not
             verified"`` (the run recorded no content hash, or no files at all).
         lines: The differing files (``changed``), or why it is not verified.
         left_out: Files the run measured that were not compared (the command does not use them), with why.
@@ -103,7 +105,7 @@ class FilesCheck:
     def text(self) -> str:
         """The verdict in one sentence, for a console line or a bundle's README."""
         if self.verdict == "same":
-            said = f"the model files of {self.variant} are the ones the run measured (same SHA-256)"
+            said = f"the model files of {self.variant} are the ones the run measured (same content)"
         elif self.verdict == "changed":
             said = f"the model files of {self.variant} are not the ones the run measured: {'; '.join(self.lines)}"
         else:

@@ -4,6 +4,8 @@ dropped" beside TorchScript variants that were still served)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 from pathlib import Path
 
@@ -165,3 +167,77 @@ def test_a_rebuild_names_the_runs_it_leaves_behind_and_those_it_matches_again(tm
     assert said[1].endswith(
         f"its variants serve this one now; the runs kws1, kws2 in {tmp_path / 'results'} measured this content and match them again"
     ), said[1]
+
+
+@pytest.mark.slow  # three real TorchScript exports
+def test_a_re_export_of_the_same_weights_in_other_bytes_replaces_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Break-it F10: ``torch.jit.save`` of the same module writes other bytes in another process (an unused pickle
+    memo entry in ``data.pkl``); a ``--force`` build then said "replaces the earlier export of another content ... the
+    run R ... no longer matches them (a --resume of it is refused)", and a build of another grid refused to go on
+    (its re-export "would remove" the measured variants of the earlier grid). The same content is the same model now."""
+    from archives import resave
+
+    import builders.export.torchscript as torchscript
+    from builders.export.artifacts import file_sha256
+
+    saved = torchscript.save_archive
+
+    def save_again(module, path: Path) -> None:  # another process's save of the same module
+        saved(module, path)
+        resave(path)
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w_pkg.py").write_text(WEIGHTS_MODEL.replace("SEED", "0"))
+    sys.modules.pop("w_pkg", None)
+    repo = tmp_path / "repo"
+    opts = BuildOptions(
+        "w_pkg:make",
+        repository=repo,
+        build_dir=tmp_path / "builds",
+        grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,)),
+        formats=("torchscript",),
+        spec=ModelSpec.from_flags(["x:float32:4"], ["y"]),
+    )
+    build(opts, lambda _line: None)
+    manifest = tmp_path / "builds" / "make" / "manifest.json"
+    record = json.loads(manifest.read_text())
+    content = record["exports"][0].pop("content_sha256")
+    manifest.write_text(json.dumps(record))  # a manifest written before content digests
+    build(opts, lambda _line: None)  # unchanged: the export is reused, and its record gains its content digest
+    assert json.loads(manifest.read_text())["exports"][0]["content_sha256"] == content
+    _stamped(tmp_path / "results", "f10", repo)
+    first = file_sha256(repo / "make_ts_cpu1_nodb_mbs4" / "1" / "model.pt")
+    monkeypatch.setattr(torchscript, "save_archive", save_again)
+    lines: list[str] = []
+    build(dataclasses.replace(opts, force=True), lines.append)
+    assert file_sha256(repo / "make_ts_cpu1_nodb_mbs4" / "1" / "model.pt") != first  # other bytes
+    assert not any("replaces the earlier export" in x for x in lines), lines
+    monkeypatch.setattr(torchscript, "save_archive", saved)
+    lines.clear()
+    other_grid = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(2,))
+    build(dataclasses.replace(opts, grid=other_grid), lines.append)  # re-exported: another max batch size
+    assert (repo / "make_ts_cpu1_nodb_mbs4").is_dir()  # kept, serving the same content
+    sys.modules.pop("w_pkg", None)
+
+
+def _stamped(results: Path, run_id: str, repo: Path) -> None:
+    """A run in ``results`` that measured every variant of ``repo``, stamped as a sweep stamps a load
+    (:func:`clients.runtimes.identity.found_artifact`)."""
+    import json
+
+    from clients.runtimes.identity import found_artifact
+
+    variants = [
+        {
+            "name": v.name,
+            "levels": [{"error": None, "throughput_infer_per_s": 100.0}],
+            "served": [{"moment": "after load", "artifact": dataclasses.asdict(found_artifact(v))}],
+        }
+        for v in sorted(repo.iterdir())
+        if (v / "config.pbtxt").is_file()
+    ]
+    (results / run_id).mkdir(parents=True)
+    (results / run_id / "results.json").write_text(
+        json.dumps({"run_id": run_id, "settings": {"repository": str(repo)}, "variants": variants})
+    )

@@ -58,3 +58,37 @@ def test_an_old_record_without_a_hash_is_not_verified_when_it_looks_the_same_and
     assert "rewritten since it was measured" in line
     _rewrite(folder / "1" / "model.onnx", b"weights-BB")
     assert compare_files(old, found_artifact(folder)).changed == ("1/model.onnx: measured 9 bytes, now 10 bytes",)
+
+
+def test_a_torchscript_archive_saved_again_with_the_same_weights_is_the_same_content(tmp_path: Path):
+    """Break-it F10: two exports of the same weights whose ``model.pt`` bytes differ (an unused pickle memo entry)
+    were a change, and a run that measured one refused the other; other weights still are a change, and a record
+    made before content digests compares bytes, as it did."""
+    from archives import archive_bytes
+
+    folder = _variant(tmp_path, b"")
+    (folder / "1" / "model.onnx").unlink()
+    pt = folder / "1" / "model.pt"
+    pt.write_bytes(archive_bytes())
+    measured = found_artifact(folder)
+    assert measured.files[0].content_sha256 is not None
+    _rewrite(pt, archive_bytes(resaved=True))
+    now = found_artifact(folder)
+    assert now.files[0].sha256 != measured.files[0].sha256  # other bytes
+    assert compare_files(measured, now).changed == ()
+    before = ArtifactIdentity("found", str(folder), [ArtifactFile(f.path, f.size_bytes, f.sha256) for f in measured.files])
+    assert compare_files(before, now).changed  # a run saved before content digests: by bytes
+    _rewrite(pt, archive_bytes(b"\x00\x02" * 32, resaved=True))
+    (line,) = compare_files(measured, found_artifact(folder)).changed
+    assert line.startswith("1/model.pt: measured ")
+
+
+def test_an_uploaded_archive_is_recorded_by_its_content_too(tmp_path: Path):
+    from archives import archive_bytes
+
+    from clients.runtimes.identity import uploaded_artifact
+
+    sent = uploaded_artifact(tmp_path, {"file:1/model.pt": archive_bytes()})
+    again = uploaded_artifact(tmp_path, {"file:1/model.pt": archive_bytes(resaved=True)})
+    assert sent.files[0].sha256 != again.files[0].sha256
+    assert compare_files(sent, again).changed == ()

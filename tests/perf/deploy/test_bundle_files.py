@@ -63,7 +63,7 @@ def test_the_measured_files_are_bundled_and_said_to_be_the_measured_ones(repo: P
     bundle = export_deployment(_run(repo, tmp_path, found_artifact(repo / NAME)), NAME, tmp_path / "b")
     assert bundle.files_check is not None and bundle.files_check.verdict == "same"
     readme = " ".join((bundle.folder / "README.md").read_text().split())
-    assert f"The model files of {NAME} are the ones the run measured (same SHA-256); not compared: 1/model.py" in readme
+    assert f"The model files of {NAME} are the ones the run measured (same content); not compared: 1/model.py" in readme
 
 
 def test_a_rebuild_with_other_weights_is_refused_naming_the_file_unless_allowed_and_then_said(repo: Path, tmp_path: Path):
@@ -130,7 +130,7 @@ def test_each_command_checks_the_files_it_uses_an_edit_of_the_wrapper_refuses_on
     assert bundle.files_check is not None and bundle.files_check.verdict == "same"
     assert not (bundle.folder / "model_repository" / NAME / "1" / "model.py").exists()  # not shipped
     readme = " ".join((bundle.folder / "README.md").read_text().split())
-    assert f"The model files of {NAME} are the ones the run measured (same SHA-256); not compared: 1/model.py" in readme
+    assert f"The model files of {NAME} are the ones the run measured (same content); not compared: 1/model.py" in readme
     assert "Model files not measured" not in readme
     run = results.load(run_dir)
     refuse_changed(run, [NAME], repo, "baseline filed under the run", LOADED)  # the baseline does not run it
