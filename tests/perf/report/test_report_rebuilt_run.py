@@ -42,3 +42,26 @@ def test_the_report_of_a_rebuilt_run_says_so_and_advises_no_resume(tmp_path: Pat
         assert "continue it with" not in written, written[:2000]
     else:
         assert "a rebuild replaced them" not in text and f"--resume {run.run_id}" in text, text
+
+
+def test_a_re_export_of_the_same_weights_in_other_bytes_is_not_a_rebuild_in_the_report(tmp_path: Path) -> None:
+    """Break-it F10: after ``builders build --force`` of the same weights (a ``model.pt`` whose bytes differ in unused
+    pickle memo entries), the report said "a rebuild replaced them" and advised no resume."""
+    from archives import archive_bytes
+
+    from clients.runtimes.identity import found_artifact
+
+    run, repo = make_run(), tmp_path / "model_repository"
+    run.finished = None
+    run.settings["repository"] = str(repo)
+    for v in run.variants:
+        (repo / v.name / "1").mkdir(parents=True)
+        (repo / v.name / "1" / "model.pt").write_bytes(archive_bytes())
+        v.served.append(served_model(v.name, artifact=found_artifact(repo / v.name)))
+        (repo / v.name / "1" / "model.pt").unlink()
+        (repo / v.name / "1" / "model.pt").write_bytes(archive_bytes(resaved=True))
+    save(run, tmp_path / "results" / run.run_id)
+    res = CliRunner().invoke(cli, ["report", str(tmp_path / "results" / run.run_id)], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "a rebuild replaced them" not in text and f"--resume {run.run_id}" in text, text
