@@ -10,9 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import PerfError
-from perf.deploy.choose import choose_variant
+from perf.deploy.choose import Chosen, choose_variant
 from perf.deploy.pick_state import BUNDLE_PREFIX, RECOMMENDATION_WHY
+from perf.deploy.readme import first_lines
 from perf.records.results import RunResult
+
+#: How :func:`stale_bundles` says a bundle of a variant the run no longer picks (report.md labels it by these words).
+EARLIER = "was written for an earlier pick"
 
 
 def recommended_variant(folder: Path) -> str | None:
@@ -28,13 +32,38 @@ def recommended_variant(folder: Path) -> str | None:
     return head.removeprefix("# Deployment bundle: `").partition("`")[0] or None
 
 
-def current_pick(run: RunResult, run_dir: Path) -> str | None:
-    """The variant ``export-deployment`` picks of ``run`` now under its own budget, whatever it waits for (an
-    unfinished run, variants cut unmeasured: the pick stands), else ``None`` (no level within the budget...)."""
+def current_choice(run: RunResult, run_dir: Path) -> Chosen | None:
+    """What ``export-deployment`` picks of ``run`` now under its own budget, whatever it waits for (an unfinished run,
+    variants cut unmeasured: the pick stands), with the caveats its README would open with; ``None`` when nothing is
+    picked (no level within the budget...)."""
     try:
-        return choose_variant(run, None, None, True, Path(run_dir).parent, allow_refused_flags=True, allow_cut=True).variant
+        return choose_variant(run, None, None, True, Path(run_dir).parent, allow_refused_flags=True, allow_cut=True)
     except PerfError:
         return None
+
+
+def current_pick(run: RunResult, run_dir: Path) -> str | None:
+    """The variant of :func:`current_choice`, else ``None``."""
+    chosen = current_choice(run, run_dir)
+    return chosen.variant if chosen is not None else None
+
+
+def outdated_caveats(folder: Path, chosen: Chosen) -> list[str]:
+    """The caveats the README of the bundle in ``folder`` opens with (:func:`perf.deploy.readme.first_lines`) that the
+    run's pick now (``chosen``) no longer carries, each as the README says it, quoted; ``[]`` for none (break-it F8: a
+    bundle written with ``--allow-unfinished --allow-cut`` still opened "Not a finished run's pick" and "The pick is the
+    best of 2 of the 4 variants" after a resume had finished the run, measured every variant and kept the pick)."""
+    try:
+        lines = (folder / "README.md").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    head = lines[: next((i for i, ln in enumerate(lines) if ln.startswith("## ")), len(lines))]  # title, first_lines
+
+    def lead(line: str) -> str:  # "Not a finished run's pick", "The pick is the best of 2 of the 4 variants"
+        return line.split("**")[1].split(";")[0].removesuffix(":").strip() if line.count("**") >= 2 else ""
+
+    now = {lead(ln) for ln in first_lines(chosen)}
+    return [lead(ln) for ln in head if ln.startswith("**") and lead(ln) and lead(ln) not in now]
 
 
 def export_flags(run: RunResult, run_dir: Path) -> list[str]:
@@ -69,7 +98,8 @@ def stale_bundles(run_dir: Path, run: RunResult) -> list[str]:
     bundles = [(d, v) for d in folders if (v := recommended_variant(d)) is not None]
     if not bundles:
         return []
-    pick = current_pick(run, run_dir)
+    chosen = current_choice(run, run_dir)
+    pick = chosen.variant if chosen is not None else None
     command = f"`triton-perf export-deployment {run_dir}`"
     if pick is None:
         now = f"the run has no pick to deploy now ({command} says why)"
@@ -79,4 +109,13 @@ def stale_bundles(run_dir: Path, run: RunResult) -> list[str]:
         flags = export_flags(run, run_dir)
         command = f"`triton-perf export-deployment {run_dir}{''.join(' ' + f for f in flags)}`"
         now = f"the run's pick under its own budget is now `{pick}`: {command} writes its bundle"
-    return [f"`{d.name}` was written for an earlier pick (`{v}`); {now}" for d, v in bundles if v != pick]
+    said = [f"`{d.name}` {EARLIER} (`{v}`); {now}" for d, v in bundles if v != pick]
+    for d, v in bundles:  # the pick's own bundle, its README opening with caveats the run no longer carries (F8)
+        if v == pick and chosen is not None and (old := outdated_caveats(d, chosen)):
+            again = f"`triton-perf export-deployment {run_dir}{''.join(' ' + f for f in export_flags(run, run_dir))}`"
+            quoted = " and ".join(f'"{c}"' for c in old)
+            said.append(
+                f"`{d.name}` (of the run's pick, `{v}`) opens its README with {quoted}, which the run's pick no longer "
+                f"carries; {again} writes it again (keeping this one beside it)"
+            )
+    return said

@@ -199,7 +199,10 @@ def write_report(
         refused_flags_text(run),
         run,
     )
-    head += [f"- **A bundle of an earlier pick**: {sentence(s)}" for s in stale]
+    # a bundle of an earlier pick, or of the pick whose README opens with caveats it no longer carries (break-it F8);
+    # told apart by perf.deploy.stale.EARLIER's words (perf.report imports no perf.deploy)
+    kinds = {True: "A bundle of an earlier pick", False: "A bundle of the pick, out of date"}
+    head += [f"- **{kinds['was written for an earlier pick' in s]}**: {sentence(s)}" for s in stale]
     head += [""]
     head += failed_lines(run)
     head += ranking_lines(run, rec)
