@@ -9,6 +9,7 @@ One module per command (or family) in this package: :mod:`builders.cli.build`,
 from __future__ import annotations
 
 from builders.cli.build import build
+from builders.cli.hash_seed import with_fixed_hash_seed
 from builders.cli.inspect import inspect
 from builders.cli.validate import spec, validate
 from builders.cli.variants import variants
@@ -28,7 +29,9 @@ for command in (build, variants, validate, spec, inspect):
 
 def main() -> None:
     """Entry point of the ``builders`` command (and ``python -m builders.cli.main``, which ``make demo`` runs):
-    usage lines name ``builders``, the command a user types, never the module."""
+    usage lines name ``builders``, the command a user types, never the module. It runs under a fixed string-hash
+    seed (:mod:`builders.cli.hash_seed`: an export of the same model is the same file every time)."""
+    with_fixed_hash_seed()
     run_cli(cli, prog_name="builders")
 
 
