@@ -30,6 +30,7 @@ from builders.config.warmup import WarmupCount, warmup_count
 from builders.export.artifacts import ExportResult
 from builders.model.models import LoadedModel, load_model
 from builders.model.outputs import infer_outputs, require_batch_first
+from builders.model.range_check import refuse_ranges_past_tables
 from builders.model.spec import ModelSpec
 from builders.repository.build_folder import Staging, earlier_records, earlier_variants, remove_failed, same_source
 from builders.repository.build_lock import build_folder_lock
@@ -213,10 +214,13 @@ def _infer_outputs(opts: BuildOptions, loaded: LoadedModel, say: Progress) -> Mo
     found by running the eager model (:func:`builders.model.outputs.infer_outputs`; its notes said).
 
     Raises:
-        ModelSpecError: as :func:`~builders.model.outputs.infer_outputs`, ``--rtol`` names a tensor
+        ModelSpecError: an integer input's range indexes a table past its rows
+            (:func:`builders.model.range_check.refuse_ranges_past_tables`), as
+            :func:`~builders.model.outputs.infer_outputs`, ``--rtol`` names a tensor
             that is not an output or gives an integer output a bound of 1 or more, or an output's batch
             axis is not first while max_batch_size > 0.
     """
+    refuse_ranges_past_tables(loaded.module, loaded.spec)  # once, before any export (trial 23, T23-1)
     spec = infer_outputs(loaded.module, loaded.spec, say)
     spec.require_outputs(opts.rtol, "--rtol")
     refuse_open_bounds({t.name: t.dtype for t in spec.outputs}, opts.rtol)  # before any export: a bound that checks nothing

@@ -1,15 +1,18 @@
 """Why the eager model failed on integer inputs: a value past an embedding table's size.
 
-A model that indexes a table with an integer input (token ids into ``nn.Embedding``) accepts
-values ``0..num_embeddings-1``; a larger value makes torch raise ``IndexError: index out of
-range in self``, which names neither the input nor the range. When the eager model raises on
-inputs that hold integers, :func:`diagnose` runs it once more with a check in front of each
-``nn.Embedding`` / ``nn.EmbeddingBag`` (a forward pre-hook that clamps what it finds, so that
-one run finds every table indexed past its rows) and turns the failure into one
-:class:`~core.errors.ModelSpecError`: each such table with the range it accepts, the values it got
-and the input (or the input's position, for a tabular input whose columns feed tables of their
-own) they came from; the range each input is drawn from; and the one range that fits every table
-an input feeds, with the flag to give.
+A model that indexes a table with an integer input (token ids into ``nn.Embedding`` /
+``nn.EmbeddingBag``, or a functional ``F.embedding`` / ``F.embedding_bag``) accepts values
+``0..num_embeddings-1``; a larger value makes torch raise ``IndexError: index out of range in
+self`` (an ``EmbeddingBag``: ``Index 3 of input takes value 1000 which is not in the valid range``),
+which names neither the input nor the range. When the eager model raises on inputs that hold
+integers, :func:`diagnose` runs it once more seeing every table lookup
+(:func:`builders.model.table_probe.probe`, which clamps what it finds, so that one run finds every
+table indexed past its rows) and turns the failure into one :class:`~core.errors.ModelSpecError`
+(:func:`explain`): each such table with the range it accepts, the values it got and the input (or
+the input's position, for a tabular input whose columns feed tables of their own) they came from;
+the range each input is drawn from; and the one range that fits every table an input feeds, with
+the flag to give. :mod:`builders.model.range_check` runs the same explanation before any export, on
+each range's ends.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 from builders.model.range_source import input_range
 from builders.model.spec import EXAMPLE_INPUTS, ModelSpec
 from builders.model.spec_flags import input_flag
+from builders.model.table_probe import Use, looks_like_index_error, probe
 from builders.model.tensor import TensorSpec
 from builders.model.value_ranges import (
     ValueRange,
@@ -36,34 +40,6 @@ from builders.model.value_ranges import (
     range_text,
 )
 from core.errors import ModelSpecError
-
-
-@dataclasses.dataclass
-class _Use:
-    """One table's indexing in the probe run: ``kind`` ``name`` of ``rows`` rows got indices
-    ``low..high`` from ``source`` (an input and, for one column of it, the position on its last
-    axis), ``None`` when they could not be traced to an input."""
-
-    name: str
-    kind: str
-    rows: int
-    low: int
-    high: int
-    source: tuple[str, int | None] | None
-
-    @property
-    def past(self) -> bool:
-        """Whether an index lies outside ``0..rows-1``."""
-        return self.low < 0 or self.high >= self.rows
-
-    def table(self) -> str:
-        return f"{self.kind} {self.name!r} of {self.rows} rows (num_embeddings={self.rows})"
-
-
-def looks_like_index_error(error: BaseException) -> bool:
-    """Whether ``error`` is torch's out-of-range index error (``IndexError: index out of range
-    in self``, or the same text inside a RuntimeError of a scripted module)."""
-    return isinstance(error, IndexError) or "index out of range" in str(error)
 
 
 def _range_source(spec: ModelSpec, name: str, sizes: Mapping[str, int]) -> tuple[ValueRange, str]:
@@ -158,16 +134,43 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
     ints = [t.name for t in spec.inputs if np.issubdtype(np.asarray(inputs[t.name]).dtype, np.integer)]
     if not ints or not looks_like_index_error(error):
         return None
-    tables = [
+    tensors = {t.name: torch.from_numpy(np.asarray(inputs[t.name])) for t in spec.inputs}
+    uses = probe(module, spec, tensors, ints) or []
+    torch_said = f"torch raised {type(error).__name__}: {str(error)[:80]}"
+    found = explain(spec, inputs, uses, torch_said)
+    if found is not None:
+        return found
+    sizes = spec.sizes_of({n: np.shape(a) for n, a in inputs.items()})  # this request's: a range bound naming an axis
+    values = {n: (int(tensors[n].min()), int(tensors[n].max())) for n in ints if tensors[n].numel()}
+    rows = ", ".join(f"{n!r} ({m.num_embeddings} rows)" for n, m in _tables(module)) or "none found (a scripted or custom model)"
+    return ModelSpecError(
+        f"the model raised {type(error).__name__} ({str(error)[:80]}) on its integer inputs {_values_text(spec, values, sizes)}: "
+        f"a value past the size of a table it indexes; embedding tables: {rows}",
+        hint=f"give each integer input the range the model accepts: {_generic_fix(spec)}",
+    )
+
+
+def _tables(module: Any) -> list[tuple[str, Any]]:
+    """The ``nn.Embedding`` / ``nn.EmbeddingBag`` modules of ``module`` (none for a scripted one)."""
+    import torch
+
+    return [
         (n, m)
         for n, m in getattr(module, "named_modules", lambda: [])()
         if isinstance(m, torch.nn.Embedding | torch.nn.EmbeddingBag)
     ]
-    tensors = {t.name: torch.from_numpy(np.asarray(inputs[t.name])) for t in spec.inputs}
+
+
+def explain(
+    spec: ModelSpec, inputs: dict[str, Any], uses: list[Use], said: str, held: str = "the draws held"
+) -> ModelSpecError | None:
+    """The error for the table lookups ``uses`` of a run on ``inputs`` (:func:`builders.model.table_probe.probe`)
+    when one indexed past its table's rows, else ``None``: the one table and its input (``held``: how
+    the values came, ``said``: what found them, in words), or every such table and the range that fits
+    each input (:func:`_every_table`)."""
+    ints = [t.name for t in spec.inputs if np.issubdtype(np.asarray(inputs[t.name]).dtype, np.integer)]
     sizes = spec.sizes_of({n: np.shape(a) for n, a in inputs.items()})  # this request's: a range bound naming an axis
-    uses = _probe(module, spec, tensors, tables, ints)
-    values = {n: (int(tensors[n].min()), int(tensors[n].max())) for n in ints if tensors[n].numel()}
-    torch_said = f"torch raised {type(error).__name__}: {str(error)[:80]}"
+    values = {n: (int(np.min(inputs[n])), int(np.max(inputs[n]))) for n in ints if np.size(inputs[n])}
     past = [u for u in uses if u.past]
     if len(past) == 1 and past[0].source is not None and past[0].source[1] is None:
         found, where = past[0], past[0].source[0]
@@ -177,28 +180,23 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
         if lo <= found.low <= found.high <= hi:
             return ModelSpecError(
                 f"input {where!r} is drawn from {range_text(vr)} ({source}), but the model indexes {found.table()} with "
-                f"it, which accepts {accepts}: the draws held {found.low}..{found.high} ({torch_said})",
+                f"it, which accepts {accepts}: {held} {found.low}..{found.high} ({said})",
                 hint=f"give {where!r} the range the model accepts: {_fix(spec, {where: (max(0, lo), found.rows - 1)})}",
             )
         return ModelSpecError(
             f"input {where!r} holds {found.low}..{found.high} in your own inputs (--sample; the spec's range is "
-            f"{range_text(vr)}), but the model indexes {found.table()} with it, which accepts {accepts} ({torch_said})",
+            f"{range_text(vr)}), but the model indexes {found.table()} with it, which accepts {accepts} ({said})",
             hint=f"keep {where!r} within {accepts} in the sample file: other values are not valid inputs of this model",
         )
     if past:
-        return _every_table(spec, uses, past, values, torch_said, sizes)
-    rows = ", ".join(f"{n!r} ({m.num_embeddings} rows)" for n, m in tables) or "none found (a scripted or custom model)"
-    return ModelSpecError(
-        f"the model raised {type(error).__name__} ({str(error)[:80]}) on its integer inputs {_values_text(spec, values, sizes)}: "
-        f"a value past the size of a table it indexes; embedding tables: {rows}",
-        hint=f"give each integer input the range the model accepts: {_generic_fix(spec)}",
-    )
+        return _every_table(spec, uses, past, values, said, sizes)
+    return None
 
 
 def _every_table(
     spec: ModelSpec,
-    uses: list[_Use],
-    past: list[_Use],
+    uses: list[Use],
+    past: list[Use],
     values: dict[str, tuple[int, int]],
     torch_said: str,
     sizes: Mapping[str, int],
@@ -231,7 +229,7 @@ def _every_table(
     )
 
 
-def _fitting(spec: ModelSpec, name: str, fed: list[_Use], sizes: Mapping[str, int]) -> tuple[str, ValueRange]:
+def _fitting(spec: ModelSpec, name: str, fed: list[Use], sizes: Mapping[str, int]) -> tuple[str, ValueRange]:
     """The range of input ``name`` that fits every table it feeds (``fed``), in words, and the range:
     ``max(0, low)..rows-1`` of its smallest table; one per position of its last axis when its
     columns feed tables of their own (a tabular input: each column up to its own table's last row,
@@ -274,82 +272,28 @@ def _values_text(spec: ModelSpec, values: dict[str, tuple[int, int]], sizes: Map
     return "; ".join(parts)
 
 
-def _source(indices: Any, tensors: dict[str, Any], ints: list[str]) -> tuple[str, int | None] | None:
-    """Which integer input ``indices`` are, whole or one position of its last axis (a tabular
-    input's column), or ``None``."""
-    import torch
-
-    for n in ints:
-        t = tensors[n]
-        if indices is t or (indices.shape == t.shape and bool(torch.equal(indices, t))):
-            return (n, None)
-    for n in ints:
-        t = tensors[n]
-        if t.dim() >= 1 and indices.shape == t.shape[:-1]:
-            for j in range(t.shape[-1]):
-                if bool(torch.equal(indices, t[..., j])):
-                    return (n, j)
-    return None
-
-
-def _probe(module: Any, spec: ModelSpec, tensors: dict[str, Any], tables: list[tuple[str, Any]], ints: list[str]) -> list[_Use]:
-    """Run the model once with a look in front of each table: every lookup (its table, the
-    indices' range and their input), in call order. An index outside ``0..rows-1`` is clamped
-    for the run to go on, so that every table past which the inputs index is found in one run.
-    Empty when there is no table, or the run fails for another reason."""
-    import torch
-
-    uses: list[_Use] = []
-
-    def look(name: str, m: Any) -> Any:
-        def hook(_m: Any, args: tuple[Any, ...]) -> Any:
-            idx = args[0] if args else None
-            if not isinstance(idx, torch.Tensor) or not idx.numel():
-                return None
-            rows = m.num_embeddings
-            uses.append(_Use(name, type(m).__name__, rows, int(idx.min()), int(idx.max()), _source(idx, tensors, ints)))
-            return (idx.clamp(0, rows - 1), *args[1:]) if uses[-1].past else None
-
-        return hook
-
-    if not tables:
-        return []
-    handles = [m.register_forward_pre_hook(look(n, m)) for n, m in tables]
-    try:
-        with torch.no_grad():
-            module(*(tensors[t.name] for t in spec.inputs))
-    except Exception:  # noqa: BLE001 - another failure: not this diagnosis
-        return []
-    finally:
-        for h in handles:
-            h.remove()
-    return uses
-
-
-def index_tables(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> dict[str, list[str]] | None:
-    """Each integer input of ``spec`` -> the embedding tables (``nn.Embedding`` / ``nn.EmbeddingBag``
-    module names) the eager ``module`` indexes with it, whole or by a position of its last axis, in one
-    run on ``inputs`` (name -> numpy array): the build records it (``value_ranges``' ``tables``) so that
-    a warning about values outside an input's range explains table lookups only for an input that is
-    one. An input found indexing none gets ``[]`` (a model without tables runs nothing here).
+def index_uses(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> dict[str, list[Use]] | None:
+    """Each integer input of ``spec`` -> the table lookups the eager ``module`` makes with it, whole or
+    by a position of its last axis, in one run on ``inputs`` (name -> numpy array;
+    :func:`builders.model.table_probe.probe`): the build records the tables and their rows
+    (``value_ranges``' ``tables`` and ``rows``) so that a warning about values outside an input's
+    range explains table lookups only for an input that is one, and values past a table are refused
+    before they are sent. An input found indexing none gets ``[]``.
 
     Returns:
-        ``None`` when it cannot be told: a scripted model (which takes no hooks), or a run that failed.
+        ``None`` when it cannot be told: a scripted model (whose calls are not seen), or a run that failed.
     """
     import torch
 
-    if isinstance(module, torch.jit.ScriptModule) or not hasattr(module, "named_modules"):
-        return None
     ints = [t.name for t in spec.inputs if np.issubdtype(np.asarray(inputs[t.name]).dtype, np.integer)]
-    tables = [(n, m) for n, m in module.named_modules() if isinstance(m, torch.nn.Embedding | torch.nn.EmbeddingBag)]
-    found: dict[str, list[str]] = {n: [] for n in ints}
-    if not ints or not tables:
+    found: dict[str, list[Use]] = {n: [] for n in ints}
+    if not ints:
         return found
     tensors = {t.name: torch.from_numpy(np.asarray(inputs[t.name])) for t in spec.inputs}
-    uses = _probe(module, spec, tensors, tables, ints)
-    if not uses:
-        return None  # the run failed: not known
+    uses = probe(module, spec, tensors, ints)
+    if uses is None:
+        return None  # not known
     for u in uses:
-        if u.source is not None and u.name not in found[u.source[0]]:
-            found[u.source[0]].append(u.name)
+        if u.source is not None:
+            found[u.source[0]].append(u)
     return found

@@ -49,9 +49,16 @@ class InputRange(Record):
     )
     tables: list[str] | None = Field(
         None,
-        description="the embedding tables (nn.Embedding / nn.EmbeddingBag module names) the build found this input "
+        description="the embedding tables (nn.Embedding / nn.EmbeddingBag module names, or the weight of a functional "
+        "F.embedding / F.embedding_bag) the build found this input "
         "indexing, whole or by a position of its last axis; []: none; null: not looked (a scripted model, a run that "
         "failed, a build before this was recorded)",
+    )
+    rows: int | list[int | None] | None = Field(
+        None,
+        description="the rows of the smallest table this input's values index (a value at or past it is past a table): "
+        "one number, or one per position of its last axis when its columns feed tables of their own (null: a position "
+        "that feeds none); null: none found or not known",
     )
 
     @property

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.model.index_ranges import index_tables
+from builders.model.index_ranges import index_uses
 from builders.model.range_source import DEFAULT_SOURCE, InputRange
 from builders.model.spec import ModelSpec
+from builders.model.table_probe import Use
 from builders.model.value_ranges import range_axes, range_text
 from builders.verify.input_draws import describe_draws
 
@@ -26,10 +27,35 @@ def input_ranges(spec: ModelSpec, origin: str, module: Any = None) -> dict[str, 
     """Integer input (without a domain, whose values the domain sets) -> its :class:`InputRange`,
     as :meth:`builders.model.tensor.TensorSpec.input_range` decides it: the spec's ``value_range``
     from ``origin``, else the default; with the eager ``module``, the embedding tables it indexes
-    (:func:`builders.model.index_ranges.index_tables` on the export's example inputs; ``None`` without one)."""
+    and the rows of the smallest (:func:`builders.model.index_ranges.index_uses` on the export's
+    example inputs; ``None`` without one)."""
     ranges = {t.name: r for t in spec.inputs if (r := t.input_range(origin)) is not None}
-    tables = index_tables(module, spec, spec.export_inputs()) if module is not None and ranges else None
-    return {n: r.model_copy(update={"tables": tables.get(n, [])}) if tables is not None else r for n, r in ranges.items()}
+    found = index_uses(module, spec, spec.export_inputs()) if module is not None and ranges else None
+    if found is None:
+        return ranges
+    shapes = {t.name: t.shape for t in spec.inputs}
+    return {
+        n: r.model_copy(
+            update={
+                "tables": list(dict.fromkeys(u.name for u in found.get(n, []))),
+                "rows": table_rows(found.get(n, []), shapes[n]),
+            }
+        )
+        for n, r in ranges.items()
+    }
+
+
+def table_rows(uses: list[Use], shape: tuple[Any, ...]) -> int | list[int | None] | None:
+    """The rows of the smallest table an input's lookups ``uses`` index (:attr:`InputRange.rows`): one
+    number when the whole input indexes them, one per position of its fixed last axis (``shape``'s)
+    when its columns feed tables of their own (``None``: a position that feeds none); ``None``: no table."""
+    if not uses:
+        return None
+    width = shape[-1] if shape and isinstance(shape[-1], int) else None
+    if width is None or all(u.source is None or u.source[1] is None for u in uses):
+        return min(u.rows for u in uses)
+    per = [[u.rows for u in uses if u.source is not None and u.source[1] in (j, None)] for j in range(width)]
+    return [min(r) if r else None for r in per]
 
 
 def range_lines(ranges: dict[str, InputRange], spec: ModelSpec) -> list[str]:

@@ -1,0 +1,98 @@
+"""An integer input's range too wide for a table the model indexes, refused before any export.
+
+An input's ``value_range`` (``--input ids:int64:8:0..1000``, a spec file's, the default) is what
+every verification draw, reference batch, warmup file and client request takes values from; a
+value past a table's rows makes the eager model (and every export of it) fail on it. A random draw
+finds that only by chance, so :func:`refuse_ranges_past_tables` runs the eager model twice before
+anything is exported, every integer input at the low end of its range and then at the high end
+(per position of its last axis for a per-position range; a bound naming a dynamic axis at the
+export's size), and sees every table lookup (:func:`builders.model.table_probe.probe`): one
+refusal naming every table indexed past its rows, the input (or position) that fed it and the
+range to give instead (trial 23, T23-1: an ``nn.EmbeddingBag(1000)`` given ``0..1000`` exported
+every format, then failed on each with torch's "Index 3 of input takes value 1000").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from builders.model.index_ranges import diagnose, explain
+from builders.model.spec import ModelSpec
+from builders.model.table_probe import Use, looks_like_index_error, probe
+
+#: What found the values, in the refusal's words.
+CHECKED = "checked before any export, by running the model on each integer input's lowest and highest values"
+
+
+def range_ends(spec: ModelSpec) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None:
+    """The export's example inputs with every integer input (one with a range: not a domain's)
+    at the low end of its range, and at the high end; ``None`` when no input has a range."""
+    ranged = [t for t in spec.inputs if t.input_range() is not None]
+    if not ranged:
+        return None
+    base, sizes = spec.export_inputs(), spec.export_axis_sizes()
+    ends: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] = (dict(base), dict(base))
+    for t in ranged:
+        for end, inputs in zip(t.bounds(sizes), ends):
+            inputs[t.name] = np.broadcast_to(np.asarray(end), base[t.name].shape).astype(base[t.name].dtype)
+    return ends
+
+
+def _merged(uses: list[Use]) -> list[Use]:
+    """``uses`` of one table from one source merged into one (the smallest low, the largest high), in first-seen order."""
+    merged: dict[tuple[str, Any], Use] = {}
+    for u in uses:
+        key = (u.name, u.source)
+        if key in merged:
+            m = merged[key]
+            m.low, m.high = min(m.low, u.low), max(m.high, u.high)
+        else:
+            merged[key] = Use(u.name, u.kind, u.rows, u.low, u.high, u.source)
+    return list(merged.values())
+
+
+def refuse_ranges_past_tables(module: Any, spec: ModelSpec) -> None:
+    """Refuse integer input ranges that index a table of ``module`` past its rows (module docstring).
+
+    A run that fails for another reason at the ends proves nothing here: the build's own runs say
+    what it is. A scripted model (whose lookups are not seen) is refused when a run at the ends
+    raises torch's index error.
+
+    Raises:
+        ModelSpecError: every table indexed past its rows, what fed it and the range to give
+            (:func:`builders.model.index_ranges.explain`).
+    """
+    import torch
+
+    ends = range_ends(spec)
+    if ends is None or module is None:
+        return
+    ints = [t.name for t in spec.inputs if np.issubdtype(ends[0][t.name].dtype, np.integer)]
+    uses: list[Use] = []
+    tensors = [{t.name: torch.from_numpy(np.ascontiguousarray(end[t.name])) for t in spec.inputs} for end in ends]
+    for given in tensors:
+        seen = probe(module, spec, given, ints)
+        if seen is None:  # not seen: each end is run as it is
+            for inputs_, given_ in zip(ends, tensors):
+                _refuse_scripted(module, spec, inputs_, given_)
+            return
+        uses += seen
+    both = {n: np.concatenate([ends[0][n], ends[1][n]]) for n in ends[0]}
+    found = explain(spec, both, _merged(uses), CHECKED, held="the range's ends gave it")
+    if found is not None:
+        raise found
+
+
+def _refuse_scripted(module: Any, spec: ModelSpec, inputs: dict[str, np.ndarray], tensors: dict[str, Any]) -> None:
+    """For a model whose lookups are not seen: run it at these ends; torch's index error is refused
+    (:func:`builders.model.index_ranges.diagnose`), any other failure left to the build's own runs."""
+    import torch
+
+    try:
+        with torch.no_grad():
+            module(*(tensors[t.name] for t in spec.inputs))
+    except Exception as e:  # noqa: BLE001 - only an index error is this check's
+        if looks_like_index_error(e) and (found := diagnose(module, spec, inputs, e)) is not None:
+            raise found from None

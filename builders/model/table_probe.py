@@ -1,0 +1,148 @@
+"""Which embedding tables a model looks up with which integer input: one run of the eager model,
+every lookup seen.
+
+A model indexes a table with an integer input through ``nn.Embedding`` / ``nn.EmbeddingBag`` (the
+canonical recommender layer), or a functional ``F.embedding`` / ``F.embedding_bag`` (or
+``torch.embedding``) on a weight of its own. :func:`probe` runs the model once under a
+:class:`torch.overrides.TorchFunctionMode` that sees each of those calls (a module's forward calls
+the functional one): the table (its module's name, else its parameter's), its rows, the indices'
+range and the input (or position of its last axis) they are. An index outside ``0..rows-1`` is
+clamped for the run to go on, so that one run finds every table indexed past its rows (trial 23,
+T23-1: forward pre-hooks on ``nn.Embedding`` modules missed functional lookups, and an
+``EmbeddingBag``'s own error text was not recognised).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from builders.model.spec import ModelSpec
+
+#: What torch says of an index past a table (``nn.Embedding``: ``IndexError: index out of range in
+#: self``; ``nn.EmbeddingBag``: ``Index 3 of input takes value 1000 which is not in the valid range
+#: [0, 1000)`` or ``Expected i < index_size to be true``), in lower case, as a server relays it too.
+TORCH_INDEX_ERRORS = ("index out of range", "which is not in the valid range", "expected i < index_size")
+
+
+@dataclasses.dataclass
+class Use:
+    """One table's indexing in the probe run: ``kind`` ``name`` of ``rows`` rows got indices
+    ``low..high`` from ``source`` (an input and, for one column of it, the position on its last
+    axis), ``None`` when they could not be traced to an input."""
+
+    name: str
+    kind: str
+    rows: int
+    low: int
+    high: int
+    source: tuple[str, int | None] | None
+
+    @property
+    def past(self) -> bool:
+        """Whether an index lies outside ``0..rows-1``."""
+        return self.low < 0 or self.high >= self.rows
+
+    def table(self) -> str:
+        """``EmbeddingBag 'emb' of 1000 rows (num_embeddings=1000)``."""
+        return f"{self.kind} {self.name!r} of {self.rows} rows (num_embeddings={self.rows})"
+
+
+def looks_like_index_error(error: BaseException | str) -> bool:
+    """Whether ``error`` is torch's out-of-range index error (:data:`TORCH_INDEX_ERRORS`; an
+    ``IndexError``; the same text inside a RuntimeError of a scripted module)."""
+    return isinstance(error, IndexError) or any(s in str(error).lower() for s in TORCH_INDEX_ERRORS)
+
+
+def _lookups() -> dict[Any, tuple[int, int, str]]:
+    """Each lookup function -> (position of its indices, position of its weight, kind word for a
+    functional call)."""
+    import torch
+    import torch.nn.functional as F
+
+    found: dict[Any, tuple[int, int, str]] = {
+        F.embedding: (0, 1, "F.embedding table"),
+        F.embedding_bag: (0, 1, "F.embedding_bag table"),
+        torch.embedding: (1, 0, "torch.embedding table"),
+        torch.embedding_bag: (1, 0, "torch.embedding_bag table"),
+    }
+    for op in ("embedding", "_embedding_bag", "embedding_bag"):
+        packet = getattr(torch.ops.aten, op, None)
+        if packet is not None:
+            for overload in packet.overloads():
+                found[getattr(packet, overload)] = (1, 0, f"aten.{op} table")
+    return found
+
+
+def _names(module: Any) -> dict[int, tuple[str, str | None]]:
+    """``id`` of each weight -> (its table's name, its module's kind for an ``nn.Embedding`` /
+    ``nn.EmbeddingBag``, else ``None``): a module's name, or the parameter's or buffer's."""
+    import torch
+
+    names: dict[int, tuple[str, str | None]] = {}
+    for n, p in [*module.named_parameters(), *module.named_buffers()]:
+        names.setdefault(id(p), (n, None))
+    for n, m in module.named_modules():
+        if isinstance(m, torch.nn.Embedding | torch.nn.EmbeddingBag):
+            names[id(m.weight)] = (n, type(m).__name__)
+    return names
+
+
+def source_of(indices: Any, tensors: dict[str, Any], ints: list[str]) -> tuple[str, int | None] | None:
+    """Which integer input ``indices`` are, whole or one position of its last axis (a tabular
+    input's column), or ``None``."""
+    import torch
+
+    for n in ints:
+        t = tensors[n]
+        if indices is t or (indices.shape == t.shape and bool(torch.equal(indices, t.to(indices.dtype)))):
+            return (n, None)
+    for n in ints:
+        t = tensors[n]
+        if t.dim() >= 1 and indices.shape == t.shape[:-1]:
+            for j in range(t.shape[-1]):
+                if bool(torch.equal(indices, t[..., j].to(indices.dtype))):
+                    return (n, j)
+    return None
+
+
+def probe(module: Any, spec: ModelSpec, tensors: dict[str, Any], ints: list[str]) -> list[Use] | None:
+    """Run ``module`` once on ``tensors`` (name -> torch tensor, in ``spec``'s input order) and see
+    every table lookup (module docstring), in call order; ``ints``: the integer inputs to trace
+    the indices to.
+
+    Returns:
+        The lookups (empty: the model looks up no table); ``None`` when it cannot be told: a
+        scripted model (its calls are not seen) or a run that failed for another reason.
+    """
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    if isinstance(module, torch.jit.ScriptModule) or not hasattr(module, "named_modules"):
+        return None
+    lookups, names = _lookups(), _names(module)
+    uses: list[Use] = []
+
+    class Look(TorchFunctionMode):
+        def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+            kwargs = dict(kwargs or {})
+            where = lookups.get(func)
+            if where is None or len(args) <= max(where[:2]):
+                return func(*args, **kwargs)
+            i, w, kind = where
+            idx, weight = args[i], args[w]
+            if not isinstance(idx, torch.Tensor) or not isinstance(weight, torch.Tensor) or not idx.numel():
+                return func(*args, **kwargs)
+            rows = int(weight.shape[0])
+            name, module_kind = names.get(id(weight), ("an unnamed weight", None))
+            uses.append(Use(name, module_kind or kind, rows, int(idx.min()), int(idx.max()), source_of(idx, tensors, ints)))
+            if uses[-1].past:
+                args = (*args[:i], idx.clamp(0, rows - 1), *args[i + 1 :])
+            return func(*args, **kwargs)
+
+    try:
+        with torch.no_grad(), Look():
+            module(*(tensors[t.name] for t in spec.inputs))
+    except Exception:  # noqa: BLE001 - another failure: not known
+        return None
+    return uses
