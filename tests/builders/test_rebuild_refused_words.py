@@ -56,10 +56,7 @@ def test_a_refused_rebuild_says_no_replace_and_a_rebuild_elsewhere_finds_the_run
     assert any("exporting" in x for x in lines) and not any("replaces the earlier export" in x for x in lines), lines
     lines = _build(tmp_path, 1, 4, [])  # the same grid: written, said once done
     (said,) = [x for x in lines if "replaces the earlier export" in x]
-    assert said.endswith(
-        f"the run kws1 in {tmp_path / 'results'} measured other content and no longer matches "
-        "them (a --resume of it is refused; a new run measures these)"
-    ), said
+    assert f"the run kws1 in {tmp_path / 'results'} measured other content and no longer matches them" in said, said
     assert lines.index(said) > min(i for i, x in enumerate(lines) if "exported" in x or "reused" in x)
 
 
