@@ -13,6 +13,7 @@ from core.errors import PerfError
 from perf.deploy.choose import Chosen, choose_variant
 from perf.deploy.pick_state import BUNDLE_PREFIX, RECOMMENDATION_WHY
 from perf.deploy.readme import first_lines
+from perf.markdown import fmt_given
 from perf.records.results import RunResult
 
 #: How :func:`stale_bundles` says a bundle of a variant the run no longer picks (report.md labels it by these words).
@@ -87,6 +88,16 @@ def export_flags(run: RunResult, run_dir: Path) -> list[str]:
     return flags
 
 
+def _own_budget(run: RunResult) -> str:
+    """Which pick :func:`current_pick` is, said with its budget (break-it F12: under a what-if report's other budget,
+    "the pick is now X" followed "No level meets the p99 budget of 0.10 ms"): ``"under its own p99 budget of 25.00
+    ms"``, ``"by its best peak (it has no latency budget)"``."""
+    ms = run.settings.get("latency_budget_ms")
+    if ms is None:
+        return "by its best peak (it has no latency budget)"
+    return f"under its own p{int(run.settings.get('latency_percentile') or 99)} budget of {fmt_given(float(ms))} ms"
+
+
 def stale_bundles(run_dir: Path, run: RunResult) -> list[str]:
     """One sentence per bundle in ``run_dir`` written as the run's recommendation (:func:`recommended_variant`) whose
     variant is not the run's pick now (:func:`current_pick`, under the run's own budget, whatever a what-if report
@@ -104,11 +115,11 @@ def stale_bundles(run_dir: Path, run: RunResult) -> list[str]:
     if pick is None:
         now = f"the run has no pick to deploy now ({command} says why)"
     elif (Path(run_dir) / f"{BUNDLE_PREFIX}{pick}").is_dir():
-        now = f"the run's pick under its own budget is now `{pick}`, whose bundle `{BUNDLE_PREFIX}{pick}` is there too"
+        now = f"the run's pick {_own_budget(run)} is now `{pick}`, whose bundle `{BUNDLE_PREFIX}{pick}` is there too"
     else:
         flags = export_flags(run, run_dir)
         command = f"`triton-perf export-deployment {run_dir}{''.join(' ' + f for f in flags)}`"
-        now = f"the run's pick under its own budget is now `{pick}`: {command} writes its bundle"
+        now = f"the run's pick {_own_budget(run)} is now `{pick}`: {command} writes its bundle"
     said = [f"`{d.name}` {EARLIER} (`{v}`); {now}" for d, v in bundles if v != pick]
     for d, v in bundles:  # the pick's own bundle, its README opening with caveats the run no longer carries (F8)
         if v == pick and chosen is not None and (old := outdated_caveats(d, chosen)):

@@ -47,3 +47,18 @@ def test_a_bundle_of_the_pick_with_caveats_it_no_longer_carries_is_said(tmp_path
     assert f"- **A bundle of the pick, out of date**: {said[0]}." in (tmp_path / "report.md").read_text()
     _bundle(tmp_path, _chosen(now))  # written again: its caveats are the pick's
     assert stale_bundles(tmp_path, now) == []
+
+
+def test_a_what_if_report_names_the_budget_of_the_pick_it_says(tmp_path: Path) -> None:
+    """Break-it F12: under `report RUN --latency-budget-ms 0.1`, "the pick is now X" followed "No level meets the p99
+    budget of 0.10 ms": the stale line's pick is the run's under its own budget, and says which."""
+    from tests.perf.deploy.test_pick_state import _bundle_folder
+
+    run = _run(cut_measured=True)
+    results.save(run, tmp_path)
+    _bundle_folder(tmp_path, "slow", "The run's recommendation: the best level within the p99 budget of 25.00 ms.")
+    res = CliRunner().invoke(cli, ["report", str(tmp_path), "--latency-budget-ms", "0.1"], env={"COLUMNS": "300"})
+    said = " ".join(res.output.split())
+    assert res.exit_code == 0 and "the run's pick under its own p99 budget of 25.00 ms is now `fast`" in said, said
+    run.settings.pop("latency_budget_ms")
+    assert "the run's pick by its best peak (it has no latency budget) is now `fast`" in stale_bundles(tmp_path, run)[0]

@@ -84,13 +84,13 @@ def test_a_bundle_of_an_earlier_pick_is_said_wherever_the_pick_is(tmp_path: Path
     (tmp_path / "deployment-slow.previous-1").mkdir()  # replaced: its name says so
     said = stale_bundles(tmp_path, run)
     assert said == [  # the pick's bundle is there already: said, not "writes its bundle" (break-it F7)
-        "`deployment-slow` was written for an earlier pick (`slow`); the run's pick under its own budget is now `fast`, "
+        "`deployment-slow` was written for an earlier pick (`slow`); the run's pick under its own p99 budget of 25.00 ms is now `fast`, "
         "whose bundle `deployment-fast` is there too"
     ]
     shutil.rmtree(tmp_path / "deployment-fast")
     said = stale_bundles(tmp_path, run)
     assert said == [
-        "`deployment-slow` was written for an earlier pick (`slow`); the run's pick under its own budget is now `fast`: "
+        "`deployment-slow` was written for an earlier pick (`slow`); the run's pick under its own p99 budget of 25.00 ms is now `fast`: "
         f"`triton-perf export-deployment {tmp_path}` writes its bundle"
     ]
     res = CliRunner().invoke(cli, ["report", str(tmp_path)], env={"COLUMNS": "200"})  # a resume's end prints this too
