@@ -26,7 +26,7 @@ import click
 
 from core.console import LOG_TIME_FORMAT as LOG_TIME_FORMAT
 from core.console import PLAIN_WIDTH as PLAIN_WIDTH
-from core.console import body_ended, catch_stops, quiet_gevent_interrupts, stop_exit_code
+from core.console import body_ended, catch_stops, interrupted_words, quiet_gevent_interrupts, stop_exit_code
 from core.console import console as console
 from core.console import plain_width as plain_width
 from core.console import print_table as print_table
@@ -92,7 +92,7 @@ def _run(group: click.Command, prog_name: str | None) -> None:
         if isinstance(code, int) and code:  # ctx.exit(N) returns N when standalone_mode is off
             sys.exit(code)
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+        click.echo(interrupted_words(), err=True)  # a stop no command line said: named, never a bare "aborted"
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as e:
         e.show()

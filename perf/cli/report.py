@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from core.cli import CONTEXT_SETTINGS, ToolkitCommand, print_table, verbosity_option
+from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, print_table, verbosity_option
+from core.console import ignore_further_interrupts, interrupted_words
 from core.options import given, option
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE
 from perf.cli.runs import RunFolder
@@ -21,7 +24,36 @@ def print_report(
 ) -> None:
     """Write the run's report (:func:`perf.report.write.write_report`), print its summary table
     and the notes below it (:func:`perf.cli.summary.summary`), and every file it wrote (report.md,
-    appendix.md, the plots, report.html with ``html``)."""
+    appendix.md, the plots, report.html with ``html``). Interrupted, it says what is kept and the
+    command that writes the report (:func:`interrupted_report`), exit 130."""
+    with interrupted_report(run_dir):
+        _print_report(run_dir, budget, percentile, top, html)
+
+
+@contextlib.contextmanager
+def interrupted_report(run_dir: Path, coloc: bool = False) -> Iterator[None]:
+    """A Ctrl-C (or SIGTERM/SIGHUP) while a report is written ends the command with one line: the run's numbers
+    are kept, its report may be missing or part-written, and ``triton-perf report RUN_DIR`` writes it; exit 130
+    (143/129 for a signal); ``coloc``: a co-location run's (its record is colocation.json). Trial 23, T23-3: a sweep stopped while it wrote its report printed only "aborted",
+    and nothing said that the run was saved or how to get its report."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        from perf.records.colocation import COLOCATION_FILE
+        from perf.records.results import RESULTS_FILE
+
+        ignore_further_interrupts()  # a second Ctrl-C cuts no word of what was kept
+        click.secho(
+            f"{interrupted_words()} while writing the report of {Path(run_dir).name}: its numbers are kept in "
+            f"{Path(run_dir) / (COLOCATION_FILE if coloc else RESULTS_FILE)} (nothing measured is lost); its report.md and plots may be missing or "
+            f"part-written: `triton-perf report {run_dir}` writes them",
+            fg="yellow",
+            err=True,
+        )
+        raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+def _print_report(run_dir: Path, budget: float | None, percentile: int | None, top: int, html: bool) -> None:
     from perf.cli.summary import summary
     from perf.deploy.stale import stale_bundles
     from perf.records import results
@@ -67,7 +99,8 @@ def print_colocation_report(run_dir: Path) -> None:
 
     before = _files(Path(run_dir))
     click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)
-    path = write_colocation_report(run_dir)
+    with interrupted_report(run_dir, coloc=True):
+        path = write_colocation_report(run_dir)
     click.echo(f"report: {path}")
     echo_written(path, before)
 

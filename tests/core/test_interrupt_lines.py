@@ -40,7 +40,7 @@ def test_an_interrupt_inside_gevents_loop_prints_only_the_commands_lines() -> No
     )
     assert res.returncode == 130, res.stderr
     # gevent's hub printed "KeyboardInterrupt" and "2026-12-02T11:18:57Z" before the command's own line
-    assert res.stderr.split() == ["aborted"], res.stderr  # click adds an empty line before it
+    assert res.stderr.split() == ["interrupted", "(Ctrl-C)"], res.stderr  # click adds an empty line before it (T23-3: named)
 
 
 # A Ctrl-C that lands while geventhttpclient builds a response leaves it without ``_sock``; its
