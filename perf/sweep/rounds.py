@@ -131,8 +131,9 @@ class RoundsSweep(SweepBase):
             if c.variant not in before:  # one with numbers keeps the status they give it
                 self._variant(c.variant or "").error = f"cut for time: {c.reason.removeprefix('not measured: ')}"
         self._save()
-        if not late.variants:
-            log.info("no variant the plan cut fits the %.0f s left: %s", left, late.cuts[0].reason if late.cuts else "")
+        if not late.variants:  # said, as a fitting final group is (break-it F9: only report.md said why, not the console)
+            text = "rounds: cut for time: " + "; ".join(f"{c.variant} {c.reason}" for c in late.cuts)
+            self.progress({"event": "plan", "text": text, "estimate_s": 0.0, "warn": True})  # said once
             return []
         self.progress({"event": "plan", "text": f"rounds: {late.reason}", "estimate_s": late.estimate_s})  # said once
         self._final = lates.Final(late.variants, tie, tie_visits, list(fit.visits), frozenset(before))  # priced so (T17-2)
