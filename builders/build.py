@@ -28,9 +28,9 @@ from builders.build_variants import check_variants, write_repository
 from builders.config.variants import GridPlan
 from builders.config.warmup import WarmupCount, warmup_count
 from builders.export.artifacts import ExportResult
+from builders.model.lookups.range_ends import refuse_ranges_past_tables
 from builders.model.models import LoadedModel, load_model
 from builders.model.outputs import infer_outputs, require_batch_first
-from builders.model.range_check import refuse_ranges_past_tables
 from builders.model.spec import ModelSpec
 from builders.repository.build_folder import Staging, earlier_records, earlier_variants, remove_failed, same_source
 from builders.repository.build_lock import build_folder_lock
@@ -215,7 +215,7 @@ def _infer_outputs(opts: BuildOptions, loaded: LoadedModel, say: Progress) -> Mo
 
     Raises:
         ModelSpecError: an integer input's range indexes a table past its rows
-            (:func:`builders.model.range_check.refuse_ranges_past_tables`), as
+            (:func:`builders.model.lookups.range_ends.refuse_ranges_past_tables`), as
             :func:`~builders.model.outputs.infer_outputs`, ``--rtol`` names a tensor
             that is not an output or gives an integer output a bound of 1 or more, or an output's batch
             axis is not first while max_batch_size > 0.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.model.index_ranges import diagnose
+from builders.model.lookups.index_ranges import diagnose
 from builders.model.spec import ModelSpec
 from builders.model.user_frame import user_frame
 from core.errors import ModelSpecError
@@ -46,7 +46,7 @@ def run_keyed(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> list[tupl
 
     Raises:
         ModelSpecError: an integer value past a table it indexes (torch's bare ``IndexError``:
-            :func:`builders.model.index_ranges.diagnose` names the input and the range it
+            :func:`builders.model.lookups.index_ranges.diagnose` names the input and the range it
             accepts), or any other failure (:func:`run_failure`).
     """
     import torch

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.model.index_ranges import index_uses
+from builders.model.lookups.index_ranges import index_uses
+from builders.model.lookups.probe import Use
 from builders.model.range_source import DEFAULT_SOURCE, InputRange
 from builders.model.spec import ModelSpec
-from builders.model.table_probe import Use
 from builders.model.value_ranges import range_axes, range_text
 from builders.verify.input_draws import describe_draws
 
@@ -27,7 +27,7 @@ def input_ranges(spec: ModelSpec, origin: str, module: Any = None) -> dict[str, 
     """Integer input (without a domain, whose values the domain sets) -> its :class:`InputRange`,
     as :meth:`builders.model.tensor.TensorSpec.input_range` decides it: the spec's ``value_range``
     from ``origin``, else the default; with the eager ``module``, the embedding tables it indexes
-    and the rows of the smallest (:func:`builders.model.index_ranges.index_uses` on the export's
+    and the rows of the smallest (:func:`builders.model.lookups.index_ranges.index_uses` on the export's
     example inputs; ``None`` without one)."""
     ranges = {t.name: r for t in spec.inputs if (r := t.input_range(origin)) is not None}
     found = index_uses(module, spec, spec.export_inputs()) if module is not None and ranges else None

@@ -15,10 +15,10 @@ from click.testing import CliRunner
 
 from builders.cli.main import cli
 from builders.model.eager import run_eager
-from builders.model.index_ranges import index_uses
-from builders.model.range_check import refuse_ranges_past_tables
+from builders.model.lookups.index_ranges import index_uses
+from builders.model.lookups.probe import looks_like_index_error
+from builders.model.lookups.range_ends import refuse_ranges_past_tables
 from builders.model.spec import ModelSpec
-from builders.model.table_probe import looks_like_index_error
 from core.errors import ModelSpecError
 
 CTR = """\

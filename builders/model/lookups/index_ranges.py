@@ -6,12 +6,12 @@ A model that indexes a table with an integer input (token ids into ``nn.Embeddin
 self`` (an ``EmbeddingBag``: ``Index 3 of input takes value 1000 which is not in the valid range``),
 which names neither the input nor the range. When the eager model raises on inputs that hold
 integers, :func:`diagnose` runs it once more seeing every table lookup
-(:func:`builders.model.table_probe.probe`, which clamps what it finds, so that one run finds every
+(:func:`builders.model.lookups.probe.probe`, which clamps what it finds, so that one run finds every
 table indexed past its rows) and turns the failure into one :class:`~core.errors.ModelSpecError`
 (:func:`explain`): each such table with the range it accepts, the values it got and the input (or
 the input's position, for a tabular input whose columns feed tables of their own) they came from;
 the range each input is drawn from; and the one range that fits every table an input feeds, with
-the flag to give. :mod:`builders.model.range_check` runs the same explanation before any export, on
+the flag to give. :mod:`builders.model.lookups.range_ends` runs the same explanation before any export, on
 each range's ends.
 """
 
@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from builders.model.lookups.probe import Use, looks_like_index_error, probe
 from builders.model.range_source import input_range
 from builders.model.spec import EXAMPLE_INPUTS, ModelSpec
 from builders.model.spec_flags import input_flag
-from builders.model.table_probe import Use, looks_like_index_error, probe
 from builders.model.tensor import TensorSpec
 from builders.model.value_ranges import (
     ValueRange,
@@ -164,7 +164,7 @@ def _tables(module: Any) -> list[tuple[str, Any]]:
 def explain(
     spec: ModelSpec, inputs: dict[str, Any], uses: list[Use], said: str, held: str = "the draws held"
 ) -> ModelSpecError | None:
-    """The error for the table lookups ``uses`` of a run on ``inputs`` (:func:`builders.model.table_probe.probe`)
+    """The error for the table lookups ``uses`` of a run on ``inputs`` (:func:`builders.model.lookups.probe.probe`)
     when one indexed past its table's rows, else ``None``: the one table and its input (``held``: how
     the values came, ``said``: what found them, in words), or every such table and the range that fits
     each input (:func:`_every_table`)."""
@@ -275,7 +275,7 @@ def _values_text(spec: ModelSpec, values: dict[str, tuple[int, int]], sizes: Map
 def index_uses(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> dict[str, list[Use]] | None:
     """Each integer input of ``spec`` -> the table lookups the eager ``module`` makes with it, whole or
     by a position of its last axis, in one run on ``inputs`` (name -> numpy array;
-    :func:`builders.model.table_probe.probe`): the build records the tables and their rows
+    :func:`builders.model.lookups.probe.probe`): the build records the tables and their rows
     (``value_ranges``' ``tables`` and ``rows``) so that a warning about values outside an input's
     range explains table lookups only for an input that is one, and values past a table are refused
     before they are sent. An input found indexing none gets ``[]``.

@@ -6,7 +6,7 @@ value past a table's rows makes the eager model (and every export of it) fail on
 finds that only by chance, so :func:`refuse_ranges_past_tables` runs the eager model twice before
 anything is exported, every integer input at the low end of its range and then at the high end
 (per position of its last axis for a per-position range; a bound naming a dynamic axis at the
-export's size), and sees every table lookup (:func:`builders.model.table_probe.probe`): one
+export's size), and sees every table lookup (:func:`builders.model.lookups.probe.probe`): one
 refusal naming every table indexed past its rows, the input (or position) that fed it and the
 range to give instead (trial 23, T23-1: an ``nn.EmbeddingBag(1000)`` given ``0..1000`` exported
 every format, then failed on each with torch's "Index 3 of input takes value 1000").
@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from builders.model.index_ranges import diagnose, explain
+from builders.model.lookups.index_ranges import diagnose, explain
+from builders.model.lookups.probe import Use, looks_like_index_error, probe
 from builders.model.spec import ModelSpec
-from builders.model.table_probe import Use, looks_like_index_error, probe
 
 #: What found the values, in the refusal's words.
 CHECKED = "checked before any export, by running the model on each integer input's lowest and highest values"
@@ -62,7 +62,7 @@ def refuse_ranges_past_tables(module: Any, spec: ModelSpec) -> None:
 
     Raises:
         ModelSpecError: every table indexed past its rows, what fed it and the range to give
-            (:func:`builders.model.index_ranges.explain`).
+            (:func:`builders.model.lookups.index_ranges.explain`).
     """
     import torch
 
@@ -87,7 +87,7 @@ def refuse_ranges_past_tables(module: Any, spec: ModelSpec) -> None:
 
 def _refuse_scripted(module: Any, spec: ModelSpec, inputs: dict[str, np.ndarray], tensors: dict[str, Any]) -> None:
     """For a model whose lookups are not seen: run it at these ends; torch's index error is refused
-    (:func:`builders.model.index_ranges.diagnose`), any other failure left to the build's own runs."""
+    (:func:`builders.model.lookups.index_ranges.diagnose`), any other failure left to the build's own runs."""
     import torch
 
     try:
