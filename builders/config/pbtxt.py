@@ -32,6 +32,7 @@ from builders.model.tensor import TensorSpec
 from builders.triton.rules import raise_problems
 from core.errors import ConfigError
 from core.names import read_text
+from core.wording import agree
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +131,8 @@ def _artifact_tensors(io: ArtifactIO | None, kind: str, tensors: tuple[TensorSpe
     missing = [t.name for t in tensors if t.name not in by_name]
     if missing:
         raise ConfigError(
-            f"{kind}: {missing} are not {kind}s of the exported {io.format} artifact (it has {sorted(by_name)})",
+            f"{kind}: {', '.join(missing)} {agree(len(missing), 'is not an ' + kind, 'are not ' + kind + 's')} of the exported "
+            f"{io.format} artifact (it has {', '.join(sorted(by_name))})",
             hint="the spec and the export disagree: rebuild the artifact from this spec",
         )
     return [by_name[t.name] for t in tensors]

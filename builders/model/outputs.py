@@ -74,20 +74,20 @@ def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
         elif index in by_index:
             raise ModelSpecError(
                 f"output names {by_index[index]!r} and {n!r} both name the model's output {key_text(keys[index])!r}",
-                hint=f"name each output once; the model's output keys are {valid}",
+                hint=f"name each output once; the model's output keys are {', '.join(map(str, valid))}",
             )
         else:
             by_index[index] = n
     if unknown:
         raise ModelSpecError(
-            f"output names {unknown} match none of the model's output keys {valid}",
+            f"output names {', '.join(map(str, unknown))} match none of the model's output keys {', '.join(map(str, valid))}",
             hint="dict outputs are named by their keys: use those keys as --output names (any order), or omit --output",
         )
     if len(by_index) != len(keys):
         missing = [key_text(keys[i]) for i in range(len(keys)) if i not in by_index]
         raise ModelSpecError(
-            f"the model's outputs {missing} have no name (names given: {names})",
-            hint=f"name every output; the model's output keys are {valid}",
+            f"the model's outputs {', '.join(missing)} have no name (names given: {', '.join(map(str, names))})",
+            hint=f"name every output; the model's output keys are {', '.join(map(str, valid))}",
         )
     return [by_index[i] for i in range(len(keys))]
 

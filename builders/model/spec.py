@@ -74,7 +74,7 @@ class ModelSpec:
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise ModelSpecError(
-                f"tensor names must be unique; repeated: {sorted(dup)}",
+                f"tensor names must be unique; repeated: {', '.join(sorted(dup))}",
                 hint="give each input and output its own name (an output may not share an input's name)",
             )
         used = {d for t in self.inputs for d in t.shape if isinstance(d, str)}
@@ -89,7 +89,7 @@ class ModelSpec:
             users = [t.name for t in self.inputs if set(t.shape) & missing]
             axis = sorted(missing)[0]
             raise ModelSpecError(
-                f"inputs {users} use dynamic axes {sorted(missing)} with no declared range",
+                f"inputs {', '.join(users)} use dynamic axes {', '.join(sorted(missing))} with no declared range",
                 hint=f"declare each (min, opt, max): --dynamic-axis {axis}=1,64,128, or in a spec file "
                 f'"dynamic_axes": {{"{axis}": [1, 64, 128]}}',
             )
@@ -265,8 +265,8 @@ class ModelSpec:
             raise ModelSpecError(
                 f"spec file {p}: unknown key {key!r} in {where}"
                 + (f" (did you mean {close[0]!r}?)" if close else "")
-                + (f"; {len(unknown) - 1} more unknown: {[k for _, k, _ in unknown[1:]]}" if len(unknown) > 1 else ""),
-                hint=f"the keys of {where} are {sorted(valid)} (docs/schemas/input_spec.json)",
+                + (f"; {len(unknown) - 1} more unknown: {', '.join(k for _, k, _ in unknown[1:])}" if len(unknown) > 1 else ""),
+                hint=f"the keys of {where} are {', '.join(sorted(valid))} (docs/schemas/input_spec.json)",
             )
         return cls.from_json(data, f"spec file {p}")
 

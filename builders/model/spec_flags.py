@@ -57,7 +57,7 @@ def parse_input_flag(text: str) -> TensorSpec:
                 f"--input {text!r}: {parts[3]!r} is neither a value range nor a domain",
                 hint="expected LOW..HIGH (e.g. 0..30521), LOW..AXIS (at most the size of a dynamic axis in the same "
                 "request, e.g. 1..time), one LOW..HIGH per position of the last axis (e.g. 0..4,0..11,0..29) or one of "
-                f"the domains {sorted(DOMAINS)}",
+                f"the domains {', '.join(sorted(DOMAINS))}",
                 flag="--input",
             )
     return TensorSpec(parts[0], parts[1], tuple(shape), value_range, domain=domain)

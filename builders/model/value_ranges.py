@@ -116,7 +116,7 @@ def axis_problem(value_range: ValueRange | None, dtype: str, axes: Mapping[str, 
     if unknown:
         near = close_names(unknown[0], list(axes), n=1)
         meant = f" (did you mean {near[0]!r}?)" if near else ""
-        return f"names {unknown[0]!r}, which is not one of the dynamic axes {sorted(axes)}{meant}", _AXIS_FORM
+        return f"names {unknown[0]!r}, which is not one of the dynamic axes {', '.join(sorted(axes))}{meant}", _AXIS_FORM
     several = per_position(value_range)
     for which in (0, 2):
         sizes = {a: r[which] for a, r in axes.items()}

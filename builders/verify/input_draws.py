@@ -199,7 +199,7 @@ def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:
     missing = [t.name for t in spec.inputs if t.name not in arrays]
     if missing:
         raise ModelSpecError(
-            f"the input sample {path} has no array for inputs {missing} (it has {sorted(arrays)})",
+            f"the input sample {path} has no array for inputs {', '.join(missing)} (it has {', '.join(sorted(arrays)) or 'none'})",
             hint="save one array per model input, keyed by the input's name",
         )
     out: dict[str, np.ndarray] = {}
@@ -222,6 +222,7 @@ def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:
         out[t.name] = a
     if len(batches) > 1:
         raise ModelSpecError(
-            f"the input sample {path} mixes batch sizes {sorted(batches)}", hint="give every input the same first (batch) axis"
+            f"the input sample {path} mixes batch sizes {', '.join(map(str, sorted(batches)))}",
+            hint="give every input the same first (batch) axis",
         )
     return out

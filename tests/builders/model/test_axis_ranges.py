@@ -49,7 +49,7 @@ TIME_MIN, TIME_OPT, TIME_MAX = AXES["time"]
 @pytest.mark.parametrize(
     "value_range, said, fix",
     [
-        ([1, "tme"], "names 'tme', which is not one of the dynamic axes ['time'] (did you mean 'time'?)", '[1, "time"]'),
+        ([1, "tme"], "names 'tme', which is not one of the dynamic axes time (did you mean 'time'?)", '[1, "time"]'),
         (  # break test B2: the advice repeated the form instead of naming the two ways out
             [TIME_MAX, "time"],
             f"is [{TIME_MAX}, {TIME_MIN}] at time={TIME_MIN} (min): low {TIME_MAX} > high {TIME_MIN}",

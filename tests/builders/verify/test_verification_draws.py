@@ -150,7 +150,7 @@ def test_a_sample_that_does_not_fit_the_spec_is_refused_naming_the_input(tmp_pat
     with pytest.raises(ModelSpecError, match=r"input sample 'x'.*float32\[3, 5\]"):
         load_sample(tmp_path / "bad.npz", X4)
     np.savez(tmp_path / "none.npz", y=np.ones((3, 4), np.float32))
-    with pytest.raises(ModelSpecError, match=r"no array for inputs \['x'\]"):
+    with pytest.raises(ModelSpecError, match=r"no array for inputs x \(it has "):
         load_sample(tmp_path / "none.npz", X4)
 
 
