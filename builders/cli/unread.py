@@ -52,6 +52,10 @@ def refuse_unread_build_flags(
         or (bool({"warmup_count", "warmup_count_reason"} & typed) and not any(v.warmup for v in _planned(grid, formats, serving)))
     )
     trt_words = f"it applies to TensorRT plans (--format trt, or --print-trtexec), and {made}"
+    add_trt = "add --format trt"
+    if "trt" in formats and plans:  # --format trt is there: "add --format trt" was refused again (break-it F16's kind)
+        trt_words = f"it applies to TensorRT plans built here, and --plan takes plans built elsewhere back ({', '.join(plans)})"
+        add_trt = "build the plans here instead (--format trt in place of --plan)"
     warm = "it applies to variants with model_warmup, and this grid has none (--warmup off)"
     refuse_unread(
         typed,
@@ -64,8 +68,8 @@ def refuse_unread_build_flags(
                 + ("; --plan takes TensorRT plans built elsewhere back, and no ONNX is exported for them" if plans else ""),
                 "add --format onnx, or drop --opset",
             ),
-            Unread("workspace_bytes", "--workspace-mib", no_trt, trt_words, "add --format trt, or drop --workspace-mib"),
-            Unread("timing_cache", "--timing-cache", no_trt, trt_words, "add --format trt, or drop --timing-cache"),
+            Unread("workspace_bytes", "--workspace-mib", no_trt, trt_words, f"{add_trt}, or drop --workspace-mib"),
+            Unread("timing_cache", "--timing-cache", no_trt, trt_words, f"{add_trt}, or drop --timing-cache"),
             Unread(
                 "target_triton",
                 "--target-triton",
