@@ -2,12 +2,14 @@
 of ``triton-perf sweep``, ``report``, ``export-deployment`` and ``colocate``'s per-model
 budgets), so that ``50`` and ``50ms`` are read alike everywhere and another unit is refused
 saying what it would be in ms (trial 7: ``--latency-budget-ms 50ms`` got click's "'50ms' is
-not a valid float range" while ``--time-budget`` parses units)."""
+not a valid float range" while ``--time-budget`` parses units). And what a throughput in infer/s counts
+(:data:`INFER_PER_S_MEANS`, :func:`throughput_text`): one rule for every line and table that shows one."""
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable
 
 #: Every time unit a value may be typed in, in µs (a value in another unit than its flag's is
 #: refused, saying what it is in the flag's unit).
@@ -69,3 +71,35 @@ def parse_ms(text: str | float | None, what: str = "latency budget") -> float | 
     if not value > 0 or math.isinf(value):
         raise NotAboveZero(f"{what} {text!r} is not above 0 ms (write a number of milliseconds, e.g. 50 or 50ms)")
     return value
+
+
+#: What a throughput in infer/s counts: perf_analyzer's convention, the one definition every table, legend and line
+#: says where a level's client batch is above 1 (trial 23, T23-15: a sweep at batch 4 said "11,777.3 infer/s"
+#: everywhere and never that it counts rows, not requests; ``clients infer`` said both).
+INFER_PER_S_MEANS = "infer/s counts inferences (rows), as perf_analyzer does: requests/s × the client batch size"
+
+
+def thousands(value: float) -> str:
+    """``6312.66`` -> ``"6,312.7"``: a throughput as the toolkit's tables print it."""
+    return f"{value:,.1f}"
+
+
+def requests_per_s(infer_per_s: float, batch_size: int) -> float:
+    """The requests per second behind ``infer_per_s`` at client batch size ``batch_size`` (:data:`INFER_PER_S_MEANS`)."""
+    return infer_per_s / max(batch_size, 1)
+
+
+def throughput_text(infer_per_s: float, batch_size: int, number: Callable[[float], str] = thousands) -> str:
+    """``"6,312.7 infer/s (789.1 requests/s of batch 8)"``; at batch 1, where they are one number, ``"6,312.7 infer/s"``:
+    the one rule for a throughput a user sizes a service by (``clients infer``, the sweep's console and the
+    Recommendation); ``number`` formats both numbers."""
+    text = f"{number(infer_per_s)} infer/s"
+    if batch_size > 1:
+        text += f" ({number(requests_per_s(infer_per_s, batch_size))} requests/s of batch {batch_size})"
+    return text
+
+
+def infer_per_s_legend(batch_sizes: Iterable[int]) -> str | None:
+    """:data:`INFER_PER_S_MEANS`, for a table's or section's legend whose levels include a client batch above 1
+    (``batch_sizes``), else ``None`` (at batch 1 an infer is a request)."""
+    return INFER_PER_S_MEANS if any(b > 1 for b in batch_sizes) else None

@@ -21,6 +21,7 @@ from core.cli import console as make_console
 from core.console import interrupted_words
 from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import option
+from core.units import throughput_text
 
 
 @group()
@@ -188,7 +189,7 @@ def infer(
         click.echo(
             f"requests: {requests} (concurrency {stats.concurrency}), failed: {len(stats.failures)}, "
             f"latency p50 {stats.latency_percentile_ms(50):.2f} ms, p99 {stats.latency_percentile_ms(99):.2f} ms, "
-            f"throughput {stats.throughput_infer_per_s:.1f} infer/s ({stats.requests_per_s:.1f} requests/s of batch {stats.batch_size})"
+            f"throughput {throughput_text(stats.throughput_infer_per_s, stats.batch_size, lambda x: f'{x:.1f}')}"
             + stats.load_note()
         )
     if save_outputs:

@@ -85,6 +85,8 @@ def _print_report(run_dir: Path, budget: float | None, percentile: int | None, t
         click.secho(said, fg="yellow", err=True)
     for line in stale:
         click.secho(line, fg="yellow", err=True)
+    if view.recommendation is not None:  # the pick and its numbers, last (trial 23, T23-9)
+        click.echo(view.recommendation)
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
         click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
     else:

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from core.units import infer_per_s_legend, throughput_text
 from core.wording import count
 from perf.analysis.build_checks import notes as build_notes
 from perf.analysis.measured import cut_variants, rounds_measured
@@ -42,6 +43,7 @@ class Summary:
 
     Attributes:
         table: One row per variant (:func:`summary_table`).
+        recommendation: The line the console ends with (:func:`recommendation_line`), ``None`` without a pick.
         notes: The lines printed below it: the cut-for-time caveat said wherever the pick is
             (:func:`perf.analysis.recommendation.cuts.unmeasured_caveat`), then report.md's Recommendation notes, each once,
             and its line on batching measured at uniform sizes (:mod:`perf.analysis.recommendation.uniform_sizes`).
@@ -49,6 +51,7 @@ class Summary:
 
     table: Table
     notes: list[str]
+    recommendation: str | None = None
 
 
 def summary(
@@ -63,7 +66,29 @@ def summary(
     notes = [caveat] if caveat is not None else []
     # batching at one size per level (trial 12, F13); no batch formed under a mix (trial 19, T19-19)
     uniform = [n for n in [uniform_sizes_note(run), mixed_no_batch_note(run)] if n is not None]
-    return Summary(_table(view, rec, top_n), notes + [n for n in _shorter(view, rec) if n not in notes] + uniform)
+    notes += [n for n in _shorter(view, rec) if n not in notes] + uniform
+    return Summary(_table(view, rec, top_n), notes, recommendation_line(rec))
+
+
+def recommendation_line(rec: Recommendation) -> str | None:
+    """``"Recommendation: best under the p99 budget of 5.00 ms: `v` at c=1: 1,590.2 infer/s, p99 2.33 ms; best peak:
+    ..."``: each pick and its level's numbers (:meth:`Choice.numbers`, report.md's), the line the console ends
+    with (trial 23, T23-9: the console named the pick only inside a row's note). ``None`` without a pick."""
+    u, b = rec.best_under_budget, rec.best_peak
+    parts = []
+    if rec.latency_budget_ms is not None:
+        parts.append(f"best under the {rec.budget_text}: " + (_pick_words(u) if u else "none (no level within it)"))
+    if b is not None:
+        same = u is not None and (u.variant, u.concurrency, u.batch_size) == (b.variant, b.concurrency, b.batch_size)
+        parts.append(f"{peak_mark(b)}: " + ("the same level" if same else _pick_words(b)))
+    if u is None and b is None:
+        return None
+    return "Recommendation: " + "; ".join(parts) + " (why, and what each was compared with: report.md's Recommendation)"
+
+
+def _pick_words(c: Choice) -> str:
+    """```v` at c=1 † host busy: 1,590.2 infer/s, p99 2.33 ms``."""
+    return f"`{c.variant}` at {_level_label(c.concurrency, c.batch_size, c.status, True)}: {c.numbers()}"
 
 
 def _shorter(view: RunResult, rec: Recommendation) -> list[str]:
@@ -116,7 +141,11 @@ def _table(run: RunResult, rec: Recommendation, top_n: int) -> Table:
     other = pct != 99 and latency_budget_ms is not None  # the budget's percentile beside the p99
     rows = _summary_rows(run, rec, shown, points, other, best)
     shown_text = " ".join(cell for cells, _ in rows for cell in cells[1:])  # not the names
-    view = Table(title=escape(title), caption=_summary_legend(shown_text, pct, other, run, _left_out(run, shown, best), top_n))
+    batches = [p.batch_size for v in shown if (p := best.get(v.name))] + [
+        c.batch_size for c in (rec.best_under_budget, rec.best_peak) if c
+    ]
+    legend = _summary_legend(shown_text, pct, other, run, _left_out(run, shown, best), top_n, batches)
+    view = Table(title=escape(title), caption=legend)
     view.add_column("variant", no_wrap=True)
     for col in (
         "best infer/s",
@@ -156,7 +185,9 @@ def _summary_rows(
     for v in shown:
         p = best.get(v.name)
         marks = list(by_size.get(v.name, []))
-        u = None if by_size else rec.best_under_budget
+        u, own = None if by_size else rec.best_under_budget, None
+        if u and (own := pick_row_point(rec, v.name, points, p)) is not None:  # the pick's level in the columns (T23-9)
+            p, whatever = own, p
         if u and u.variant == v.name:  # the † goes with the level it marks, named there
             r = rec.ranking_under_budget
             quiet = r is not None and r.leader is not None and r.leader.latency is not None and r.leader.latency.quieter
@@ -172,11 +203,12 @@ def _summary_rows(
             level = pick_level(u, p)
             if u.budget_latency and not u.at(*_at(p)) and not u.judged_note:
                 at_budget = ""  # its numbers say it (Choice.numbers)
-            marks.append(f"best under budget ({level}{at_budget}{short})")
+            best_words = f"; {BEST_LEVEL_WORDS}: {level_numbers(whatever)}" if own is not None else ""
+            marks.append(f"best under budget ({level}{at_budget}{short}{best_words})")
         if (b := rec.best_peak) and b.variant == v.name and not by_size:
             said = [w for w in ("" if b.at(*_at(p)) else pick_level(b, p), b.note()) if w]  # another level: its numbers
             marks.append(peak_mark(b) + (f" ({'; '.join(said)})" if said else ""))
-        if p is not None and (elsewhere := _compared_elsewhere(run, rec, v.name, p)):
+        if own is None and p is not None and (elsewhere := _compared_elsewhere(run, rec, v.name, p)):
             marks.append(elsewhere)  # the row's level is not the one compared with a pick (trial 13, T13-18)
         elif v.name in rec.unreached and not any(k in m for k in UNREACHED_MARKS for m in marks):  # a size's pick said it
             marks.append(unreached_mark(rec.unreached[v.name]))
@@ -184,7 +216,7 @@ def _summary_rows(
         marks += dict.fromkeys(w for c in picks for w in c.unverified)  # the build's verdict on a pick, once (T13-10)
         if v.name in tied:  # and on a pick's tie-set member, as on the pick (issue 26)
             marks += [w for w in build_notes(run, v.name) if w not in marks]
-        if p is not None and (higher := higher_median(run, points[v.name], p, short=True)):
+        if own is None and p is not None and (higher := higher_median(run, points[v.name], p, short=True)):
             marks.append(higher)  # its level's median is not the variant's highest: why, in numbers
         if p is not None and (note := verdicts.get((v.name, p.batch_size, p.concurrency))):
             if not any(note in m for m in marks):  # the budget's number where it goes the other way (trial 10, F3)
@@ -210,6 +242,25 @@ def _summary_rows(
         ]
         rows.append((cells, "dim" if v.status == "failed" else None))
     return rows
+
+
+#: What the budget pick's note calls its variant's best level, where its row shows the pick's own (:func:`pick_row_point`).
+BEST_LEVEL_WORDS = "its best level whatever the budget"
+
+
+def pick_row_point(rec: Recommendation, name: str, points: dict[str, list[Point]], best: Point | None) -> Point | None:
+    """The level the best under budget's row shows in its columns where it is not the variant's ``best`` level: the pick's
+    own (trial 23, T23-9: the pick's row read "p99 24.39 ms" against a 5 ms budget, its pick's 2.33 ms only in the
+    note). ``None`` for every other row, and where that variant is the best peak too (its row: the peak's level)."""
+    u, b = rec.best_under_budget, rec.best_peak
+    if u is None or u.variant != name or best is None or u.at(*_at(best)) or (b is not None and b.variant == name):
+        return None
+    return next((q for q in points.get(name, []) if q.ok and u.at(*_at(q))), None)
+
+
+def level_numbers(p: Point) -> str:
+    """``"c=4 †: 1,686.5 infer/s, p99 24.39 ms"``: a level and its medians, as a note says them."""
+    return f"{_level_label(p.concurrency, p.batch_size, p.status)}: {throughput_text(p.value(THROUGHPUT), p.batch_size, fmt)}, p99 {fmt(p.get(P99), 2)} ms"
 
 
 def pick_level(c: Choice, p: Point | None) -> str:
@@ -256,15 +307,23 @@ def _left_out(run: RunResult, shown: Sequence[VariantResult], best: dict[str, Po
     return measured, cut, len(left) - measured - cut
 
 
-def _summary_legend(text: str, pct: int, other: bool, run: RunResult, left: tuple[int, int, int], top_n: int) -> str:
+def _summary_legend(
+    text: str, pct: int, other: bool, run: RunResult, left: tuple[int, int, int], top_n: int, batches: Sequence[int] = ()
+) -> str:
     """The console table's legend: only what its cells (``text``) show (trial 9, F3: "b: client
-    batch size" under a table with no b); ``left``: what it leaves out (:func:`_left_out`)."""
+    batch size" under a table with no b); ``left``: what it leaves out (:func:`_left_out`); ``batches``: the client
+    batch sizes of its levels, what infer/s counts said where one is above 1 (:func:`core.units.infer_per_s_legend`)."""
     flags = [f"{kind}: {words}" for kind, words in FLAG_MEANINGS.items() if f"{UNSTABLE_MARK} {kind}" in text]
     parts = [
         *(
             [
                 "best: each variant's best level"
                 + (" whatever the budget" if "best under budget (c=" in text else "")  # the pick's own level: the note's (T22)
+                + (
+                    f", the best under budget's row its pick's level ({BEST_LEVEL_WORDS}: its note)"
+                    if BEST_LEVEL_WORDS in text
+                    else ""
+                )
                 + ", named by the paired ranking (round-adjusted throughput, report.md); "
                 "infer/s and p99: medians over that level's rounds"
                 + (
@@ -277,6 +336,7 @@ def _summary_legend(text: str, pct: int, other: bool, run: RunResult, left: tupl
             else []
         ),
         "c: concurrency" + (", b: client batch size" if "b=" in text else ""),
+        *[w for w in [infer_per_s_legend(batches)] if w],  # rows, not requests (trial 23, T23-15)
         f"{f'p{pct} (the budget is on it) and ' if other else ''}p99 at that level",
         *(
             [

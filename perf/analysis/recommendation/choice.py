@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from builders.repository.build_verdict import BuildVerdict
+from core.units import throughput_text
 from core.wording import count
 from perf.analysis.ranking.budget_latency import LATENCY_PERCENTILES, latency_metric
 from perf.analysis.stats.paired import FAR_GAP, GAP_MIN, GAP_ROUNDS
@@ -156,11 +157,13 @@ class Choice:
         return self.latency_p99_ms if percentile == 99 else self.latency_ms.get(percentile)
 
     def numbers(self) -> str:
-        """Its level's numbers, ``"1,234.5 infer/s, p99 3.21 ms"`` (a budget's other percentile before the p99:
+        """Its level's numbers, ``"1,234.5 infer/s, p99 3.21 ms"`` (``"4,938.0 infer/s (1,234.5 requests/s of batch 4),
+        ..."`` at a client batch above 1: :func:`core.units.throughput_text`; a budget's other percentile before the p99:
         :attr:`budget_latency`): what report.md's Recommendation and the console's note of the pick both say
         (trial 13, T13-18: the console named the pick's level beside another level's numbers)."""
-        return (
-            f"{fmt(self.throughput_infer_per_s)} infer/s, {f'{self.budget_latency}, ' if self.budget_latency else ''}"
+        return (  # requests/s beside infer/s at a client batch above 1 (core.units; trial 23, T23-15)
+            f"{throughput_text(self.throughput_infer_per_s, self.batch_size, fmt)}, "
+            f"{f'{self.budget_latency}, ' if self.budget_latency else ''}"
             f"p99 {fmt(self.latency_p99_ms, 2)} ms"
         )
 

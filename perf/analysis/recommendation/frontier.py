@@ -23,6 +23,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 
+from core.units import infer_per_s_legend
 from core.wording import agree, count, plural, sentence, some_of
 from perf.analysis.build_checks import named
 from perf.analysis.recommendation.excluded import candidate
@@ -223,7 +224,8 @@ def frontier_section(
             if shown is not front
             else ""
         )
-        + f"{UNSTABLE_MARK}: a flagged level (unstable or host busy).",
+        + f"{UNSTABLE_MARK}: a flagged level (unstable or host busy)."
+        + "".join(f" {sentence(w)}" for w in [infer_per_s_legend(p.batch_size for p in shown)] if w),  # T23-15
         "",
         *frontier_table(shown, rec),
         "",

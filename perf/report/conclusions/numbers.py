@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from core.units import throughput_text
 from core.wording import agree, count, plural, sentence
 from perf.analysis.build_checks import named
 from perf.analysis.effects.main_effects import MainEffect
@@ -65,7 +66,7 @@ def number_lines(
     bp = next(p for p in pts[best.variant] if (p.concurrency, p.batch_size) == (best.concurrency, bs))
     what = "The best peak is" if best.unreached is None else "The best throughput measured is"
     head = [
-        f"**The numbers.** {what} {fmt(best.throughput_infer_per_s)} infer/s (`{best.variant}`, "
+        f"**The numbers.** {what} {throughput_text(best.throughput_infer_per_s, best.batch_size, fmt)} (`{best.variant}`, "
         f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms{flag_mark(best.status)}"
         + "".join(f"; {w}" for w in best.unverified)  # the build's verdict on it (T13-10)
         + ")"

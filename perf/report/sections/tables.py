@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from core.units import infer_per_s_legend
 from core.wording import sentence
 from perf.analysis.recommendation.frontier import size_of
 from perf.analysis.stats.curves import gpu_metric, has_metric
@@ -198,7 +199,8 @@ def level_tables(
         + f". **Bold**: highest throughput at the level{_BOLD_PER_SIZE if _sizes(points) > 1 else ''}. `—`: not measured on this host. "
         f"{UNSTABLE_MARK} unstable: {FLAG_MEANINGS[UNSTABLE]} at this level; "
         f"{UNSTABLE_MARK} host busy: {FLAG_MEANINGS[HOST_BUSY]} during it (kept, but treat with care)."
-        + "".join(f" {label}: {sentence(CPU_MEASURES[m][3])}" for label, m, _ in utils),
+        + "".join(f" {label}: {sentence(CPU_MEASURES[m][3])}" for label, m, _ in utils)
+        + "".join(f" {sentence(w)}" for w in [infer_per_s_legend(k[0] for k in shown)] if w),  # rows (T23-15)
     ]
     if len(shown) < len(keys):
         lines += [
