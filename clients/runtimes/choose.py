@@ -120,9 +120,11 @@ def resolve_runtime(opts: ServerOptions) -> tuple[Runtime, str]:
     if name not in RUNTIMES:
         raise ServerError(f"unknown server runtime {name!r}", hint=f"choose one of {', '.join(RUNTIMES)}")
     if opts.urls and name not in ("auto", RemoteRuntime.name):
+        given = given_server_fields(opts)  # dropping --url: the flags only a --url server reads go with it (F16's kind)
+        remote = [flag_name(ServerOptions, f) for f, r in RUNTIME_FIELDS.items() if r == RemoteRuntime.name and f in given]
         raise ServerError(
             f"--url names a server the toolkit did not start; --runtime {name} starts one",
-            hint="pass --runtime remote (or leave --runtime out) with --url, or drop --url",
+            hint=f"pass --runtime remote (or leave --runtime out) with --url, or drop {' and '.join(['--url', *remote])}",
             flag="--url",
         )
     if opts.urls and name == "auto":

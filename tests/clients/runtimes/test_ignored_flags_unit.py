@@ -298,3 +298,13 @@ def test_a_runtime_refusals_hint_leads_to_options_that_are_taken(
     opts = ServerOptions(no_local, **followed, given=frozenset(followed))  # type: ignore[arg-type]
     refuse_unread_launch(opts)
     assert ignored_flags(opts, "remote" if opts.urls else opts.runtime, "asked for") is None
+
+
+def test_url_beside_a_started_runtime_hints_dropping_the_url_servers_flags_too(no_local: Path) -> None:
+    """`--url H --metrics-url M --runtime bundled`: "drop --url" left --metrics-url, refused next by the bundled server."""
+    typed = {"urls": ("h:1",), "metrics_urls": ("h:3",), "runtime": "bundled"}
+    with pytest.raises(ServerError) as e:
+        resolve_runtime(ServerOptions(no_local, **typed, given=frozenset(typed)))  # type: ignore[arg-type]
+    assert e.value.hint == "pass --runtime remote (or leave --runtime out) with --url, or drop --url and --metrics-url"
+    followed = ServerOptions(no_local, runtime="bundled", given=frozenset({"runtime"}))
+    assert resolve_runtime(followed)[0].name == "bundled"
