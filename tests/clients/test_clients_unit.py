@@ -58,7 +58,10 @@ def test_valid_inputs_pass_unchanged(sig: ModelSignature) -> None:
         ),
         ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((3, 4), np.float32)}, "disagree on the batch size"),
         ({"ids": np.zeros((2, 3), np.int32)}, r": input x missing; the model takes ids, x"),
-        ({"ids": np.zeros((2, 3), np.int32), "x": np.zeros((2, 4), np.float32), "z": np.zeros(1)}, r"unknown input z; the model takes ids, x"),
+        (
+            {"ids": np.zeros((2, 3), np.int32), "x": np.zeros((2, 4), np.float32), "z": np.zeros(1)},
+            r"unknown input z; the model takes ids, x",
+        ),
         (
             {"ids": np.full((2, 3), 2.7, np.float32), "x": np.zeros((2, 4), np.float32)},
             r"a float32 array: input 'ids' takes int32 \(TYPE_INT32\); an array is cast only float to float or integer "
