@@ -204,6 +204,24 @@ class BudgetRecord:
 
 
 @dataclass(config=_CONFIG)
+class LateGroup:
+    """A final group after the rounds while it is under way (:attr:`RoundsRecord.late`): the variants the time budget
+    cut that it measures with the rounds' tie set. Recorded before its first load and taken away when its rounds end;
+    a run stopped meanwhile (Ctrl-C, SIGTERM, a lost server) keeps it, and its ``--resume`` measures that final group
+    again, its rounds so far counted (break-it F23: the stopped group was lost, and the resume measured nothing).
+
+    Attributes:
+        variants: The cut variants the final group measures, most promising first.
+        tie: The tie set measured with them.
+        after: Why the rounds before it had ended (what a resume says of them).
+    """
+
+    variants: list[str]
+    tie: list[str] = dataclasses.field(default_factory=list)
+    after: str = ""
+
+
+@dataclass(config=_CONFIG)
 class RoundsRecord:
     """How a rounds sweep measured (``RunResult.rounds``; module docstring).
 
@@ -215,6 +233,7 @@ class RoundsRecord:
         budget: The time budget's plan and spending.
         cuts: What was cut for time.
         ended: Why the rounds ended (``"ranking decided"``, ``"time budget spent"``...).
+        late: A final group after the rounds under way, or stopped before its rounds ended (:class:`LateGroup`).
     """
 
     seed: int
@@ -224,6 +243,7 @@ class RoundsRecord:
     budget: BudgetRecord | None = None
     cuts: list[Cut] = dataclasses.field(default_factory=list)
     ended: str | None = None
+    late: LateGroup | None = None
 
     def cut(self, cut: Cut) -> None:
         """Record ``cut`` once."""

@@ -50,6 +50,8 @@ class Final:
         tie_visits: Visits of one round over ``tie``.
         visits: Visits of one cut variant in each of its rounds.
         measured: Cut variants with numbers from an earlier session.
+        done: The rounds a final group of the first ``k`` of ``variants`` counts already, at ``k - 1`` (a final group
+            stopped part-way: its rounds count towards the next one's, :meth:`~perf.records.rounds.RoundsRecord.rounds_of`).
     """
 
     variants: list[str]
@@ -57,6 +59,7 @@ class Final:
     tie_visits: int
     visits: list[int]
     measured: frozenset[str] = frozenset()
+    done: tuple[int, ...] = ()
 
 
 def late(
@@ -71,6 +74,7 @@ def late(
     measured: Collection[str] = (),
     prices: Mapping[str, float] | None = None,
     loaded: Collection[str] = (),
+    done: Sequence[int] = (),
 ) -> Late:
     """The plan re-made after the rounds, from what they measured: the cut variants (most
     promising first) that fit the time left, measured in a final group with the rounds' tie set
@@ -97,12 +101,21 @@ def late(
         measured: Cut variants with numbers from an earlier session (:func:`perf.search.budget.not_measured`).
         prices: A member's load time (s) where it is not ``load_s`` (default: none).
         loaded: Members of the final group loaded already (default: none, the group not started).
+        done: The rounds a final group of ``cut[:k]`` counts already, at ``k - 1`` (:attr:`Final.done`): only the
+            rounds it lacks are priced (default: none).
     """
+
+    def counted(k: int) -> int:
+        return min(done[k - 1], MIN_ROUNDS) if 0 < k <= len(done) else 0
+
+    def rounds(k: int) -> str:
+        """``"the 6 rounds a verdict needs"``, or of a final group with rounds counted ``"the 4 rounds of the 6 ..."``."""
+        return f"the {MIN_ROUNDS - counted(k)} rounds of the {MIN_ROUNDS}" if counted(k) else f"the {MIN_ROUNDS} rounds"
 
     def cost(k: int) -> float:
         members = [*tie, *cut[:k]]
         total = sum((prices or {}).get(n, load_s) for n in members if n not in loaded) + len(members) * unload_s
-        for r in range(MIN_ROUNDS):
+        for r in range(counted(k), MIN_ROUNDS):
             total += (k * (visits[min(r, len(visits) - 1)] if visits else 1) + tie_visits) * visit_s
         return total
 
@@ -121,7 +134,7 @@ def late(
         Cut(
             "variant",
             f"{not_measured(name in measured)}: {when} {left} were left; measuring it{_with(i, tie_set)} in a final group "
-            f"needs about {fmt(cost(i + 1), d)} s for the {MIN_ROUNDS} rounds a verdict needs ({costs})",
+            f"needs about {fmt(cost(i + 1), d)} s for {rounds(i + 1)} a verdict needs ({costs})",
             name,
             need_s=round(cost(i + 1), 1),
             final=True,
@@ -134,7 +147,7 @@ def late(
     names = ", ".join(f"`{n}`" for n in cut[:k])
     reason = (
         f"{when}: {left} left fit {names} (cut by the plan)" + (f" with {tie_set}" if tie else "") + ": about "
-        f"{fmt(cost(k), 0)} s for the {MIN_ROUNDS} rounds a verdict needs ({costs})"
+        f"{fmt(cost(k), 0)} s for {rounds(k)} a verdict needs ({costs})"
     )
     return Late(list(cut[:k]), cost(k), reason, cuts)
 

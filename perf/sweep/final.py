@@ -9,6 +9,13 @@ run's measured visit and load times, within this session's time budget): those t
 tie set in a final group, measured in rounds of its own; the others' cuts give the numbers. When none
 fits, nothing is loaded and no server starts (:attr:`ResumedRounds.nothing_to_measure`). The resume's
 first line says this same plan (:func:`perf.sweep.opening.resume_line`).
+
+A final group is recorded as under way (:attr:`perf.records.rounds.RoundsRecord.late`) before its first load, here
+and after a fresh sweep's rounds (:meth:`perf.sweep.rounds.RoundsSweep._late`), and taken away when its rounds end; a
+resume that measures into a finished run takes its ``finished`` away first (:meth:`ResumedRounds.reopen`). A stop at
+any point of it (Ctrl-C, SIGTERM) so leaves a run that did not finish, its late variants part-measured (report.md and
+``export-deployment`` say so), whose ``--resume`` measures that final group again, its rounds so far counted (break-it
+F23: the stopped group was lost: "no round (its rounds had ended ...)", and the run read as finished).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import time
 
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
-from perf.records.rounds import BudgetRecord
+from perf.records.rounds import BudgetRecord, LateGroup
 from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.ending.ends import ended_before, start_ladders
@@ -55,8 +62,21 @@ class ResumedRounds(RoundsSweep):
         return promise.by_measurements(names, self.run, self.budget, {n: p.config for n, p in self.plans.items()})
 
     def ranked_names(self) -> list[str]:
-        """The variants the run's rounds ranked: those with numbers, most promising first."""
-        return [n for n in self._plannable() if promise.has_numbers(self.run, n)]
+        """The variants the run's rounds ranked: those with numbers, most promising first; not those a final group
+        measures further (:meth:`measured_further`)."""
+        again = self.measured_further()
+        return [n for n in self._plannable() if promise.has_numbers(self.run, n) and n not in again]
+
+    def measured_further(self) -> set[str]:
+        """Cut variants with numbers that a final group measures further: those of a final group stopped before its
+        rounds ended (:attr:`perf.records.rounds.RoundsRecord.late`), and those a final group's price cut after the
+        rounds (a ``final`` cut: its words say ``--resume RUN --time-budget ...`` measures them further; that resume
+        measured nothing)."""
+        rr = self.run.rounds
+        if rr is None:
+            return set()
+        last = {c.variant: c for c in rr.cuts if c.kind == "variant" and c.variant}
+        return set(rr.late.variants if rr.late else []) | {n for n, c in last.items() if c.final}
 
     @functools.cached_property
     def rounds_ended(self) -> str | None:
@@ -64,6 +84,8 @@ class ResumedRounds(RoundsSweep):
         rr = self.run.rounds
         if not self.opts.resume or rr is None or self.run.search is None:
             return None
+        if rr.late is not None:  # a final group stopped before its rounds ended: the rounds before it had
+            return rr.late.after or rr.ended or "the run had finished them"
         if self.run.finished is not None:
             return rr.ended or "the run had finished them"
         ranked = self.ranked_names()
@@ -94,7 +116,9 @@ class ResumedRounds(RoundsSweep):
         rr, cap = self.run.rounds, engine.setup.cap
         ladder = [c for c in self.levels if cap is None or c <= cap]
         per_round = budgets.levels_by_round(ladder, self.adaptive, rr.rules, max(rr.rules.max_rounds, MIN_ROUNDS))
-        return Final(todo, tie, len(engine.visits(tie, 0)), [n * self.keys_per_level() for n in per_round])
+        before = frozenset(n for n in todo if promise.has_numbers(self.run, n))  # a stopped final group's: part-measured
+        done = tuple(len(rr.rounds_of([*tie, *todo[: k + 1]])) for k in range(len(todo))) if before else ()
+        return Final(todo, tie, len(engine.visits(tie, 0)), [n * self.keys_per_level() for n in per_round], before, done)
 
     @functools.cached_property
     def final(self) -> Late | None:
@@ -105,7 +129,9 @@ class ResumedRounds(RoundsSweep):
         assert self.run.rounds is not None
         left = math.inf if self.opts.time_budget_s is None else self.opts.time_budget_s
         unload = load_cuts.unload_s(load_cuts.recorded_unload_times(self.run.rounds.groups))  # the run's, measured
-        return late(group.variants, group.tie, group.tie_visits, group.visits, self._load_s(), self._visit_s(), left, unload)
+        load, visit = self._load_s(), self._visit_s()
+        args = (load, visit, left, unload, group.measured)
+        return late(group.variants, group.tie, group.tie_visits, group.visits, *args, done=group.done)
 
     @functools.cached_property
     def final_tie(self) -> list[str]:
@@ -114,6 +140,7 @@ class ResumedRounds(RoundsSweep):
         engine, ranked = self._engine(), self.ranked_names()
         assert self.run.rounds is not None
         kept = next((g.tie_set for g in reversed(self.run.rounds.groups) if g.ended and g.tie_set), [])
+        kept = self.run.rounds.late.tie if self.run.rounds.late is not None else kept  # a stopped final group's
         if any(n in ranked for n in kept):
             return [n for n in kept if n in ranked]
         start_ladders(engine, ranked)
@@ -140,8 +167,33 @@ class ResumedRounds(RoundsSweep):
         rr.cuts = [c for c in rr.cuts if not (c.kind == "variant" and c.variant in out)]
         for c in late.cuts:
             rr.cut(c)
-            self._variant(c.variant or "").status = "skipped"
-            self._variant(c.variant or "").error = f"cut for time: {c.reason.removeprefix('not measured: ')}"
+            vr = self._variant(c.variant or "")
+            if promise.has_numbers(self.run, vr.name):  # a stopped final group's: its numbers stand, said as cut
+                vr.status, vr.error = "pending", None
+                self._settle(vr)
+                continue
+            vr.status, vr.error = "skipped", f"cut for time: {c.reason.removeprefix('not measured: ')}"
+        if not late.variants:  # a stopped final group this session's time budget fits no more: cut, with its numbers
+            rr.late = None
+
+    def begin_late(self, variants: list[str], tie: list[str], after: str) -> None:
+        """The final group of ``variants`` and the ``tie`` set, after rounds that ended so (``after``), recorded as
+        under way and saved before its first load (:attr:`perf.records.rounds.RoundsRecord.late`, module docstring)."""
+        assert self.run.rounds is not None
+        self.run.rounds.late = LateGroup(list(variants), list(tie), after)
+        self._save()
+
+    def reopen(self) -> None:
+        """A resume that measures into its run (not :attr:`nothing_to_measure`), before anything is loaded and saved:
+        the final group it measures is recorded as under way (:meth:`begin_late`), and a finished run is unfinished
+        until this session ends (``finished`` taken away): a stop meanwhile is never read as a finished run (module
+        docstring). Nothing for a new run, or a resume that measures nothing."""
+        if not self.opts.resume or self.nothing_to_measure:
+            return
+        if self.final is not None and self.final.variants:
+            self.begin_late(self.final.variants, self.final_tie, self.rounds_ended or "")
+        self.run.finished = None
+        self._save()
 
     def run_final(self, started: float, deadline: float | None) -> None:
         """This session's only rounds: the final group of :attr:`final` (module docstring), its time recorded."""
@@ -170,10 +222,12 @@ class ResumedRounds(RoundsSweep):
         assert self.final_group is not None  # its loads priced as the group was (perf.sweep.load_cuts.fit_final)
         self._final = dataclasses.replace(self.final_group, variants=late.variants)
         since = (len(rr.rounds), len(rr.groups))
+        self.begin_late(late.variants, tie, self.rounds_ended or "")
         try:
             self._groups(engine, [*tie, *late.variants], late.reason)
+            rr.late = None  # its rounds ended: no longer under way
         finally:
-            for n in [*self.ranked_names(), *late.variants]:
+            for n in [*self.ranked_names(), *(late.variants if rr.late is None else [])]:  # stopped: part-measured
                 self._settle(self._variant(n))
             now_s = self.clock() - started
             rr.budget.spent_s = round(budget_spent_s(rr, since, now_s) + (before or 0.0), 1)

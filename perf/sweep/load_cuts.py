@@ -153,7 +153,7 @@ def fit_final(
     prices = format_prices(sweep, load_times, pending, assumed)[0]
     left = engine.deadline - engine.clock() if engine.deadline is not None else float("inf")
     args = (each, engine.visit_s, left, unload_s, final.measured, prices, loaded)
-    again = lates.late(final.variants, final.tie, final.tie_visits, final.visits, *args)
+    again = lates.late(final.variants, final.tie, final.tie_visits, final.visits, *args, done=final.done)
     new = [c for c in again.cuts if c.variant in pending]
     if new:
         said(sweep, None, new, each)

@@ -124,6 +124,10 @@ class Ended:
     #: What the resume line says of the in-process baseline where the final group leaves it too little
     #: (:func:`baseline_after`); ``""``: the line's own words.
     baseline: str = ""
+    #: Its cut variants with numbers, measured further (a final group stopped part-way: ``ResumedRounds.measured_further``).
+    further: frozenset[str] = frozenset()
+    #: The rounds its final group counts already (a final group stopped part-way: ``perf.search.late.Final.done``).
+    counted: int = 0
 
     def words(self, budget: str) -> str:
         """What the resume measures, in the resume line's words."""
@@ -135,10 +139,15 @@ class Ended:
                 out += f"; nor its {count(len(late.cuts), 'variant')} cut for time, within {budget}: {cut_words(late.cuts)}"
             return out
         names = ", ".join(f"`{n}`" for n in late.variants)
+        part = ", ".join(f"`{n}`" for n in late.variants if n in self.further)
         tie = f" with the tie set {', '.join(f'`{n}`' for n in self.tie)}" if self.tie else ""
         return (
-            f"no more rounds of the variants it ranked (their rounds had ended{why}); {names} (cut for time){tie} "
-            f"in a final group, about {fmt(late.estimate_s, 0)} s for the {MIN_ROUNDS} rounds a verdict needs, within {budget}"
+            f"no more rounds of the variants it ranked (their rounds had ended{why}); {names} (cut for time"
+            + (f"; part-measured before, measured further: {part}" if part else "")
+            + f"){tie} "
+            f"in a final group, about {fmt(late.estimate_s, 0)} s for the {MIN_ROUNDS - self.counted} rounds"
+            + (f" of the {MIN_ROUNDS}" if self.counted else "")
+            + f" a verdict needs, within {budget}"
         )
 
 
@@ -227,6 +236,14 @@ def baseline_after(sweep: Any) -> str:
     )
 
 
+def _ended(sweep: Any, why: str) -> Ended:
+    """The :class:`Ended` of a resumed rounds run whose rounds had ended (``why``: ``sweep.rounds_ended``)."""
+    late, group = sweep.final, sweep.final_group
+    k, done = len(late.variants) if late is not None else 0, group.done if group is not None else ()
+    counted = min(done[k - 1], MIN_ROUNDS) if 0 < k <= len(done) else 0  # a stopped final group's rounds
+    return Ended(why, late, sweep.final_tie, baseline_after(sweep), frozenset(sweep.measured_further()), counted)
+
+
 def opening_lines(sweep: Any, given: frozenset[str] | None = None) -> list[str]:
     """The lines a sweep's CLI prints before the first level: for a resumed run
     :func:`resume_line`, then :func:`input_lines`.
@@ -248,7 +265,7 @@ def opening_lines(sweep: Any, given: frozenset[str] | None = None) -> list[str]:
     if sweep.opts.resume:
         again = frozenset(given or ()) & frozenset(REPORT_SETTINGS)
         why = getattr(sweep, "rounds_ended", None)  # perf.sweep.final.ResumedRounds: its plan, said as it will run
-        ended = Ended(why, sweep.final, sweep.final_tie, baseline_after(sweep)) if why is not None else None
+        ended = None if why is None else _ended(sweep, why)
         lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, again, getattr(sweep, "budget_note", None), ended))
     if sweep.nothing_to_measure:  # nothing is sent: no inputs to describe
         return lines

@@ -45,7 +45,7 @@ from core.wording import count
 from perf.coldstart import measure as coldstart
 from perf.markdown import fmt
 from perf.records.results import LevelResult, VariantResult
-from perf.records.rounds import LoadGroup, RoundsRecord
+from perf.records.rounds import LateGroup, LoadGroup, RoundsRecord
 from perf.search import late as lates
 from perf.search import promise
 from perf.search.budget import Fit
@@ -130,6 +130,7 @@ class RoundsSweep(SweepBase):
             rr.cut(c)
             if c.variant not in before:  # one with numbers keeps the status they give it
                 self._variant(c.variant or "").error = f"cut for time: {c.reason.removeprefix('not measured: ')}"
+        rr.late = LateGroup(late.variants, tie, rr.ended or "") if late.variants else None  # under way (sweep.final)
         self._save()
         if not late.variants:  # said, as a fitting final group is (break-it F9: only report.md said why, not the console)
             text = "rounds: cut for time: " + "; ".join(f"{c.variant} {c.reason}" for c in late.cuts)
@@ -138,7 +139,7 @@ class RoundsSweep(SweepBase):
         self.progress({"event": "plan", "text": f"rounds: {late.reason}", "estimate_s": late.estimate_s})  # said once
         self._final = lates.Final(late.variants, tie, tie_visits, list(fit.visits), frozenset(before))  # priced so (T17-2)
         self._groups(engine, [*tie, *late.variants], late.reason)
-        self._final = None
+        self._final, rr.late = None, None  # its rounds ended
         return late.variants
 
     def run_load_times(self) -> list[float]:

@@ -151,6 +151,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
                 log.info("%s: %d asked levels skipped (%s)", name, len(plan.skipped), plan.skipped[0].reason)
         self.search.record.order = self.search.order()
         self._refuse_unfit(started)
+        self.reopen()  # a resume that measures: unfinished until this session ends (perf.sweep.final)
         self._save()
         if self.nothing_to_measure:
             self._finished_before(deadline)
