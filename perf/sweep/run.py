@@ -187,16 +187,13 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         only an in-process baseline it was stopped before is measured, within this session's time budget
         (``deadline``, :meth:`perf.sweep.baseline_step.BaselineStep._baseline`'s start and stop rule)."""
         kept = self.run.rounds is not None and self.run.finished is not None  # its recorded cuts stand
-        if self.run.rounds is not None and self.run.finished is not None:
+        if kept and self.run.rounds is not None:
             done = f"finished its rounds at {self.run.finished}" + (
                 f" ({self.run.rounds.ended})" if self.run.rounds.ended else ""
             )
         elif self.run.rounds is not None:  # stopped after its rounds had ended (perf.sweep.final)
-            done, self.run.rounds.ended, self.run.finished = (
-                f"had ended its rounds ({self.rounds_ended})",
-                self.rounds_ended,
-                now(),
-            )
+            done, self.run.rounds.ended = f"had ended its rounds ({self.rounds_ended})", self.rounds_ended
+            self.run.finished = now()
             for n in self.ranked_names():
                 self._settle(self._variant(n))
         else:
