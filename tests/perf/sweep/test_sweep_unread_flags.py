@@ -18,7 +18,11 @@ class Closing(FakeSweep):
     closed = 0
     rounds_ended: str | None = None  # perf.sweep.final.ResumedRounds: why its rounds had ended
     final: Any = None  # no final group
+    final_group: Any = None
     final_tie: list[str] = []
+
+    def measured_further(self) -> set[str]:  # perf.sweep.final.ResumedRounds: none part-measured by a stopped final group
+        return set()
 
     def close(self) -> None:
         Closing.closed += 1
