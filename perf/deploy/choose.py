@@ -30,7 +30,7 @@ from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.analysis.stats.notes import repeat_noun
 from perf.analysis.stats.rounds_words import few_rounds
-from perf.deploy.pick_state import cut_refusal
+from perf.deploy.pick_state import cut_refusal, nothing_measured
 from perf.deploy.workloads import match_workload, other_picks
 from perf.markdown import fmt, fmt_given, times
 from perf.records.measured_files import finish_words, resume_refused
@@ -130,13 +130,13 @@ def choose_variant(
             "without being asked for",
             hint=f"{MEASURE_AGAIN}; or deploy from these numbers anyway with {ALLOW_REFUSED_FLAGS}",
         )
+    if variant is None and (none := nothing_measured(run, results_dir)) is not None:
+        raise none  # before any --allow-* refusal (break-it F20)
     stopped = unfinished_text(run, results_dir=results_dir)
     ok = stopped is None or allow_unfinished or variant is not None
     budget = latency_budget_ms if latency_budget_ms is not None else run.settings.get("latency_budget_ms")
     view = split_by_workload(run)  # as the report ranks them: one series per variant and client workload
-    # the run's recommendation over every series: computed once, when a step needs it (the pick, the report's
-    # first workload for a named variant, the other workloads' picks), never again per step
-    rec = functools.cache(lambda: recommend(view, budget))
+    rec = functools.cache(lambda: recommend(view, budget))  # over every series: once, when a step needs it
     if variant is None and ok and not allow_cut and (cut := cut_refusal(run, rec())) is not None:
         raise cut
     chosen = _choose(run, view, rec, variant, latency_budget_ms, ok, results_dir, workload_text)

@@ -12,10 +12,13 @@ run's recommendation" and nothing said otherwise).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from core.errors import PerfError
 from perf.analysis.measured import cut_variants
 from perf.analysis.recommendation.cuts import caveat_subject, unmeasured_caveat
 from perf.analysis.recommendation.recommend import Recommendation
+from perf.records.measured_files import finish_words
 from perf.records.results import RunResult
 
 #: ``export-deployment``'s flag that deploys the pick of a run whose time budget cut variants never measured.
@@ -32,9 +35,9 @@ def cut_refusal(run: RunResult, rec: Recommendation) -> PerfError | None:
     were measured: its pick is the best of the others only (:func:`~perf.analysis.recommendation.cuts.unmeasured_caveat`,
     whose words say what measures them); ``None`` when none was cut unmeasured. A variant cut after its first rounds
     is in the ranking with its numbers, and is said by the bundle's caveat, not refused."""
-    if not cut_variants(run)[0]:
+    caveat = unmeasured_caveat(run, caveat_subject(rec.best_under_budget, rec.best_peak, rec.latency_budget_ms))
+    if not cut_variants(run)[0] or caveat is None:  # none cut unmeasured, or none measured (no pick: nothing_measured)
         return None
-    caveat = unmeasured_caveat(run, caveat_subject(rec.best_under_budget, rec.best_peak, rec.latency_budget_ms)) or ""
     said = caveat.removesuffix(".")
     return PerfError(
         f"nothing deployed unasked: {said[:1].lower()}{said[1:]}; a bundle is what gets deployed, so none is written "
@@ -42,4 +45,18 @@ def cut_refusal(run: RunResult, rec: Recommendation) -> PerfError | None:
         hint="measure them first (as said above), then `triton-perf export-deployment` of the run that measured "
         f"them deploys the pick of them all; or deploy this pick anyway with {ALLOW_CUT} (the bundle's README says it "
         "first), or name a variant with --variant NAME",
+    )
+
+
+def nothing_measured(run: RunResult, results_dir: Path | None) -> PerfError | None:
+    """The refusal to deploy the pick of a run that did not finish and measured no level: there is none, and only
+    what finishes it is said (break-it F20: "deploy from what it holds with --allow-unfinished", which then said
+    "deploy this pick anyway with --allow-cut", which then said "nothing to deploy"); ``None`` otherwise (a finished
+    run with nothing measured is refused by the pick itself: "has no level that can be recommended")."""
+    if run.finished is not None or any(lv.ok for v in run.variants for lv in v.levels):
+        return None
+    return PerfError(
+        f"nothing to deploy: run {run.run_id} did not finish and measured no level (it was stopped before its first "
+        "measurement): it has no pick, so no flag deploys one",
+        hint=f"{finish_words(run, results_dir)}; then `triton-perf export-deployment` deploys its pick",
     )

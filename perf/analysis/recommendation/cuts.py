@@ -146,11 +146,14 @@ def unmeasured_caveat(run: RunResult, subject: str = "The pick is") -> str | Non
     further (...)."`` (trial 11, F13; trial 16, T16-10: cut on 1 round, with the top median, and no
     number said what would have kept it); ``None`` when the budget cut no variant. The budget said is
     :func:`budget_words`'. ``subject``: what is the best of them (:func:`caveat_subject`), with "is"; the results of a
-    run that names no pick are "of" them, not their best."""
+    run that names no pick are "of" them, not their best. ``None`` too where no variant has numbers (a run stopped
+    before its first measurement): its results are of none, and what it owes is said as an unfinished run's."""
     never, before = cut_variants(run)
     if not never and not before:
         return None
     have = len({variant_name(v) for v in run.variants if has_numbers(run, v.name)})  # variants, their series apart
+    if not have:  # nothing measured: no pick of some of them to caveat (break-it F20: "of 0 of the 4", 2 named)
+        return None
     total = len({variant_name(v) for v in run.variants})
     of = f"{have} of the {total}" if never else str(total)
     text = f"{subject} of {of} variants" if subject == NO_PICK_SUBJECT else f"{subject} the best of {of} variants"
