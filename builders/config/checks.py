@@ -139,11 +139,13 @@ def _warmup_problems(cfg: mc.ModelConfig) -> list[Problem]:
         out += rules.warmup_batch_size(w.batch_size, cfg.max_batch_size, ref)
         missing = sorted(set(inputs) - set(w.inputs))
         if missing:
-            out.append(Problem("", f"{ref}.inputs", f"no data for inputs {missing}", "give every model input a warmup entry"))
+            out.append(
+                Problem("", f"{ref}.inputs", f"no data for inputs {', '.join(missing)}", "give every model input a warmup entry")
+            )
         for name, data in w.inputs.items():
             field = f"{ref}.inputs[{name}]"
             if name not in inputs:
-                out.append(Problem("", field, "is not a model input", f"use one of {sorted(inputs)}"))
+                out.append(Problem("", field, "is not a model input", f"use one of {', '.join(sorted(inputs))}"))
                 continue
             if data.data_type != inputs[name].data_type:
                 out.append(
@@ -203,7 +205,7 @@ def artifact_problems(cfg: mc.ModelConfig, io: ArtifactIO) -> list[Problem]:
                         "",
                         f"{kind}[{t.name}].name",
                         f"{t.name!r} is not a {kind} of the {io.format} artifact",
-                        f"use one of {sorted(names)}",
+                        f"use one of {', '.join(sorted(names))}",
                     )
                 )
         for extra in sorted(set(names) - {t.name for t in declared}):
@@ -331,7 +333,7 @@ def recorded_output_problems(cfg: mc.ModelConfig, recorded: tuple[TensorSpec, ..
                     "",
                     f"output[{name}].name",
                     f"{name!r} is not an output the build recorded for this artifact",
-                    f"use one of {sorted(have)}",
+                    f"use one of {', '.join(sorted(have))}",
                 )
             )
     for name in have:

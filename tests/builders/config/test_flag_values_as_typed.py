@@ -40,3 +40,22 @@ def test_no_message_writes_a_flags_value_as_a_python_list() -> None:
         if pattern.search(line)
     ]
     assert hits == [], "write the values as typed (core.flag_words.flag_words, or ','.join): " + ", ".join(hits)
+
+
+def test_a_configs_problems_name_tensors_as_a_list_not_a_python_list() -> None:
+    """F3's kind in `builders validate`'s problems: "use one of ['a', 'b']" / "no data for inputs ['b']"."""
+    from google.protobuf import text_format
+    from tritonclient.grpc import model_config_pb2 as mc
+
+    from builders.config.checks import config_problems
+
+    cfg = text_format.Parse(
+        'name: "m" backend: "python" max_batch_size: 4 '
+        'input [ { name: "a" data_type: TYPE_FP32 dims: [ 2 ] }, { name: "b" data_type: TYPE_FP32 dims: [ 2 ] } ] '
+        'output [ { name: "y" data_type: TYPE_FP32 dims: [ 2 ] } ] '
+        'model_warmup [ { name: "w" batch_size: 1 inputs { key: "z" value: { data_type: TYPE_FP32 dims: [ 2 ] zero_data: true } } } ]',
+        mc.ModelConfig(),
+    )
+    said = [(p.problem, p.fix) for p in config_problems(cfg)]
+    assert ("no data for inputs a, b", "give every model input a warmup entry") in said, said
+    assert ("is not a model input", "use one of a, b") in said, said
