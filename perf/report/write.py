@@ -56,6 +56,7 @@ from perf.report.sections.tables import (
     failed_lines,
     failed_measurements,
     level_tables,
+    pick_levels,
     request_rate_table,
 )
 from perf.sweep.refused_run import refused_flags_text
@@ -209,7 +210,16 @@ def write_report(
     head += frontier_section(points, rec, failed, run) + [""]
     findings = effects_section(effects, inters, run.rounds is not None, beside_recommendation(effects, rec)) + [""]
     findings += ["## Conclusions", ""] + conclusions.conclusions(run, rec, effects) + [""]
-    picks = [(c.batch_size, c.concurrency) for c in (rec.best_under_budget, rec.best_peak) if c is not None]
+    picks = pick_levels(  # which pick each level is, said where the tables name them (trial 23, T23-8)
+        (w, (c.batch_size, c.concurrency) if c is not None else None)
+        for w, c in (
+            ("the best under the budget", rec.best_under_budget),
+            (
+                "the best peak" if rec.best_peak is None or rec.best_peak.unreached is None else "the best measured throughput",
+                rec.best_peak,
+            ),
+        )
+    )
     base_name = base.name if base else None
     unusable = unusable_lines(run, run_dir)  # what report.md keeps of its section when it moves
     parts = [

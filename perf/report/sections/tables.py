@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from core.units import infer_per_s_legend
 from core.wording import sentence
@@ -205,8 +205,8 @@ def level_tables(
     if len(shown) < len(keys):
         lines += [
             "",
-            f"{len(shown)} of the {len(keys)} levels measured here: {_levels_text(shown)} (the picks' levels, the lowest, "
-            f"then those most variants reached); every level's table: [{APPENDIX_FILE}]({APPENDIX_FILE}).",
+            f"{len(shown)} of the {len(keys)} levels measured here: {_levels_text(shown)} ({_why_shown(shown, picks or ())}); "
+            f"every level's table: [{APPENDIX_FILE}]({APPENDIX_FILE}).",
         ]
     for k in shown:
         lines += blocks[k]
@@ -220,6 +220,35 @@ _BOLD_PER_SIZE = " for its input size (one per size: sizes are the client's, nev
 def _sizes(points: dict[str, list[Point]]) -> int:
     """How many client workloads (:func:`perf.analysis.recommendation.frontier.size_of`) ``points`` hold."""
     return len({size_of(p) for pts in points.values() for p in pts})
+
+
+def _why_shown(shown: Sequence[tuple[int, int]], picks: Iterable[tuple[int, int]]) -> str:
+    """Why report.md shows the levels ``shown``, true of them (trial 23, T23-8: "the picks' levels" over c=1 alone, the
+    best peak's c=4 left out): each pick's level shown, by the pick (``picks`` a mapping level -> the pick's words,
+    :func:`pick_levels`), each one left out (it did not fit), then the others' rule."""
+    named: Mapping[tuple[int, int], Sequence[str] | str] = picks if isinstance(picks, Mapping) else dict.fromkeys(picks, "a pick")
+    said = [f"{_levels_text([k])}: {_joined(w)}'s level" for k, w in named.items() if k in shown]
+    left = [f"{_joined(w)}'s level, {_levels_text([k])}, did not fit" for k, w in named.items() if k not in shown]
+    if len(said) < len(shown):
+        said.append(
+            "the others: the lowest, then those most variants reached" if said else "the lowest, then those most variants reached"
+        )
+    return "; ".join(said + left)
+
+
+def _joined(words: Sequence[str] | str) -> str:
+    """``"the best under the budget"``, or ``"the best under the budget and the best peak"``: the picks at one level."""
+    return words if isinstance(words, str) else " and ".join(words)
+
+
+def pick_levels(picks: Iterable[tuple[str, tuple[int, int] | None]]) -> dict[tuple[int, int], list[str]]:
+    """``[(words, level or None), ...]`` -> each picked level ``(batch size, concurrency)`` and the picks at it, for
+    :func:`level_tables`' ``picks``."""
+    out: dict[tuple[int, int], list[str]] = {}
+    for words, level in picks:
+        if level is not None:
+            out.setdefault(level, []).append(words)
+    return out
 
 
 def _levels_text(keys: Sequence[tuple[int, int]]) -> str:
