@@ -138,7 +138,9 @@ def test_colocate_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatc
     assert first.exit_code == 130, first.output
     said = " ".join(first.output.split())  # trial 8, F20: what the folder holds, and the command that goes on
     results = (tmp_path / "results").resolve()
-    assert f"interrupted (Ctrl-C): what it measured is kept in {results / 'r'}; continue with triton-perf colocate --resume" in said
+    assert (
+        f"interrupted (Ctrl-C): what it measured is kept in {results / 'r'}; continue with triton-perf colocate --resume" in said
+    )
     assert f"--resume --run-id r --results-dir {results} -r {repo.resolve()}" in said  # not "the same command": --model refused
     saved = colocation.load(tmp_path / "results" / "r")
     kept = len(complete_rounds(saved))

@@ -176,7 +176,9 @@ def test_ctrl_c_before_the_first_level_says_nothing_was_measured_yet_not_kept(fa
     assert res.exit_code == EXIT_INTERRUPTED
     text = " ".join(res.output.split())
     where = tmp_path / "runs" / "r9"
-    assert f"interrupted (Ctrl-C) before its first measurement: nothing was measured yet (its settings are saved in {where})" in text
+    assert (
+        f"interrupted (Ctrl-C) before its first measurement: nothing was measured yet (its settings are saved in {where})" in text
+    )
     assert "the same command with --run-id r9 starts it again, as does " in text and "--resume r9" in text
     assert "kept" not in text
     fake.run_result = _run("ok", "pending")  # one level measured: what it holds is said, and kept
