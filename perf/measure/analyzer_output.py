@@ -27,6 +27,8 @@ import dataclasses
 import re
 from pathlib import Path
 
+from clients.request_refusals import past_table_line
+
 UNSTABLE_MARK = "Failed to obtain stable measurement"
 #: Windows perf_analyzer merges into its reported numbers (its ``stability_window``, fixed at 3).
 STABILITY_WINDOWS = 3
@@ -91,8 +93,8 @@ def parse_output(text: str) -> Summary:
         if line in ("Client:", "Server:"):
             section = line
             continue
-        if _ERROR_LINE.search(raw) and not line.startswith("Pass ["):
-            errors.append(line[:300])
+        if (_ERROR_LINE.search(raw) and not line.startswith("Pass [")) or past_table_line(line):
+            errors.append(line[:300])  # a TorchScript traceback's last line says what its first did not
         if m := _DELAYED.search(raw):
             found["delayed_pct"] = float(m.group(1))
         if m := _SEND_RATE.search(raw):

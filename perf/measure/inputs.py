@@ -39,11 +39,11 @@ from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
 from builders.model.value_ranges import ValueRange, draw_integers, per_position
 from clients import shapes as shp
-from clients.infer import INDEX_PAST_TABLE
 from clients.input_files import FILE_KINDS, load_samples
 from clients.input_values import check_values, verified_range
 from clients.inputs import ModelSignature
 from clients.request_ranges import request_range
+from clients.request_refusals import PAST_TABLE, past_table_line
 from core import dtypes
 from core.errors import ClientError, DataTypeError, PerfError
 from core.names import file_problem
@@ -288,19 +288,19 @@ def check_user_data(
         raise PerfError(said if variant in said else f"{variant}: {said}", hint=e.hint) from None
 
 
-def refused_words(error: str, user_data: Path, spec: ModelSpec | None) -> str:
-    """A failed level's ``error`` naming the user's ``--input-data`` it sent (trial 11, F21: "cb::Error
+def refused_words(error: str, user_data: Path | None, spec: ModelSpec | None) -> str:
+    """A failed level's ``error`` naming the user's ``--input-data`` it sent, if any (trial 11, F21: "cb::Error
     : 3" named neither the file nor what was wrong); when the server's words say an integer input
-    indexed past a table (:data:`clients.infer.INDEX_PAST_TABLE`, as ``clients infer`` says it), the
+    indexed past a table (:func:`clients.request_refusals.past_table_line`), that in the words ``clients
+    infer`` uses, the server's own line (not a TorchScript traceback: trial 23, T23-12) and the
     build's verified range of each integer input (:func:`clients.input_values.verified_range`)."""
-    said = f"{error} (inputs: --input-data {user_data})"
-    if not any(s in error.lower() for s in INDEX_PAST_TABLE):
-        return said
+    sent = f" (inputs: --input-data {user_data})" if user_data is not None else ""
+    line = past_table_line(error)
+    if line is None:
+        return f"{error}{sent}"
     ranges = [f"{t.name!r} {v.text} ({v.source})" for t in (spec.inputs if spec else ()) if (v := verified_range(t))]
-    return (
-        f"{said}: an integer input of the file holds an index past a table the model indexes (an embedding's "
-        "num_embeddings)" + (f"; the build verified {', '.join(ranges)}" if ranges else "")
-    )
+    verified = f"; the build verified {', '.join(ranges)}" if ranges else ""
+    return f"the server refused the requests{sent}: {PAST_TABLE} (the server: {line}){verified}"
 
 
 def write_user_data(user_data: Path, config: dict[str, Any], spec: ModelSpec | None, workdir: Path) -> Path:

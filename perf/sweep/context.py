@@ -18,6 +18,7 @@ from typing import Any
 from builders.model.spec_flags import wider_range_hint
 from builders.repository.missing import repository_not_found
 from builders.repository.view import Repository
+from clients.request_refusals import past_table_line
 from clients.runtimes.server_flags import server_arg_refusal
 from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
@@ -369,7 +370,7 @@ class SweepBase:
         load = Load(model, concurrency, batch, trial, request_rate, shape)
         host = HostCheck(o.host_busy_threshold_pct, o.host_busy_pause_s)
         level = measure(self.pa, self._server(), load, in_args, settings, self.run_dir, self._record_command, host)
-        if not level.ok and o.input_data is not None and level.error:  # say which inputs the server refused
+        if not level.ok and level.error and (o.input_data is not None or past_table_line(level.error)):  # in words
             try:
                 spec = self.repository.variant(model).served_spec
             except ToolkitError:  # a repository without the toolkit's build manifest

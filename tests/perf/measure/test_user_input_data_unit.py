@@ -127,8 +127,33 @@ def test_a_level_the_server_refused_for_an_index_past_a_table_names_the_file_and
     spec = ModelSpec.from_flags(["codes:int64:3:0..3"], ["y"])
     error = "perf_analyzer reported request errors: Thread [0] had error: indices element out of data bounds, idx=29"
     said = refused_words(error, Path("pa_oob.json"), spec)
-    assert said.startswith(f"{error} (inputs: --input-data pa_oob.json)")
+    assert said.startswith("the server refused the requests (inputs: --input-data pa_oob.json): an integer input holds")
     assert "index past a table" in said and "the build verified 'codes' 0..3 (its value_range)" in said
+    assert said.count("out of data bounds") == 1  # the server's words once (trial 23, T23-6)
     assert refused_words("perf_analyzer reported request errors: x", Path("f.json"), spec).endswith(
         "(inputs: --input-data f.json)"
     )
+
+
+def test_a_torchscript_traceback_in_perf_analyzer_s_output_is_one_translated_line() -> None:
+    """Trial 23, T23-12: a TorchScript variant's refusal is a traceback whose first line says nothing of an index;
+    its last line is kept as a request error and the level's error is the one line clients infer says."""
+    from builders.model.spec import ModelSpec
+    from perf.measure.analyzer_output import error_text, parse_output
+    from perf.measure.inputs import refused_words
+
+    output = (
+        "Thread [0] had error: The following operation failed in the TorchScript interpreter.\n"
+        "Traceback of TorchScript, serialized code (most recent call last):\n"
+        '  File "code/__torch__/ctr.py", line 14, in forward\n'
+        "RuntimeError: Index 0 of input takes value 1275 which is not in the valid range [0, 1000)\n"
+    )
+    error = f"perf_analyzer reported request errors: {error_text(parse_output(output).errors)}"
+    spec = ModelSpec.from_flags(["sparse_ids:int64:8:0..999"], ["score"])
+    said = refused_words(error, None, spec)
+    assert said == (
+        "the server refused the requests: an integer input holds an index past a table the model indexes (an "
+        "embedding's num_embeddings) (the server: RuntimeError: Index 0 of input takes value 1275 which is not in the "
+        "valid range [0, 1000)); the build verified 'sparse_ids' 0..999 (its value_range)"
+    )
+    assert refused_words("perf_analyzer failed: x", None, spec) == "perf_analyzer failed: x"
