@@ -14,6 +14,10 @@ input (a ``mask``) on values that respect it (:mod:`builders.model.domains`). A 
   always all the model accepts. An index past a table the model indexes is refused
   by the server (:func:`clients.infer.run_requests` says so), but an index below 0 is not always:
   ONNX Runtime's Gather reads ``-1`` as the last row where eager PyTorch refuses it (trial 11 F7);
+- a value at or past the rows of a table the build found the input indexing (the manifest's
+  ``value_ranges``' ``tables`` and ``rows``) is refused before anything is sent, and a sweep's
+  ``--input-data`` before its server starts (:func:`past_table`, trial 23 T23-6): the server would
+  refuse every request that holds it;
 - a value that breaks the input's domain (a mask row with no 1) is refused: the model's outputs
   for it are undefined.
 
@@ -48,11 +52,14 @@ class Verified:
         source: Where it came from, in words (``"its value_range"``).
         tables: The embedding tables the build found the input indexing (``()``: none, so no table
             lookup to explain); ``None``: not known (a scripted model, a build before this was recorded).
+        rows: The rows of the smallest of those tables, one per position of the last axis where its
+            columns feed tables of their own (``None``: a position that feeds none); ``None``: not known.
     """
 
     value_range: ValueRange
     source: str
     tables: tuple[str, ...] | None = None
+    rows: int | tuple[int | None, ...] | None = None
 
     @property
     def text(self) -> str:
@@ -69,10 +76,45 @@ def verified_range(t: TensorSpec) -> Verified | None:
     if r is None:
         return None
     tables = tuple(r.tables) if r.tables is not None else None
+    rows = tuple(r.rows) if isinstance(r.rows, list) else r.rows
     if r.default:
-        return Verified(r.range, "the default range: its spec gives none", tables)
+        return Verified(r.range, "the default range: its spec gives none", tables, rows)
     each = ", one range per position of the last axis" if per_position(r.range) else ""
-    return Verified(r.range, f"its value_range{each}", tables)
+    return Verified(r.range, f"its value_range{each}", tables, rows)
+
+
+def past_table(t: TensorSpec, values: Sequence[np.ndarray], where: str) -> str | None:
+    """Why integer input ``t``'s ``values`` cannot be sent: a value at or past the rows of a table the
+    build found it indexing (:attr:`Verified.rows`, per position where its columns feed tables of
+    their own), which every runtime refuses (ONNX Runtime's Gather, torch) or reads no row for; ``None``
+    when none is, or the tables are not known (a build before they were recorded, a scripted model).
+    A value below 0 is not one: ONNX Runtime reads ``-1`` as the last row (the range's warning says so)."""
+    verified = verified_range(t)
+    if verified is None or verified.rows is None or not verified.tables:
+        return None
+    arrays = [np.asarray(a) for a in values if np.asarray(a).size and np.issubdtype(np.asarray(a).dtype, np.integer)]
+    limits: list[tuple[int | None, int]]
+    if isinstance(verified.rows, int):
+        limits = [(None, verified.rows)]
+    else:
+        limits = [(j, r) for j, r in enumerate(verified.rows) if r is not None]
+    said = []
+    for j, rows in limits:
+        cols = [a if j is None else a[..., j] for a in arrays if j is None or (a.ndim and a.shape[-1] > j)]
+        past = sum(int((c >= rows).sum()) for c in cols)
+        if past:
+            at = "" if j is None else f" at position {j} of its last axis"
+            said.append(
+                f"{past} of its values{at} reach {max(int(c.max()) for c in cols)}, past a table of {rows} rows (0..{rows - 1})"
+            )
+    if not said:
+        return None
+    low, high = min(int(a.min()) for a in arrays), max(int(a.max()) for a in arrays)
+    return (
+        f"{where}: an integer input holds an index past a table the model indexes: input {t.name!r} holds {low}..{high}; "
+        f"{'; '.join(said)} (the build found it indexing {', '.join(map(repr, verified.tables))}); PyTorch and ONNX "
+        f"Runtime refuse such a request, so nothing was sent"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,6 +285,13 @@ def check_values(
                     f"({DOMAINS[t.domain or '']}), and the model's outputs for such a row are undefined",
                     hint=f"give {t.name!r} what its domain takes: {DOMAINS[t.domain or '']}",
                 )
+        refused = past_table(t, arrays[t.name], where)
+        if refused is not None:  # every runtime refuses it: said once, before any server starts (trial 23, T23-6)
+            verified = verified_range(t)
+            assert verified is not None
+            raise error(
+                refused, hint=f"send values within the table; the build verified {t.name!r} {verified.text} ({verified.source})"
+            )
         outside = outside_range(t, arrays[t.name], sizes)
         if outside is not None:
             log.warning("%s", outside.line(where))

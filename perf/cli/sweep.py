@@ -168,6 +168,16 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     _finish(ctx, sw, run, console, allow_failed_variants, no_report)
 
 
+def _why(variant: Any, said: list[tuple[str, str]]) -> str:
+    """Why ``variant`` measured nothing, for the last line: its error, or, when that is a failed
+    measurement's just said (``said``: :func:`perf.report.sections.tables.failed_measurements`), a
+    pointer to it (trial 23, T23-6: the server's ~500-character error was said four times)."""
+    levels = {lv.error for lv in variant.levels if not lv.ok and lv.error}
+    if variant.error in levels and any(where.startswith(f"{variant.name} ") for where, _ in said):
+        return "failed: its failed measurement is said above"
+    return str(variant.error)
+
+
 def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_variants: bool, no_report: bool) -> None:
     """List what was skipped, write the report, say the time in and outside the budget, and exit by what failed."""
     from rich.markup import escape
@@ -177,7 +187,8 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
 
     for line in skipped_summary(run):
         console.print(escape(line))
-    for where, message in failed_measurements(run):  # said again at the end: not only in results.json
+    said = failed_measurements(run)
+    for where, message in said:  # said again at the end: not only in results.json
         console.print(f"[red]failed measurement[/red]: {escape(where)}: {escape(message)}")
     for where, message in failed_measurements(run, since=True):  # not failed: measured again since (trial 22)
         console.print(f"failed, then measured: {escape(where)}: {escape(message)}")
@@ -189,7 +200,7 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
 
         timed_out = run.rounds is not None and all(v.status == "skipped" for v in run.variants if not v.levels)
         raise PerfError(
-            f"no variant was measured: {'; '.join(f'{v.name}: {v.error}' for v in run.variants)[:600]}",
+            f"no variant was measured: {'; '.join(f'{v.name}: {_why(v, said)}' for v in run.variants)[:600]}",
             hint="give a longer --time-budget (the plan's estimate is printed at the start)"
             if timed_out and run.rounds is not None and any(c.kind == "rounds" for c in run.rounds.cuts)
             else f"see {sw.run_dir / 'results.json'}"
@@ -263,6 +274,7 @@ class _progress:
         self.task: Any = None
         self.trials = 1
         self.last = ""  # the last measured throughput, shown on the progress bar
+        self.said: set[tuple[str, str]] = set()  # (variant, error) of the failed levels said: a variant's failure not again
 
     def drop_if_idle(self) -> None:
         """Remove the bar before it is drawn for the last time when nothing moved it (no level
@@ -289,6 +301,7 @@ class _progress:
             lv = e["level"]
             trial = f" t={lv.trial + 1}/{self.trials}" if self.trials > 1 else ""
             self.last = f" | last {lv.throughput_infer_per_s:.0f} infer/s" if lv.ok else ""
+            self.said |= {(e["variant"], lv.error)} if not lv.ok and lv.error else set()
             # a round's transient error (no request in a window, the server's state) is no measurement this round (perf.search.failed)
             missed = e.get("round") is not None and transient_failure(lv.error)
             note = (
@@ -328,7 +341,8 @@ class _progress:
 
             log(escape(change_words(e["change"])))
         elif e["event"] == "variant_failed":
-            log(f"[red]{escape(e['variant'])} failed: {escape(e['error'])}[/red]")
+            again = (e["variant"], e["error"]) in self.said  # its level's line above said it (trial 23, T23-6)
+            log(f"[red]{escape(e['variant'])} failed: {'its level failed as said above' if again else escape(e['error'])}[/red]")
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels that will not run now
         elif e["event"] in ("plan", "spent"):  # the rounds' time budget: the estimate, then the real time
             log(escape(e.get("after_opening") or e["text"]))  # the resume line printed above says the rest

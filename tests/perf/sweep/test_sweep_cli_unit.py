@@ -374,3 +374,20 @@ def test_a_failure_a_later_trial_measured_is_said_as_such_at_the_end(fake) -> No
     lines = _sweep().output.splitlines()
     assert not any(ln.startswith("failed measurement:") for ln in lines), lines
     assert "failed, then measured: v0 c=1 b=1, trial 1: Received exit signal; measured since in trials 2, 3" in lines, lines
+
+
+def test_a_failure_said_as_a_failed_measurement_is_not_said_again_in_the_last_error(fake) -> None:
+    """Trial 23, T23-6: the server's ~500-character error was said four times: the level's line, the variant's
+    'failed:' line, the failed measurement line and the final 'no variant was measured' error."""
+    run = _run("failed")
+    error = "perf_analyzer reported request errors: " + "indices element out of data bounds " * 12
+    run.variants[0].levels.append(level_result(1, None, None, batch_size=1, error=error))
+    run.variants[0].error = error
+    fake.run_result = run
+    res = _sweep("--allow-failed-variants")
+    said = res.output + str(res.exception)
+    assert "no variant was measured: v0: failed: its failed measurement is said above" in str(res.exception)
+    # the level's own line as it happened and the end's list of failed measurements; the variant's line and the
+    # last error point to them
+    assert said.count("perf_analyzer reported request errors") == 2, said
+    assert "v0 failed: its level failed as said above" in res.output
