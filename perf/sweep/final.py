@@ -76,7 +76,10 @@ class ResumedRounds(RoundsSweep):
         if rr is None:
             return set()
         last = {c.variant: c for c in rr.cuts if c.kind == "variant" and c.variant}
-        return set(rr.late.variants if rr.late else []) | {n for n, c in last.items() if c.final}
+        late = set(rr.late.variants if rr.late else [])
+        if any(g.ended and late <= set(g.variants) for g in rr.groups):  # its rounds had ended: stopped in its unloads
+            late = set()
+        return late | {n for n, c in last.items() if c.final}
 
     @functools.cached_property
     def rounds_ended(self) -> str | None:
@@ -84,8 +87,10 @@ class ResumedRounds(RoundsSweep):
         rr = self.run.rounds
         if not self.opts.resume or rr is None or self.run.search is None:
             return None
-        if rr.late is not None:  # a final group stopped before its rounds ended: the rounds before it had
-            return rr.late.after or rr.ended or "the run had finished them"
+        if rr.late is not None:  # a final group stopped: its end if its rounds had ended, else that of the rounds before
+            held = set(rr.late.variants)
+            ended = next((g.ended for g in rr.groups if g.ended and held <= set(g.variants)), None)
+            return ended or rr.late.after or "they had ended before its final group"
         if self.run.finished is not None:
             return rr.ended or "the run had finished them"
         ranked = self.ranked_names()

@@ -277,3 +277,27 @@ def test_a_stopped_final_group_no_budget_fits_is_cut_with_its_numbers_and_its_ad
     assert "measured in 1 round each only" in caveat and "`--resume f23 --time-budget " in caveat, caveat
     again = _resume(results_dir, monkeypatch, lambda *a: [])
     assert not again.nothing_to_measure and again.final is not None and again.final.variants == CUT
+
+
+def test_a_final_group_stopped_after_its_rounds_ended_is_not_measured_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A stop in the unloads after the final group's rounds ended (its end recorded): the next resume loads nothing
+    for it (its rounds, counted, had ended: loads for no round) and finishes the run."""
+    results_dir = _finished_run(tmp_path)
+
+    def ended_then_stopped(self: Sweep, engine: Any, names: list[str], why: str) -> list[str]:
+        _one_round(self, names, why)
+        assert self.run.rounds is not None
+        self.run.rounds.groups[-1].ended, self.run.rounds.groups[-1].tie_set = "ranking decided", ["c_mbs8"]
+        raise KeyboardInterrupt("SIGTERM")  # while its variants are unloaded
+
+    with pytest.raises(KeyboardInterrupt):
+        _resume(results_dir, monkeypatch, ended_then_stopped).run_all()
+    assert results.load(results_dir / "f23").finished is None
+    again = _resume(results_dir, monkeypatch, lambda *a: pytest.fail("no group was expected"))
+    assert again.nothing_to_measure and again.rounds_ended == "ranking decided"  # the final group's end
+    again.run_all()
+    run = results.load(results_dir / "f23")
+    assert run.rounds is not None and run.rounds.late is None and run.finished is not None
+    assert [run.variant(n).status for n in CUT] == ["ok", "ok"]  # type: ignore[union-attr]
