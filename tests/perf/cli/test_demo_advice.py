@@ -77,7 +77,8 @@ def _commands(text: str) -> list[list[str]]:
 def _parses(args: list[str]) -> None:
     from perf.cli.main import cli
 
-    cli.commands["sweep"].make_context("perf/run_sweep.sh", [*args, "--run-id", "x"], resilient_parsing=False)
+    run_id = [] if "--run-id" in args else ["--run-id", "x"]  # the advice's own --run-id, else one of the test's
+    cli.commands["sweep"].make_context("perf/run_sweep.sh", [*args, *run_id], resilient_parsing=False)
 
 
 def test_the_advice_builders_name_the_flags_the_search_found() -> None:
