@@ -15,6 +15,7 @@ the repository as they were, and records what it tried in ``manifest.failed.json
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from builders.config.variants import GridPlan
 from builders.config.warmup import WarmupCount, warmup_count
 from builders.export.artifacts import ExportResult
 from builders.model.lookups.range_ends import refuse_ranges_past_tables
+from builders.model.lookups.shared_tables import merge_shared_positions
 from builders.model.models import LoadedModel, load_model
 from builders.model.outputs import infer_outputs, require_batch_first
 from builders.model.spec import ModelSpec
@@ -40,13 +42,15 @@ from builders.repository.replacing import refuse_removing, refuse_replacing
 from builders.repository.writer import drop_stale_variants, update_index
 from builders.verify.compare import refuse_open_bounds
 from builders.verify.input_draws import describe_draws, load_sample
-from builders.verify.value_sources import input_ranges
+from builders.verify.value_sources import InputRange, input_ranges, range_lines
 from builders.verify.verification import save_reference
 from core.errors import ConfigError, PartialBuildError, ToolkitError
 from core.naming import check_name
 from core.wording import count, of
 
 __all__ = ["BuildOptions", "BuildResult", "Progress", "build"]
+
+log = logging.getLogger(__name__)
 
 
 def build(opts: BuildOptions, progress: Progress | None = None, counted: Counted | None = None) -> BuildResult:
@@ -176,6 +180,9 @@ def _build_held(
     if stop is not None:
         raise stop from None
     say(f"wrote {count(len(variant_dirs), 'variant')} to {opts.repository}")
+    ranges = {n: InputRange.model_validate(r) for n, r in saved.get("value_ranges", {}).items()}
+    for line in range_lines(ranges, spec):  # the CLI's summary prints them; the Python API logs them (T23-14)
+        log.info("%s", line)
     built = BuildResult(saved, mpath, variant_dirs)
     if failures:
         for _f, _p, e in failures:
@@ -196,7 +203,9 @@ def _load(opts: BuildOptions, say: Progress) -> LoadedModel:
     """Load step: the model from ``opts.model`` with its input spec, and its name checked.
 
     The spec is ``opts.spec``, else read from ``opts.spec_path``, else what the model
-    carries or ``opts.example_inputs`` gives (:func:`builders.model.models.load_model`).
+    carries or ``opts.example_inputs`` gives (:func:`builders.model.models.load_model`); from
+    ``example_inputs``, the positions of an integer input that index the same tables share one range
+    (:func:`builders.model.lookups.shared_tables.merge_shared_positions`).
 
     Raises:
         ModelSpecError: the model cannot be loaded, its spec is missing or malformed, or its
@@ -206,7 +215,7 @@ def _load(opts: BuildOptions, say: Progress) -> LoadedModel:
     spec_in = opts.spec if opts.spec is not None else ModelSpec.from_file(opts.spec_path) if opts.spec_path else None
     loaded = load_model(opts.model, spec_in, opts.example_inputs)
     check_name(opts.name or loaded.name, "--name" if opts.name else "model name")
-    return loaded
+    return dataclasses.replace(loaded, spec=merge_shared_positions(loaded.module, loaded.spec))  # trial 23, T23-14
 
 
 def _infer_outputs(opts: BuildOptions, loaded: LoadedModel, say: Progress) -> ModelSpec:
