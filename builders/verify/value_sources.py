@@ -71,11 +71,15 @@ def range_lines(ranges: dict[str, InputRange], spec: ModelSpec) -> list[str]:
             lines.append(f"integer input {name!r}: verified with values {values} (value_range from {r.source})")
             continue
         t = shapes.get(name)
-        flag = f"--input {name}:{t.dtype}:{','.join(map(str, t.shape))}:LOW..HIGH" if t else "--input NAME:DTYPE:SHAPE:LOW..HIGH"
+        # the table it indexes, when the build found one: its rows are the range (trial 23, T23-13)
+        fill = f"0..{r.rows - 1}" if isinstance(r.rows, int) else "LOW..HIGH"
+        table = f" (it indexes {', '.join(map(repr, r.tables or []))}, of {r.rows} rows)" if isinstance(r.rows, int) else ""
+        flag = f"--input {name}:{t.dtype}:{','.join(map(str, t.shape))}:{fill}" if t else f"--input NAME:DTYPE:SHAPE:{fill}"
+        pair = f"[0, {r.rows - 1}]" if isinstance(r.rows, int) else "[LOW, HIGH]"
         lines.append(
             f"integer input {name!r}: no value_range given: verified with values {values} (the default), and clients, "
-            f"perf and warmup send the same -> give the values it really takes: {flag}, or "
-            f'"value_range": [LOW, HIGH] for it in the spec file'
+            f"perf and warmup send the same -> give the values it really takes{table}: {flag}, or "
+            f'"value_range": {pair} for it in the spec file'
         )
     return lines
 

@@ -16,7 +16,7 @@ from builders.model.models import load_model
 from builders.model.spec import ModelSpec
 from builders.model.value_ranges import DEFAULT_INT_RANGE
 from builders.repository.records import BuildManifest
-from builders.verify.value_sources import DEFAULT_SOURCE, input_ranges
+from builders.verify.value_sources import DEFAULT_SOURCE, input_ranges, range_lines
 
 FLAGS = ["waveform:float32:time", "lengths:int64:1", "ids:int64:4:0..999", "mask:int64:4:mask"]
 SPEC = ModelSpec.from_flags(FLAGS, axes=["time=1000,8000,16000"])
@@ -108,3 +108,20 @@ def test_a_bool_input_without_a_domain_is_said_with_its_draws_and_how_to_declare
         "triton-perf generate are all True, so no False is ever checked on the server -> if it is a padding mask (a "
         'True in every row), give "domain": "mask" for it in the spec file, or --input mask:bool:seq:mask'
     ], out
+
+
+def test_a_default_range_of_an_input_that_indexes_a_table_is_told_the_table_s_rows():
+    """Trial 23, T23-13: the build knew 'emb' has 1000 rows, yet advised LOW..HIGH for ids verified on the default."""
+
+    class Bag(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.EmbeddingBag(1000, 4)
+
+        def forward(self, ids):
+            return self.emb(ids)
+
+    spec = ModelSpec.from_flags(["ids:int64:8"])
+    lines = range_lines(input_ranges(spec, "the --input flags", Bag().eval()), spec)
+    assert "give the values it really takes (it indexes 'emb', of 1000 rows): --input ids:int64:8:0..999" in lines[0]
+    assert '"value_range": [0, 999] for it in the spec file' in lines[0]
