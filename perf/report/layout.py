@@ -6,10 +6,16 @@ Two rules, used by :func:`perf.report.write.write_report` for every report:
   run's own (another latency budget or percentile than ``results.json`` records, another ``--top``)
   is written into its own folder beside the run's ``report.md`` (``report-budget5ms/``, with its own
   appendix and plots), never over the run's report.
-- **Length** (:func:`fit`): ``report.md`` stays within :data:`MAX_REPORT_LINES` at any grid and
-  ladder size. Each section already shortens itself (top-N tables, capped lists, the levels that
-  matter); when the whole is still longer, the longest sections that are detail (tables a reader
-  looks up, not the findings) move to ``appendix.md`` whole, one line saying so in their place.
+- **Length** (:func:`fit`): ``report.md`` stays within :data:`MAX_REPORT_LINES` *read lines* at any
+  grid and ladder size (:func:`read_lines`: a line as a reader's screen shows it, folded at
+  :data:`READ_WIDTH` columns; trial 23, T23-5: 246 lines kept the bound by lines of up to 1,256
+  characters, 599 lines folded at 100 columns). Each section already shortens itself (top-N tables,
+  capped lists, the levels that matter); when the whole is still longer, the longest parts that are
+  detail move to ``appendix.md`` whole, one line saying so in their place: a section of tables a
+  reader looks up, or the lookup part of a findings section (:func:`split_details`: each variant's
+  knee, every flagged level, the design and rule paragraphs every rounds report holds), its short
+  finding kept. The findings themselves (the pick, its numbers, the runner-up and tie, the caveats)
+  never move.
 """
 
 from __future__ import annotations
@@ -22,9 +28,11 @@ from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE
 from perf.markdown import APPENDIX_FILE, TOP_N, fmt_given
 from perf.records.results import RunResult
 
-#: report.md's length at any grid and ladder size, in lines (issue 18: "about 250 lines at 200
-#: variants"; issue 26: also with a dozen ladder levels, traces and the serving efficiency).
+#: report.md's length at any grid and ladder size, in read lines (:func:`read_lines`; issue 18: "about 250
+#: lines at 200 variants"; issue 26: also with a dozen ladder levels, traces and the serving efficiency).
 MAX_REPORT_LINES = 250
+#: The width a reader's screen folds report.md's lines at (:func:`read_lines`), in characters.
+READ_WIDTH = 100
 #: Folder name prefix of a what-if view (:func:`report_folder`).
 WHAT_IF_PREFIX = "report-"
 
@@ -64,6 +72,15 @@ def report_folder(run_dir: Path, differences: Sequence[tuple[str, str]]) -> Path
     return Path(run_dir) / (WHAT_IF_PREFIX + "-".join(tag for tag, _ in differences))
 
 
+def read_lines(lines: Sequence[str], width: int = READ_WIDTH) -> int:
+    """How many lines ``lines`` take as read: each folded at ``width`` characters (an empty line is one),
+    but a table row (a line starting with ``|``) is one line whatever its length, since markdown
+    renderers do not fold a table's rows (they scroll it sideways), and a table is read row by row.
+
+    The measure of :data:`MAX_REPORT_LINES` (trial 23, T23-5: report.md's 246 lines were 599 at 100 columns)."""
+    return sum(1 if ln.startswith("|") else max(1, -(-len(ln) // width)) for ln in lines)
+
+
 @dataclasses.dataclass
 class Part:
     """A run of report.md's lines.
@@ -73,43 +90,106 @@ class Part:
         detail: It may move to the appendix whole when the report is too long (a table a reader
             looks up; the findings never move).
         kept: Lines of it that stay in report.md, under its heading, when it moves (a finding the
-            section holds: trial 21, T21-3's unusable baseline).
+            section holds: trial 21, T21-3's unusable baseline; a list's first line, its finding).
+        name: What a part inside a section holds (``"Recommendation: each variant's knee"``): when it
+            moves, report.md keeps one bullet naming it, and the appendix gives its lines this heading.
+            Empty for a part that is a whole section (its own ``## `` heading).
+        last: It moves only when no other detail part is left to move (the level tables: the numbers).
     """
 
     lines: list[str]
     detail: bool = False
     kept: list[str] = dataclasses.field(default_factory=list)
+    name: str = ""
+    last: bool = False
 
     @property
     def title(self) -> str:
-        """Its first ``## `` heading, without the hashes (``""`` when it has none)."""
-        return next((ln[3:] for ln in self.lines if ln.startswith("## ")), "")
+        """Its :attr:`name`, else its first ``## `` heading without the hashes (``""`` when it has none)."""
+        return self.name or next((ln[3:] for ln in self.lines if ln.startswith("## ")), "")
+
+    def moved(self, limit: int) -> tuple[list[str], list[str]]:
+        """``(what report.md keeps in its place, the lines appendix.md gets)`` when it moves."""
+        where = (
+            f"[{APPENDIX_FILE}]({APPENDIX_FILE}) (moved there to keep this report within {limit} lines at {READ_WIDTH} columns)"
+        )
+        if not self.name:
+            return [f"## {self.title}", "", *self.kept, f"In {where}.", ""], self.lines
+        under = self.lines[len(self.kept) :] if self.lines[: len(self.kept)] == self.kept else self.lines  # a kept head stays
+        indent = min((len(ln) - len(ln.lstrip()) for ln in under if ln.strip()), default=0)
+        body = [ln[indent:] for ln in under]
+        pad = " " * (len(self.kept[-1]) - len(self.kept[-1].lstrip()) + 2) if self.kept else ""
+        what = self.name.split(": ", 1)[-1]  # under its section's heading: "each variant's knee"
+        place = (
+            f"{pad}- {what[:1].upper()}{what[1:]}: in [{APPENDIX_FILE}]({APPENDIX_FILE}) (moved there for this report's length)."
+        )
+        return [*self.kept, place], [f"## {self.name}", "", *body, ""]
+
+
+def split_details(lines: Sequence[str], names: dict[str, str], keep_head: Sequence[str] = ()) -> list[Part]:
+    """``lines`` (one section or more) as parts: each line that starts with a key of ``names`` (spaces
+    collapsed), with what is under it (a bullet's indented lines, a table's rows, a ``### `` subsection's lines
+    to the next heading), and the lines right after it that start with a key naming the same part, become one
+    :attr:`Part.detail` part named ``names[key]``; the rest stay findings. Where the
+    key is in ``keep_head`` the bullet's own line stays in report.md (:attr:`Part.kept`: the finding, e.g.
+    "14 flagged levels; what that means for the pick") and only the list under it may move.
+
+    Args:
+        lines: Markdown lines.
+        names: Bullet starts (``"- **Saturation (knee)**"``) to the name of the part each opens.
+        keep_head: The keys whose bullet line stays when its part moves.
+    """
+    parts: list[Part] = [Part([])]
+    for ln in lines:
+        key = next((k for k in names if " ".join(ln.split()).startswith(k)), None)
+        last = parts[-1]
+        opened = last.lines[0][:1] if last.lines else ""
+        # under it: a table's rows, a subsection's lines to the next heading, a bullet's indented lines
+        under = not ln.startswith("#") if opened == "#" else ln.startswith("|" if opened == "|" else (" ", "\t"))
+        under = under or (opened == "#" and not ln.strip())
+        if key is not None and not (last.detail and last.name == names[key]):
+            parts.append(Part([ln], detail=True, kept=[ln] if key in keep_head else [], name=names[key]))
+        elif key is not None or (last.detail and under and (ln.strip() or opened == "#")):
+            last.lines.append(ln)
+        else:
+            if last.detail:
+                parts.append(Part([]))
+            parts[-1].lines.append(ln)
+    return [p for p in parts if p.lines]
 
 
 def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES) -> tuple[list[str], list[str]]:
-    """report.md's lines within ``limit``: while the whole is longer, the longest :attr:`Part.detail`
-    part is replaced by its heading and one line pointing to the appendix.
+    """report.md's lines within ``limit`` read lines (:func:`read_lines`): while the whole is longer, a
+    :attr:`Part.detail` part is replaced by what it keeps and one line pointing to the appendix
+    (:meth:`Part.moved`): a section's lookup part (:attr:`Part.name`) before a whole section, the longest
+    (in read lines) first, a :attr:`Part.last` one only when no other is left.
 
     Args:
         parts: The report in order.
-        limit: Lines report.md may have (default :data:`MAX_REPORT_LINES`).
+        limit: Read lines report.md may have (default :data:`MAX_REPORT_LINES`).
 
     Returns:
-        ``(report lines, moved lines)``: the moved parts' lines go to the end of ``appendix.md``.
+        ``(report lines, moved lines)``: the moved parts' lines go to the end of ``appendix.md``, in
+        report order, a part inside a section under its name as a heading.
     """
     kept = list(parts)
-    moved: list[Part] = []
+    moved: dict[int, list[str]] = {}
 
     def total() -> int:
-        return sum(len(p.lines) for p in kept)
+        return read_lines([ln for p in kept for ln in p.lines])
 
     while total() > limit:
-        movable = [p for p in kept if p.detail and p.title and len(p.lines) > 4]
+        movable = [  # a part whose move shortens the report
+            p
+            for p in kept
+            if p.detail and p.title and any(p is q for q in parts) and read_lines(p.lines) > read_lines(p.moved(limit)[0])
+        ]
         if not movable:
             break
-        longest = max(movable, key=lambda p: len(p.lines))
-        note = f"In [{APPENDIX_FILE}]({APPENDIX_FILE}) (moved there to keep this report within {limit} lines)."
-        kept[kept.index(longest)] = Part([f"## {longest.title}", "", *longest.kept, note, ""])
-        moved.append(longest)
+        longest = max(movable, key=lambda p: (not p.last, bool(p.name), read_lines(p.lines)))  # lookup parts first
+        place, there = longest.moved(limit)
+        at = next(i for i, p in enumerate(kept) if p is longest)
+        kept[at] = Part(place)
+        moved[at] = there
     report = [ln for p in kept for ln in p.lines]
-    return report, [ln for p in parts if any(p is m for m in moved) for ln in p.lines]
+    return report, [ln for i in sorted(moved) for ln in moved[i]]

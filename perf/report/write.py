@@ -37,7 +37,7 @@ from perf.records.workloads import split_by_workload
 from perf.report import html as report_html
 from perf.report.appendix import write_appendix
 from perf.report.conclusions import written as conclusions
-from perf.report.layout import MAX_REPORT_LINES, Part, fit, report_folder, what_if
+from perf.report.layout import MAX_REPORT_LINES, Part, fit, read_lines, report_folder, split_details, what_if
 from perf.report.sections import coldstart as coldstart_report
 from perf.report.sections.baseline_unusable import unusable_lines
 from perf.report.sections.effects import beside_recommendation, effects_section
@@ -64,6 +64,36 @@ from perf.sweep.refused_run import refused_flags_text
 log = logging.getLogger(__name__)
 
 REPORT_FILE = "report.md"
+#: The lookup parts of report.md's first sections (:func:`perf.report.layout.split_details`): a bullet's start to
+#: the name its part gets when it moves to the appendix (trial 23, T23-5: the Recommendation alone was 95 lines at
+#: 100 columns: each variant's knee, every flagged level; the Paired ranking's design and rule, the same words in
+#: every rounds report). The pick, its numbers, the runner-up and tie set and the caveats are never among them.
+HEAD_DETAILS = {
+    "- Server command:": "What was run: the server command",
+    "- Settings:": "What was run: the settings",
+    "| variant | format |": "What was run: every variant's parameters",
+    "- Group ": "Paired ranking: each group's variants and rounds",
+    "- **Saturation (knee)**": "Recommendation: each variant's knee",
+    "- **Flagged levels**": "Recommendation: the flagged levels",
+    "- **Excluded from the recommendation**": "Recommendation: the variants excluded",
+    "- **Design: interleaved rounds.**": "Paired ranking: the design, the rule and the levels",
+    "- **The rule:**": "Paired ranking: the design, the rule and the levels",
+    "- **Levels:**": "Paired ranking: the design, the rule and the levels",
+    "- A comparison with fewer than": "Paired ranking: the rule at fewer rounds",
+    "- **Time budget:**": "Paired ranking: the time budget",
+    "- **Variant frontier**": "Pareto frontier: the variant frontier and the per-level frontier",
+    "- **Per-level frontier**": "Pareto frontier: the variant frontier and the per-level frontier",
+    "What changing one factor does,": "Main effects: what the table shows",
+    "- **Rounds:**": "Main effects: how a pair's change is judged",
+    "- **Left out:**": "Main effects: how a pair's change is judged",
+}
+#: The serving efficiency's lookup parts: its findings (what was compared, the numbers, why, when it holds) stay.
+EFFICIENCY_DETAILS = {
+    "### Served vs in-process": "Serving efficiency: served vs in-process, per level",
+    "### In-process baseline": "Serving efficiency: the in-process baseline",
+}
+#: The bullets of :data:`HEAD_DETAILS` whose own line stays in report.md (the finding: what the list under it is).
+KEEP_HEAD = ("- **Saturation (knee)**", "- **Flagged levels**", "- **Excluded from the recommendation**")
 
 
 # ---------------------------------------------------------------- markdown
@@ -222,33 +252,35 @@ def write_report(
     )
     base_name = base.name if base else None
     unusable = unusable_lines(run, run_dir)  # what report.md keeps of its section when it moves
+    efficiency = split_details(efficiency_section(run, out, run_dir, unusable), EFFICIENCY_DETAILS)
+    if efficiency:  # its findings may move too, after its lookup parts, the unusable baseline kept (trial 21, T21-3)
+        efficiency[0].detail, efficiency[0].kept = True, unusable
+    said = said_lines(run, CUT_WORDS)  # apart and labelled; what it is stays when its list moves
+    tables = Part([], detail=True, last=True)  # the level tables: what the other parts leave of the report's length
     parts = [
-        Part(head),
+        *split_details(head, HEAD_DETAILS, KEEP_HEAD),
         Part(search_lines(run), detail=True),
-        Part(findings),
+        *split_details(findings, HEAD_DETAILS),
         Part(coldstart_report.section(run), detail=True),
         Part(plot_lines(run, out, rec, breakdown_concurrency, html)),
-        Part(efficiency_section(run, out, run_dir, unusable), detail=True, kept=unusable),
-        Part([], detail=True),  # the level tables: what the other parts leave of the report's length
+        *efficiency,
+        tables,
         Part(request_rate_table(run), detail=True),
         Part(profile_section(run.profile, up), detail=True),
-        Part(said_lines(run, CUT_WORDS)),  # an older toolkit's saved verdicts, apart and labelled (issue 26)
+        Part(said, detail=True, kept=[ln for ln in said if ln.startswith("> ")]),  # an older toolkit's saved verdicts (issue 26)
         Part(["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]),
     ]
-    room = MAX_REPORT_LINES - sum(len(p.lines) for p in parts) - LEVEL_TABLES_INTRO
     verdicts = verdict_notes(run, rec.latency_percentile, rec.latency_budget_ms)
-    parts[6].lines = level_tables(
-        points,
-        failed,
-        top_n,
-        base_name,
-        up,
-        picks,
-        min(room, LEVEL_TABLE_LINES),
-        rounds=run.rounds is not None,
-        verdicts=verdicts,
-    )
-    lines, moved = fit(parts)
+
+    def body_tables(budget: int) -> list[str]:
+        return level_tables(points, failed, top_n, base_name, up, picks, budget, rounds=run.rounds is not None, verdicts=verdicts)
+
+    # the level tables get what the other parts leave once they fit: the fewest first, then as many as that room holds
+    tables.lines = body_tables(0)
+    least = read_lines(tables.lines)
+    room = MAX_REPORT_LINES - read_lines(fit(parts, MAX_REPORT_LINES)[0]) + least - LEVEL_TABLES_INTRO
+    tables.lines = body_tables(min(room, LEVEL_TABLE_LINES))
+    lines, moved = fit(parts, MAX_REPORT_LINES)
     details = [
         *(search_lines(run, limit=None) if len(run.variants) > TOP_N else []),
         *efficiency_details(run),

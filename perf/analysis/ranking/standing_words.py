@@ -54,7 +54,7 @@ def tie_parts(ranking: Ranking, run: RunResult | None) -> list[str]:
     done = [c for c in members if kind(c) == SETTLED]
     short = [c for c in members if kind(c) == SHORT]
     parts = [f"not distinguishable at this noise from {cut_list([named(run, n) for n in full])}"] if full else []
-    parts += [settled_verdict(c).replace(" (", f" from {named(run, c.b.variant)} (", 1) for c in done]
+    parts += _settled_parts(done, run)
     for way, side in (("ahead", "ahead of it"), ("behind", "behind it")):
         steady = [c for c in members if kind(c) == STEADY and consistent(c) == way]
         if steady:
@@ -68,6 +68,21 @@ def tie_parts(ranking: Ranking, run: RunResult | None) -> list[str]:
         said = [f"{named(run, c.b.variant)} ({count(len(c.rounds), 'round')})" for c in short]
         parts.append("too few rounds to tell: " + ", ".join(said))
     return parts + higher_medians(ranking, run)
+
+
+def _settled_parts(done: list[Comparison], run: RunResult | None) -> list[str]:
+    """The settled members (:func:`perf.analysis.ranking.standing.settled_verdict`), those of one why said once:
+    ``"not distinguishable at this noise from `a`, `b` (3 rounds each; further rounds could not have separated
+    them: ...)"`` (trial 23, T23-5: four members' same 200-character why, word for word, on one line)."""
+    whys: dict[str, list[Comparison]] = {}
+    for c in done:
+        whys.setdefault(settled_verdict(c), []).append(c)
+    parts = []
+    for why, cs in whys.items():
+        names = ", ".join(named(run, c.b.variant) for c in cs)
+        each = f"{count(len(cs[0].rounds), 'round')} each" if len(cs) > 1 else count(len(cs[0].rounds), "round")
+        parts.append(why.replace(f" ({count(len(cs[0].rounds), 'round')};", f" from {names} ({each};", 1))
+    return parts
 
 
 def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False) -> list[str]:
