@@ -97,6 +97,14 @@ def source_of(indices: Any, tensors: dict[str, Any], ints: list[str]) -> tuple[s
         t = tensors[n]
         if indices is t or (indices.shape == t.shape and bool(torch.equal(indices, t.to(indices.dtype)))):
             return (n, None)
+    for n in ints:  # flattened (an exported program's embedding_bag takes the bag's ids as one row, with offsets)
+        t = tensors[n]
+        if (
+            indices.dim() == 1
+            and indices.numel() == t.numel() > 0
+            and bool(torch.equal(indices, t.reshape(-1).to(indices.dtype)))
+        ):
+            return (n, None)
     for n in ints:
         t = tensors[n]
         if t.dim() >= 1 and indices.shape == t.shape[:-1]:

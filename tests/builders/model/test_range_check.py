@@ -167,3 +167,20 @@ def test_the_build_records_each_input_s_tables_and_rows():
     spec = ModelSpec.from_flags(["ids:int64:3:0..29", "tags:int64:5:0..19"])
     found = index_uses(_Functional().eval(), spec, spec.export_inputs())
     assert found is not None and [u.name for u in found["ids"]] == ["words"] and found["tags"][0].rows == 20
+
+
+def test_an_exported_program_s_flattened_bag_is_traced_to_its_input():
+    """torch.export's module looks up aten.embedding_bag with the ids flattened to one row: still the input."""
+
+    class Bag(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.EmbeddingBag(50, 4)
+
+        def forward(self, ids):
+            return self.emb(ids)
+
+    exported = torch.export.export(Bag().eval(), (torch.zeros(2, 6, dtype=torch.int64),)).module()
+    with pytest.raises(ModelSpecError) as e:  # an exported program's module takes no .eval()
+        refuse_ranges_past_tables(exported, ModelSpec.from_flags(["ids:int64:6:0..50"]))
+    assert "of 50 rows (num_embeddings=50)" in e.value.message and "--input ids:int64:6:0..49" in (e.value.hint or "")
