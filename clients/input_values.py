@@ -83,12 +83,12 @@ def verified_range(t: TensorSpec) -> Verified | None:
     return Verified(r.range, f"its value_range{each}", tables, rows)
 
 
-def past_table(t: TensorSpec, values: Sequence[np.ndarray], where: str) -> str | None:
-    """Why integer input ``t``'s ``values`` cannot be sent: a value at or past the rows of a table the
-    build found it indexing (:attr:`Verified.rows`, per position where its columns feed tables of
-    their own), which every runtime refuses (ONNX Runtime's Gather, torch) or reads no row for; ``None``
-    when none is, or the tables are not known (a build before they were recorded, a scripted model).
-    A value below 0 is not one: ONNX Runtime reads ``-1`` as the last row (the range's warning says so)."""
+def past_table(t: TensorSpec, values: Sequence[np.ndarray], where: str) -> tuple[str, str] | None:
+    """Why integer input ``t``'s ``values`` cannot be sent, and what to send: a value at or past the
+    rows of a table the build found it indexing (:attr:`Verified.rows`, per position where its columns
+    feed tables of their own), which the server refuses (ONNX Runtime's Gather, torch's embedding);
+    ``None`` when none is, or the tables are not known (a build before they were recorded, a scripted
+    model). A value below 0 is not one: ONNX Runtime reads ``-1`` as the last row (the range's warning says so)."""
     verified = verified_range(t)
     if verified is None or verified.rows is None or not verified.tables:
         return None
@@ -98,22 +98,23 @@ def past_table(t: TensorSpec, values: Sequence[np.ndarray], where: str) -> str |
         limits = [(None, verified.rows)]
     else:
         limits = [(j, r) for j, r in enumerate(verified.rows) if r is not None]
-    said = []
+    said, within = [], []
     for j, rows in limits:
         cols = [a if j is None else a[..., j] for a in arrays if j is None or (a.ndim and a.shape[-1] > j)]
         past = sum(int((c >= rows).sum()) for c in cols)
+        at = "" if j is None else f" at position {j} of its last axis"
+        within.append(f"0..{rows - 1}{at}")
         if past:
-            at = "" if j is None else f" at position {j} of its last axis"
-            said.append(
-                f"{past} of its values{at} reach {max(int(c.max()) for c in cols)}, past a table of {rows} rows (0..{rows - 1})"
-            )
+            top = max(int(c.max()) for c in cols)
+            said.append(f"{past} of its values{at} are {rows} or more (up to {top}), past a table of {rows} rows (0..{rows - 1})")
     if not said:
         return None
     low, high = min(int(a.min()) for a in arrays), max(int(a.max()) for a in arrays)
     return (
         f"{where}: an integer input holds an index past a table the model indexes: input {t.name!r} holds {low}..{high}; "
-        f"{'; '.join(said)} (the build found it indexing {', '.join(map(repr, verified.tables))}); PyTorch and ONNX "
-        f"Runtime refuse such a request, so nothing was sent"
+        f"{'; '.join(said)} (the build found it indexing {', '.join(map(repr, verified.tables))}); the server refuses "
+        f"such a request, so nothing was sent",
+        f"send values within {', '.join(within)}; the build verified {t.name!r} {verified.text} ({verified.source})",
     )
 
 
@@ -286,12 +287,8 @@ def check_values(
                     hint=f"give {t.name!r} what its domain takes: {DOMAINS[t.domain or '']}",
                 )
         refused = past_table(t, arrays[t.name], where)
-        if refused is not None:  # every runtime refuses it: said once, before any server starts (trial 23, T23-6)
-            verified = verified_range(t)
-            assert verified is not None
-            raise error(
-                refused, hint=f"send values within the table; the build verified {t.name!r} {verified.text} ({verified.source})"
-            )
+        if refused is not None:  # the server would refuse it: said once, before any server starts (trial 23, T23-6)
+            raise error(refused[0], hint=refused[1])
         outside = outside_range(t, arrays[t.name], sizes)
         if outside is not None:
             log.warning("%s", outside.line(where))

@@ -45,8 +45,9 @@ def test_a_sweep_s_ids_past_the_table_are_refused_before_its_server_starts(tmp_p
         check_user_data("ctr_onnx", CONFIG, _spec(sparse_ids=BAG), src)
     said = e.value.message
     assert "an integer input holds an index past a table the model indexes: input 'sparse_ids' holds 905..1192" in said
-    assert "past a table of 1000 rows (0..999)" in said and "'emb'" in said and "nothing was sent" in said
-    assert "the build verified 'sparse_ids' 0..999" in (e.value.hint or "")
+    assert "40 of its values are 1000 or more (up to 1192), past a table of 1000 rows (0..999)" in said
+    assert "'emb'" in said and "nothing was sent" in said
+    assert e.value.hint == "send values within 0..999; the build verified 'sparse_ids' 0..999 (its value_range)"
 
 
 def test_values_within_the_table_but_outside_the_range_are_warned_only_and_below_zero_is_not_past() -> None:
@@ -62,7 +63,9 @@ def test_each_column_is_checked_against_its_own_table() -> None:
     spec = ModelSpec.from_flags(["ids:int64:2:0..39,0..59"], ["y"])
     spec = dataclasses.replace(spec, inputs=(dataclasses.replace(spec.inputs[0], recorded=cols),))
     assert check_values("f", spec, {"ids": [np.array([[39, 59]], np.int64)]}) == []
-    with pytest.raises(ClientError, match=r"1 of its values at position 0 of its last axis reach 45, past a table of 40 rows"):
+    with pytest.raises(
+        ClientError, match=r"1 of its values at position 0 of its last axis are 40 or more \(up to 45\), past a table of 40 rows"
+    ):
         check_values("f", spec, {"ids": [np.array([[45, 50]], np.int64)]})
 
 
