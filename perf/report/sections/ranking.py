@@ -21,6 +21,7 @@ from perf.analysis.ranking.standing import (
     SHORT,
     STEADY,
     common_rounds,
+    consistent,
     kind,
     member_words,
     uncompared,
@@ -138,6 +139,11 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
             f" {', '.join(done)}: not distinguishable from it at this noise (the rounds left to the group could not have "
             "separated them; a quieter host may)."
         )
+    for way in ("behind", "ahead"):  # named: counted above, then left out (trial 23, T23-13: "5 members", 4 names)
+        if said_above and (steady := [f"`{c.b.variant}`" for c in short if consistent(c) == way]):
+            text += f" {', '.join(steady)}: {way} {'of ' if way == 'ahead' else ''}it in every round they shared, not called by the rule."
+    if said_above and (rest := [f"`{c.b.variant}`" for c in short if consistent(c) is None]):
+        text += f" {', '.join(rest)}: fewer rounds shared with it than the rule needs."
     if short:
         dropped = [f"`{c.b.variant}`" for c in short if c.b.variant in pruned]
         text += (
@@ -209,6 +215,17 @@ def comparison_lines(
             "(an input size or a client batch size is the client's, not a setting to pick)."
         )
     return lines
+
+
+def delta_words(percentile: int) -> str:
+    """What the ranking table's ``Δ p<N> ms`` column is (trial 23, T23-7: explained nowhere, and unlike the difference
+    of the medians the other tables show, "+1.22" beside medians 0.22 ms apart): the one wording, report.md's and
+    README's."""
+    return (
+        f"Δ p{percentile} ms: the pick's p{percentile} minus the runner-up's, the median of their per-round differences "
+        f"over the rounds both were measured in (negative: the pick's is lower); not the difference of the medians "
+        "over all rounds the other tables show"
+    ) + "."
 
 
 def fewer_rounds_lines(rankings: Sequence[Ranking | None]) -> list[str]:
@@ -311,6 +328,9 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
         peak,
         rec.latency_budget_ms is not None and same_leader(rec.ranking_under_budget, rec.ranking),
     )
-    lines += fewer_rounds_lines([rec.ranking_under_budget if rec.latency_budget_ms is not None else None, rec.ranking])
+    shown = [rec.ranking_under_budget if rec.latency_budget_ms is not None else None, rec.ranking]
+    lines += fewer_rounds_lines(shown)
+    if any(r is not None and r.comparisons for r in shown):  # its column, once under the tables (trial 23, T23-7)
+        lines.append(f"- {delta_words(rec.latency_percentile)}")
     lines += budget_lines(run, rec)
     return [*lines, ""]

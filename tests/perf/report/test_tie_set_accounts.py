@@ -94,3 +94,12 @@ def test_one_round_is_said_as_one() -> None:
     # ahead in its one round: said so, with why the rule did not call it, not "not distinguishable" (trial 15, T15-2)
     assert "`lead` ahead of `once` in the one round, but not called: too few rounds for the rule to call it (a large gap needs 3, else 6)" == c.verdict_words()  # fmt: skip
     assert "in the one round both were measured" in c.sentence() and "1 rounds" not in c.sentence()
+
+
+def test_the_paired_rankings_tie_set_names_every_member_it_counts(tmp_path: Path) -> None:
+    # trial 23, T23-13: "5 members besides the pick" then 4 names; a member behind in every round was named nowhere there
+    text = write_report(_run(tmp_path)).read_text()
+    tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
+    assert "3 members besides the pick" in tie
+    assert all(f"`{n}`" in tie for n in ("once", "uneven", "close"))
+    assert ": behind it in every round they shared, not called by the rule." in tie
