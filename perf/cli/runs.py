@@ -32,10 +32,29 @@ def runs_in(results_dir: Path) -> list[str]:
     return [d.name for d in sorted(runs, key=lambda d: d.stat().st_mtime, reverse=True)]
 
 
+def unsaved_in(results_dir: Path) -> list[str]:
+    """The folders in ``results_dir`` without a ``results.json`` yet (a run being started, or whose start failed)."""
+    if not results_dir.is_dir():
+        return []
+    return sorted(d.name for d in results_dir.iterdir() if d.is_dir() and not (d / RESULTS_FILE).is_file())
+
+
 def where_runs_live(results_dir: Path = DEFAULT_RESULTS_DIR) -> str:
-    """``"a run folder is results/<run-id> (newest there: t7b, t7a)"`` (or that none is there)."""
+    """``"a run folder is results/<run-id> (newest there: t7b, t7a)"``, or what is true of ``results_dir`` when no run is
+    there: none, from which directory, and the folders there that are not runs yet (trial 23, T23-2: "no run in
+    results/ here" while results/ held a finished run and one just started)."""
     runs = runs_in(results_dir)
-    there = f"newest there: {', '.join(runs[:LISTED])}" if runs else f"no run in {results_dir}/ here"
+    if runs:
+        there = f"newest there: {', '.join(runs[:LISTED])}"
+    elif not results_dir.is_dir():
+        there = f"no folder {results_dir}/ in {Path.cwd()}: a relative path is from the current directory"
+    else:
+        unsaved = unsaved_in(results_dir)
+        there = f"no run with a {RESULTS_FILE} in {(Path.cwd() / results_dir)}/" + (
+            f"; {', '.join(unsaved[:LISTED])}: no {RESULTS_FILE} yet (a run being started, or whose start failed)"
+            if unsaved
+            else ""
+        )
     return f"a run folder is {results_dir}/<run-id>, or the run id alone for one in {results_dir}/ ({there})"
 
 
