@@ -2,9 +2,11 @@
 
 Every command's repository defaults to ``model_repository``, relative to the current directory;
 run from another folder (a script called by its absolute path), the default names a folder
-that does not exist. The message names the absolute path looked at and, when this checkout
-has a ``model_repository/`` of its own, the ``-r`` that reads it, so "run `builders build`
-first" is not told to a user who did.
+that does not exist. The message names the absolute path looked at and, when the current
+directory has a ``model_repository/`` and the path given is another (a typo: ``validate model_repo``),
+the ``-r`` that reads it. Never the toolkit's own install's repository (trial 23, T23-11: a user
+working in their own project folder was told "pass /work/main/model_repository (this checkout's
+repository)", the folder of the checkout the toolkit was installed from, someone else's models).
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ from core.errors import RepositoryError, ToolkitError
 #: The model repository folder every command reads or writes unless told another
 #: (``--repository`` / ``-r``; ``BuildOptions.repository``).
 DEFAULT_REPOSITORY = Path("model_repository")
-#: This checkout's own repository (where ``make demo`` and a build run at the checkout's root write).
-CHECKOUT_REPOSITORY = Path(__file__).resolve().parents[2] / DEFAULT_REPOSITORY
 
 
 def not_found_parts(path: Path | str, flag: str = "-r") -> tuple[str, str]:
@@ -28,9 +28,9 @@ def not_found_parts(path: Path | str, flag: str = "-r") -> tuple[str, str]:
         flag: The flag that names the repository, for the hint (``""``: a positional argument).
 
     Returns:
-        E.g. ``("does not exist (looked at /home/me/model_repository: a relative path is from the
-        current directory)", "pass -r /src/toolkit/model_repository (this checkout's repository),
-        or run `builders build` here first")``.
+        E.g. ``("does not exist (looked at /home/me/model_repo: a relative path is from the
+        current directory)", "pass -r model_repository (the model repository in the current directory,
+        /home/me), or run `builders build` here first")``.
     """
     p = Path(path)
     state = "does not exist" if not p.exists() else "is not a folder"
@@ -43,10 +43,15 @@ def _looked_at(p: Path) -> str:
 
 
 def _hint(p: Path, flag: str, or_else: str) -> str:
-    """What to do about repository ``p``: this checkout's own repository when that is another folder
-    (``or_else``: the other way, e.g. "run `builders build` here first"), else build first or pass the one built."""
-    if CHECKOUT_REPOSITORY.is_dir() and CHECKOUT_REPOSITORY.resolve() != p.absolute().resolve():
-        return f"pass {flag}{' ' if flag else ''}{CHECKOUT_REPOSITORY} (this checkout's repository), or {or_else}"
+    """What to do about repository ``p``: the current directory's ``model_repository`` when that is another folder
+    (``or_else``: the other way, e.g. "run `builders build` here first"), else build first or pass the one built;
+    never the toolkit install's own (module docstring)."""
+    here = DEFAULT_REPOSITORY.absolute()
+    if here.is_dir() and here.resolve() != p.absolute().resolve():
+        return (
+            f"pass {flag}{' ' if flag else ''}{DEFAULT_REPOSITORY} (the model repository in the current directory, "
+            f"{Path.cwd()}), or {or_else}"
+        )
     return (
         f"run `builders build` first (it writes {DEFAULT_REPOSITORY} in the current directory) or pass "
         f"{flag + ' with ' if flag else ''}the folder it wrote"
@@ -65,7 +70,7 @@ def repository_not_found(
 def empty_repository(path: Path | str, state: str, flag: str = "-r") -> RepositoryError:
     """The error for a repository folder that is there but holds nothing a command can use (``state``:
     ``"holds no model folder with a config.pbtxt"``): it names the absolute path looked at and, as
-    :func:`not_found_parts` does, this checkout's own repository when that is another folder
-    (trial 18, T18-14: an empty ``model_repository`` in the current directory, the user's build elsewhere)."""
+    :func:`not_found_parts` does, the current directory's ``model_repository`` when that is another folder
+    (trial 18, T18-14: an empty ``model_repository`` in the current directory said no path)."""
     p = Path(path)
     return RepositoryError(f"{path} {state}{_looked_at(p)}", hint=_hint(p, flag, "build into it"))
