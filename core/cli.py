@@ -32,7 +32,7 @@ from core.console import plain_width as plain_width
 from core.console import print_table as print_table
 from core.console import setup_logging as setup_logging
 from core.errors import ToolkitError
-from core.flag_refusals import named_once
+from core.flag_refusals import named_once, typed
 
 #: Exit codes of every command (one table). The rule between 1 and 2 (trial 17, T17-15: the same kind of
 #: mistake exited 1 from one command and 2 from another): a mistake in what the user typed is 2, a problem
@@ -186,7 +186,8 @@ class ToolkitCommand(click.Command):
         except ToolkitError as e:
             if e.flag is None:
                 raise
-            raise named_once(click.BadParameter(str(e), ctx=ctx, param_hint=e.flag)) from None
+            flagged = named_once(click.BadParameter(str(e), ctx=ctx, param_hint=e.flag))  # "Invalid value for --spec"
+            raise (flagged if typed(ctx, e.flag) else click.UsageError(str(e), ctx=ctx)) from None  # not typed: T23-13
         except click.BadParameter as e:
             raise named_once(e) from None
 

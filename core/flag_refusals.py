@@ -51,6 +51,17 @@ def named_once(e: click.BadParameter) -> click.BadParameter:
     return e
 
 
+def typed(ctx: click.Context, flag: str) -> bool:
+    """Whether the user gave ``flag`` (``"--spec"``; several spellings ``"--input/--spec"`` each looked up), on the
+    command line or in its environment variable; a flag that is no option of the command counts as given (its
+    refusal's words are the flag's own)."""
+    params = [p for p in ctx.command.params if any(o in p.opts + p.secondary_opts for o in flag.split("/"))]
+    if not params:
+        return True
+    sources = [ctx.get_parameter_source(p.name) for p in params if p.name]
+    return any(s in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT) for s in sources)
+
+
 class ToolFlag(Protocol):
     """A row of a tool's flag table (``clients.runtimes.server_flags.ServerFlag``,
     ``perf.sweep.analyzer_flags.AnalyzerFlag``): what :func:`read_passed` needs of it."""
