@@ -210,14 +210,17 @@ def report(run_dir: Path, latency_budget_ms: float | None, latency_percentile: i
 @verbosity_option
 def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
     """Compare two runs (before/after, or two machines) level by level."""
-    from perf.analysis.comparison.runs import compare_runs
+    from perf.analysis.comparison.runs import compare_runs, headline
     from perf.records import results
     from perf.records.unfinished import unfinished_text
     from perf.sweep.refused_run import refused_flags_text
 
     for run in (run_a, run_b):  # a run still measured is compared when its command ends
         refuse_live(run, "the comparison")
-    click.echo(f"comparison: {compare_runs(run_a, run_b, out, refused=refused_flags_text)}")
+    path = compare_runs(run_a, run_b, out, refused=refused_flags_text)
+    click.echo(f"comparison: {path}")
+    for line in headline(path.read_text(encoding="utf-8")):  # the file's Summary counts (trial 23, T23-13)
+        click.echo(line)
     for run in (run_a, run_b):
         loaded = results.load(run)
         if (refused := refused_flags_text(loaded)) is not None:  # its numbers may be mislabelled (R16-10)

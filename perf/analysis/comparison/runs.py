@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import PerfError
+from core.units import infer_per_s_legend
 from core.wording import count, sentence
 from perf.analysis.comparison.unmatched import no_shared_level
 from perf.analysis.comparison.verdicts import (
@@ -121,7 +122,8 @@ def compare_markdown(
             "involving it is *not measured fairly*: the two runs may differ by the host's load, not by what changed. "
         )
         + f"{UNSTABLE_MARK} unstable: perf_analyzer did not reach a stable measurement; {UNSTABLE_MARK} host busy: "
-        "other processes used the host's CPU during it.",
+        "other processes used the host's CPU during it."
+        + "".join(f" {sentence(w)}" for w in [infer_per_s_legend(p.batch_size for _, p, _ in matched_points(a, b))] if w),
         "",
     ]
     rows: dict[str, list[list[object]]] = {}
@@ -173,6 +175,17 @@ def matched_points(a: RunResult, b: RunResult) -> list[tuple[str, Point, Point]]
             if q is not None and p.ok and q.ok:
                 out.append((name, p, q))
     return out
+
+
+#: The Summary bullets the console prints as the comparison's headline (:func:`headline`).
+HEADLINE_BULLETS = ("- Matched levels:", "- Throughput:", "- p99 latency:")
+
+
+def headline(markdown: str) -> list[str]:
+    """The lines ``triton-perf compare`` prints below the file's path: the written comparison's Summary counts, matched
+    levels, throughput and p99 (trial 23, T23-13: the console said only "comparison: <path>"), in the file's words."""
+    summary = markdown.split("\n## Summary\n", 1)[-1].split("\n## ", 1)[0]
+    return [ln[2:] for ln in summary.splitlines() if ln.startswith(HEADLINE_BULLETS)]
 
 
 #: The first line of every comparison :func:`compare_markdown` writes: a file that starts so is one
