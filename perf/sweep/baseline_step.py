@@ -232,7 +232,8 @@ class BaselineStep(RoundsSweep):
         began = time.monotonic()
         measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress, deadline)
         if self.run.rounds is not None and self.run.rounds.budget is not None:
-            self.run.rounds.budget.baseline_s = round(time.monotonic() - began, 1)
+            earlier = self.run.rounds.budget.baseline_s or 0.0  # an earlier session's, part-way: spent too (T23-4)
+            self.run.rounds.budget.baseline_s = round(earlier + time.monotonic() - began, 1)
             self._save()
         self._after_cut(deadline, need, self._kept_words(left))
 

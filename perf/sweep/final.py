@@ -79,7 +79,8 @@ class ResumedRounds(RoundsSweep):
         late = set(rr.late.variants if rr.late else [])
         if any(g.ended and late <= set(g.variants) for g in rr.groups):  # its rounds had ended: stopped in its unloads
             late = set()
-        return late | {n for n, c in last.items() if c.final}
+        # with numbers only: one cut before any (or stopped in the final group's loads, trial 23, T23-4) is not measured
+        return {n for n in late | {n for n, c in last.items() if c.final} if promise.has_numbers(self.run, n)}
 
     @functools.cached_property
     def rounds_ended(self) -> str | None:
@@ -215,6 +216,7 @@ class ResumedRounds(RoundsSweep):
             round(late.estimate_s, 1),
             MIN_ROUNDS,
             cap,
+            baseline_s=rr.budget.baseline_s if rr.budget is not None else None,  # spent: the run's own budget counts it
         )
         rr.budget.sessions, rr.budget.session_budget_s, rr.budget.lifted_cap = sessions, self.opts.time_budget_s, lifted
         self.record_final_cuts()

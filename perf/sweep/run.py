@@ -322,6 +322,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         sessions = (old.sessions + 1) if old is not None and before is not None else 1
         b = BudgetRecord(self.recorded_budget_s, round(fit.visit_s, 3), fit.load_s, round(fit.estimate_s, 1), fit.rounds, fit.cap)
         rounds.budget, b.sessions, b.session_budget_s, b.lifted_cap = b, sessions, o.time_budget_s, lifted
+        b.baseline_s = old.baseline_s if old is not None else None  # an earlier session's baseline, spent (T23-4)
         for cut in fit.cuts:
             rounds.cut(cut)
             if cut.kind == "variant" and cut.variant and not promise.has_numbers(self.run, cut.variant):

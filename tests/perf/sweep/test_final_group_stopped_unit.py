@@ -21,7 +21,7 @@ from core.errors import PerfError
 from perf.deploy.choose import choose_variant
 from perf.records import results
 from perf.records.rounds import BudgetRecord, Cut, LoadGroup, RoundRecord, Visit
-from perf.records.unfinished import unfinished_text
+from perf.records.unfinished import resume_budget_words, unfinished_text
 from perf.sweep.opening import opening_lines
 from perf.sweep.options import SweepOptions
 from perf.sweep.run import Sweep
@@ -301,3 +301,44 @@ def test_a_final_group_stopped_after_its_rounds_ended_is_not_measured_again(
     run = results.load(results_dir / "f23")
     assert run.rounds is not None and run.rounds.late is None and run.finished is not None
     assert [run.variant(n).status for n in CUT] == ["ok", "ok"]  # type: ignore[union-attr]
+
+
+def test_a_stop_during_the_final_groups_loads_leaves_its_variants_not_measured_and_its_budget_whole(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Trial 23, T23-4: Ctrl-C during a resume's final group's loads, before its first visit, said the loaded variants
+    "failed: no level produced a measurement", the printed --resume then measured nothing and exited 3; the time words
+    said "the run's own 253 s time budget: 148 s after the 105 s it spent" (the first session's in-process baseline,
+    counted in 253, was dropped from what it spent when the resume recorded its plan). Now they are not measured, the
+    next resume measures them (no "part-measured": they have no numbers), and budget = spent + left, the loads
+    spending none of it."""
+    results_dir = _finished_run(tmp_path)
+    run = results.load(results_dir / "f23")
+    assert run.rounds is not None and run.rounds.budget is not None
+    run.rounds.budget.baseline_s = 20.0  # the first session's in-process baseline: spent of its 120 s
+    # cut after the rounds, as a fresh sweep's final group cuts them (RoundsSweep._late)
+    run.rounds.cuts = [dataclasses.replace(c, final=True) for c in run.rounds.cuts]
+    results.save(run, results_dir / "f23")
+
+    def loads_stopped(self: Sweep, engine: Any, names: list[str], why: str) -> list[str]:
+        self._variant(CUT[0]).status = "pending"  # loaded (perf.sweep.rounds.RoundsSweep._load), no visit yet
+        raise KeyboardInterrupt("SIGTERM")  # during the next load
+
+    sw = _resume(results_dir, monkeypatch, loads_stopped)
+    assert sw.final is not None and sw.final.variants == CUT
+    line = " ".join(opening_lines(sw)[0].split())
+    assert "part-measured" not in line, line  # they have no numbers: said so of never-measured variants
+    with pytest.raises(KeyboardInterrupt):
+        sw.run_all()
+    run = results.load(results_dir / "f23")
+    assert run.finished is None and run.rounds is not None and run.rounds.late is not None
+    assert [(v.status, v.levels) for v in map(run.variant, CUT)] == [("pending", []), ("skipped", [])]  # type: ignore[union-attr]
+    said = unfinished_text(run) or ""
+    assert "failed" not in said and "part-measured" not in said and f"1 not measured (`{CUT[0]}`)" in said, said
+    # the resume's own: its 600 s and the 75 + 20 s spent before it; the loads before its first visit spend none
+    assert "the run's own 695 s time budget: 600 s after the 95 s it spent" in resume_budget_words(run)
+
+    again = _resume(results_dir, monkeypatch, lambda *a: [])
+    assert again.final is not None and again.final.variants == CUT and not again.nothing_to_measure
+    line = " ".join(opening_lines(again)[0].split())
+    assert f"`{CUT[0]}`, `{CUT[1]}` (cut for time) with the tie set `a_mbs8` in a final group" in line, line
