@@ -357,7 +357,7 @@ def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, esti
     said neither). ``since``: the rounds and groups recorded before this session (a resume's). Its
     visits count those that failed too, said apart; its rounds only those that measured something. After a
     resume it says the run's rounds too, as the ending's "after N rounds" counts them (trial 17, T17-5: "9 rounds"
-    and "after 10 rounds" in one line)."""
+    and "after 10 rounds" in one line). A session with no visit says its time is not counted (:func:`budget_spent_s`, T23-4)."""
     session = rounds.rounds[since[0] :]
     done = [r for r in rounds.measured() if r in session]  # a round whose every visit failed is no round
     groups = [g for g in rounds.groups[since[1] :] if g.variants]  # one that loaded none measured nothing (T17-2)
@@ -370,7 +370,7 @@ def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, esti
         + ")"
         + (f" in {len(groups)} groups" if len(groups) > 1 else "")
         + (f" this session, {len(rounds.measured())} in the run" if len(rounds.measured()) > len(done) else "")
-        + f", {fmt(now_s, 0)} s (estimated {fmt(estimate_s, 0)} s"
+        + f", {fmt(now_s, 0)} s ({'' if visits else 'not counted on the time budget: no visit; '}estimated {fmt(estimate_s, 0)} s"
         + (f"; {fmt(before_s, 0)} s before this resume" if before_s else "")
         + ")"
         + (f"; {'the last group ' if len(groups) > 1 else ''}ended: {ended}" if ended else "")

@@ -24,6 +24,7 @@ from perf.records.rounds import BudgetRecord, Cut, LoadGroup, RoundRecord, Visit
 from perf.records.unfinished import resume_budget_words, unfinished_text
 from perf.sweep.opening import opening_lines
 from perf.sweep.options import SweepOptions
+from perf.sweep.rounds import spent_words
 from perf.sweep.run import Sweep
 from perf.sweep.servers import ServerPool
 
@@ -336,6 +337,8 @@ def test_a_stop_during_the_final_groups_loads_leaves_its_variants_not_measured_a
     said = unfinished_text(run) or ""
     assert "failed" not in said and "part-measured" not in said and f"1 not measured (`{CUT[0]}`)" in said, said
     # the resume's own: its 600 s and the 75 + 20 s spent before it; the loads before its first visit spend none
+    spent = spent_words(run.rounds, (len(run.rounds.rounds), len(run.rounds.groups)), 12.0, 70.0, 75.0)
+    assert spent.endswith("12 s (not counted on the time budget: no visit; estimated 70 s; 75 s before this resume)"), spent
     assert "the run's own 695 s time budget: 600 s after the 95 s it spent" in resume_budget_words(run)
 
     again = _resume(results_dir, monkeypatch, lambda *a: [])
