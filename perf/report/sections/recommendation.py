@@ -13,7 +13,7 @@ from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, first_pick_words
-from perf.analysis.saturation.peaks import peak_mark, peak_title, unreached_mark
+from perf.analysis.saturation.peaks import peak_mark, peak_title, unreached_mark, unreached_words
 from perf.analysis.stats.points import Point
 from perf.markdown import UNSTABLE_MARK, capped, packed
 from perf.records.results import RunResult
@@ -68,18 +68,21 @@ def recommendation_section(
     return lines
 
 
-def pick_lines(title: str, choice: Choice | None, indent: str = "", said: set[str] | None = None) -> list[str]:
+def pick_lines(
+    title: str, choice: Choice | None, indent: str = "", said: set[str] | None = None, why: Sequence[str] = ()
+) -> list[str]:
     """A pick as a bullet, ``"- **title** `v` at concurrency 4: ... ."``, its remarks, its tie set's members and
     the others outside it as bullets under it (:meth:`~perf.analysis.recommendation.choice.Choice.listed`: said
     once, here; the Paired ranking points to them; trial 19, T19-17), ``indent`` before each. ``said``: the
     build verdicts a pick above said already (a run-wide one, such as a repository not there, is the same for
-    every pick): the same words again point to it; the ones said here are added."""
+    every pick): the same words again point to it; the ones said here are added. ``why``: items said first under
+    it (a best peak's why it is not a measured peak: :func:`peak_lines`)."""
     if choice is None:
         return [f"{indent}- {title} none."]
     said = set() if said is None else said
     verdict = choice.build_verdict.text() if choice.build_verdict else None
     again = verdict is not None and verdict in said  # said with the pick: a few words
-    items = [item for item in choice.listed() if not (again and item == verdict)]
+    items = [*why, *(item for item in choice.listed() if not (again and item == verdict))]
     said |= {verdict} if verdict else set()
     head = choice.describe(listed=True) + (" — its build's verdict: the same as the pick's above" if again else "")
     first, *rest = packed([f"{title} {head}", *items], sep=" — ")  # short remarks stay on the pick's line
@@ -94,7 +97,10 @@ def peak_lines(
     one line that says so: the pick's verdict, tie set and the why of a peak not told were said twice, word for word
     (s17a's left-alone repeats: re-check 19's rc19d, 1,100 characters), and so were a client workload's two picks
     at one level (:func:`size_lines`). The one rule for every pick pair at one level."""
-    head = title or f"**{peak_title(peak)}:**"
+    head, why = title or f"**{peak_title(peak)}:**", list[str]()
+    if title is None and peak is not None and peak.unreached is not None:  # its why under its name, not before it
+        head = f"**Best measured throughput ({unreached_mark(peak.unreached)}):**"  # (trial 23, T23-5: 900 characters)
+        why = [unreached_words(peak.unreached)]
     if (
         peak is None
         or under is None
@@ -105,17 +111,18 @@ def peak_lines(
             under.batch_size,
         )
     ):
-        return pick_lines(head, peak, indent, said)
+        return pick_lines(head, peak, indent, said, why)
     above = " ".join([under.describe(listed=True), *under.listed()])
     if title is None and peak.unreached is not None and peak.unreached in above:  # its why said with the pick above
-        head = f"**Best measured throughput ({unreached_mark(peak.unreached)}; why: as said of the pick above):**"
+        head, why = f"**Best measured throughput ({unreached_mark(peak.unreached)}; why: as said of the pick above):**", []
     if peak.verdict(True) != under.verdict(True) or not set(peak.listed()) <= set(under.listed()):
-        return pick_lines(head, peak, indent, said)  # its own verdict, its why pointed to (rc20m: said twice)
+        return pick_lines(head, peak, indent, said, why)  # its own verdict, its why pointed to (rc20m: said twice)
     batch = f" (batch {peak.batch_size})" if peak.batch_size != 1 else ""
     return [
         f"{indent}- {head} the same level as the best under the budget above, said there with its verdicts: "
         f"`{peak.variant}` at concurrency {peak.concurrency}{batch}: {peak.numbers()}"
-        + (f" {UNSTABLE_MARK} {peak.status}." if peak.status != "ok" else ".")
+        + (f" {UNSTABLE_MARK} {peak.status}." if peak.status != "ok" else "."),
+        *(f"{indent}  - {sentence(w)}" for w in why),
     ]
 
 
