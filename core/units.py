@@ -103,3 +103,9 @@ def infer_per_s_legend(batch_sizes: Iterable[int]) -> str | None:
     """:data:`INFER_PER_S_MEANS`, for a table's or section's legend whose levels include a client batch above 1
     (``batch_sizes``), else ``None`` (at batch 1 an infer is a request)."""
     return INFER_PER_S_MEANS if any(b > 1 for b in batch_sizes) else None
+
+
+def throughput_label(batch_sizes: Iterable[int]) -> str:
+    """A plot's throughput axis: ``"throughput (infer/s)"``, and at a client batch above 1 (``batch_sizes``) what it
+    counts, ``"throughput (infer/s = requests/s × client batch)"`` (:data:`INFER_PER_S_MEANS`)."""
+    return "throughput (infer/s = requests/s × client batch)" if any(b > 1 for b in batch_sizes) else "throughput (infer/s)"

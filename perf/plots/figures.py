@@ -29,6 +29,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from core.units import throughput_label
 from core.wording import count
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
@@ -283,10 +284,11 @@ def write_plots(
     if plot_frontier.plot_frontier(points, out_dir / "pareto_frontier.png", rec, failed, per_workload, looks) is not None:
         made["Pareto frontier"] = out_dir / "pareto_frontier.png"
     lat, name = judged_latency(rec)  # the latency the budget is judged on: every plot's
+    thr = throughput_label(p.batch_size for pts in points.values() for p in pts)  # what infer/s counts (T23-15)
     specs = [
-        ("Throughput vs concurrency", "throughput_vs_concurrency.png", THROUGHPUT, "throughput (infer/s)", None),
+        ("Throughput vs concurrency", "throughput_vs_concurrency.png", THROUGHPUT, thr, None),
         (f"{name} latency vs concurrency", f"{name}_vs_concurrency.png", lat, f"client {name} latency (ms)", None),
-        (f"Throughput vs {name} latency", f"throughput_vs_{name}.png", THROUGHPUT, "throughput (infer/s)", lat),
+        (f"Throughput vs {name} latency", f"throughput_vs_{name}.png", THROUGHPUT, thr, lat),
     ]
     for title, file, metric, ylabel, x_metric in specs:
         plot_metric(

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.config.variants import Variant
+from core.units import throughput_label
 from core.wording import count
 from perf.analysis.effects.pairs import FACTORS, Factor, value_order, variant_of
 from perf.analysis.recommendation.excluded import candidate
@@ -168,7 +169,7 @@ def plot_frontier(
         if higher := pick.higher_unsaid(every):  # a higher median the legend would leave unexplained (T17-17)
             ax.plot([], [], ls="none", label=higher_words(pick, higher))
     ax.set_xlabel(f"client {name} latency (ms)")
-    ax.set_ylabel("throughput (infer/s)")
+    ax.set_ylabel(throughput_label(p.batch_size for pts in points.values() for p in pts))
     labels = [
         (
             p.value(lat),
@@ -350,7 +351,7 @@ def plot_small_multiples(
         for ax in grid[len(panel_values) :]:
             ax.set_visible(False)
         for ax in grid[::cols]:
-            ax.set_ylabel("throughput (infer/s)" + (f"\n{_row_words(row, bs)}" if len(rows_of) > 1 else ""))
+            ax.set_ylabel(throughput_label([bs]) + (f"\n{_row_words(row, bs)}" if len(rows_of) > 1 else ""))
     handles = {c: h for ax in axes.flat for h, c in zip(*ax.get_legend_handles_labels())}
     fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=min(4, len(handles)), fontsize=8)
     sizes = {bs for _, bs in rows_of}

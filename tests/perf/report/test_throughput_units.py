@@ -74,3 +74,20 @@ def test_a_batch_1_run_says_neither(tmp_path) -> None:
     results.save(run, tmp_path)
     text = write_report(tmp_path).read_text()
     assert INFER_PER_S_MEANS not in text and "requests/s of batch" not in text
+
+
+def test_the_plots_throughput_axes_say_it_at_a_batch_above_1(tmp_path, monkeypatch) -> None:
+    import matplotlib.axes
+
+    from core.units import throughput_label
+    from perf.plots.figures import write_plots
+
+    labels: list[str] = []
+    real = matplotlib.axes.Axes.set_ylabel
+    monkeypatch.setattr(
+        matplotlib.axes.Axes, "set_ylabel", lambda ax, text, *a, **k: labels.append(text) or real(ax, text, *a, **k)
+    )
+    write_plots(_run(4), tmp_path)
+    thr = [t for t in labels if t.startswith("throughput")]
+    assert thr and all(t.startswith(throughput_label([4])) for t in thr), thr
+    assert throughput_label([4]) != throughput_label([1]) == "throughput (infer/s)"
