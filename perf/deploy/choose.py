@@ -391,8 +391,7 @@ def _over_budget_hint(rec: Recommendation, of_series: dict[str, str]) -> str | N
     if rec.best_peak is not None and (low is None or rec.best_peak.variant != low.variant):
         peak = rec.best_peak
         options.append(
-            f"--variant {of_series[peak.variant]} (the {peak_mark(peak)}, {fmt(peak.throughput_infer_per_s)} infer/s at p99 "
-            f"{fmt(peak.latency_p99_ms, 2)} ms)"
+            f"--variant {of_series[peak.variant]} (the {peak_mark(peak)}, {peak.numbers()})"  # requests/s at batch > 1
         )
     if not options:
         return None

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PerfError
+from core.units import throughput_label, throughput_text
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.frontier import operating_frontier, workload_frontiers, workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation
@@ -57,7 +58,8 @@ def _hover(params: dict[str, Any] | None, p: Point, lat: str = P99, name: str = 
         f"concurrency {p.concurrency}, batch {p.batch_size} ({flag_mark(p.status).strip() or p.status})",
     ]
     other = f"{name} {fmt(p.get(lat), 2)} ms, " if lat != P99 else ""
-    lines.append(f"{fmt(p.get(THROUGHPUT))} infer/s, {other}p99 {fmt(p.get(P99), 2)} ms")
+    thr = throughput_text(v, p.batch_size, fmt) if (v := p.get(THROUGHPUT)) is not None else "— infer/s"
+    lines.append(f"{thr}, {other}p99 {fmt(p.get(P99), 2)} ms")
     lines += [f"{k}: {html.escape(str(params[k]))}" for k in HOVER_PARAMS if params and k in params]
     return "<br>".join(lines)
 
@@ -127,7 +129,7 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
     trade.update_layout(
         title=f"Throughput vs {pct}, every level (hover for the variant's parameters)",
         xaxis_title=f"client {pct} latency (ms)",
-        yaxis_title="throughput (infer/s)",
+        yaxis_title=throughput_label(p.batch_size for pts in points.values() for p in pts),
     )
     lines = go.Figure()
     for name, pts in points.items():
@@ -149,7 +151,7 @@ def figures(run: RunResult, rec: Recommendation) -> list[Any]:
     lines.update_layout(
         title="Throughput vs concurrency (the highlighted variants shown; click a legend entry to add one)",
         xaxis={"title": "concurrency", "type": "log"},
-        yaxis_title="throughput (infer/s)",
+        yaxis_title=throughput_label(p.batch_size for pts in points.values() for p in pts),
     )
     return [trade, lines]
 

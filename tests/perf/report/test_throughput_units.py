@@ -91,3 +91,14 @@ def test_the_plots_throughput_axes_say_it_at_a_batch_above_1(tmp_path, monkeypat
     thr = [t for t in labels if t.startswith("throughput")]
     assert thr and all(t.startswith(throughput_label([4])) for t in thr), thr
     assert throughput_label([4]) != throughput_label([1]) == "throughput (infer/s)"
+
+
+def test_report_htmls_hover_and_axes_say_it_too() -> None:
+    from core.units import throughput_label
+    from perf.analysis.stats.points import run_points
+    from perf.report.html import _hover
+
+    point = run_points(_run(4))["a"][0]
+    assert "requests/s of batch 4" in _hover(None, point)
+    assert "requests/s" not in _hover(None, run_points(_run(1))["a"][0])
+    assert throughput_label([4]) != throughput_label([1])
