@@ -27,6 +27,7 @@ import time
 
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.records.results import VariantResult
 from perf.records.rounds import BudgetRecord, LateGroup
 from perf.search import budget as budgets
 from perf.search import promise
@@ -36,7 +37,7 @@ from perf.search.late import Final, Late, late
 from perf.search.rounds import Rounds, Setup
 from perf.sweep import budget_scope as scope
 from perf.sweep import load_cuts
-from perf.sweep.rounds import RoundsSweep, budget_spent_s, spent_words
+from perf.sweep.rounds import NO_LEVEL, RoundsSweep, budget_spent_s, spent_words
 
 
 class ResumedRounds(RoundsSweep):
@@ -58,7 +59,7 @@ class ResumedRounds(RoundsSweep):
         """The variants a round could measure, most promising first (failed ones and those without levels left out)."""
         assert self.run.search is not None
         names = [n for n in self.run.search.order if n in self.plans and not self.plans[n].error and self.plans[n].levels]
-        names = [n for n in names if (vr := self.run.variant(n)) is None or vr.status != "failed"]
+        names = [n for n in names if (vr := self.run.variant(n)) is None or vr.status != "failed" or stopped_as_failed(vr)]
         return promise.by_measurements(names, self.run, self.budget, {n: p.config for n, p in self.plans.items()})
 
     def ranked_names(self) -> list[str]:
@@ -197,6 +198,8 @@ class ResumedRounds(RoundsSweep):
         if not self.opts.resume or self.nothing_to_measure:
             return
         if self.final is not None and self.final.variants:
+            for vr in filter(stopped_as_failed, map(self._variant, self.final.variants)):  # measured now (T23-4)
+                vr.status, vr.error = "pending", None
             self.begin_late(self.final.variants, self.final_tie, self.rounds_ended or "")
         self.run.finished = None
         self._save()
@@ -240,3 +243,11 @@ class ResumedRounds(RoundsSweep):
             rr.budget.spent_s = round(budget_spent_s(rr, since, now_s) + (before or 0.0), 1)
             rr.budget.session_spent_s = round(now_s, 1)
             self.progress({"event": "spent", "text": spent_words(rr, since, now_s, late.estimate_s, before)})
+
+
+def stopped_as_failed(vr: VariantResult) -> bool:
+    """A variant recorded ``failed`` with no level at all and no words but :data:`perf.sweep.rounds.NO_LEVEL`: never
+    visited. An earlier version recorded so the variants of a resume's final group stopped in its loads (trial 23,
+    T23-4: "failed: no level produced a measurement", and every later resume measured nothing); a resume measures it
+    as the cut variant it was (:meth:`ResumedRounds._plannable`, :meth:`ResumedRounds.reopen`)."""
+    return vr.status == "failed" and not vr.levels and vr.error == NO_LEVEL

@@ -345,10 +345,12 @@ class RoundsSweep(SweepBase):
             vr.error = "not measured: the time budget ended before its first round (a longer --time-budget measures it)"
             log.warning("%s: %s", vr.name, vr.error)
             return
-        why = next(
-            (lv.error or "; ".join(lv.notes) for lv in vr.levels if lv.error or lv.notes), "no level produced a measurement"
-        )
+        why = next((lv.error or "; ".join(lv.notes) for lv in vr.levels if lv.error or lv.notes), NO_LEVEL)
         self._fail(vr, why)
+
+
+#: Why a variant with no usable level failed when none says more (also, by an earlier version, one stopped unvisited: T23-4).
+NO_LEVEL = "no level produced a measurement"
 
 
 def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, estimate_s: float, before_s: float | None) -> str:

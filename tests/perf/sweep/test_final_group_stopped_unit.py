@@ -345,3 +345,33 @@ def test_a_stop_during_the_final_groups_loads_leaves_its_variants_not_measured_a
     assert again.final is not None and again.final.variants == CUT and not again.nothing_to_measure
     line = " ".join(opening_lines(again)[0].split())
     assert f"`{CUT[0]}`, `{CUT[1]}` (cut for time) with the tie set `a_mbs8` in a final group" in line, line
+
+
+def test_a_run_whose_stopped_final_group_an_earlier_version_recorded_failed_is_measured_by_its_resume(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Trial 23, T23-4, as the old code left the run: its resume's final group stopped in its loads, the run still
+    finished and its cut variants "failed: no level produced a measurement" (no level at all); every later --resume said
+    "no round (its rounds had ended ...)" and exited 3. Its resume now measures them as the cut variants they were."""
+    results_dir = _finished_run(tmp_path)
+    run = results.load(results_dir / "f23")
+    for n in CUT:
+        vr = run.variant(n)
+        assert vr is not None
+        vr.status, vr.error = "failed", "no level produced a measurement"
+    results.save(run, results_dir / "f23")
+
+    def measured(self: Sweep, engine: Any, names: list[str], why: str) -> list[str]:
+        assert [self._variant(n).status for n in CUT] == ["pending", "pending"]  # not failed while measured
+        _one_round(self, names, why)
+        assert self.run.rounds is not None
+        self.run.rounds.groups[-1].ended, self.run.rounds.groups[-1].tie_set = "ranking decided", ["c_mbs8"]
+        return ["c_mbs8"]
+
+    sw = _resume(results_dir, monkeypatch, measured)
+    assert not sw.nothing_to_measure and sw.final is not None and sw.final.variants == CUT
+    line = " ".join(opening_lines(sw)[0].split())
+    assert "will measure: no round" not in line and f"`{CUT[0]}`, `{CUT[1]}` (cut for time) with the tie set" in line, line
+    sw.run_all()
+    run = results.load(results_dir / "f23")
+    assert run.finished is not None and [run.variant(n).status for n in CUT] == ["ok", "ok"]  # type: ignore[union-attr]
