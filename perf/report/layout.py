@@ -117,7 +117,8 @@ class Part:
             return [f"## {self.title}", "", *self.kept, f"In {where}.", ""], self.lines
         under = self.lines[len(self.kept) :] if self.lines[: len(self.kept)] == self.kept else self.lines  # a kept head stays
         indent = min((len(ln) - len(ln.lstrip()) for ln in under if ln.strip()), default=0)
-        body = [ln[indent:] for ln in under]
+        # a capped list's "… 9 more in appendix.md" read there points to its full list, above it (the moved parts go last)
+        body = [ln[indent:].replace(f"more in [{APPENDIX_FILE}]({APPENDIX_FILE})", "more in its full list above") for ln in under]
         pad = " " * (len(self.kept[-1]) - len(self.kept[-1].lstrip()) + 2) if self.kept else ""
         what = self.name.split(": ", 1)[-1]  # under its section's heading: "each variant's knee"
         place = (
