@@ -21,10 +21,13 @@ says which. Then
   IPC, tensor copies and conversions, scheduling).
 
 Physical sense and fairness first (:func:`verdict`): the served path runs the same call plus
-work of its own, so a served execution *faster* than the same call in-process at the same
-threads (negative overhead, or more than one instance's in-process throughput per instance)
-is no evidence of efficiency: the two were measured under different load or contention
-(:data:`SERVED_FASTER`); a served level or an in-process point flagged ``host busy`` makes the
+work of its own, so a served run *faster* than the same call in-process at the same threads is no
+evidence of efficiency: the two were measured under different load or contention. Its words name the
+quantity that was faster (trial 24, T24-1: "served faster than in-process" sat beside a served
+throughput below the in-process one, judged on compute infer): more than one instance's in-process
+throughput per instance (:data:`THROUGHPUT_ABOVE`, the ratio's own quantity), or a compute-infer time
+below the in-process call, a negative overhead (:data:`COMPUTE_BELOW`; its throughput ratio may well be
+below 1); the table, the bullets below it and the plot take these words (:func:`faster_words`); a served level or an in-process point flagged ``host busy`` makes the
 ratio *not measured fairly*; an overhead within the two measurements' noise is *not
 significant* (:func:`overhead_noise_us`). Such a row keeps its numbers in the record but the
 report shows no efficiency for it, only why.
@@ -151,6 +154,8 @@ class EfficiencyRow:
         note: Why the ratio is no evidence (:func:`verdict`), ``None`` when it is.
         overhead_significant: ``overhead_us`` beyond the noise of both measurements
             (:func:`overhead_noise_us`); ``None`` when the noise is unknown.
+        overhead_noise_us: That noise (µs; ``None``: unknown): the cell that says "not significant" gives it
+            (trial 24, T24-1: a 27x gap read "not significant" with no number for why).
         rounds_cut: ``(rounds timed, planned)`` of its in-process points when the sweep's time budget
             cut them short (:meth:`InProcessAt.rounds_cut`), else ``None``.
     """
@@ -169,6 +174,7 @@ class EfficiencyRow:
     components: dict[str, float | None]
     note: str | None = None
     overhead_significant: bool | None = None
+    overhead_noise_us: float | None = None
     rounds_cut: tuple[int, int] | None = None
 
     @property
@@ -178,12 +184,32 @@ class EfficiencyRow:
 
     @property
     def served_faster(self) -> bool:
-        """Whether the served run beat the same call in-process (:data:`SERVED_FASTER`)."""
-        return self.note == SERVED_FASTER
+        """Whether the served run beat the same call in-process on some quantity (:data:`SERVED_FASTER`:
+        which one, :func:`faster_words`)."""
+        return self.note in SERVED_FASTER
 
 
-#: The verdict of a row whose served execution beat the same call in-process.
-SERVED_FASTER = "served faster than in-process: not evidence; measured under different load / contention"
+#: Why a row is no evidence when the served run beat the same call in-process, each naming the quantity
+#: that beat it (:func:`faster_words`, :func:`verdict`).
+UNDER_OTHER_LOAD = "not evidence; measured under different load / contention"
+#: Served throughput above what its instances give in-process: the served ÷ in-process ratio itself.
+THROUGHPUT_ABOVE = f"served throughput above in-process (more than its instances can give): {UNDER_OTHER_LOAD}"
+#: Served compute infer (per execution) below the same call in-process: a negative overhead. Not the ratio's quantity.
+COMPUTE_BELOW = f"served compute infer below the same call in-process (a negative overhead): {UNDER_OTHER_LOAD}"
+SERVED_FASTER = (THROUGHPUT_ABOVE, COMPUTE_BELOW)
+
+
+def faster_words(rows: Sequence[EfficiencyRow]) -> str:
+    """What the served runs of ``rows`` (each :attr:`EfficiencyRow.served_faster`) beat the in-process call on,
+    short, for a table cell, a plot legend and a sentence: ``"served compute infer below in-process"``,
+    ``"served throughput above in-process"`` or both joined."""
+    notes = {r.note for r in rows}
+    said = [
+        w
+        for note, w in ((THROUGHPUT_ABOVE, "served throughput above"), (COMPUTE_BELOW, "served compute infer below"))
+        if note in notes
+    ]
+    return " or ".join(said) + " in-process" if said else ""
 
 
 def served_faster(ratio: float | None, overhead_us: float | None, instances: int) -> bool:
@@ -195,9 +221,12 @@ def served_faster(ratio: float | None, overhead_us: float | None, instances: int
 
 def verdict(point: Point, inp: InProcessAt | None, ratio: float | None, overhead_us: float | None, instances: int) -> str | None:
     """Why a row's ratio is no evidence, or ``None`` (see the module docstring): served faster
-    than in-process first (physics), then a host-busy served level or in-process point."""
-    if served_faster(ratio, overhead_us, instances):
-        return SERVED_FASTER
+    than in-process first (physics: the ratio's throughput, then compute infer), then a host-busy served level
+    or in-process point."""
+    if ratio is not None and ratio > max(1, instances):
+        return THROUGHPUT_ABOVE
+    if overhead_us is not None and overhead_us < 0:
+        return COMPUTE_BELOW
     served = unfair(point)
     if served:
         return served.replace("not measured fairly: ", "not measured fairly: the served level ", 1)
@@ -256,6 +285,7 @@ def efficiency_row(
         components={f: point.get(f) for f, _ in COMPONENTS},
         note=verdict(point, inp, ratio, overhead, target.instances) if inp else None,
         overhead_significant=None if overhead is None or noise is None else abs(overhead) > noise,
+        overhead_noise_us=noise,
         rounds_cut=inp.rounds_cut(baseline.settings.rounds) if inp else None,
     )
 

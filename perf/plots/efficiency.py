@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.wording import count
-from perf.analysis.efficiency import COMPONENTS, UNUSABLE, EfficiencyRow, baseline_unusable, best_rows
+from perf.analysis.efficiency import COMPONENTS, UNUSABLE, EfficiencyRow, baseline_unusable, best_rows, faster_words
 from perf.markdown import flag_mark
 from perf.plots.canvas import LEGEND_WRAP, Drawn, pyplot, xy
 from perf.plots.empty import say_empty
@@ -114,15 +114,14 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], colours: Mapping[str, str], 
         )
         drawn[str(rings.get_label())] = ([float(r.point.concurrency) for r in busy], [float(r.ratio or 0) for r in busy])
     if not shown:  # every level left out: words, not an empty frame with piled-up ticks (trial 21, T21-3)
-        words = no_ratio_words(len(faster), unusable)
+        words = no_ratio_words(len(faster), unusable, faster_words(faster))
         say_empty(ax, words)
         ax.set_title(RATIO_TITLE)
         drawn[words] = ([], [])  # the panel's words, as a legend note is returned
         return
     if faster:  # never drawn as an efficiency above 1: counted in the legend
-        label = (
-            f"{count(len(faster), 'level')} left out: served faster than in-process (not evidence; measured under different load)"
-        )
+        # the table's words (trial 24, T24-1: "served faster" left out levels whose throughput ratio, this axis, was below 1)
+        label = f"{count(len(faster), 'level')} left out: {faster_words(faster)} (not evidence; measured under different load)"
         ax.plot([], [], ls="none", label=label)
         drawn[label] = ([], [])
     ax.axhline(1.0, color=REFERENCE, linestyle=":", linewidth=1)
@@ -132,10 +131,11 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], colours: Mapping[str, str], 
     _legend_below(ax)
 
 
-def no_ratio_words(faster: int, unusable: int = 0) -> str:
+def no_ratio_words(faster: int, unusable: int = 0, what: str = "") -> str:
     """The ratio panel's words when it shows no level (``faster``: the levels it has that were served
     faster than in-process; ``unusable``: :func:`perf.analysis.efficiency.baseline_unusable` of all the run's
-    rows, which decides whether the baseline is called unusable and is the count then named)."""
+    rows, which decides whether the baseline is called unusable and is the count then named; ``what``: what
+    beat the in-process call, :func:`perf.analysis.efficiency.faster_words`)."""
     if not faster:
         return "No level to show: no level has both a served run and an in-process point at its batch."
     n = unusable or faster
@@ -144,7 +144,7 @@ def no_ratio_words(faster: int, unusable: int = 0) -> str:
         if unusable
         else f"No level to show: the {count(n, 'level')} drawn with an in-process point "
     )
-    said += f"{'was' if n == 1 else 'were'} served faster than in-process, which is not evidence (measured under different load)"
+    said += f"{'was' if n == 1 else 'were'} served faster than in-process{f' ({what})' if what else ''}, which is not evidence (measured under different load)"
     if not unusable:  # another variant's level is evidence: report.md's table and appendix have it
         return said + "."
     return said + f": {UNUSABLE}; measure it again on a quiet host (report.md says how)."
@@ -160,9 +160,7 @@ def _time_panel(ax, best: dict[str, EfficiencyRow], drawn: dict) -> None:
         left = [a + b for a, b in zip(left, widths)]
     negative = [n for n in names if (best[n].overhead_us or 0.0) < 0]
     if negative:
-        label = (
-            f"{count(len(negative), 'variant')} with a negative overhead: compute infer drawn whole as in-process (served faster)"
-        )
+        label = f"{count(len(negative), 'variant')} with a negative overhead: compute infer drawn whole as in-process (compute infer below in-process)"
         ax.plot([], [], ls="none", label=label)  # words, no swatch: an empty bar's swatch took the default blue (T17-8)
         drawn[label] = ([], [])
     ax.set_xlabel("µs per request (at each variant's highest throughput)")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.wording import agree, sentence
-from perf.analysis.efficiency import UNUSABLE, EfficiencyRow, baseline_unusable, efficiency_rows
+from perf.analysis.efficiency import UNUSABLE, EfficiencyRow, baseline_unusable, efficiency_rows, faster_words
 from perf.markdown import fmt
 from perf.records.results import RunResult
 
@@ -39,7 +39,8 @@ def unusable_lines(run: RunResult, run_dir: Path, rows: Sequence[EfficiencyRow] 
     load = f" (other processes used up to {fmt(busy, 0)} % of a core during its points)" if busy else ""
     return [
         f"{HEAD} {'The one level' if n == 1 else f'All {n} levels'} with an "
-        f"in-process point {agree(n, 'was', 'were')} served faster than the same call in-process, which a serving path cannot do by itself: the baseline was "
+        f"in-process point {agree(n, 'was', 'were')} served faster than the same call in-process ({faster_words(rated)}), "
+        "which a serving path cannot do by itself: the baseline was "
         f"measured under other load than the sweep{load}, so no served ÷ in-process ratio is evidence. "
         f"`triton-perf baseline {run_dir} --replace` on a quiet host measures it again (the earlier one is kept in "
         f"results.json); `triton-perf report {run_dir}` then shows the ratios.",

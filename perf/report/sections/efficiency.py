@@ -23,6 +23,7 @@ from perf.analysis.efficiency import (
     baseline_unusable,
     best_rows,
     efficiency_rows,
+    faster_words,
     other_shapes,
     sent_sizes,
     sizes_apart,
@@ -255,10 +256,9 @@ def _in_process_mark(r: EfficiencyRow) -> str:
 
 
 def ratio_cell(r: EfficiencyRow) -> str:
-    """The efficiency of a row: the ratio; never a number for a served run that beat the same
-    call in-process; the tables' mark where a side was host busy."""
+    """The ratio (host-busy mark); none where the served run beat in-process, naming on what (``faster_words``)."""
     if r.served_faster:
-        return "— (served faster than in-process: not evidence)"
+        return f"— ({faster_words([r])}: not evidence)"
     return ratio_text(r.ratio) + (flag_mark(HOST_BUSY) if r.note else "") + cut_words(r)
 
 
@@ -273,9 +273,10 @@ def cut_words(r: EfficiencyRow) -> str:
 def overhead_cell(r: EfficiencyRow) -> str:
     """The overhead (µs, % of compute infer), "not significant" within the noise of both measurements."""
     if r.served_faster and (r.overhead_us or 0.0) < 0:
-        return fmt(r.overhead_us, 0) + " (served faster: not evidence)"
+        return fmt(r.overhead_us, 0) + " (compute infer below in-process: not evidence)"
     text = fmt(r.overhead_us, 0) + (f" ({r.overhead_pct:+.0f} %)" if r.overhead_pct is not None else "")
-    return text + ("; not significant" if r.overhead_significant is False else "")
+    noise = f"; not significant (within ±{fmt(r.overhead_noise_us, 0)} µs of noise)"
+    return text + (noise if r.overhead_significant is False else "")
 
 
 def not_evidence_lines(rows: Sequence[EfficiencyRow], limit: int | None = LIST_LIMIT) -> list[str]:
@@ -290,7 +291,8 @@ def not_evidence_lines(rows: Sequence[EfficiencyRow], limit: int | None = LIST_L
     if any(r.overhead_significant is False for r in rows):
         lines.append(
             "- *not significant*: the overhead is within the two measurements' noise (the in-process points' spread "
-            "over rounds plus the served level's spread over trials, else over perf_analyzer's windows)."
+            "over rounds plus the served level's spread over trials, else perf_analyzer's windows), whatever the ratio "
+            "beside it."
         )
     return ["", *lines] if lines else []
 

@@ -39,7 +39,7 @@ def test_the_two_legends_stay_apart_and_no_swatch_repeats(tmp_path: Path, keep_f
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     left, right = (ax.get_legend() for ax in fig.axes)
-    assert any("served faster" in t.get_text() for t in left.get_texts())
+    assert any("served compute infer below" in t.get_text() for t in left.get_texts())
     assert any("negative overhead" in t.get_text() for t in right.get_texts())
     assert not left.get_window_extent(renderer).overlaps(right.get_window_extent(renderer))
     for legend in (left, right):

@@ -30,7 +30,9 @@ def _ticks_shown(ax) -> list[str]:
 def test_an_efficiency_panel_with_every_level_left_out_says_so(tmp_path: Path, keep_figures) -> None:
     figures = keep_figures(plot_efficiency)
     drawn = plot_efficiency.write_plot(efficiency_rows(efficiency_run(3, faster=3)), tmp_path / "e.png")
-    assert drawn is not None and list(drawn[plot_efficiency.RATIO_TITLE]) == [plot_efficiency.no_ratio_words(6, 6)]
+    assert drawn is not None and list(drawn[plot_efficiency.RATIO_TITLE]) == [
+        plot_efficiency.no_ratio_words(6, 6, "served compute infer below in-process")
+    ]
     (fig,) = figures
     fig.canvas.draw()
     ratio, times = fig.axes

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perf.analysis.efficiency import SERVED_FASTER, efficiency_rows, served_faster
+from perf.analysis.efficiency import SERVED_FASTER, THROUGHPUT_ABOVE, efficiency_rows, served_faster
 from perf.plots.efficiency import RATIO_TITLE, TIME_TITLE, no_ratio_words, write_plot
 from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
 from perf.records.levels import LevelResult
@@ -54,16 +54,20 @@ def test_served_faster_than_in_process_is_flagged_never_an_efficiency_above_1(tm
     c1, c4 = rows
     assert round(c1.ratio, 2) == 4.0 and c1.overhead_us < 0  # 400 vs 100 infer/s; compute 1 ms < 10 ms in-process
     assert round(c4.ratio, 2) == 24.14 and round(c4.overhead_pct) == -26567
-    assert all(r.served_faster and r.note == SERVED_FASTER and not r.evidence for r in rows)
+    assert all(r.served_faster and r.note == THROUGHPUT_ABOVE in SERVED_FASTER and not r.evidence for r in rows)
     # one instance above its own in-process throughput is faster too; two instances may reach 2x
     assert served_faster(1.3, 50.0, 1) and not served_faster(1.3, 50.0, 2) and not served_faster(0.9, 50.0, 1)
     text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "24.14×" not in text and "4.00×" not in text
-    assert "served faster than in-process: not evidence; measured under different load / contention" in text
+    assert (
+        "served throughput above in-process (more than its instances can give): not evidence; measured under different load"
+        in text
+    )
     drawn = write_plot(rows, tmp_path / "e.png")
     assert VARIANT not in drawn[RATIO_TITLE]  # nothing drawn above 1
     # every level left out: the panel says so in words (trial 21, T21-3), no legend note beside an empty frame
-    assert list(drawn[RATIO_TITLE]) == [no_ratio_words(2, 2)] and "all 2 levels with an in-process point" in no_ratio_words(2, 2)
+    words = no_ratio_words(2, 2, "served throughput above in-process")
+    assert list(drawn[RATIO_TITLE]) == [words] and "all 2 levels with an in-process point" in words
     assert any("negative overhead" in k for k in drawn[TIME_TITLE])
 
 
