@@ -37,7 +37,7 @@ from perf.records.workloads import split_by_workload
 from perf.report import html as report_html
 from perf.report.appendix import write_appendix
 from perf.report.conclusions import written as conclusions
-from perf.report.layout import MAX_REPORT_LINES, Part, fit, read_lines, report_folder, split_details, what_if
+from perf.report.layout import MAX_REPORT_LINES, Part, fit, read_lines, read_rule, report_folder, split_details, what_if
 from perf.report.sections import coldstart as coldstart_report
 from perf.report.sections.baseline_unusable import unusable_lines
 from perf.report.sections.effects import beside_recommendation, effects_section
@@ -283,7 +283,7 @@ def write_report(
     tables.lines = body_tables(min(room, LEVEL_TABLE_LINES))
     lines, moved = fit(parts, MAX_REPORT_LINES)
     if (read := read_lines(lines)) > MAX_REPORT_LINES:  # its findings alone: a part to split is missing (T23-5)
-        log.warning("report.md reads as %d lines at 100 columns, over the %d it is kept within", read, MAX_REPORT_LINES)
+        log.warning("report.md reads as %d lines, over the %s it is kept within", read, read_rule())
     details = [
         *(search_lines(run, limit=None) if len(run.variants) > TOP_N else []),
         *efficiency_details(run),
