@@ -117,16 +117,18 @@ class Choice:
         return "; ".join(w for w in [self.dominated_mark, self.short, *beside, self.tie_mark(), *self.rivals_left()] if w)
 
     def tie_mark(self) -> str | None:
-        """A tied pick in a console note's words: ``"not distinguishable from `b`: named first, not the winner"``, the
-        members :meth:`rivals_left` does not name already; ``None`` for a pick the rule separated (trial 22: the console
-        row said "best under budget" where the line above it and report.md said the rule could not separate a tie set)."""
+        """A tied pick in a console note's words: ``"not distinguishable from `b`: the Recommendation's pick of them, not
+        the winner"``, the members :meth:`rivals_left` does not name already; ``None`` for a pick the rule separated
+        (trial 22: the console row said "best under budget" where the line above it and report.md said the rule could
+        not separate a tie set). Never "named first": the console's table lists its rows in another order (trial 24,
+        T24-5: "named first" on the row printed second)."""
         if not self.tied:
             return None
         rivals = self.rivals_left()
         members = [f"`{n}`" for n in self.tie_set[1:] if not any(r.startswith(f"`{n}`") for r in rivals)]
         if not members:
-            return "named first of its tie set, not the winner"
-        return f"not distinguishable from {', '.join(members)}: named first, not the winner"
+            return "the Recommendation's pick of its tie set, not the winner"
+        return f"not distinguishable from {', '.join(members)}: the Recommendation's pick of them, not the winner"
 
     def rivals_left(self) -> list[str]:
         """:attr:`rivals` but the one :attr:`dominated_mark` names (:attr:`dominated_by`: it says that rival's shared

@@ -13,16 +13,24 @@ def _pick(**fields: object) -> Choice:
 def test_a_tied_pick_names_the_members_it_was_not_separated_from() -> None:
     pick = _pick(tie_set=["a_onnx_cpu2_nodb_mbs64", "b_onnx_cpu2_db500_mbs64", "c_ts_cpu1_nodb_mbs64"])
     assert pick.note() == (
-        "not distinguishable from `b_onnx_cpu2_db500_mbs64`, `c_ts_cpu1_nodb_mbs64`: named first, not the winner"
+        "not distinguishable from `b_onnx_cpu2_db500_mbs64`, `c_ts_cpu1_nodb_mbs64`: the Recommendation's pick of them, not the winner"
     )
+
+
+def test_the_note_never_says_named_first() -> None:
+    """Trial 24, T24-5: "named first, not the winner" sat on the console row printed second (the table lists its rows
+    in its own order): the note says whose pick it is, the Recommendation's."""
+    for tie_set in (["a", "b"], ["a", "b", "c"]):
+        note = _pick(tie_set=tie_set).note()
+        assert "named first" not in note and "the Recommendation's pick of" in note
 
 
 def test_a_member_a_rival_clause_names_is_not_named_twice() -> None:
     rival = "`b_onnx_cpu2_db500_mbs64`'s median higher, 1,350.0: the pick ahead in 3 of 5 shared rounds"
     pick = _pick(tie_set=["a_onnx_cpu2_nodb_mbs64", "b_onnx_cpu2_db500_mbs64"], rivals=[rival])
-    assert pick.note() == f"named first of its tie set, not the winner; {rival}"
+    assert pick.note() == f"the Recommendation's pick of its tie set, not the winner; {rival}"
     pick = _pick(tie_set=["a_onnx_cpu2_nodb_mbs64", "b_onnx_cpu2_db500_mbs64", "c"], rivals=[rival])
-    assert pick.note() == f"not distinguishable from `c`: named first, not the winner; {rival}"
+    assert pick.note() == f"not distinguishable from `c`: the Recommendation's pick of them, not the winner; {rival}"
 
 
 def test_a_pick_the_rule_separated_says_no_tie() -> None:
