@@ -44,7 +44,8 @@ def made_words(e: ExportRecord | FailedExport, manifest: BuildManifest) -> str:
         return "reused (unchanged)" if e.reused else "made now"
     pair = (e.format, e.precision)
     tried = any(isinstance(o, FailedExport) and not o.kept and (o.format, o.precision) == pair for o in manifest.exports)
-    return f"{KEPT_WORDS} ({WHY_KEPT[tried]})"
+    other = " of another model" if isinstance(e, ExportRecord) and e.other_model else ""  # its earlier weights (T24-16)
+    return f"{KEPT_WORDS}{other} ({WHY_KEPT[tried]})"
 
 
 def _kept_prefix(e: ExportRecord | FailedExport) -> str:

@@ -225,13 +225,18 @@ def earlier_records(
         return [], []
     differs = identity_differences(old, new)
     if differs:
+        kept, lines = _failed_of_other_model(old, differs, candidates, failed, out)
+        candidates = [e for e in candidates if not any((k["format"], k["precision"]) == (e.format, e.precision) for k in kept)]
+        if not candidates:
+            return kept, lines
         what = ", ".join(dict.fromkeys(f"{e.format} {e.precision}" for e in candidates))
         again = f"build --format {','.join(dict.fromkeys(e.format for e in candidates))} again"
         if set(differs) & set(MODEL_FIELDS):
-            return [], [
+            return kept, [
+                *lines,
                 f"earlier records dropped ({what}): the earlier build differs in {', '.join(differs)}, so those exports "
                 f"are of another model; their variants in the repository are removed (below); {again} to serve this "
-                "model in them"
+                "model in them",
             ]
         return [], [
             f"earlier records dropped ({what}): the earlier build differs in {', '.join(differs)} (build settings, "
@@ -252,6 +257,34 @@ def earlier_records(
         kept.append({**e.model_dump(mode="json"), "kept": True})
         again = " (this build's attempt failed; its variants serve the earlier one)" if (e.format, e.precision) in failed else ""
         lines.append(f"{pair}: kept from the earlier build ({formats.get(e.format).file} unchanged){again}")
+    return kept, lines
+
+
+def _failed_of_other_model(
+    old: BuildManifest, differs: list[str], candidates: list[ExportRecord | FailedExport], failed: set[Pair], out: Path
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The earlier exports of another model (``differs``: :func:`identity_differences`, a :data:`MODEL_FIELDS` among
+    them, the spec not) whose export this build redid and failed, their files unchanged: kept, marked ``kept`` and
+    ``other_model`` (what that build recorded of the fields that differ), with one line each. A failed export replaces
+    nothing, as a build that fails as a whole does: its variants serve the earlier export still (trial 24, T24-16: a
+    retrained model's failed ONNX export removed the ONNX variants four runs had measured). With another spec they are
+    not kept: their configs would not be this manifest's inputs and outputs."""
+    model = [f for f in differs if f in MODEL_FIELDS]
+    if not model or "spec" in model:
+        return [], []
+    kept: list[dict[str, Any]] = []
+    lines: list[str] = []
+    for e in candidates:
+        if not isinstance(e, ExportRecord) or (e.format, e.precision) not in failed or files_unchanged(e, out):
+            continue
+        was = e.other_model or {f: getattr(old, f) for f in model}  # kept twice: the model it was made of
+        kept.append({**e.model_dump(mode="json"), "kept": True, "other_model": was})
+        lines.append(
+            f"{e.format} {e.precision}: kept from the earlier build, an export of another model (the earlier build differs "
+            f"in {', '.join(model)}): this build's {e.format} {e.precision} export failed, and a failed export replaces "
+            f"nothing, so its variants keep serving the earlier {formats.get(e.format).file} (listed below); build "
+            f"--format {e.format} again once it passes to serve this model in them"
+        )
     return kept, lines
 
 

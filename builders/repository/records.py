@@ -151,6 +151,13 @@ class ExportRecord(Record):
         None, description="graph facts (builders.graph.onnx_health; null: TensorRT, or a build before graph health)"
     )
     kept: bool = Field(False, description=KEPT_DESCRIPTION)
+    other_model: dict[str, str | None] | None = Field(
+        None,
+        description="kept although the earlier build it comes from was of another model (other weights or source): this "
+        "build's export of its format and precision failed, and a failed export replaces nothing, so its variants serve "
+        "that build's export still; the model fields in which that build differs, as it recorded them "
+        "(weights_sha256_16, source_sha256_16, source); null: an export of this manifest's model",
+    )
 
     def served_names(self, serving: str) -> dict[str, dict[str, str]] | None:
         """See :func:`served_names`."""

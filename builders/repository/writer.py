@@ -31,10 +31,12 @@ from builders.model.artifact_signature import ArtifactIO
 from builders.model.spec import ModelSpec
 from builders.repository.build_folder import MODEL_FIELDS, identity_differences
 from builders.repository.build_lock import repository_lock
+from builders.repository.measured_runs import measuring_runs, where_runs
 from builders.repository.records import INDEX_FILE, INDEX_KIND, BuildManifest, IndexEntry, RepositoryIndex
 from core import formats
 from core.errors import ConfigError, RecordError
 from core.records import load_record, write_record
+from core.wording import agree
 
 log = logging.getLogger(__name__)
 
@@ -238,6 +240,45 @@ def _kept_unrecorded(
     return out
 
 
+def _kept_of_other_model(repo: Path, manifest: dict[str, Any]) -> list[str]:
+    """One line per variant of ``repo`` that serves an export the manifest kept from an earlier build of another
+    model (its ``other_model``: this build's export failed, and a failed export replaces nothing): what it serves,
+    of which weights, and the runs that measured it (trial 24, T24-16)."""
+    other = {
+        (e["format"], e["precision"]): e["other_model"]
+        for e in manifest.get("exports", [])
+        if e.get("kept") and e.get("other_model") and not e.get("failed")
+    }
+    try:
+        entries = read_index_entries(repo) if other else {}
+    except RecordError:
+        return []
+    names = [n for n in manifest.get("kept_variants", []) if n in entries and _pair(entries[n]) in other]
+    runs = measuring_runs(repo, names)
+    out = []
+    for name in names:
+        fmt, precision = _pair(entries[name])
+        was = ", ".join(f"{f} {v}" for f, v in other[(fmt, precision)].items())
+        now = ", ".join(f"{f} {manifest.get(f)}" for f in other[(fmt, precision)])
+        ids = runs.get(name, [])
+        measured = (
+            f"the {agree(len(ids), 'run', 'runs')} {', '.join(ids)} in {where_runs(repo)} measured it and still "
+            f"{agree(len(ids), 'matches', 'match')} it"
+            if ids
+            else f"no run in {where_runs(repo)} measured it"
+        )
+        out.append(
+            f"kept {repo / name}: it serves the earlier build's {fmt} {precision} export, of other weights than this "
+            f"build's ({was}; this build: {now}), since this build's {fmt} {precision} export failed; {measured}"
+        )
+    return out
+
+
+def _pair(entry: IndexEntry) -> tuple[str, str]:
+    """An index entry's (format, precision)."""
+    return entry.variant.format, entry.variant.precision
+
+
 def read_index_entries(repo: Path) -> dict[str, IndexEntry]:
     """``repo``'s index entries by variant name (empty without an index).
 
@@ -275,6 +316,8 @@ def drop_stale_variants(
         other_model = bool(set(differs) & set(MODEL_FIELDS))
         if not other_model:
             lines += _kept_unrecorded(Path(repo), build, recorded, list(written), differs)
+    if manifest is not None:
+        lines += _kept_of_other_model(Path(repo), manifest)
     repos = [(Path(repo), list(written))]
     if earlier_repo and Path(earlier_repo).is_dir() and Path(earlier_repo).resolve() != Path(repo).resolve():
         repos.append((Path(earlier_repo), []))

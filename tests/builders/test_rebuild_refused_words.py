@@ -13,7 +13,7 @@ import pytest
 from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
-from builders.repository.replacing import measuring_runs, results_dirs, where_runs
+from builders.repository.measured_runs import measuring_runs, results_dirs, where_runs
 from core.errors import ConfigError
 from tests.builders.test_rebuild_words import WEIGHTS_MODEL, _measured
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from builders.repository.replacing import measuring_runs
+from builders.repository.measured_runs import measuring_runs
 
 
 def _run(results: Path, run_id: str, repo: Path, variants: list[dict]) -> None:

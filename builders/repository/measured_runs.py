@@ -1,0 +1,69 @@
+"""The runs of ``triton-perf sweep`` that measured variants of a model repository: looked up by every build line
+that refuses, removes or replaces a measured variant, so each names the runs (trial 24, T24-16: the lines that
+removed four measured ONNX variants named none, while the TorchScript line of the same build named its runs).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+#: Where ``triton-perf sweep`` writes its runs by default (``perf.cli.runs.DEFAULT_RESULTS_DIR``); the runs
+#: that measured a variant are looked for there, in the working folder and beside the repository (:func:`results_dirs`).
+RESULTS_DIR = Path("results")
+#: A run's record in its folder (``perf.records.results.RESULTS_FILE``).
+RESULTS_FILE = "results.json"
+
+
+def results_dirs(repo: Path, results_dir: Path = RESULTS_DIR) -> list[Path]:
+    """The folders of runs looked in for those that measured variants of ``repo``, absolute, each once: ``results_dir``
+    when another one is given; by default ``results`` of the working folder and ``results`` beside the repository,
+    where a sweep of it from the project's folder keeps its runs (break-it F25: a rebuild from another folder looked in
+    ``./results`` there only and said "no run in results measured them" while a run had)."""
+    if Path(results_dir) != RESULTS_DIR:
+        return [Path(results_dir).resolve()]
+    return list(dict.fromkeys(p.resolve() for p in (RESULTS_DIR, Path(repo).resolve().parent / RESULTS_DIR)))
+
+
+def where_runs(repo: Path, results_dir: Path = RESULTS_DIR) -> str:
+    """Where :func:`results_dirs` looked, as a message says it: the folders that are there (``/p/results``, or
+    ``/a/results and /p/results``); none there: every folder looked in."""
+    dirs = results_dirs(repo, results_dir)
+    return " and ".join(str(d) for d in [d for d in dirs if d.is_dir()] or dirs)
+
+
+def run_files(repo: Path, results_dir: Path) -> list[Path]:
+    """The runs' ``results.json`` files in :func:`results_dirs`, each folder's in name order."""
+    return [p for d in results_dirs(repo, results_dir) for p in sorted(d.glob(f"*/{RESULTS_FILE}"))]
+
+
+def measuring_runs(repo: Path, names: Iterable[str], results_dir: Path = RESULTS_DIR) -> dict[str, list[str]]:
+    """The runs in ``results_dir`` (``<run>/results.json``) that swept ``repo`` and measured
+    one of ``names``: ``{variant: [run id, ...]}``, sorted; a file that cannot be read is passed over.
+
+    A run measured a variant when its record holds a level of it with numbers (:func:`has_numbers`);
+    a variant the run only planned, cut for time or failed is not measured by it (trial 19, T19-12)."""
+    wanted, here = set(names), Path(repo).resolve()
+    out: dict[str, list[str]] = {}
+    for path in run_files(repo, results_dir):
+        try:
+            run = json.loads(path.read_text())
+            swept = Path(run["settings"]["repository"]).resolve()
+            measured = [v["name"] for v in run.get("variants", []) if v.get("name") in wanted and has_numbers(v)]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if swept != here:
+            continue
+        for name in measured:
+            out.setdefault(name, []).append(str(run.get("run_id") or path.parent.name))
+    return out
+
+
+def has_numbers(variant: dict) -> bool:
+    """Whether a variant record of a sweep's ``results.json`` holds a level with numbers: no error and
+    a throughput above 0 (the rule of ``perf.records.levels.LevelResult.ok``, read from the file's fields)."""
+    return any(
+        isinstance(lv, dict) and lv.get("error") is None and (lv.get("throughput_infer_per_s") or 0) > 0
+        for lv in variant.get("levels") or []
+    )

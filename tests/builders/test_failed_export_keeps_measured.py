@@ -1,0 +1,94 @@
+"""An export that failed replaces nothing, and every line that removes or replaces a measured variant
+names the runs that measured it (trial 24, T24-16).
+
+The trial's case: the model retrained (other weights) and built again the same way; its ONNX export
+failed verification, and the build still removed the earlier ONNX variants four runs had measured,
+naming none of them ("removed ...: it served the earlier build"), while the TorchScript line of the
+same build named its runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from builders.build import BuildOptions, build
+from builders.cli.main import cli
+from builders.config.variants import VariantGrid
+from builders.repository.records import MANIFEST_FILE
+from builders.repository.view import Repository
+from core.errors import ExportError, PartialBuildError
+
+pytestmark = pytest.mark.slow  # real exports
+
+GRID = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
+ONNX = "mine_onnx_cpu1_nodb_mbs4"
+TS = "mine_ts_cpu1_nodb_mbs4"
+
+
+def _mlp(seed: int) -> torch.nn.Module:
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(torch.nn.Linear(6, 3)).eval()
+
+
+def _opts(tmp_path: Path, seed: int, formats=("torchscript", "onnx")) -> BuildOptions:
+    return BuildOptions(
+        _mlp(seed),
+        formats=formats,
+        grid=GRID,
+        repository=tmp_path / "repo",
+        build_dir=tmp_path / "builds",
+        name="mine",
+        example_inputs=torch.randn(2, 6),
+    )
+
+
+def _measured(tmp_path: Path, run: str, variant: str) -> None:
+    """A run in ``results/`` beside the repository that measured ``variant`` (a level with numbers)."""
+    folder = tmp_path / "results" / run
+    folder.mkdir(parents=True)
+    record = {
+        "run_id": run,
+        "settings": {"repository": str(tmp_path / "repo")},
+        "variants": [{"name": variant, "levels": [{"error": None, "throughput_infer_per_s": 10.0}]}],
+    }
+    (folder / "results.json").write_text(json.dumps(record))
+
+
+def test_a_failed_export_of_other_weights_keeps_the_measured_variants(tmp_path, monkeypatch):
+    build(_opts(tmp_path, 0))
+    repo, folder = tmp_path / "repo", tmp_path / "builds" / "mine"
+    onnx_before = (repo / ONNX / "1" / "model.onnx").read_bytes()
+    for run in ("s2", "s3"):
+        _measured(tmp_path, run, ONNX)
+
+    def broken(*_a, **_k):
+        raise ExportError("onnx export failed with every strategy: dynamo: simulated")
+
+    monkeypatch.setattr("builders.build_exports.export_onnx", broken)
+    lines: list[str] = []
+    with pytest.raises(PartialBuildError):
+        build(_opts(tmp_path, 1), lines.append)
+    said = "\n".join(lines)
+    # the failed export replaced nothing: its earlier variant is there, serving the earlier file
+    assert (repo / ONNX / "1" / "model.onnx").read_bytes() == onnx_before, said
+    assert not any(ln.startswith(f"removed {repo / ONNX}") for ln in lines), said
+    assert "earlier records dropped (onnx fp32)" not in said
+    # recorded, marked as the earlier build's export of another model
+    manifest = json.loads((folder / MANIFEST_FILE).read_text())
+    kept = [e for e in manifest["exports"] if e["format"] == "onnx" and not e.get("failed")]
+    assert len(kept) == 1 and kept[0]["kept"] and "weights_sha256_16" in kept[0]["other_model"]
+    assert manifest["kept_variants"] == [ONNX]
+    assert Repository(repo).variant(ONNX).export is not None
+    # the lines say what was kept, that it serves the earlier build (other weights), and the runs that measured it
+    line = next(ln for ln in lines if ln.startswith("onnx fp32: kept from the earlier build"))
+    assert "another model" in line and "weights_sha256_16" in line and "failed" in line
+    kept_line = next(ln for ln in lines if ln.startswith(f"kept {repo / ONNX}"))
+    assert "earlier build" in kept_line and "s2, s3" in kept_line
+    # and the repository is consistent
+    res = CliRunner().invoke(cli, ["validate", str(repo)])
+    assert res.exit_code == 0, res.output
