@@ -243,8 +243,7 @@ def earlier_records(
             f"not the model), so they are not this build's; their variants in the repository are kept (below), "
             f"serving the earlier export; {again} to verify and record it under these settings"
         ]
-    kept: list[dict[str, Any]] = []
-    lines: list[str] = []
+    kept, lines = [], []
     for e in candidates:
         pair = f"{e.format} {e.precision}"
         if isinstance(e, FailedExport):
