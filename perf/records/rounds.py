@@ -246,9 +246,18 @@ class RoundsRecord:
     late: LateGroup | None = None
 
     def cut(self, cut: Cut) -> None:
-        """Record ``cut`` once."""
+        """Record ``cut`` once; a ``levels`` cut replaces the one before it (of the same variant, or of all): the plan
+        fitted again after the loads cut the ladder lower, and the first plan's cut is no longer in force (trial 24,
+        T24-2: "Cut for time (2)" listed the first plan's "above 16" beside the refit's "above 4")."""
+        if cut.kind == "levels":
+            self.cuts = [c for c in self.cuts if c == cut or not (c.kind == "levels" and c.variant == cut.variant)]
         if cut not in self.cuts:
             self.cuts.append(cut)
+
+    def in_force(self) -> list[Cut]:
+        """:attr:`cuts` but a ``levels`` cut a later one replaced (:meth:`cut`; a record written before it kept both)."""
+        last = {c.variant: c for c in self.cuts if c.kind == "levels"}
+        return [c for c in self.cuts if c.kind != "levels" or last[c.variant] is c]
 
     def next_index(self) -> int:
         """The index of the next round (a resumed run goes on counting)."""

@@ -243,6 +243,8 @@ def said(sweep: SweepBase, again: Fit | None, new: Sequence[Cut], load_s: float)
     if rr.budget is not None and again is not None:  # the report's Time budget line says the plan the rounds ran under
         rr.budget.refit_load_s, rr.budget.refit_rounds = round(load_s, 2), again.rounds
         rr.budget.refit_estimate_s = round(again.estimate_s, 1)
+        if again.cap is not None:  # the cap the rounds run under, not the first plan's (trial 24, T24-2)
+            rr.budget.max_concurrency = again.cap
     for c in new:
         rr.cut(c)
         if c.kind == "variant" and c.variant and not promise.has_numbers(sweep.run, c.variant):

@@ -170,7 +170,7 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         + (f"; rounds ended: {ended_words(run, rec, rr.ended, whole=True) if own(run) else SEE}" if rr.ended else "")
         + ".",
     ]
-    judged = [j for c in rr.cuts if (j := judged_cut(run, c)) is not None]  # "still rose" by the one rule (peaks.rise)
+    judged = [j for c in rr.in_force() if (j := judged_cut(run, c)) is not None]  # "still rose" by the one rule (peaks.rise)
     made_good = [c for c in judged if c.kind == "baseline" and baseline_measured(run)]
     judged = [c for c in judged if c not in made_good]
     if judged:

@@ -85,6 +85,10 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
     b = run.rounds.budget if run.rounds is not None else None
     ints = [c for c in levels if isinstance(c, int)]
     cap = b.max_concurrency if b is not None and b.max_concurrency and ints and b.max_concurrency < max(ints) else None
+    cuts = run.rounds.in_force() if run.rounds is not None else []
+    cut = next((c.concurrency for c in cuts if c.kind == "levels" and c.variant is None and c.concurrency), None)
+    if cut is not None and (below := [c for c in ints if c < cut]):  # the cap in force: a refit's (trial 24, T24-2)
+        cap = min(cap or max(below), max(below))
     if cap is not None:  # the time budget capped the ladder: brute force over what it left
         levels = tuple(c for c in ints if c <= cap)
     capped_words = f"cut for time at c={cap}" if cap is not None else ""
