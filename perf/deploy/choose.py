@@ -1,16 +1,15 @@
-"""Which measured variant a deployment bundle deploys (:func:`choose_variant`): the one named, or the run's
-recommendation — the best level within the run's latency budget, or the best peak for a run without one. A named
-variant's level is chosen by the same rule over that variant alone
-(:func:`perf.analysis.recommendation.recommend.recommend`): its best level within the budget, and its best peak, said
-to be over the budget, only when none of its levels is within it. A run whose levels all miss the budget gets no
-bundle unasked: a bundle is what gets deployed, so deploying over the budget takes naming the variant (the refusal
-names the lowest-latency and best-peak ones), as the report's "best under the budget: none" says too. A run that did
-not finish (interrupted) gets no bundle of its recommendation unasked either: its pick is of what it measured before
-it stopped (:func:`perf.records.unfinished.unfinished_text`), so it takes ``--allow-unfinished`` or naming the
-variant, and the bundle says so; so does a run whose time budget cut variants never measured
-(:func:`perf.deploy.pick_state.cut_refusal`, ``--allow-cut``). A run measured with a flag passed through that this
-version refuses (:func:`perf.sweep.refused_run.measured_with_refused`: its levels may be mislabelled) gets no bundle
-at all unless :data:`ALLOW_REFUSED_FLAGS` says so, and the bundle then says it first (recheck of trial 16, R16-10)."""
+"""Which measured variant a deployment bundle deploys (:func:`choose_variant`): the one named, or the run's recommendation — the
+best level within the run's latency budget, or the best peak for a run without one. A named variant's level is chosen by the
+same rule over that variant alone (:func:`perf.analysis.recommendation.recommend.recommend`): its best level within the
+budget, and its best peak, said to be over the budget, only when none of its levels is within it. A run whose levels all miss
+the budget gets no bundle unasked: a bundle is what gets deployed, so deploying over the budget takes naming the variant (the
+refusal names the lowest-latency and best-peak ones), as the report's "best under the budget: none" says too. A run that did
+not finish (interrupted) gets no bundle of its recommendation unasked either: its pick is of what it measured before it
+stopped (:func:`perf.records.unfinished.unfinished_text`), so it takes ``--allow-unfinished`` or naming the variant, and the
+bundle says so; so does a run whose time budget cut variants never measured (:func:`perf.deploy.pick_state.cut_refusal`,
+``--allow-cut``). A run measured with a flag passed through that this version refuses
+(:func:`perf.sweep.refused_run.measured_with_refused`: its levels may be mislabelled) gets no bundle at all unless
+:data:`ALLOW_REFUSED_FLAGS` says so, and the bundle then says it first (recheck of trial 16, R16-10)."""
 
 from __future__ import annotations
 
@@ -21,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import PerfError
+from core.names import close_names
 from perf.analysis.measured import cut_variants
 from perf.analysis.ranking.budget_latency import host_cores, latency_metric, level_judged, within
 from perf.analysis.recommendation.choice import Choice
@@ -258,7 +258,8 @@ def _choose(
     if variant is not None:
         found = run.variant(variant)
         if found is None:
-            raise PerfError(f"variant {variant!r} is not in run {run.run_id}", hint=hint, flag="--variant")
+            meant = "".join(f" (did you mean {m!r}?)" for m in close_names(variant, valid or [v.name for v in run.variants]))
+            raise PerfError(f"variant {variant!r} is not in run {run.run_id}{meant}", hint=hint, flag="--variant")  # T24-13
         if variant not in valid:
             reason = f": {found.error.splitlines()[0]}" if found.error else ""
             raise PerfError(
