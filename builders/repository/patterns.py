@@ -21,9 +21,13 @@ _WILD = re.compile(r"[*?\[]")
 
 def meant(pattern: str, known: Sequence[str]) -> str | None:
     """The pattern or name the user likely meant by ``pattern``, which matches none of ``known``: a
-    close variant name for a name; for a shell pattern, the pattern with its model part (what comes
+    close variant name for a name; a name that begins several of ``known``, that prefix as a pattern
+    (trial 24, T24-19: ``--variants segnet_onnx`` got the list, no hint that a pattern takes ``*``:
+    ``'segnet_onnx*'``); for a shell pattern, the pattern with its model part (what comes
     before the first ``_``) replaced by the closest model name, when that matches something.
     ``None`` when nothing is close."""
+    if not _WILD.search(pattern) and len([k for k in known if k.startswith(pattern)]) > 1:
+        return f"{pattern}*"
     if not _WILD.search(pattern):
         close = close_names(pattern, known, n=1)
         return close[0] if close else None

@@ -30,3 +30,11 @@ def test_many_variants_are_listed_by_model_few_by_name() -> None:
     )
     few = KNOWN[:3]
     assert unmatched_error("r", ["x*"], few).hint == f"known: {', '.join(few)}"
+
+
+def test_a_prefix_of_several_names_is_told_to_add_a_star() -> None:
+    """Trial 24, T24-19: `--variants segnet_onnx` (a prefix, no `*`) got the known list and no hint."""
+    assert meant("tabnet_onnx", KNOWN) == "tabnet_onnx*"
+    e = unmatched_error("model_repository", ["tabnet_onnx"], KNOWN, flag="--variants")
+    assert "'tabnet_onnx' (did you mean 'tabnet_onnx*'?)" in e.message
+    assert meant("tabnet_onnx_cpu1_db50_mbs64", KNOWN) == "tabnet_onnx_cpu1_db500_mbs64"  # a name still gets the name
