@@ -28,8 +28,9 @@ from builders.export.torchscript import export_torchscript
 from builders.graph.inspect import export_health
 from builders.repository.build_folder import write_failed
 from builders.repository.manifest import export_key, reusable_export
+from builders.repository.measured_runs import measured_words, where_runs
 from builders.repository.records import ExportRecord
-from builders.repository.replacing import at_risk, runs_of_content, where_runs
+from builders.repository.replacing import at_risk, runs_of_content
 from builders.verify.verification import VERIFICATION_POLICY
 from core import formats
 from core.errors import ExportError, ToolkitError
@@ -209,7 +210,7 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
             if match
             else "",
         ]
-        runs = "; ".join(w for w in said if w) or f"no run in {where} measured them"
+        runs = "; ".join(w for w in said if w) or measured_words(step.opts.repository, [], "them")
         step.replaced.append(  # said once the build commits it (builders.build): a refused build replaces nothing
             f"{fmt} {precision}: replaces the earlier export of another content ({old.file} sha256 {old.sha256[:12]} -> "
             f"{new[:12]}): its variants serve this one now; {runs}"

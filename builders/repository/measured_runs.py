@@ -9,6 +9,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from core.wording import agree
+
 #: Where ``triton-perf sweep`` writes its runs by default (``perf.cli.runs.DEFAULT_RESULTS_DIR``); the runs
 #: that measured a variant are looked for there, in the working folder and beside the repository (:func:`results_dirs`).
 RESULTS_DIR = Path("results")
@@ -31,6 +33,17 @@ def where_runs(repo: Path, results_dir: Path = RESULTS_DIR) -> str:
     ``/a/results and /p/results``); none there: every folder looked in."""
     dirs = results_dirs(repo, results_dir)
     return " and ".join(str(d) for d in [d for d in dirs if d.is_dir()] or dirs)
+
+
+def measured_words(repo: Path, ids: list[str], what: str = "it", results_dir: Path = RESULTS_DIR) -> str:
+    """Which runs measured ``what`` (run ids ``ids``, from :func:`measuring_runs` or
+    :func:`builders.repository.replacing.runs_of_content`), in the words every build line that removes, keeps or
+    replaces a measured variant uses: ``"the runs s2, s3 in /p/results measured it"``, or ``"no run in /p/results
+    measured it"`` (the folders looked in, :func:`where_runs`)."""
+    where = where_runs(repo, results_dir)
+    if not ids:
+        return f"no run in {where} measured {what}"
+    return f"the {agree(len(ids), 'run', 'runs')} {', '.join(ids)} in {where} measured {what}"
 
 
 def run_files(repo: Path, results_dir: Path) -> list[Path]:

@@ -31,7 +31,7 @@ from builders.model.artifact_signature import ArtifactIO
 from builders.model.spec import ModelSpec
 from builders.repository.build_folder import MODEL_FIELDS, identity_differences
 from builders.repository.build_lock import repository_lock
-from builders.repository.measured_runs import measuring_runs, where_runs
+from builders.repository.measured_runs import measured_words, measuring_runs
 from builders.repository.records import INDEX_FILE, INDEX_KIND, BuildManifest, IndexEntry, RepositoryIndex
 from core import formats
 from core.errors import ConfigError, RecordError
@@ -261,12 +261,7 @@ def _kept_of_other_model(repo: Path, manifest: dict[str, Any]) -> list[str]:
         was = ", ".join(f"{f} {v}" for f, v in other[(fmt, precision)].items())
         now = ", ".join(f"{f} {manifest.get(f)}" for f in other[(fmt, precision)])
         ids = runs.get(name, [])
-        measured = (
-            f"the {agree(len(ids), 'run', 'runs')} {', '.join(ids)} in {where_runs(repo)} measured it and still "
-            f"{agree(len(ids), 'matches', 'match')} it"
-            if ids
-            else f"no run in {where_runs(repo)} measured it"
-        )
+        measured = measured_words(repo, ids) + (f" and still {agree(len(ids), 'matches', 'match')} it" if ids else "")
         out.append(
             f"kept {repo / name}: it serves the earlier build's {fmt} {precision} export, of other weights than this "
             f"build's ({was}; this build: {now}), since this build's {fmt} {precision} export failed; {measured}"
@@ -323,9 +318,12 @@ def drop_stale_variants(
         repos.append((Path(earlier_repo), []))
     for folder, done in repos:
         stale = stale_variants(folder, build, exports, done, recorded if other_model else None)
+        runs = measuring_runs(folder, stale)  # each removal names the runs that measured it (trial 24, T24-16)
         for name, why in stale.items():
             shutil.rmtree(folder / name)
-            lines.append(f"removed {folder / name}: {why}")
+            ids = runs.get(name, [])
+            lost = f": {agree(len(ids), 'its', 'their')} export-deployment, --resume and compare refuse it now" if ids else ""
+            lines.append(f"removed {folder / name}: {why}; {measured_words(folder, ids)}{lost}")
         if stale:
             update_index(folder, [])
     return lines

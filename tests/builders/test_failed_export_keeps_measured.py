@@ -92,3 +92,16 @@ def test_a_failed_export_of_other_weights_keeps_the_measured_variants(tmp_path, 
     # and the repository is consistent
     res = CliRunner().invoke(cli, ["validate", str(repo)])
     assert res.exit_code == 0, res.output
+
+
+def test_a_removal_line_names_the_runs_that_measured_the_variant(tmp_path):
+    """Other weights, ONNX only: the earlier TorchScript variant is removed (its record describes another
+    model), and its line names the run that measured it, as the replaced export's line does."""
+    build(_opts(tmp_path, 0))
+    _measured(tmp_path, "s1", TS)
+    lines: list[str] = []
+    build(_opts(tmp_path, 1, formats=("onnx",)), lines.append)
+    removed = next(ln for ln in lines if ln.startswith(f"removed {tmp_path / 'repo' / TS}"))
+    assert f"the run s1 in {tmp_path / 'results'} measured it" in removed
+    onnx = next(ln for ln in lines if ln.startswith("onnx fp32: replaces the earlier export"))
+    assert f"no run in {tmp_path / 'results'} measured them" in onnx  # the same lookup, the same words

@@ -19,6 +19,7 @@ from builders.export.artifacts import ExportResult
 from builders.model.artifact_signature import ArtifactIO, TensorIO
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
+from builders.repository.measured_runs import measured_words
 from builders.repository.records import INDEX_FILE, IndexEntry
 from builders.repository.writer import drop_stale_variants, stale_variants, update_index, write_variant
 
@@ -70,7 +71,8 @@ def test_the_variants_of_a_redone_export_not_rewritten_are_dropped_and_nothing_e
     }
     lines = drop_stale_variants(repo, build, [new], [MBS4.name])
     assert lines == [
-        f"removed {repo / MBS8.name}: its onnx fp32 export was redone and it was not rewritten: its model.onnx is the earlier one"
+        f"removed {repo / MBS8.name}: its onnx fp32 export was redone and it was not rewritten: its model.onnx is the earlier "
+        f"one; {measured_words(repo, [])}"  # the runs that measured it, named (trial 24, T24-16)
     ]
     assert not (repo / MBS8.name).exists()
     # kept: what it rewrote, the TorchScript export it did not redo, another build's variant
@@ -93,7 +95,8 @@ def test_the_earlier_builds_repository_is_cleaned_too(tmp_path: Path):
     lines = drop_stale_variants(new_repo, build, [new], [MBS4.name], earlier)
     # in the earlier repository both ONNX variants serve the earlier file; TorchScript was not redone
     assert sorted(lines) == sorted(
-        f"removed {repo / n}: its onnx fp32 export was redone and it was not rewritten: its model.onnx is the earlier one"
+        f"removed {repo / n}: its onnx fp32 export was redone and it was not rewritten: its model.onnx is the earlier one; "
+        f"{measured_words(repo, [])}"
         for n in (MBS4.name, MBS8.name)
     )
     assert _index(repo) == [TS.name, OTHER.name] and _index(new_repo) == [MBS4.name]
