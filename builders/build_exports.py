@@ -183,8 +183,8 @@ def _say_at_risk(step: ExportStep, fmt: str, precision: str) -> None:
 
 
 def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, Any]) -> None:
-    """One line when a fresh export replaces the earlier build's export of the same format and
-    precision with other content: the variants serving it run another model from now on, and runs
+    """One line when a fresh export is of the same content as the earlier build's export of the same format and
+    precision (a ``--force`` rebuild), or replaces it with other content: the variants serving it run another model from now on, and runs
     that measured the earlier one refuse them (:mod:`perf.records.measured_files`); kept in
     ``step.replaced``, said when the build commits its exports (never before a refusal: break-it F26)."""
     old = next(
@@ -195,7 +195,12 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
         ),
         None,
     )
-    if old is not None and not old.same_content(record.get("sha256"), record.get("content_sha256")):
+    if old is not None and old.same_content(record.get("sha256"), record.get("content_sha256")):  # --force, same files
+        step.replaced.append(  # trial 24, T24-11: "made now" alone, nothing said the files equal the ones runs measured
+            f"{fmt} {precision}: made again with the same content as the earlier export ({old.file} sha256 "
+            f"{old.sha256[:12]}): its variants serve the same model, and runs that measured them still match them"
+        )
+    elif old is not None:
         new = str(record.get("sha256"))
         match, differ = runs_of_content(step.opts.repository, step.out, fmt, precision, new, record.get("content_sha256"))
         where = where_runs(step.opts.repository)  # the folders looked in, absolute (break-it F25)

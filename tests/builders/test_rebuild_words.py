@@ -90,6 +90,13 @@ def test_a_rebuild_with_other_weights_says_it_replaced_the_earlier_export(tmp_pa
             assert not any("replaces" in x for x in lines), lines  # the first build, then an unchanged one (reused)
     (said,) = [x for x in lines if "replaces the earlier export" in x]
     assert said.startswith("torchscript fp32: replaces the earlier export of another content (model.pt sha256 ")
+    # trial 24, T24-11: a --force rebuild of the same weights said "made now" alone; it says the content is the same
+    sys.modules.pop("w_pkg", None)
+    lines.clear()
+    build(dataclasses.replace(opts, force=True), lines.append)
+    (same,) = [x for x in lines if "same content" in x]
+    assert same.startswith("torchscript fp32: made again with the same content as the earlier export (model.pt sha256 ")
+    assert not any("replaces the earlier export" in x for x in lines), lines
     sys.modules.pop("w_pkg", None)
 
 
