@@ -39,6 +39,7 @@ from clients.runtimes.identity import ArtifactIdentity, compare_files, found_art
 from core.errors import PerfError, ToolkitError
 from core.wording import agree
 from perf.records.colocation import ColocationRecord
+from perf.records.removed_variant import removed_by_build
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import resume_hint
 
@@ -250,6 +251,16 @@ def refuse_missing(
             f"rebuild {agree(len(missing), 'it', 'them')} with `builders build` ({_built(record, missing)}; "
             f"`make clean` deletes variant folders), or pass {flag} with the repository that holds them"
         )
+    removed = _removed(record, missing)
+    if removed:  # the build folder's manifest tells why: never "make clean", nor a rebuild of other weights (T24-16)
+        where += f" ({'; '.join(w for w, _ in removed)})"
+        sure = any(s for _, s in removed)
+        hint = (
+            f"the weights the run measured are needed: `builders build` ({_built(record, missing)}) now builds "
+            + ("other weights" if sure else "the model as it is now, which is what the run measured only with its weights")
+            + f"; put back the weights (model source) the run measured and build again, or pass {flag} with a repository "
+            "that holds the variants as measured"
+        )
     raise PerfError(
         f"run {record.run_id}: {where}: "
         + (
@@ -260,6 +271,22 @@ def refuse_missing(
         + "; nothing in the run was changed",
         hint=hint,
     )
+
+
+def _removed(record: Measured, missing: list[str]) -> list[tuple[str, bool]]:
+    """Why the build folders' manifests say ``missing`` are gone, for those they tell it of
+    (:func:`perf.records.removed_variant.removed_by_build`); empty for a co-location run."""
+    if isinstance(record, ColocationRecord):
+        return []
+    out = []
+    for name in missing:
+        vr = record.variant(name)
+        art = measured_artifact(vr)
+        digests = {Path(f.path).name: (f.sha256, f.content_sha256) for f in (art.files if art else [])}
+        why = removed_by_build(vr, digests)
+        if why:
+            out.append((f"{name}: {why[0]}" if len(missing) > 1 else why[0], why[1]))
+    return out
 
 
 def _swept(record: Measured) -> Path | None:
