@@ -38,7 +38,7 @@ from builders.repository.build_folder import Staging, earlier_records, earlier_v
 from builders.repository.build_lock import build_folder_lock
 from builders.repository.manifest import MANIFEST, library_versions, read_manifest, weights_hash, write_manifest
 from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry
-from builders.repository.replacing import refuse_removing, refuse_replacing
+from builders.repository.replacing import refuse_removing, refuse_replacing, replacing_lines
 from builders.repository.writer import drop_stale_variants, update_index
 from builders.verify.compare import refuse_open_bounds
 from builders.verify.input_draws import describe_draws, load_sample
@@ -140,6 +140,7 @@ def _build_held(
             opts, say, loaded.module, spec, weights + loaded.fingerprint, versions, out, old, plan, sample, manifest, staging,
             counted,
         )  # fmt: skip
+        step.replaced += replacing_lines(opts.repository, plan.variants, opts.serving, out) if opts.replace else []
         exported, failures = export_each_format(step, tasks)
         try:
             _refuse_empty_build(opts, exported, failures, out, say)

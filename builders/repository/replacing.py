@@ -17,7 +17,14 @@ from pathlib import Path
 
 from builders.config.variants import Variant
 from builders.export.artifacts import ExportResult
-from builders.repository.measured_runs import RESULTS_DIR, has_numbers, measuring_runs, run_files, where_runs
+from builders.repository.measured_runs import (
+    RESULTS_DIR,
+    has_numbers,
+    measured_words,
+    measuring_runs,
+    run_files,
+    where_runs,
+)
 from builders.repository.records import IndexEntry
 from builders.repository.writer import read_index_entries, stale_variants
 from core.errors import ConfigError, RecordError
@@ -87,6 +94,21 @@ def refuse_replacing(repo: Path, variants: Iterable[Variant], serving: str, buil
         hint=f"write it beside them with --repository OTHER (e.g. {repo}_{serving}), or under another model name with "
         "--name OTHER; or pass --replace to replace them",
     )
+
+
+def replacing_lines(repo: Path, variants: Iterable[Variant], serving: str, build: Path) -> list[str]:
+    """One line per variant of ``repo`` that a ``--replace`` build writes over with another of the same name
+    (:func:`replaced_variants`): what differs and the runs that measured it, the words of the refusal ``--replace``
+    overrode (trial 24, T24-16: every line that replaces a measured variant names its runs). Said once the build
+    commits its exports (a refused build replaces nothing)."""
+    replaced = replaced_variants(repo, variants, serving, build)
+    runs = measuring_runs(repo, replaced) if replaced else {}
+    return [
+        f"replaced {repo / name} ({why}): --replace writes this build's variant over it; "
+        f"{measured_words(repo, runs.get(name, []))}"
+        + (" (the earlier variant: export-deployment says so and prints the build that restores it)" if name in runs else "")
+        for name, why in replaced.items()
+    ]
 
 
 def refuse_removing(

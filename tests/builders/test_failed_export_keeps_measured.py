@@ -9,6 +9,7 @@ same build named its runs.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -105,3 +106,15 @@ def test_a_removal_line_names_the_runs_that_measured_the_variant(tmp_path):
     assert f"the run s1 in {tmp_path / 'results'} measured it" in removed
     onnx = next(ln for ln in lines if ln.startswith("onnx fp32: replaces the earlier export"))
     assert f"no run in {tmp_path / 'results'} measured them" in onnx  # the same lookup, the same words
+
+
+def test_a_replace_build_names_the_runs_of_the_variants_it_writes_over(tmp_path):
+    """--replace over a measured variant of another serving: the build says which it replaced and the runs
+    that measured it (one rule with the refusal that --replace overrides)."""
+    build(_opts(tmp_path, 0, formats=("onnx",)))
+    _measured(tmp_path, "s1", ONNX)
+    opts = _opts(tmp_path, 0, formats=("onnx",))
+    lines: list[str] = []
+    build(dataclasses.replace(opts, serving="native", replace=True), lines.append)
+    line = next(ln for ln in lines if ln.startswith(f"replaced {tmp_path / 'repo' / ONNX}"))
+    assert "serving: 'python' now 'native'" in line and f"the run s1 in {tmp_path / 'results'} measured it" in line
