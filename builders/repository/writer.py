@@ -264,7 +264,8 @@ def _kept_of_other_model(repo: Path, manifest: dict[str, Any]) -> list[str]:
         measured = measured_words(repo, ids) + (f" and still {agree(len(ids), 'matches', 'match')} it" if ids else "")
         out.append(
             f"kept {repo / name}: it serves the earlier build's {fmt} {precision} export, of other weights than this "
-            f"build's ({was}; this build: {now}), since this build's {fmt} {precision} export failed; {measured}"
+            f"build's ({was}; this build: {now}), since this build's {fmt} {precision} export failed; {measured}; "
+            "`clients check` compares it with this build's reference data (its weights), where its outputs differ"
         )
     return out
 
