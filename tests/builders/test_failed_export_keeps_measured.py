@@ -90,6 +90,11 @@ def test_a_failed_export_of_other_weights_keeps_the_measured_variants(tmp_path, 
     assert "another model" in line and "weights_sha256_16" in line and "failed" in line
     kept_line = next(ln for ln in lines if ln.startswith(f"kept {repo / ONNX}"))
     assert "earlier build" in kept_line and "s2, s3" in kept_line
+    from builders.cli.summary import KEPT_WORDS, summary_rows
+    from builders.repository.records import BuildManifest
+
+    rows = summary_rows(BuildManifest.model_validate(manifest))  # the build's table says whose export it is
+    assert [r[-1] for r in rows if r[0] == "onnx"][-1] == f"{KEPT_WORDS} of another model (this build's attempt failed)"
     # and the repository is consistent
     res = CliRunner().invoke(cli, ["validate", str(repo)])
     assert res.exit_code == 0, res.output
