@@ -38,7 +38,7 @@ READ_WIDTH = 100
 def read_rule(limit: int = MAX_REPORT_LINES) -> str:
     """The bound as :func:`read_lines` counts it, for every sentence that states it (trial 24, T24-3: "within 250
     lines at 100 columns" read as `fold -w 100`, 296 lines, where a table row counts one)."""
-    return f"{limit} read lines: a line folded at {READ_WIDTH} columns, a table row one line"
+    return f"{limit} lines at {READ_WIDTH} columns, a table row one"  # one read line in the moved parts' sentence
 
 
 #: Folder name prefix of a what-if view (:func:`report_folder`).
@@ -118,7 +118,7 @@ class Part:
 
     def moved(self, limit: int) -> tuple[list[str], list[str]]:
         """``(what report.md keeps in its place, the lines appendix.md gets)`` when it moves."""
-        where = f"[{APPENDIX_FILE}]({APPENDIX_FILE}) (moved there to keep this report within {read_rule(limit)})"
+        where = f"[{APPENDIX_FILE}]({APPENDIX_FILE}) (moved to keep it within {read_rule(limit)})"
         if not self.name:
             return [f"## {self.title}", "", *self.kept, f"In {where}.", ""], self.lines
         under = self.lines[len(self.kept) :] if self.lines[: len(self.kept)] == self.kept else self.lines  # a kept head stays

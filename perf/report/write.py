@@ -283,7 +283,7 @@ def write_report(
     tables.lines = body_tables(min(room, LEVEL_TABLE_LINES))
     lines, moved = fit(parts, MAX_REPORT_LINES)
     if (read := read_lines(lines)) > MAX_REPORT_LINES:  # its findings alone: a part to split is missing (T23-5)
-        log.warning("report.md reads as %d lines, over the %s it is kept within", read, read_rule())
+        log.warning("report.md reads as %d lines, over the bound it is kept within: %s", read, read_rule())
     details = [
         *(search_lines(run, limit=None) if len(run.variants) > TOP_N else []),
         *efficiency_details(run),
