@@ -87,8 +87,10 @@ def recommendation_line(rec: Recommendation) -> str | None:
 
 
 def _pick_words(c: Choice) -> str:
-    """```v` at c=1 † host busy: 1,590.2 infer/s, p99 2.33 ms``."""
-    return f"`{c.variant}` at {_level_label(c.concurrency, c.batch_size, c.status, True)}: {c.numbers()}"
+    """```v` at c=1 † host busy: 1,590.2 infer/s, p99 2.33 ms`` (a pick whose dynamic batching formed no batch says so:
+    :attr:`Choice.no_batch`; trial 24, T24-8)."""
+    said = f" ({c.no_batch})" if c.no_batch else ""
+    return f"`{c.variant}` at {_level_label(c.concurrency, c.batch_size, c.status, True)}: {c.numbers()}{said}"
 
 
 def _shorter(view: RunResult, rec: Recommendation) -> list[str]:

@@ -31,7 +31,7 @@ from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.analysis.stats.notes import repeat_noun
 from perf.analysis.stats.rounds_words import few_rounds
 from perf.deploy.pick_state import cut_refusal, nothing_measured
-from perf.deploy.workloads import match_workload, other_picks
+from perf.deploy.workloads import batching_caveat, match_workload, other_picks
 from perf.markdown import fmt, fmt_given, times
 from perf.records.measured_files import finish_words, resume_refused
 from perf.records.results import RunResult
@@ -169,7 +169,8 @@ def level_caveats(
     Returns:
         Sentences: how many of the rounds (or trials) that measured the level have numbers, and
         why the others failed; where the level stands to the budget (the run's percentile); that a
-        flagged level is not a measurement to deploy on (:func:`flagged_caveat`).
+        flagged level is not a measurement to deploy on (:func:`flagged_caveat`); that its dynamic batching formed
+        no batch in the run (:func:`perf.deploy.workloads.batching_caveat`).
     """
     vr = run.variant(variant)
     same = [  # the level's series: its variant at its client workload (series_name)
@@ -203,8 +204,7 @@ def level_caveats(
                 else f"over {limit}: p{pct} {fmt(at, 2)} ms, {times(at / budget_ms)} the budget{basis}"
             )
             out.append(f"this level is {where}")
-    flagged = flagged_caveat(run, level)
-    return tuple(out) + ((flagged,) if flagged else ())
+    return tuple(out) + tuple(w for w in (flagged_caveat(run, level), batching_caveat(run, level.variant)) if w)
 
 
 def flagged_caveat(run: RunResult, level: Choice) -> str | None:

@@ -3,16 +3,20 @@ sizes, several ``--batch-sizes``) has a pick per workload, and the report's firs
 workload's pick, the one with the most infer/s (:mod:`perf.analysis.recommendation.recommend`), which for an
 input-size axis is usually the smallest input's. ``export-deployment --workload time=16000,b=4`` takes one
 workload by the label the report's tables give it (:func:`perf.records.workloads.workload_text`);
-the output says which workload the bundle is for and which variants the others pick."""
+the output says which workload the bundle is for and which variants the others pick. A bundle of a variant whose
+dynamic batching formed no batch under its (mixed) workload says so, with the variant to deploy instead
+(:func:`batching_caveat`; trial 24, T24-10)."""
 
 from __future__ import annotations
 
 from core.errors import FlagError
 from core.names import unknown_names_error
+from perf.analysis.effects.pairs import pairs
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation
+from perf.analysis.recommendation.uniform_sizes import formed_no_batch, no_batch_words
 from perf.records.results import AXIS_SIZE, RunResult
-from perf.records.workloads import MIXED_WORD, batch_sizes_swept, workload
+from perf.records.workloads import MIXED_WORD, batch_sizes_swept, split_by_workload, variant_name, workload
 
 
 def run_workloads(view: RunResult) -> list[str]:
@@ -105,3 +109,27 @@ def other_picks(view: RunResult, rec: Recommendation, chosen: str, label: str, o
     if not others:
         return said + "; every other workload picks the same variant"
     return said + f"; other workloads pick other variants: {'; '.join(others)} -> deploy for one with --workload '<workload>'"
+
+
+def batching_caveat(run: RunResult, series: str) -> str | None:
+    """What a bundle of ``series`` (a variant at its client workload: :func:`perf.records.workloads.split_by_workload`)
+    says first when its dynamic batching formed no batch in ``run`` (:func:`perf.analysis.recommendation.uniform_sizes.formed_no_batch`; trial 24, T24-10: a
+    bundle of the batching variant said "dynamic batching max_queue_delay 500 µs" and nothing of the run's finding),
+    with what to deploy instead: the same variant with batching off where the run measured it; ``None`` otherwise."""
+    view = split_by_workload(run)
+    held = formed_no_batch(view.variants).get(series)
+    v = view.variant(series)
+    if held is None or v is None:
+        return None
+    delay = (v.params or {}).get("max_queue_delay_us")
+    twins = [p.reference for p in pairs(view.variants) if p.kind == "batching" and p.changed.name == series]
+    instead = (
+        f"deploy the same variant with batching off, which the run measured: --variant {variant_name(twins[0])}"
+        if twins
+        else "build and deploy the variant with dynamic batching off, or pad requests to a few fixed sizes"
+    )
+    return (
+        f"this variant's {no_batch_words(held).removeprefix('its ')}"
+        + (f" (up to {delay} µs)" if delay is not None else "")
+        + f" -> {instead}"
+    )

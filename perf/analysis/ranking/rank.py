@@ -35,6 +35,14 @@ of it in the median of their shared rounds (:mod:`perf.analysis.ranking.leader`)
 it does not beat whose operating point shared a round with its (else *not compared*, :func:`perf.analysis.ranking.standing.kind`). A pick is named alone only when the tie set has one member and none is not compared. The leader is compared with series of its own client
 workload only (:mod:`perf.records.workloads`): an input size or a client batch size is the client's, not a setting to pick.
 
+**Batching that formed no batch** (:func:`_batching_off_first`; trial 24, T24-8): where the leader's dynamic batching
+formed no batch under its workload (a mixed one: Triton batches only requests of equal shapes; the finding the report
+says, :func:`perf.analysis.recommendation.uniform_sizes.formed_no_batch`) and its tie set holds the same variant with
+batching off (otherwise the same settings), that variant is named first: the rule cannot separate them, and the
+batching one's requests only wait the queue delay (a mixed-size run named ``db500`` first of a tie with ``nodb`` while
+the same output said "serve them with batching off"). Only within a tie set, and only when named first at its peak the
+batching-off variant still leaves the other in its tie set; a pick the rule separated is never moved.
+
 **The pick's other levels**: the leader's operating point and a runner-up's may share fewer
 rounds than the rule needs (levels join a ladder in different rounds). The leader's *variant*
 beats a runner-up also when another of its levels (within the budget, under one) beats the
@@ -55,9 +63,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 
+from perf.analysis.effects.pairs import pairs
 from perf.analysis.ranking.budget_latency import judged, within
 from perf.analysis.ranking.leader import choose, overtaken, unbeaten_of
 from perf.analysis.ranking.operating import Adjusted, Comparison, Operating, Side, compare, levels_of, operating_point, records
+from perf.analysis.recommendation.uniform_sizes import formed_no_batch
 from perf.records.results import VariantResult
 from perf.records.search import SearchDecision
 from perf.records.workloads import workload
@@ -76,6 +86,8 @@ class Ranking:
         unranked: Variants without an operating point.
         other_sizes: Series at another client workload (input size, client batch size) than the leader's (not compared).
         budget_ms, latency_metric: The latency budget it ranks under (ms; ``None``: by peak) and the percentile field it is on.
+        batching_off: Why the leader, a variant with batching off, is named first over its tie set's same variant with
+            batching on, whose batching formed no batch (module docstring), in words; ``None`` otherwise.
     """
 
     leader: Operating | None
@@ -85,6 +97,7 @@ class Ranking:
     other_sizes: list[str] = dataclasses.field(default_factory=list)
     budget_ms: float | None = None
     latency_metric: str = "latency_p99_ms"
+    batching_off: str | None = None
 
     @property
     def names(self) -> list[str]:
@@ -143,6 +156,22 @@ def rank_variants(
     if leader is None:
         return Ranking(None, [], [], unranked, budget_ms=budget_ms, latency_metric=latency_metric)
     leader = _named_at_peak(peaks[leader.side.variant], peaks, unbeaten_of(ops, cmp), by_name, cmp)
+    ranking = _ranked(leader, ops, unranked, by_name, cmp, dropped, budget_ms, latency_metric, cores)
+    return _batching_off_first(ranking, peaks, ops, unranked, by_name, cmp, dropped, budget_ms, latency_metric, cores)
+
+
+def _ranked(
+    leader: Operating,
+    ops: list[Operating],
+    unranked: list[str],
+    by_name: Mapping[str, VariantResult],
+    cmp: Callable[[Operating, Operating], Comparison],
+    dropped: Drops | None,
+    budget_ms: float | None,
+    latency_metric: str,
+    cores: int | None,
+) -> Ranking:
+    """The ranking of ``ops`` with ``leader`` named first: its comparisons, tie set, the series of other workloads."""
     at = {o.side.variant: (o.side.shape, workload(by_name[o.side.variant])) for o in [*ops, leader]}  # client workloads
     other_sizes, ops = [o.side.variant for o in ops if at[o.side.variant] != at[leader.side.variant]], [o for o in ops if at[o.side.variant] == at[leader.side.variant]]  # fmt: skip
     own = workload(by_name[leader.side.variant])  # trial 10, F12: another workload's series without a level is no rival
@@ -164,6 +193,48 @@ def rank_variants(
     rest = [o for o in ops if o.side.variant != leader.side.variant]
     ties = [leader] + [o for o, c in zip(rest, comparisons) if c.verdict != "a" and c.result is not None]
     return Ranking(leader, ties, comparisons, unranked, other_sizes, budget_ms, latency_metric)
+
+
+def _batching_off_first(
+    ranking: Ranking,
+    peaks: Mapping[str, Operating],
+    ops: list[Operating],
+    unranked: list[str],
+    by_name: Mapping[str, VariantResult],
+    cmp: Callable[[Operating, Operating], Comparison],
+    dropped: Drops | None,
+    budget_ms: float | None,
+    latency_metric: str,
+    cores: int | None,
+) -> Ranking:
+    """``ranking``, or the same ranking with the leader's variant with batching off named first (module docstring,
+    "Batching that formed no batch"): the leader's dynamic batching formed no batch under its workload
+    (:func:`perf.analysis.recommendation.uniform_sizes.formed_no_batch`) and a tie-set member is the same variant with
+    batching off (:func:`perf.analysis.effects.pairs.pairs`), which, named first at its peak, keeps the leader in its tie
+    set (neither beats the other by the rule)."""
+    lead = ranking.leader
+    if lead is None or len(ranking.tie_set) < 2:
+        return ranking
+    held = formed_no_batch([by_name[lead.side.variant]]).get(lead.side.variant)
+    if held is None:
+        return ranking
+    twins = {
+        p.reference.name for p in pairs(list(by_name.values())) if p.kind == "batching" and p.changed.name == lead.side.variant
+    }
+    for o in ranking.tie_set[1:]:
+        if o.side.variant not in twins:
+            continue
+        off = _ranked(peaks[o.side.variant], ops, unranked, by_name, cmp, dropped, budget_ms, latency_metric, cores)
+        back = next((c for c in off.comparisons if c.b.variant == lead.side.variant), None)
+        if back is None or back.result is None or back.verdict in ("a", "b"):
+            continue  # named first at its peak, it is not tied with the leader: the rule's order stays
+        off.batching_off = (
+            f"its batching off (batching formed no batch: `{lead.side.variant}`, the same variant with dynamic batching "
+            f"on, held at most {held:.2f} requests per execution under the mixed sizes sent, so its requests only wait "
+            "the queue delay)"
+        )
+        return off
+    return ranking
 
 
 def _named_at_peak(

@@ -90,7 +90,8 @@ def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False)
     rounds, at its level) is higher, in numbers, one part per such member (trial 12, F5: "named first
     by throughput" beside a runner-up at 1,874.2 infer/s, the pick's 1,268.2): the two medians are
     over different rounds, the order is by the rounds they shared (:mod:`perf.analysis.ranking.leader`),
-    or by round-adjusted throughput where the shared rounds put the pick behind (a circle of medians).
+    or by round-adjusted throughput where the shared rounds put the pick behind (a circle of medians), or by its
+    batching off (:attr:`perf.analysis.ranking.rank.Ranking.batching_off`: the member, its batching twin, formed no batch).
     ``short``: for the console's note of the pick (``"`b`'s median higher, 1,874.2: the pick ahead in 3 of
     5 shared rounds"``), which said nothing of it beside the runner-up's higher number in its own row.
     The member's build verdict, when not ``ok``, follows its number (:func:`perf.analysis.build_checks.notes`)."""
@@ -107,6 +108,8 @@ def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False)
             how = (
                 ""
                 if r.median >= 1.0
+                else " only, named first for its batching off"
+                if ranking.batching_off
                 else f" only, named by round-adjusted {fmt(lead.adjusted_infer_per_s)} vs {fmt(o.adjusted_infer_per_s)}"
             )
             parts.append(
@@ -118,7 +121,12 @@ def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False)
             f"`{o.side.variant}`'s median is higher, {fmt(o.throughput_infer_per_s)} infer/s over "
             f"{count(o.rounds, 'round')}{build} against the pick's {fmt(lead.throughput_infer_per_s)} over {lead.rounds}"
         )
-        if r.median >= 1.0:
+        if r.median < 1.0 and ranking.batching_off:  # named first by its batching off (trial 24, T24-8)
+            why = (
+                f"and in the {count(r.rounds, 'round')} they shared {who} was ahead in {r.wins} only (median ratio "
+                f"{ratio_number(r.median)}): it is named first for its batching off (said above), not by throughput"
+            )
+        elif r.median >= 1.0:
             why = f"but in the {count(r.rounds, 'round')} they shared {who} was ahead in {r.wins} (median ratio {ratio_number(r.median)})"
         else:
             why = (

@@ -74,6 +74,11 @@ class Choice:
             rounds (trial 21, T21-9: said beside the numbers of a runner-up ahead in the one round they shared).
         kneed: A tie set's pick under a budget: the members it was named first over at their knee, in words
             (:func:`perf.analysis.ranking.standing_words.kneed`): named first by its latency then (trial 22, F-mixed-pick).
+        batching_off: A tie set's pick with batching off named first over the same variant with batching on, whose
+            batching formed no batch (:attr:`perf.analysis.ranking.rank.Ranking.batching_off`): why, in words (trial 24, T24-8).
+        no_batch: A pick whose own dynamic batching formed no batch under its workload
+            (:func:`perf.analysis.recommendation.uniform_sizes.formed_no_batch`): that, in words, said wherever it is named
+            (a remark; the console's line): a pick the rule separated, or with no variant with batching off to name instead.
     """
 
     variant: str
@@ -107,6 +112,8 @@ class Choice:
     dominated_by: str | None = None
     trails: list[str] = dataclasses.field(default_factory=list)
     kneed: list[str] = dataclasses.field(default_factory=list)
+    batching_off: str | None = None
+    no_batch: str | None = None
 
     def note(self, *beside: str | None) -> str:
         """What the console's note of the pick says beside its level: ``"too few rounds ...; `b`'s median higher,
@@ -175,13 +182,14 @@ class Choice:
 
     def remarks(self) -> list[str]:
         """The words :meth:`describe` adds after the verdict: :attr:`short`, :attr:`level_why`, :attr:`judged_on`,
-        :attr:`why`, :attr:`headroom` and the build's verdict (:attr:`build_verdict`), those it has."""
+        :attr:`why`, :attr:`headroom`, :attr:`no_batch` and the build's verdict (:attr:`build_verdict`), those it has."""
         said = (
             self.short,
             self.level_why,
             self.judged_on,
             self.why,
             self.headroom,
+            self.no_batch,
             self.build_verdict and self.build_verdict.text(),
         )
         return [w for w in said if w]
@@ -213,6 +221,8 @@ class Choice:
     def named_by(self) -> str:
         """What a tied pick is named first by: :data:`NAMED_FIRST_BY`, or, where it trailed a member in the rounds they
         shared (:attr:`trails`), round-adjusted throughput, with those members (never "the rounds it shared" then)."""
+        if self.batching_off:  # the same variant with batching on formed no batch (trial 24, T24-8)
+            return self.batching_off
         if self.kneed:  # named at the members' knee (perf.analysis.ranking.leader.knee; trial 22, F-mixed-pick)
             return (
                 f"its latency at as much throughput: by the medians {', '.join(self.kneed)} "

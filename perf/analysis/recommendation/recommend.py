@@ -54,6 +54,7 @@ from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
 from perf.analysis.recommendation.dominated import dominated
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
 from perf.analysis.recommendation.missed import Missed, missed
+from perf.analysis.recommendation.uniform_sizes import formed_no_batch, no_batch_words
 from perf.analysis.saturation.above_cap import above_cap, lifted
 from perf.analysis.saturation.best_level import at_side
 from perf.analysis.saturation.falls import Fall, falls_all
@@ -212,9 +213,11 @@ def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) 
     each pick's build verdict when it is not ``ok`` (:func:`perf.analysis.build_checks.run_verdict`), and the hints of
     :func:`perf.analysis.effects.thread_hint.thread_hints` among its notes."""
     rec.unreached, rec.falls, rec.knee_rule = unreached_all(run, points), falls_all(run, points), knee_words(run)
+    unbatched = formed_no_batch(run.variants)  # the run's own batching finding, said with a pick of it (T24-8)
     for pick in (rec.best_peak, rec.best_under_budget):
         if pick is not None:
             pick.build_verdict = run_verdict(run, pick.variant)
+            pick.no_batch = no_batch_words(unbatched[pick.variant]) if pick.variant in unbatched else None
     if (c := rec.best_peak) is not None:
         at = next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
         c.unreached, c.level_why = unreached(run, points[c.variant], at), higher_median(run, points[c.variant], at)
@@ -254,6 +257,7 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     c.rivals = higher_medians(ranking, run, short=True) if c.tied else []  # report.md's, in tie_words
     c.trails = trailed(ranking, run) if c.tied else []  # not named first by the shared rounds then (T21-9)
     c.kneed = kneed(ranking, run) if c.tied else []  # named first by its latency at their throughput (trial 22)
+    c.batching_off = ranking.batching_off  # named first over its batching twin that formed no batch (trial 24, T24-8)
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c
 
