@@ -77,7 +77,7 @@ def test_validate_names_the_folder_to_pass(elsewhere):
     (elsewhere / "model_repository").mkdir()  # the user's own, beside the path mistyped
     res = CliRunner().invoke(builders_cli, ["validate", "model_repo"])
     said = " ".join(res.output.split())
-    assert res.exit_code != 0 and "this checkout's repository" not in said and str(INSTALL) not in said
+    assert res.exit_code != 0 and "this checkout's repository" not in said and str(INSTALL / "model_repository") not in said
     assert f"pass model_repository (the model repository in the current directory, {elsewhere})" in said
 
 
@@ -91,4 +91,4 @@ def test_an_empty_repository_in_the_current_folder_names_where_it_looked(elsewhe
     what = "has no index.json listing its variants" if indexed else "holds no model folder with a config.pbtxt"
     looked = Path.cwd() / "model_repository"
     assert e.value.message == f"model_repository {what} (looked at {looked}: a relative path is from the current directory)"
-    assert str(INSTALL) not in (e.value.hint or "") and "build into it" not in (e.value.hint or "")
+    assert str(INSTALL / "model_repository") not in (e.value.hint or "") and "build into it" not in (e.value.hint or "")
