@@ -48,7 +48,7 @@ from clients.runtimes.served import Loaded
 from clients.server import TritonServer
 from core import gpu
 from core.errors import PerfError, ServerError, ToolkitError
-from perf.analysis.effects.pairs import variant_of
+from perf.analysis.stats.pairs import variant_of
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostLoad, HostSampler, own_roots
 from perf.measure.inputs import describe_dynamic
 from perf.measure.mixed import first_size

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from core.errors import FlagError
 from core.names import unknown_names_error
-from perf.analysis.effects.pairs import pairs
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation
-from perf.analysis.recommendation.uniform_sizes import formed_no_batch, no_batch_words
+from perf.analysis.recommendation.uniform_sizes import no_batch_words
+from perf.analysis.stats.no_batch import formed_no_batch
+from perf.analysis.stats.pairs import pairs
 from perf.records.results import AXIS_SIZE, RunResult
 from perf.records.workloads import MIXED_WORD, batch_sizes_swept, split_by_workload, variant_name, workload
 
@@ -113,7 +114,7 @@ def other_picks(view: RunResult, rec: Recommendation, chosen: str, label: str, o
 
 def batching_caveat(run: RunResult, series: str) -> str | None:
     """What a bundle of ``series`` (a variant at its client workload: :func:`perf.records.workloads.split_by_workload`)
-    says first when its dynamic batching formed no batch in ``run`` (:func:`perf.analysis.recommendation.uniform_sizes.formed_no_batch`; trial 24, T24-10: a
+    says first when its dynamic batching formed no batch in ``run`` (:func:`perf.analysis.stats.no_batch.formed_no_batch`; trial 24, T24-10: a
     bundle of the batching variant said "dynamic batching max_queue_delay 500 µs" and nothing of the run's finding),
     with what to deploy instead: the same variant with batching off where the run measured it; ``None`` otherwise."""
     view = split_by_workload(run)

@@ -33,11 +33,11 @@ from typing import Any
 from builders.config.variants import Variant
 from core.units import throughput_label
 from core.wording import count
-from perf.analysis.effects.pairs import FACTORS, Factor, value_order, variant_of
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.frontier import levels_words, operating_frontier, size_order, workload_frontiers
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.curves import curve
+from perf.analysis.stats.pairs import FACTORS, Factor, value_order, variant_of
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt_given
 from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, pyplot, series_linestyle, xy
@@ -48,7 +48,7 @@ from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
 from perf.records.workloads import workload
 
-#: Facet factors in order of preference (keys of :data:`perf.analysis.effects.pairs.FACTORS`).
+#: Facet factors in order of preference (keys of :data:`perf.analysis.stats.pairs.FACTORS`).
 FACET_ORDER = ("count", "format", "mbs", "kind", "precision", "warmup", "preferred", "ortrt", "gpus")
 #: Colour factors in order of preference; ``setting`` is the batching setting (off, or the queue delay).
 COLOUR_ORDER = ("setting", "format", "count", "mbs", "precision", "kind", "warmup", "preferred", "ortrt", "gpus")

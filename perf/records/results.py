@@ -115,7 +115,7 @@ class VariantResult:
         name: Variant (model) name.
         params: The variant's repository index entry when the sweep started (every
             ``builders.config.variants.Variant`` field, flat, plus ``runtime`` and ``build``);
-            ``None`` when the repository has no index (``perf.analysis.effects.pairs.variant_of`` gives the typed form).
+            ``None`` when the repository has no index (``perf.analysis.stats.pairs.variant_of`` gives the typed form).
         status: ``"pending"``, ``"ok"``, ``"failed"``, or ``"skipped"`` (no asked level
             can run on it: every client batch size is above its max_batch_size).
         error: Why the variant failed or was skipped, when it was.

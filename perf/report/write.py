@@ -20,13 +20,13 @@ from pathlib import Path
 from core.errors import PerfError
 from core.wording import sentence
 from perf.analysis.effects.main_effects import interactions, main_effects
-from perf.analysis.effects.pairs import baseline
 from perf.analysis.ranking.budget_latency import verdict_notes
 from perf.analysis.recommendation.cuts import unmeasured_text
 from perf.analysis.recommendation.excluded import candidate, rate_statuses
 from perf.analysis.recommendation.frontier import frontier_section, frontier_summary
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
+from perf.analysis.stats.pairs import baseline
 from perf.analysis.stats.points import Point, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N
 from perf.plots import figures as plots

@@ -32,9 +32,9 @@ from typing import Any
 
 from builders.backends.python import PARAM_FORMAT
 from core import formats
-from perf.analysis.effects.pairs import VARIANT_FIELDS
 from perf.analysis.measured import has_numbers
 from perf.analysis.recommendation.excluded import candidate
+from perf.analysis.stats.pairs import VARIANT_FIELDS
 from perf.analysis.stats.points import THROUGHPUT, Point, run_points
 from perf.records.results import RunResult
 from perf.records.workloads import split_by_workload, variant_name, workload

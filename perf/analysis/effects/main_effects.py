@@ -1,12 +1,12 @@
 """Main effects of a sweep's grid: what changing one factor does, over every fair pair.
 
-For each factor of the variant grid (:data:`perf.analysis.effects.pairs.FACTORS`: format, precision,
+For each factor of the variant grid (:data:`perf.analysis.stats.pairs.FACTORS`: format, precision,
 instance kind and count, dynamic batching on/off, queue delay, preferred batch sizes,
 max_batch_size, warmup, ORT-TRT accelerator, GPU ids) and each of its values ``v`` other
 than the reference value ``r`` (batching off, 1 instance, no warmup, the smallest number,
 else the first name in sort order), the *pairs* are the variants that differ only in that
 factor (every other :class:`builders.config.variants.Variant` field equal, as
-:mod:`perf.analysis.effects.pairs` decides fairness), one at ``r`` and one at ``v``. Each pair gives two paired differences, in %:
+:mod:`perf.analysis.stats.pairs` decides fairness), one at ``r`` and one at ``v``. Each pair gives two paired differences, in %:
 
 * **peak throughput**: each variant at its best level at its smallest client batch size, by the rule that names the
   tables' and the Recommendation's level (:func:`perf.analysis.saturation.best_level.best_levels` at that batch
@@ -40,12 +40,12 @@ from typing import Any
 from builders.config.variants import Variant
 from core.wording import agree, of
 from perf.analysis.effects.diffs import NO_NUMBER, PairDiff, Spread, evidence_spread
-from perf.analysis.effects.pairs import FACTORS, VARIANT_FIELDS, Factor, value_order, variant_of
 from perf.analysis.effects.rounds import NEVER_TOGETHER, is_rounds, paired_change, paired_uncalled
 from perf.analysis.effects.threads import COUNT, count_label, not_the_count
 from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.stats.curves import common_level, curve
 from perf.analysis.stats.fair import cannot_act, unfair
+from perf.analysis.stats.pairs import FACTORS, VARIANT_FIELDS, Factor, value_order, variant_of
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, delta
 from perf.records.results import RunResult, VariantResult
 from perf.records.workloads import workload

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from builders.backends import BACKENDS
 from core.wording import count
-from perf.analysis.effects.pairs import BATCHING, differing, pairs, variant_of
 from perf.analysis.ranking.budget_latency import host_cores
+from perf.analysis.stats.pairs import BATCHING, differing, pairs, variant_of
 from perf.markdown import factor
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult

@@ -19,7 +19,7 @@ from perf.analysis.stats.curves import APART_PCT
 from perf.analysis.stats.points import THROUGHPUT, Point, delta
 from perf.records.results import VariantResult
 
-#: The instance-count factor's key (:data:`perf.analysis.effects.pairs.FACTORS`).
+#: The instance-count factor's key (:data:`perf.analysis.stats.pairs.FACTORS`).
 COUNT = "count"
 
 

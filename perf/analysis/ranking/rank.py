@@ -37,7 +37,7 @@ workload only (:mod:`perf.records.workloads`): an input size or a client batch s
 
 **Batching that formed no batch** (:func:`_batching_off_first`; trial 24, T24-8): where the leader's dynamic batching
 formed no batch under its workload (a mixed one: Triton batches only requests of equal shapes; the finding the report
-says, :func:`perf.analysis.recommendation.uniform_sizes.formed_no_batch`) and its tie set holds the same variant with
+says, :func:`perf.analysis.stats.no_batch.formed_no_batch`) and its tie set holds the same variant with
 batching off (otherwise the same settings), that variant is named first: the rule cannot separate them, and the
 batching one's requests only wait the queue delay (a mixed-size run named ``db500`` first of a tie with ``nodb`` while
 the same output said "serve them with batching off"). Only within a tie set, and only when named first at its peak the
@@ -63,11 +63,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 
-from perf.analysis.effects.pairs import pairs
 from perf.analysis.ranking.budget_latency import judged, within
 from perf.analysis.ranking.leader import choose, overtaken, unbeaten_of
 from perf.analysis.ranking.operating import Adjusted, Comparison, Operating, Side, compare, levels_of, operating_point, records
-from perf.analysis.recommendation.uniform_sizes import formed_no_batch
+from perf.analysis.stats.no_batch import formed_no_batch
+from perf.analysis.stats.pairs import pairs
 from perf.records.results import VariantResult
 from perf.records.search import SearchDecision
 from perf.records.workloads import workload
@@ -209,8 +209,8 @@ def _batching_off_first(
 ) -> Ranking:
     """``ranking``, or the same ranking with the leader's variant with batching off named first (module docstring,
     "Batching that formed no batch"): the leader's dynamic batching formed no batch under its workload
-    (:func:`perf.analysis.recommendation.uniform_sizes.formed_no_batch`) and a tie-set member is the same variant with
-    batching off (:func:`perf.analysis.effects.pairs.pairs`), which, named first at its peak, keeps the leader in its tie
+    (:func:`perf.analysis.stats.no_batch.formed_no_batch`) and a tie-set member is the same variant with
+    batching off (:func:`perf.analysis.stats.pairs.pairs`), which, named first at its peak, keeps the leader in its tie
     set (neither beats the other by the rule)."""
     lead = ranking.leader
     if lead is None or len(ranking.tie_set) < 2:

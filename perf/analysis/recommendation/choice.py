@@ -77,7 +77,7 @@ class Choice:
         batching_off: A tie set's pick with batching off named first over the same variant with batching on, whose
             batching formed no batch (:attr:`perf.analysis.ranking.rank.Ranking.batching_off`): why, in words (trial 24, T24-8).
         no_batch: A pick whose own dynamic batching formed no batch under its workload
-            (:func:`perf.analysis.recommendation.uniform_sizes.formed_no_batch`): that, in words, said wherever it is named
+            (:func:`perf.analysis.stats.no_batch.formed_no_batch`): that, in words, said wherever it is named
             (a remark; the console's line): a pick the rule separated, or with no variant with batching off to name instead.
     """
 

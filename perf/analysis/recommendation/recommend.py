@@ -54,12 +54,13 @@ from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
 from perf.analysis.recommendation.dominated import dominated
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
 from perf.analysis.recommendation.missed import Missed, missed
-from perf.analysis.recommendation.uniform_sizes import formed_no_batch, no_batch_words
+from perf.analysis.recommendation.uniform_sizes import no_batch_words
 from perf.analysis.saturation.above_cap import above_cap, lifted
 from perf.analysis.saturation.best_level import at_side
 from perf.analysis.saturation.falls import Fall, falls_all
 from perf.analysis.saturation.peaks import budget_unreached, higher_median, unreached, unreached_all
 from perf.analysis.saturation.rises import judge, knee, knee_words
+from perf.analysis.stats.no_batch import formed_no_batch
 from perf.analysis.stats.notes import notes_text, repeat_noun
 from perf.analysis.stats.paired import ALPHA
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points

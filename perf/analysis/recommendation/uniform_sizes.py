@@ -18,11 +18,9 @@ run one per execution and wait the queue delay for nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from core.wording import some_of
-from perf.analysis.stats.fair import BATCHED, per_execution
-from perf.records.levels import LevelResult
+from perf.analysis.stats.fair import BATCHED
+from perf.analysis.stats.no_batch import batched_under_mix
 from perf.records.results import AXIS_SIZE, RunResult, VariantResult, mixed_axes, parse_shape_text
 from perf.records.workloads import variant_name
 
@@ -97,7 +95,7 @@ def mixed_no_batch_note(run: RunResult) -> str | None:
     mixes: dict[str, tuple[int, int]] = {}
     levels: set[int] = set()
     seen = busy = 0  # the measurements it rests on, and those taken while other processes used the host
-    for v, lv, n in _batched_under_mix(run.variants):
+    for v, lv, n in batched_under_mix(run.variants):
         held[variant_name(v)] = max(held.get(variant_name(v), 0.0), n)
         mixes.update(mixed_axes(lv.shape))
         levels.add(lv.concurrency)
@@ -117,31 +115,6 @@ def mixed_no_batch_note(run: RunResult) -> str | None:
         "-> serve them with batching off, pad requests to a few fixed sizes, or set allow_ragged_batch on a model "
         'written for ragged inputs (Triton docs, "Ragged Batching")'
     )
-
-
-def _batched_under_mix(variants: Iterable[VariantResult]) -> Iterator[tuple[VariantResult, LevelResult, float]]:
-    """Each level of a mixed workload (``--shapes AXIS=LOW..HIGH``) with dynamic batching on, more than one request in
-    flight and its average server batch recorded, with its variant and the requests per execution it held: what
-    :func:`mixed_no_batch_note` and :func:`formed_no_batch` rest on (one source)."""
-    for v in variants:
-        if not (v.params or {}).get("dynamic_batching"):
-            continue
-        for lv in v.levels:
-            if mixed_axes(lv.shape) and lv.usable and lv.concurrency > 1 and lv.avg_server_batch_size is not None:
-                yield v, lv, per_execution(lv.avg_server_batch_size, lv.batch_size) or 0.0
-
-
-def formed_no_batch(variants: Iterable[VariantResult]) -> dict[str, float]:
-    """The variants (series: :attr:`VariantResult.name`) of ``variants`` whose dynamic batching formed no batch under a
-    mixed workload, each with the most requests per execution any such level held (below
-    :data:`perf.analysis.stats.fair.BATCHED`): the finding of :func:`mixed_no_batch_note`, per variant. The ranking
-    names the same variant with batching off first of a tie set with it
-    (:func:`perf.analysis.ranking.rank.rank_variants`), a pick of it says so and a bundle of it too (trial 24, T24-8,
-    T24-10: the run said "serve them with batching off", its pick and bundle named the batching variant)."""
-    held: dict[str, float] = {}
-    for v, _, n in _batched_under_mix(variants):
-        held[v.name] = max(held.get(v.name, 0.0), n)
-    return {name: n for name, n in held.items() if n < BATCHED}
 
 
 def no_batch_words(held: float) -> str:

@@ -25,7 +25,7 @@ from perf.records.levels import HOST_BUSY
 #: Requests per execution (avg server batch size / client batch size) at or above which the
 #: dynamic batcher formed batches.
 BATCHED = 1.1
-#: Factors (:data:`perf.analysis.effects.pairs.FACTORS` keys) that act only with several requests in flight.
+#: Factors (:data:`perf.analysis.stats.pairs.FACTORS` keys) that act only with several requests in flight.
 NEEDS_CONCURRENCY = ("count", "batching", "delay", "preferred")
 #: Of those, the ones that act only through the batches the dynamic batcher forms.
 BATCHING = ("batching", "delay", "preferred")
@@ -73,7 +73,7 @@ def cannot_act(factor: str, *points: Point, batching_on: tuple[Point, ...] = ())
     """Why ``factor`` cannot act at the levels compared, or ``None`` (see the module docstring).
 
     Args:
-        factor: A :data:`perf.analysis.effects.pairs.FACTORS` key (``"count"``, ``"batching"``...).
+        factor: A :data:`perf.analysis.stats.pairs.FACTORS` key (``"count"``, ``"batching"``...).
         points: The levels compared.
         batching_on: Those of them that ran with dynamic batching on.
 

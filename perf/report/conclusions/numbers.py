@@ -11,12 +11,12 @@ from core.units import throughput_text
 from core.wording import agree, count, plural, sentence
 from perf.analysis.build_checks import named
 from perf.analysis.effects.main_effects import MainEffect
-from perf.analysis.effects.pairs import baseline
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.saturation.peaks import HEADROOM_NOTE, WHY_SAID, peak_noun, unreached_mark
 from perf.analysis.stats.curves import curve
+from perf.analysis.stats.pairs import baseline
 from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt, packed
 from perf.records.results import RunResult, VariantResult

@@ -5,7 +5,7 @@ change with its significance (:mod:`perf.analysis.stats.points` noise rule), and
 two was measured on a busy host, that it was not measured fairly (:func:`perf.analysis.stats.fair.unfair`).
 :func:`pair_bullets` lists every fair pair (batching on vs off at the same instance count; N vs
 1 instances; each format vs the first one — equal in every other variant parameter,
-:mod:`perf.analysis.effects.pairs`) at the pair's highest common concurrency; a pair whose setting
+:mod:`perf.analysis.stats.pairs`) at the pair's highest common concurrency; a pair whose setting
 cannot act at that load says so (:func:`perf.analysis.stats.fair.cannot_act`).
 """
 
@@ -15,7 +15,6 @@ import statistics
 from collections.abc import Sequence
 
 from core.wording import count, sentence
-from perf.analysis.effects.pairs import pairs
 from perf.analysis.effects.rounds import is_rounds, paired_text
 from perf.analysis.effects.threads import not_the_count, threads_words
 from perf.analysis.ranking.operating import Side, per_round
@@ -24,6 +23,7 @@ from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.curves import common_level, curve
 from perf.analysis.stats.fair import cannot_act, unfair
 from perf.analysis.stats.paired import GAP_ROUNDS, median_ratio
+from perf.analysis.stats.pairs import pairs
 from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Point, delta, run_points, spread_unknown
 from perf.markdown import fmt
 from perf.records.results import RunResult
@@ -62,7 +62,7 @@ def change_clause(a: Point, b: Point, metric: str, note_unknown: bool, run: RunR
 
 
 def pair_bullets(run: RunResult) -> list[str]:
-    """One markdown bullet per fair pair (:func:`perf.analysis.effects.pairs.pairs`: batching on vs off, N vs 1
+    """One markdown bullet per fair pair (:func:`perf.analysis.stats.pairs.pairs`: batching on vs off, N vs 1
     instances, format vs format) at the pair's highest common concurrency: throughput and p99
     change with their significance; batching pairs add the p99 change at the lowest level and
     its explanation. The report's appendix lists them; the main effects summarise them."""

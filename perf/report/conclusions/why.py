@@ -13,12 +13,12 @@ import dataclasses
 
 from builders.config.variants import Variant
 from core.wording import sentence
-from perf.analysis.effects.pairs import BATCHING, baseline, differing, variant_of
 from perf.analysis.effects.threads import threads_words
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.stats.curves import common_level, curve, gpu_metric
 from perf.analysis.stats.fair import busy_load
+from perf.analysis.stats.pairs import BATCHING, baseline, differing, variant_of
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import CPU_MEASURES, flag_mark, fmt
 from perf.records.results import RunResult, VariantResult

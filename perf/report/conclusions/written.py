@@ -20,11 +20,11 @@ from typing import Any
 
 from core.wording import agree, count, sentence
 from perf.analysis.effects.main_effects import Interaction, MainEffect, interactions, main_effects
-from perf.analysis.effects.pairs import value_order, variant_of
 from perf.analysis.recommendation.cuts import unmeasured_text
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.curves import curve
 from perf.analysis.stats.paired import RULE_SHORT
+from perf.analysis.stats.pairs import value_order, variant_of
 from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, THROUGHPUT, Point, run_points
 from perf.markdown import APPENDIX_FILE, TOP_N, flag_mark, packed
 from perf.records.levels import HOST_BUSY, UNSTABLE

@@ -18,7 +18,7 @@ import shlex
 import statistics
 
 from core.wording import count, of, sentence
-from perf.analysis.effects.pairs import differing
+from perf.analysis.stats.pairs import differing
 from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, flag_mark, fmt, packed, times
 from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, FirstRequests, ratio, steady_count
 from perf.records.levels import FLAG_MEANINGS, HOST_BUSY

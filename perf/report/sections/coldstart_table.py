@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from builders.config.variants import Variant
-from perf.analysis.effects.pairs import variant_of
+from perf.analysis.stats.pairs import variant_of
 from perf.markdown import Align, errors_text, flag_mark, fmt, table, times
 from perf.records.coldstart import SETTLE_GROUP, SETTLE_GROUPS, SETTLE_PCT, ColdStart, FirstRequests, ratio, steady_count
 from perf.records.levels import LevelResult

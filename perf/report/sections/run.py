@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perf.analysis.effects.pairs import FACTORS, value_order, variant_of
 from perf.analysis.measured import has_numbers
+from perf.analysis.stats.pairs import FACTORS, value_order, variant_of
 from perf.analysis.stats.points import aggregate
 from perf.markdown import APPENDIX_FILE, capped, fmt, table
 from perf.records.results import COMMANDS_FILE, RunResult
@@ -17,7 +17,7 @@ VARIANT_TABLE_MAX = 12
 
 
 def grid_lines(run: RunResult) -> list[str]:
-    """What the variants' parameters took, one bullet per factor of :data:`perf.analysis.effects.pairs.FACTORS`
+    """What the variants' parameters took, one bullet per factor of :data:`perf.analysis.stats.pairs.FACTORS`
     with more than one value, and where the table of every variant is."""
     typed = [t for t in (variant_of(v) for v in run.variants) if t is not None]
     lines = [f"**{len(run.variants)} variants**; the grid's factors and their values:", ""]

@@ -14,7 +14,8 @@ from pathlib import Path
 from factories import level_result, params, run_result, variant_result
 
 from perf.analysis.recommendation.recommend import recommend
-from perf.analysis.recommendation.uniform_sizes import formed_no_batch, mixed_no_batch_note
+from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note
+from perf.analysis.stats.no_batch import formed_no_batch
 from perf.cli.summary import recommendation_line
 from perf.deploy.choose import choose_variant
 from perf.deploy.workloads import batching_caveat

@@ -1,4 +1,4 @@
-"""The report's pair comparisons (perf.analysis.effects.pairs, perf.report.conclusions.written) pair two variants only when
+"""The report's pair comparisons (perf.analysis.stats.pairs, perf.report.conclusions.written) pair two variants only when
 every other variant parameter is equal. Synthetic runs, no server."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import itertools
 
 from builders.config.variants import Variant
 from perf.analysis.effects.main_effects import interactions, main_effects
-from perf.analysis.effects.pairs import BATCHING, pairs
 from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.pairs import BATCHING, pairs
 from perf.analysis.stats.points import run_points
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
@@ -65,7 +65,7 @@ def test_pairs_never_differ_in_two_settings():
     by_name = {v.name: v for v in GRID}
     for pr in found:
         a, b = _fields(by_name[pr.reference.name]), _fields(by_name[pr.changed.name])
-        differ = {k for k in a if a[k] != b[k]}  # computed here, not by perf.analysis.effects.pairs
+        differ = {k for k in a if a[k] != b[k]}  # computed here, not by perf.analysis.stats.pairs
         assert differ == set(pr.differ), pr
         allowed = {"batching": set(BATCHING), "instances": {"count"}, "format": {"format"}}[pr.kind]
         assert differ and differ <= allowed, pr

@@ -11,7 +11,7 @@ from factories import level_result, params, run_result, variant_result
 
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from perf.analysis.effects.pairs import pairs
+from perf.analysis.stats.pairs import pairs
 from perf.analysis.stats.points import run_points
 from perf.measure.inputs import describe_dynamic, input_args
 from perf.records.levels import LevelResult
