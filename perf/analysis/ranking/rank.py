@@ -156,8 +156,11 @@ def rank_variants(
     if leader is None:
         return Ranking(None, [], [], unranked, budget_ms=budget_ms, latency_metric=latency_metric)
     leader = _named_at_peak(peaks[leader.side.variant], peaks, unbeaten_of(ops, cmp), by_name, cmp)
-    ranking = _ranked(leader, ops, unranked, by_name, cmp, dropped, budget_ms, latency_metric, cores)
-    return _batching_off_first(ranking, peaks, ops, unranked, by_name, cmp, dropped, budget_ms, latency_metric, cores)
+
+    def ranked(first: Operating) -> Ranking:  # the ranking with ``first`` named first, all else as given here
+        return _ranked(first, ops, unranked, by_name, cmp, dropped, budget_ms, latency_metric, cores)
+
+    return _batching_off_first(ranked(leader), peaks, by_name, ranked)
 
 
 def _ranked(
@@ -198,20 +201,14 @@ def _ranked(
 def _batching_off_first(
     ranking: Ranking,
     peaks: Mapping[str, Operating],
-    ops: list[Operating],
-    unranked: list[str],
     by_name: Mapping[str, VariantResult],
-    cmp: Callable[[Operating, Operating], Comparison],
-    dropped: Drops | None,
-    budget_ms: float | None,
-    latency_metric: str,
-    cores: int | None,
+    ranked: Callable[[Operating], Ranking],
 ) -> Ranking:
     """``ranking``, or the same ranking with the leader's variant with batching off named first (module docstring,
     "Batching that formed no batch"): the leader's dynamic batching formed no batch under its workload
     (:func:`perf.analysis.stats.no_batch.formed_no_batch`) and a tie-set member is the same variant with
     batching off (:func:`perf.analysis.stats.pairs.pairs`), which, named first at its peak, keeps the leader in its tie
-    set (neither beats the other by the rule)."""
+    set (neither beats the other by the rule); ``ranked``: the same ranking with another leader named first."""
     lead = ranking.leader
     if lead is None or len(ranking.tie_set) < 2:
         return ranking
@@ -224,7 +221,7 @@ def _batching_off_first(
     for o in ranking.tie_set[1:]:
         if o.side.variant not in twins:
             continue
-        off = _ranked(peaks[o.side.variant], ops, unranked, by_name, cmp, dropped, budget_ms, latency_metric, cores)
+        off = ranked(peaks[o.side.variant])
         back = next((c for c in off.comparisons if c.b.variant == lead.side.variant), None)
         if back is None or back.result is None or back.verdict in ("a", "b"):
             continue  # named first at its peak, it is not tied with the leader: the rule's order stays
