@@ -39,8 +39,8 @@ def with_fixed_hash_seed(
     execve: Callable[[str, list[str], dict[str, str]], object] = os.execve,
 ) -> None:
     """Run this command again with ``PYTHONHASHSEED=0`` unless the variable is set (module
-    docstring); returns only when it is set already, or when the new run cannot start (logged at
-    debug: the command then runs as it is, its exports possibly not byte-stable).
+    docstring); returns only when it is set already, or when the new run cannot start (a warning says so: the command
+    then runs as it is, its exports possibly not byte-stable).
 
     Args:
         environ: The environment [default: the process's].
@@ -53,5 +53,13 @@ def with_fixed_hash_seed(
     args = list(sys.orig_argv if argv is None else argv)
     try:
         execve(sys.executable, [sys.executable, *args[1:]], {**environ, HASH_SEED_VAR: HASH_SEED})
-    except OSError as e:  # pragma: no cover - an interpreter that cannot start itself again
-        log.debug("could not run again with %s=%s: %s", HASH_SEED_VAR, HASH_SEED, e)
+    except OSError as e:  # an interpreter that cannot start itself again: said, never a silent fallback
+        log.warning(
+            "could not run again with %s=%s (%s): this build's exports may differ in bytes from an earlier build of the "
+            "same model; set %s=%s to make them the same",
+            HASH_SEED_VAR,
+            HASH_SEED,
+            e,
+            HASH_SEED_VAR,
+            HASH_SEED,
+        )

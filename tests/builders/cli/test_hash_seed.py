@@ -69,3 +69,14 @@ def test_builds_of_the_same_model_write_the_same_files(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stdout + done.stderr
         seen.add((_sha(tmp_path / f"b{i}" / "bag" / "model.pt"), _sha(tmp_path / f"b{i}" / "bag" / "model.onnx")))
     assert len(seen) == 1, seen
+
+
+def test_a_run_that_cannot_start_again_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    """Review: the fallback (the build runs under a random seed) was logged at debug only: a silent fallback."""
+
+    def refuse(*_a: object) -> None:
+        raise OSError("exec refused")
+
+    with caplog.at_level("WARNING", logger="builders.cli.hash_seed"):
+        with_fixed_hash_seed({}, ["python", "-m", "builders.cli.main"], refuse)
+    assert "exports may differ in bytes" in caplog.text and "set PYTHONHASHSEED=0" in caplog.text
