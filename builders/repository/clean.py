@@ -17,8 +17,10 @@ import sys
 from pathlib import Path
 
 from builders.repository.build_lock import holder
+from builders.repository.measured_runs import measured_words, measuring_runs, removed_words
 from core.errors import RecordError
 from core.names import read_text
+from core.wording import count
 
 #: The folders a build writes, relative to where ``make`` runs (the checkout's root).
 BUILDS, REPOSITORY, INDEX = Path("builds"), Path("model_repository"), "index.json"
@@ -34,12 +36,16 @@ class Cleaned:
         note: Why no variant folder was deleted, when the index could not be read or a build is at
             work (else ``None``).
         busy: A build was at work (:mod:`builders.repository.build_lock`): nothing was deleted.
+        runs: What the variant folders deleted were measured by: one line per folder a sweep's run measured, naming
+            the runs and what its removal costs them, then one for the others (the words of a build's removal lines,
+            :func:`builders.repository.measured_runs.removed_words`; trial 24, T24-16: they named no run).
     """
 
     deleted: list[str] = dataclasses.field(default_factory=list)
     kept: list[str] = dataclasses.field(default_factory=list)
     note: str | None = None
     busy: bool = False
+    runs: list[str] = dataclasses.field(default_factory=list)
 
 
 def _listed(index: Path) -> list[str]:
@@ -92,13 +98,25 @@ def clean(root: Path) -> Cleaned:
         else:
             index.unlink()
             out.deleted.append(str(REPOSITORY / INDEX))
-    for name in listed:
-        if (repo / name).is_dir():
-            shutil.rmtree(repo / name)
-            out.deleted.append(f"{REPOSITORY / name}/")
+    folders = [name for name in listed if (repo / name).is_dir()]
+    out.runs = _runs_lines(repo, folders)
+    for name in folders:
+        shutil.rmtree(repo / name)
+        out.deleted.append(f"{REPOSITORY / name}/")
     if repo.is_dir():
         out.kept = sorted(f"{REPOSITORY / d.name}/" for d in repo.iterdir() if d.is_dir() and d.name not in listed)
     return out
+
+
+def _runs_lines(repo: Path, names: list[str]) -> list[str]:
+    """:attr:`Cleaned.runs` of deleting the variant folders ``names`` of ``repo``."""
+    if not names:
+        return []
+    runs = measuring_runs(repo, names)
+    lines = [f"deleted {REPOSITORY / n}/: {removed_words(repo, runs[n])}" for n in names if n in runs]
+    rest = len(names) - len(lines)
+    what = "them" if not lines else f"the other {count(rest, 'variant')} deleted"
+    return lines + ([measured_words(repo, [], what)] if rest else [])
 
 
 def _folders(builds: Path) -> list[Path]:
@@ -110,7 +128,7 @@ def main() -> None:
     """``make clean``: :func:`clean` of the current folder, saying what it deleted and kept."""
     done = clean(Path.cwd())
     lines = [f"deleted: {', '.join(done.deleted)}" if done.deleted else "nothing a build made is left to delete"]
-    lines = [] if done.busy else lines
+    lines = [] if done.busy else lines + done.runs
     if done.kept:
         lines.append(f"kept (no build listed them in {REPOSITORY / INDEX}): {', '.join(done.kept)}")
     if done.note:

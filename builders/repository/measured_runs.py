@@ -46,6 +46,15 @@ def measured_words(repo: Path, ids: list[str], what: str = "it", results_dir: Pa
     return f"the {agree(len(ids), 'run', 'runs')} {', '.join(ids)} in {where} measured {what}"
 
 
+def removed_words(repo: Path, ids: list[str], results_dir: Path = RESULTS_DIR) -> str:
+    """:func:`measured_words` of a variant removed from ``repo`` (a build's stale variant, ``make clean``), with what
+    its removal costs the runs ``ids``: ``"the run s1 in /p/results measured it: its export-deployment, --resume and
+    compare refuse it now"``; ``"no run in /p/results measured it"``. Every line that removes a variant says it
+    (trial 24, T24-16)."""
+    lost = f": {agree(len(ids), 'its', 'their')} export-deployment, --resume and compare refuse it now" if ids else ""
+    return measured_words(repo, ids, results_dir=results_dir) + lost
+
+
 def run_files(repo: Path, results_dir: Path) -> list[Path]:
     """The runs' ``results.json`` files in :func:`results_dirs`, each folder's in name order."""
     return [p for d in results_dirs(repo, results_dir) for p in sorted(d.glob(f"*/{RESULTS_FILE}"))]

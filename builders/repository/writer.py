@@ -31,7 +31,7 @@ from builders.model.artifact_signature import ArtifactIO
 from builders.model.spec import ModelSpec
 from builders.repository.build_folder import MODEL_FIELDS, identity_differences
 from builders.repository.build_lock import repository_lock
-from builders.repository.measured_runs import measured_words, measuring_runs
+from builders.repository.measured_runs import measured_words, measuring_runs, removed_words
 from builders.repository.records import INDEX_FILE, INDEX_KIND, BuildManifest, IndexEntry, RepositoryIndex
 from core import formats
 from core.errors import ConfigError, RecordError
@@ -323,8 +323,7 @@ def drop_stale_variants(
         for name, why in stale.items():
             shutil.rmtree(folder / name)
             ids = runs.get(name, [])
-            lost = f": {agree(len(ids), 'its', 'their')} export-deployment, --resume and compare refuse it now" if ids else ""
-            lines.append(f"removed {folder / name}: {why}; {measured_words(folder, ids)}{lost}")
+            lines.append(f"removed {folder / name}: {why}; {removed_words(folder, ids)}")
         if stale:
             update_index(folder, [])
     return lines

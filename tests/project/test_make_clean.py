@@ -131,3 +131,27 @@ def test_make_clean_deletes_nothing_while_a_build_is_at_work(tmp_path: Path):
     finally:
         first.communicate("")
     assert "deleted: builds/" in _make(tree, "clean")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_clean_names_the_runs_that_measured_the_variants_it_deletes(tmp_path: Path):
+    """Trial 24, T24-16: every line that removes a measured variant names the runs that measured it; ``make clean``'s
+    said only ``deleted: ... model_repository/<variant>/``. It says what a build's removal line says."""
+    tree = _tree(tmp_path)
+    measured, other = "mlp_onnx_cpu1_nodb_mbs64", "mlp_ts_cpu1_nodb_mbs64"
+    (tree / "model_repository" / other).mkdir()
+    _index(tree, measured, other)
+    run = {
+        "run_id": "run-1",
+        "settings": {"repository": str(tree / "model_repository")},
+        "variants": [{"name": measured, "levels": [{"error": None, "throughput_infer_per_s": 10.0}]}],
+    }
+    (tree / "results/run-1/results.json").write_text(json.dumps(run))
+    lines = _make(tree, "clean").splitlines()
+    results = tree.resolve() / "results"
+    assert (
+        f"deleted model_repository/{measured}/: the run run-1 in {results} measured it: its export-deployment, --resume "
+        "and compare refuse it now"
+    ) in lines, lines
+    assert f"no run in {results} measured the other 1 variant deleted" in lines, lines
+    assert not (tree / "model_repository" / measured).exists() and (tree / "results/run-1/results.json").is_file()
