@@ -13,7 +13,7 @@ import click
 
 from builders.model.builtin import BUILTINS, get_builtin
 from builders.repository.manifest import build_spec
-from builders.repository.missing import not_found_parts
+from builders.repository.missing import DEFAULT_REPOSITORY, not_found_parts
 from builders.repository.validate import Validation, ValidationInterrupted, relative, summary
 from builders.repository.validate import validate as validate_run
 from builders.triton.releases import coverage, release
@@ -25,7 +25,7 @@ from core.wording import count, of
 
 
 @click.command("validate", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path), default=DEFAULT_REPOSITORY, required=False)
 @click.option(
     "--server-gpu/--no-server-gpu",
     "server_gpu",
@@ -60,6 +60,8 @@ def validate(
     path: Path, server_gpu: bool | None, no_artifacts: bool, load_artifacts: bool, target_triton: str | None, details: bool
 ) -> None:
     """Check a Triton model repository (or one model folder) and report every problem.
+
+    PATH defaults to model_repository in the current directory, as every command's -r does.
 
     Checks that each config.pbtxt parses, its name equals its folder, version folders are
     integers, the model file the platform expects exists, inputs/outputs match the artifact

@@ -92,3 +92,15 @@ def test_an_empty_repository_in_the_current_folder_names_where_it_looked(elsewhe
     looked = Path.cwd() / "model_repository"
     assert e.value.message == f"model_repository {what} (looked at {looked}: a relative path is from the current directory)"
     assert str(INSTALL / "model_repository") not in (e.value.hint or "") and "build into it" not in (e.value.hint or "")
+
+
+def test_validate_reads_model_repository_without_a_path(tmp_path, monkeypatch):
+    """T24-18: `builders validate` alone was "Missing argument 'PATH'" while every other command's -r defaults to
+    model_repository in the current directory; now it reads that folder, and says where it looked when it is not there."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(builders_cli, ["validate"])
+    assert result.exit_code == 2 and "Missing argument" not in result.output
+    assert f"looked at {tmp_path / 'model_repository'}" in result.output
+    (tmp_path / "model_repository").mkdir()
+    result = CliRunner().invoke(builders_cli, ["validate"])
+    assert result.exit_code == 1 and "holds no model folders" in result.output
