@@ -20,7 +20,7 @@ import numpy as np
 from pydantic import BeforeValidator, Field, StrictStr
 
 from builders.model.example_spec import example_tensors
-from builders.model.spec_flags import axis_range_form, parse_axis_flag, parse_input_flag
+from builders.model.spec_flags import axis_range_form, axis_range_hint, parse_axis_flag, parse_input_flag
 from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
 from builders.model.value_ranges import require_axis_bounds
 from core.errors import ModelSpecError
@@ -110,11 +110,9 @@ class ModelSpec:
                 )
             lo, opt, hi = rng
             if not (1 <= lo <= opt <= hi):
-                fixed = sorted(max(1, int(v)) for v in rng)
                 raise ModelSpecError(
                     f"dynamic axis {axis!r}: range {rng} must satisfy 1 <= min <= opt <= max",
-                    hint=f"give the sizes smallest first: --dynamic-axis {axis}={','.join(map(str, fixed))} "
-                    "(min: the smallest size the build verifies, opt: the size a TensorRT profile tunes for, max: the largest)",
+                    hint=axis_range_hint(axis, lo, opt, hi),
                 )
         for t in self.inputs:
             require_axis_bounds(t.name, t.dtype, t.value_range, self.dynamic_axes)

@@ -170,3 +170,15 @@ def wider_range_hint(axis: str, bounds: tuple[int, int, int], sizes: Iterable[in
         f"to {verb} {said}, rebuild with a wider range: builders build ... --dynamic-axis "
         f"{axis}={','.join(map(str, wide))} (a spec file: {entry})"
     )
+
+
+def axis_range_hint(axis: str, lo: int, opt: int, hi: int) -> str:
+    """What to give for a (min, opt, max) out of order: an opt outside a good min..max is moved into it, never made
+    the max (T24-6: ``H=64,300,256`` was told ``H=64,256,300``, widening the range the user meant); otherwise the
+    sizes smallest first."""
+    roles = "(min: the smallest size the build verifies, opt: the size a TensorRT profile tunes for, max: the largest)"
+    if 1 <= lo <= hi:
+        near = min(max(opt, lo), hi)
+        return f"opt must lie within min..max ({lo}..{hi}): e.g. --dynamic-axis {axis}={lo},{near},{hi} {roles}"
+    fixed = sorted(max(1, int(v)) for v in (lo, opt, hi))
+    return f"give the sizes smallest first: --dynamic-axis {axis}={','.join(map(str, fixed))} {roles}"

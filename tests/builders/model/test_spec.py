@@ -117,6 +117,22 @@ def test_undeclared_or_inconsistent_axes_are_refused():
         ModelSpec.from_flags(["ids:int64:seq"], axes=["seq=1,2,4", "seq=1,8,16"])
 
 
+@pytest.mark.parametrize(
+    ("axes", "hint"),
+    [
+        ("H=64,300,256", "opt must lie within min..max (64..256): e.g. --dynamic-axis H=64,256,256"),
+        ("H=64,32,256", "opt must lie within min..max (64..256): e.g. --dynamic-axis H=64,64,256"),
+        ("H=256,128,64", "give the sizes smallest first: --dynamic-axis H=64,128,256"),
+        ("H=0,4,8", "give the sizes smallest first: --dynamic-axis H=1,4,8"),
+    ],
+)
+def test_an_opt_outside_the_range_is_moved_into_it_never_made_the_max(axes, hint):
+    """T24-6: ``H=64,300,256`` (a typo in opt) was told ``H=64,256,300``, silently widening the user's max to 300."""
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_flags(["x:float32:3,H"], axes=[axes])
+    assert hint in (e.value.hint or "")
+
+
 def test_malformed_spec_file_is_one_clear_error(tmp_path):
     path = tmp_path / "spec.json"
     path.write_text(json.dumps({"outputs": []}))
