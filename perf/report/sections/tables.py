@@ -35,6 +35,7 @@ from perf.records.levels import (
     window_failure,
 )
 from perf.records.results import FLAT_FILE, RESULTS_FILE, RunResult
+from perf.records.workloads import workload
 
 
 def _top(
@@ -334,7 +335,8 @@ def failed_measurements(run: RunResult, since: bool = False) -> list[tuple[str, 
     for v in run.variants:
         for lv in v.levels:
             load = f"rate={fmt_given(lv.request_rate, 0)}/s" if lv.request_rate is not None else f"c={lv.concurrency}"
-            groups.setdefault((v.name, f"{load} b={lv.batch_size}" + (f" {lv.shape}" if lv.shape else "")), []).append(lv)
+            sized = lv.shape and workload(v) is None  # a series' name carries its size already (T24-4)
+            groups.setdefault((v.name, f"{load} b={lv.batch_size}" + (f" {lv.shape}" if sized else "")), []).append(lv)
     noun = NOUN[run.rounds is not None]
     out = []
     for (name, where), all_lvs in groups.items():

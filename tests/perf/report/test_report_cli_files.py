@@ -95,3 +95,25 @@ def test_a_failure_later_rounds_measured_is_no_failed_measurement(tmp_path: Path
     assert f"`{name}` c=1 b=1, round 7: Received exit signal." in text
     assert "- **Failed, then measured** (1; perf_analyzer's message, then the rounds that measured the level since" in text
     assert f"`{name}` c=16 b=1, round 2: Received exit signal; measured since in rounds 5, 6" in text
+
+
+def test_a_failed_level_of_a_size_series_names_its_size_once(tmp_path: Path) -> None:
+    """T24-4: report.md said "`segnet_ts_cpu1_nodb_mbs8` \\[H=128,W=128\\] c=1 b=1 H=128,W=128, round 2": the
+    series' name (a run at one swept size) carries the size, and the level's size was added again."""
+    from factories import level_result, params, variant_result
+
+    from perf.records.results import RunResult
+    from perf.records.rounds import RoundsRecord
+    from perf.records.workloads import split_by_workload
+    from perf.report.sections.tables import failed_measurements
+
+    name = params(1, True)["name"]
+    levels = [level_result(1, 100.0 + r, 2.0, trial=r) for r in range(3)]
+    levels += [level_result(1, None, None, trial=3, error="Received exit signal.")]
+    for lv in levels:
+        lv.shape = "H=128,W=128"
+    run = RunResult("r", "now", {}, {}, [variant_result(name, levels)])
+    run.rounds = RoundsRecord(seed=1)
+    assert failed_measurements(run) == [(f"{name} c=1 b=1 H=128,W=128, round 4", "Received exit signal.")]
+    shown = split_by_workload(run)
+    assert failed_measurements(shown) == [(f"{name} [H=128,W=128] c=1 b=1, round 4", "Received exit signal.")]
