@@ -212,7 +212,13 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
         _time_report(sw, run, time.monotonic() - began)
     else:
         click.echo(
-            end_line(run.sessions[-1] if run.sessions else None, sw.opts.time_budget_s, None, time.monotonic() - sw.invoked_at)
+            end_line(
+                run.sessions[-1] if run.sessions else None,
+                sw.opts.time_budget_s,
+                None,
+                time.monotonic() - sw.invoked_at,
+                _whole_budget(sw, run),
+            )
         )
     if not failed:
         return
@@ -254,7 +260,13 @@ def _time_report(sw: Any, run: Any, report_s: float) -> None:
                     results.save(saved, sw.run_dir)
         except PerfError as e:  # another command writes the folder now: its record is left as it is
             logging.getLogger(__name__).info("the report's time is not recorded: %s", e.message)
-    click.echo(end_line(session, sw.opts.time_budget_s, report_s, time.monotonic() - sw.invoked_at))
+    click.echo(end_line(session, sw.opts.time_budget_s, report_s, time.monotonic() - sw.invoked_at, _whole_budget(sw, run)))
+
+
+def _whole_budget(sw: Any, run: Any) -> float | None:
+    """A resumed run's own time budget (its saved settings; ``--time-budget`` on a resume is what is left of it)."""
+    whole = (run.settings or {}).get("time_budget_s") if sw.opts.resume else None
+    return float(whole) if isinstance(whole, (int, float)) else None
 
 
 class _progress:

@@ -40,12 +40,18 @@ def plan_words(startup_s: float | None) -> str:
     return f"; the time budget covers {COVERS}, not {before} nor the report and plots after it"
 
 
-def end_line(session: Session | None, budget_s: float | None, report_s: float | None, total_s: float) -> str:
+def end_line(
+    session: Session | None, budget_s: float | None, report_s: float | None, total_s: float, whole_s: float | None = None
+) -> str:
     """The sweep's last console line: ``total_s`` (the command's wall time so far) split into the seconds on
     the budget's clock and those outside it, each measured (``report_s``: the report and plots, ``None`` when
-    none was written; the rest after the clock is the summary lines around them)."""
+    none was written; the rest after the clock is the summary lines around them). ``whole_s``: a resumed run's
+    own time budget, of which ``budget_s`` is what was left (T24-12: a resume said "0 s on the clock of the 11 s
+    time budget" of a 150 s run's last 11 s)."""
     clock = session.budget_clock_s if session is not None else None
     budget = f"the {fmt(budget_s, 0)} s time budget" if budget_s is not None else "the sweep (no time budget)"
+    if budget_s is not None and whole_s is not None and fmt(whole_s, 0) != fmt(budget_s, 0):
+        budget = f"the {fmt(budget_s, 0)} s left of the run's {fmt(whole_s, 0)} s time budget"
     if session is None or clock is None:  # never started: nothing was measured
         return f"time: {fmt(total_s, 0)} s in all"
     startup = session.startup_s or 0.0

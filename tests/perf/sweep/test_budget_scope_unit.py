@@ -53,3 +53,12 @@ def test_an_end_line_without_a_budget_or_report_and_the_process_start() -> None:
     )
     assert end_line(Session("now"), 20.0, None, 5.0) == "time: 5 s in all"  # the clock never started
     assert process_started() <= time.monotonic() - 0.01  # this test process started before now
+
+
+def test_a_resumes_end_line_says_the_budget_left_of_the_runs_own() -> None:
+    """T24-12: a resume of a 150 s run that had spent 139 s said "0 s on the clock of the 11 s time budget": the 11 s
+    is what was left of the run's 150 s, said as such; a resume with the whole budget left says it once."""
+    session = Session("now", "finished", startup_s=3.0, budget_clock_s=0.0)
+    line = end_line(session, 11.0, None, 4.0, 150.0)
+    assert "0 s on the clock of the 11 s left of the run's 150 s time budget (" in line
+    assert "of the 150 s time budget (" in end_line(session, 150.0, None, 4.0, 150.0)

@@ -346,6 +346,24 @@ def test_the_end_line_splits_the_wall_time_into_the_budgets_clock_and_what_lay_o
     assert saved.report_s is not None and 2.0 <= saved.report_s < 3.0 and saved.budget_clock_s == 17.0
 
 
+def test_a_resumes_end_line_names_the_budget_left_of_the_runs_own(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """T24-12: the resume of a 150 s run (139 s spent) ended "0 s on the clock of the 11 s time budget"."""
+    import perf.sweep.run
+    from perf.cli import sweep as sweep_cli
+
+    monkeypatch.setattr(perf.sweep.run, "Sweep", TimedSweep)
+    monkeypatch.chdir(tmp_path)
+    run = _run("ok")
+    run.settings = {"time_budget_s": 150.0}  # type: ignore[typeddict-item]
+    TimedSweep.run_result, TimedSweep.interrupt = run, False
+    monkeypatch.setattr(sweep_cli, "print_report", lambda *a, **k: None)
+    res = CliRunner().invoke(perf_cli.cli, ["sweep", "--run-id", "r1", "--time-budget", "11s"])
+    assert "s on the clock of the 11 s time budget" in res.output, res.output  # a fresh run's budget: its own
+    # the fake stands in for perf.sweep.context, which gives a resume what is left of the run's budget
+    res = CliRunner().invoke(perf_cli.cli, ["sweep", "--resume", "r1", "--time-budget", "11s"])
+    assert "17 s on the clock of the 11 s left of the run's 150 s time budget" in res.output, res.output
+
+
 def test_ctrl_c_says_the_time_budget_its_resume_goes_on_with(fake, tmp_path: Path) -> None:
     """The printed resume carries no --time-budget: it goes on with what is left of the run's own, and says so (the
     line named the command alone, and whether it ran without a budget, a fresh default or the rest was not said)."""
