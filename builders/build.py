@@ -46,6 +46,7 @@ from builders.verify.value_sources import InputRange, input_ranges, range_lines
 from builders.verify.verification import save_reference
 from core.errors import ConfigError, PartialBuildError, ToolkitError
 from core.naming import check_name
+from core.processes import held_stops
 from core.wording import count, of
 
 __all__ = ["BuildOptions", "BuildResult", "Progress", "build"]
@@ -160,24 +161,29 @@ def _build_held(
         if isinstance(err, KeyboardInterrupt):  # said, not a bare "aborted" (issue 26)
             raise before_commit(out, opts.repository, exported) from None
         raise
-    staging.commit(exported.values())
-    for line in step.replaced:  # the exports replaced now (a build refused above replaced nothing: break-it F26)
-        say(line)
     variant_dirs: list[Path] = []
     entries: list[IndexEntry] = []
     stop: BuildInterrupted | None = None
-    try:
+    try:  # a stop while the exports move in, or while the manifest is written, is raised after (break-it F24's 2nd case)
+        with held_stops():
+            staging.commit(exported.values())
+        for line in step.replaced:  # the exports replaced now (a build refused above replaced nothing: break-it F26)
+            say(line)
         write_repository(opts, writes, out, warm.count, variant_dirs, entries, counted)
     except KeyboardInterrupt:
         stop = while_writing(mpath, opts.repository, len(entries), len(writes))
     finally:  # the exports were moved in: the manifest describes them, with the variants written
-        failed = [(f, p) for f, p, _ in failures]
-        saved = _finish_manifest(opts, manifest, mpath, plan, entries, warm, _Earlier(old, tasks, failed), say)
-        written = [e.name for e in entries]  # variants of a redone export not rewritten serve the earlier file
-        for line in drop_stale_variants(opts.repository, out, exported.values(), written, old, saved):
-            say(line)
-        update_index(opts.repository, entries, skipped=plan.skipped)
-        remove_failed(out)
+        try:
+            with held_stops(ending=stop is not None):
+                failed = [(f, p) for f, p, _ in failures]
+                saved = _finish_manifest(opts, manifest, mpath, plan, entries, warm, _Earlier(old, tasks, failed), say)
+                written = [e.name for e in entries]  # variants of a redone export not rewritten serve the earlier file
+                for line in drop_stale_variants(opts.repository, out, exported.values(), written, old, saved):
+                    say(line)
+                update_index(opts.repository, entries, skipped=plan.skipped)
+                remove_failed(out)
+        except KeyboardInterrupt:  # one that came meanwhile, raised once all of it was written
+            stop = while_writing(mpath, opts.repository, len(entries), len(writes))
     if stop is not None:
         raise stop from None
     say(f"wrote {count(len(variant_dirs), 'variant')} to {opts.repository}")

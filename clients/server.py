@@ -39,7 +39,7 @@ from clients.runtimes.servable import check_servable, refuse_at_start, refuse_un
 from clients.runtimes.served import Loaded, ServedModel
 from clients.runtimes.tenancy import Tenancy
 from core.errors import ServerError
-from core.processes import ProcessGroup, die_with_parent, interrupt_then_kill
+from core.processes import ProcessGroup, die_with_parent, held_stops, interrupt_then_kill
 
 __all__ = ["ServerOptions", "TritonServer"]
 
@@ -375,20 +375,22 @@ class TritonServer:
         SIGINT is tritonserver's graceful shutdown: it stops accepting requests, waits up to
         ``--exit-timeout-secs`` (``opts.exit_timeout_s``) for in-flight ones and unloads the
         models. The default wait is that timeout plus 5 s (:meth:`Runtime.stop_wait_s`), so a draining
-        server is never killed early. Safe to call more than once.
+        server is never killed early. Safe to call more than once. A stop that comes meanwhile kills it at once and
+        is raised once all of this is done (:func:`core.processes.held_stops`; break-it F24's second case).
         """
         if timeout_s is None:
             timeout_s = self.runtime_impl.stop_wait_s()
-        if not self.runtime_impl.launches and self.tenancy is not None:  # left with the models it was found with
-            tenancy, self.tenancy = self.tenancy, None
-            self.left_differently = tenancy.leave(self.http_url)
-        if self._proc is not None:
-            interrupt_then_kill(self._proc, timeout_s, "tritonserver")
-            started_here((self.http_url, self.grpc_url), None)
-        group, self._group = self._group, None
-        if group is not None:  # what the server started and left behind: python-backend stubs
-            group.close(f"tritonserver (pid {self.pid})")
-        self.runtime_impl.after_stop()
+        with held_stops():
+            if not self.runtime_impl.launches and self.tenancy is not None:  # left with the models it was found with
+                tenancy, self.tenancy = self.tenancy, None
+                self.left_differently = tenancy.leave(self.http_url)
+            if self._proc is not None:
+                interrupt_then_kill(self._proc, timeout_s, "tritonserver")
+                started_here((self.http_url, self.grpc_url), None)
+            group, self._group = self._group, None
+            if group is not None:  # what the server started and left behind: python-backend stubs
+                group.close(f"tritonserver (pid {self.pid})")
+            self.runtime_impl.after_stop()
 
     def __enter__(self) -> TritonServer:
         return self.start()

@@ -16,12 +16,14 @@ The rules they keep, for output read in terminals and in CI logs alike:
 
 from __future__ import annotations
 
+import _thread
 import functools
 import logging
 import os
 import signal
 import sys
 import threading
+import time
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -243,8 +245,13 @@ def _quiet_half_built_clients(unraisable: Any) -> None:
     ``AttributeError`` when it is collected, at the latest at the interpreter's exit; Python prints
     that as "Exception ignored in ..." with a traceback, after the command's own lines said how it
     stopped (CI, 2026-12-04: ``clients infer`` at concurrency 1). Only an ``AttributeError`` raised
-    by a ``__del__`` of a geventhttpclient class is dropped (logged at debug level).
+    by a ``__del__`` of a geventhttpclient class is dropped (logged at debug level). A stop raised inside
+    a finalizer is delivered again (:func:`_stop_again`), never printed.
     """
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):  # a stop a finalizer swallowed: not lost (F24)
+        if not _STOP["ended"]:
+            _stop_again(unraisable.exc_value)
+        return
     obj = getattr(unraisable, "object", None)
     owner = getattr(obj, "__module__", None) or type(obj).__module__
     if (
@@ -256,6 +263,21 @@ def _quiet_half_built_clients(unraisable: Any) -> None:
         return
     before = _quiet_half_built_clients.__dict__.get("before") or sys.__unraisablehook__
     before(unraisable)
+
+
+def _stop_again(stop: KeyboardInterrupt) -> None:
+    """Deliver again a stop Python swallowed: one that came while a finalizer or weakref callback ran (an import's
+    module lock is dropped by one: break-it F24's traceback) raised ``KeyboardInterrupt`` there, which Python can
+    only print ("Exception ignored in ..."), and the command went on as if nothing happened. A thread sends it to
+    the main thread again once this hook has returned (``_thread.interrupt_main``, which runs the signal's handler)."""
+    sig = signal.Signals[str(stop)] if str(stop) in signal.Signals.__members__ else signal.SIGINT
+
+    def later() -> None:
+        time.sleep(0.05)  # this hook has returned: raised inside it, the stop would be swallowed again
+        _thread.interrupt_main(sig)
+
+    logging.getLogger(__name__).debug("a stop (%s) came inside a finalizer: delivered again", sig.name)
+    threading.Thread(target=later, name="stop-again", daemon=True).start()
 
 
 def ignore_further_interrupts() -> None:

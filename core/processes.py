@@ -27,9 +27,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +87,11 @@ def die_with_parent(parent_pid: int) -> Callable[[], None]:
 def interrupt_then_kill(proc: subprocess.Popen, timeout_s: float, name: str) -> None:
     """Stop ``proc`` gracefully if it still runs: SIGINT, wait up to ``timeout_s`` (s), then SIGKILL.
 
-    A Ctrl-C during the wait (most often a second one, while a command stops after the first)
-    kills ``proc`` at once and the stop ends normally: it does not cut the stop short with a
-    ``KeyboardInterrupt``, which would drop what the command kept from the first Ctrl-C
-    (re-check of trial 17: two Ctrl-C 0.4 s apart in ``clients check`` lost its rows).
+    A Ctrl-C (or SIGTERM, SIGHUP) during the wait kills ``proc`` at once (:func:`held_stops`): the
+    stop is held until ``proc`` is gone, then raised, unless the command is already ending (the
+    second Ctrl-C of a stop, re-check of trial 17: two Ctrl-C 0.4 s apart in ``clients check`` lost
+    its rows). The first stop of a command that was stopping its server as it ended was swallowed here
+    and the command went on as if nothing happened (break-it F24's second case).
 
     Args:
         proc: The child.
@@ -97,17 +101,75 @@ def interrupt_then_kill(proc: subprocess.Popen, timeout_s: float, name: str) -> 
     if proc.poll() is not None:
         return
     log.info("stopping %s (pid %d)", name, proc.pid)
-    proc.send_signal(signal.SIGINT)
+
+    def now() -> None:
+        log.warning("a stop came while %s (pid %d) stopped: killing it now, without waiting for its own stop", name, proc.pid)
+        with contextlib.suppress(OSError):
+            proc.kill()
+
+    with held_stops(on_stop=now):
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            log.warning("%s did not stop within %.0f s; killing it", name, timeout_s)
+            proc.kill()
+            proc.wait()
+
+
+#: The clean-ups running now (:func:`held_stops`), innermost last: each one's ``on_stop``; and the stops held.
+_HELD: dict[str, list[Any]] = {"on_stop": [], "came": []}
+
+
+def _hold(signum: int, frame: FrameType | None) -> None:
+    """The handler of every stop signal while :func:`held_stops` runs: note it; the first calls each ``on_stop``."""
+    _HELD["came"].append(signum)
+    if len(_HELD["came"]) == 1:
+        for on_stop in reversed(_HELD["on_stop"]):
+            on_stop()
+
+
+@contextlib.contextmanager
+def held_stops(on_stop: Callable[[], None] | None = None, ending: bool = False) -> Iterator[None]:
+    """Run a clean-up whole (stopping a server, the last save of a record): a Ctrl-C, SIGTERM or SIGHUP
+    that comes inside is held until the clean-up ends, then raised as it would have been (its handler's
+    ``KeyboardInterrupt``, the signal named for the command's words and exit code: :mod:`core.console`).
+
+    Before (break-it F24's second case), a stop there either cut the clean-up short (a manifest or
+    results file not written, a server's process group left) or was swallowed and the command went on.
+    Where the clean-up runs because the command is already ending (an exception in flight: a first
+    stop, or an error, which say how it ended), a held stop is dropped, as a second Ctrl-C is.
+
+    Args:
+        on_stop: Called at once when the first stop comes (or at the start when one is held already),
+            e.g. to kill a child the clean-up waits for. Nested clean-ups: the outermost raises.
+        ending: The command is ending already, by a stop it caught and raises after the clean-up: one held is dropped.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    outer = main and not _HELD["on_stop"] and signal.getsignal(signal.SIGINT) is not _hold
+    old: dict[int, Any] = {}
+    if outer:
+        underway = ending or sys.exc_info()[1] is not None
+        _HELD["came"] = []
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            if callable(handler := signal.getsignal(sig)):  # SIG_IGN (nohup) stays ignored
+                old[sig] = handler
+                signal.signal(sig, _hold)
+    if main:
+        _HELD["on_stop"].append(on_stop or (lambda: None))
+        if _HELD["came"] and on_stop is not None:
+            on_stop()
     try:
-        proc.wait(timeout_s)
-    except subprocess.TimeoutExpired:
-        log.warning("%s did not stop within %.0f s; killing it", name, timeout_s)
-        proc.kill()
-        proc.wait()
-    except KeyboardInterrupt:
-        log.warning("Ctrl-C while %s (pid %d) stopped: killing it now, without waiting for its own stop", name, proc.pid)
-        proc.kill()
-        proc.wait()
+        yield
+    finally:
+        if main:
+            _HELD["on_stop"].pop()
+        if outer:
+            for number, handler in old.items():
+                signal.signal(number, handler)
+            came, _HELD["came"] = _HELD["came"], []
+            if came and not underway and sys.exc_info()[1] is None and came[0] in old:
+                old[came[0]](came[0], None)  # raises the stop (default_int_handler, core.console's _on_stop)
 
 
 def start_guardian(script: str, *args: str) -> subprocess.Popen:

@@ -24,6 +24,7 @@ from core.cli import CONTEXT_SETTINGS, ToolkitCommand, run_cli, verbosity_option
 from core.errors import FlagError, ServerError
 from core.flag_refusals import Unread, refuse_unread
 from core.options import given_fields
+from core.processes import held_stops
 
 
 class _Stop(Exception):
@@ -95,7 +96,8 @@ def serve(server_opts: ServerOptions, print_cmd: bool = False, extra: tuple[str,
     except (KeyboardInterrupt, _Stop) as e:
         click.echo(f"\nstopping tritonserver ({type(e).__name__ if isinstance(e, KeyboardInterrupt) else e})", err=True)
     finally:
-        srv.stop()
+        with held_stops(ending=True):  # it is stopping already: a second stop kills it at once, said by the line above
+            srv.stop()
         for s, h in old.items():
             signal.signal(s, h)
     click.echo("tritonserver stopped", err=True)

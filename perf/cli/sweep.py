@@ -162,7 +162,8 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
         except ToolkitError:
             holds = None
         again = f"the same command with --run-id {sw.run_id}"
-        said = interrupted_text(sw.run_dir, again, resume, holds)
+        cut = " in the in-process baseline, after the measurements on the server had ended" if sw.stopped_in_baseline else ""
+        said = interrupted_text(sw.run_dir, again, resume, holds, cut)  # what it stopped named (trial 24, T24-17)
         console.print(f"[yellow]{escape(said)}[/yellow]")
         raise SystemExit(EXIT_INTERRUPTED) from None
     _finish(ctx, sw, run, console, allow_failed_variants, no_report)

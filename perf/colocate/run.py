@@ -29,6 +29,7 @@ from pathlib import Path
 from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
+from core.processes import held_stops
 from perf.colocate import host, outcome, plan, resume
 from perf.colocate.gpu import GpuProbe, check_devices
 from perf.colocate.groups import groups_of
@@ -359,17 +360,18 @@ class Colocate:
         except KeyboardInterrupt:
             ended = "interrupted"
             raise
-        finally:
-            with contextlib.suppress(Exception):
-                srv.stop()
-            self.record.finished = now() if ended == "finished" else None
-            self.record.spent_s = round(before_s + time.monotonic() - started, 2)
-            measured = source.measured if isinstance(source, ReplaySource) else len(self.record.visits) if source else 0
-            self.session = (measured, self.record.spent_s - before_s)
-            if isinstance(source, ReplaySource):
-                self.record.resumed.append(
-                    f"{now()}: {source.replayed} visits of complete rounds replayed, {source.measured} measured"
-                    + ("" if ended == "finished" else f"; the session {ended}")
-                )
-            self.save()
+        finally:  # whole: a stop that comes meanwhile is raised once the record is saved (break-it F24's second case)
+            with held_stops():
+                with contextlib.suppress(Exception):
+                    srv.stop()
+                self.record.finished = now() if ended == "finished" else None
+                self.record.spent_s = round(before_s + time.monotonic() - started, 2)
+                measured = source.measured if isinstance(source, ReplaySource) else len(self.record.visits) if source else 0
+                self.session = (measured, self.record.spent_s - before_s)
+                if isinstance(source, ReplaySource):
+                    self.record.resumed.append(
+                        f"{now()}: {source.replayed} visits of complete rounds replayed, {source.measured} measured"
+                        + ("" if ended == "finished" else f"; the session {ended}")
+                    )
+                self.save()
         return self.record

@@ -52,6 +52,8 @@ class BaselineStep(RoundsSweep):
     #: The budget (s) this session's plan line said was "kept from the budget" for the baseline (the rounds' deadline
     #: ends that much early: :attr:`perf.search.budget.Fit.reserve_s`); 0: none kept (:meth:`_kept_words`).
     baseline_reserved_s = 0.0
+    #: Whether a stop came while the in-process baseline was measured (its line says so: trial 24, T24-17).
+    stopped_in_baseline = False
 
     def _configs(self) -> dict[str, dict | None]:
         """Each planned variant's ``config.pbtxt`` (JSON form): the cut's settings where a variant has no recorded parameters."""
@@ -230,7 +232,11 @@ class BaselineStep(RoundsSweep):
             d = apart(left, need)
             log.info("in-process baseline: %s s left of an estimated %s s needed: it times what fits", fmt(left, d), fmt(need, d))
         began = time.monotonic()
-        measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress, deadline)
+        try:
+            measure_after_sweep(self.run, self.run_dir, Path(o.server.repository), self.progress, deadline)
+        except KeyboardInterrupt:
+            self.stopped_in_baseline = True  # the stop's line names what it stopped (trial 24, T24-17)
+            raise
         if self.run.rounds is not None and self.run.rounds.budget is not None:
             earlier = self.run.rounds.budget.baseline_s or 0.0  # an earlier session's, part-way: spent too (T23-4)
             self.run.rounds.budget.baseline_s = round(earlier + time.monotonic() - began, 1)

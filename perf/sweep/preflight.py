@@ -365,7 +365,7 @@ def new_run_folder(run_dir: Path, what: str, resume: str = "--resume") -> RunHol
     return hold
 
 
-def interrupted_text(run_dir: Path, again: str, resume: str, holds: str | None = None) -> str:
+def interrupted_text(run_dir: Path, again: str, resume: str, holds: str | None = None, during: str = "") -> str:
     """The line a Ctrl-C (or SIGTERM, SIGHUP: named) of a sweep or co-location run prints, from the run folder as it is then
     (trial 8, F20: a Ctrl-C during the loads said "measurements so far are kept" with no level
     measured yet).
@@ -375,13 +375,14 @@ def interrupted_text(run_dir: Path, again: str, resume: str, holds: str | None =
         again: The command that starts the run again in the same folder, in words.
         resume: The command that continues it (``--resume``), in words.
         holds: What the run holds, in words (``"1 visit in 1 round; ..."``); ``None``: not said.
+        during: What the stop cut, after its words (``" in the in-process baseline, ..."``); ``""``: not said.
 
     Returns:
         Nothing saved yet: only ``again`` starts it (``--resume`` finds nothing to continue). No
         measurement yet (:func:`unmeasured_folder`): nothing measured, and either command starts it
         again. Else: what it holds is kept there, and ``resume`` continues it.
     """
-    where, stop = Path(run_dir).resolve(), interrupted_words()  # what stopped it named (break-it F4)
+    where, stop = Path(run_dir).resolve(), interrupted_words() + during  # what stopped it named (break-it F4)
     if not any((run_dir / r).is_file() for r in _RECORDS):  # never saved (or not even made)
         return f"{stop} before the run's first save: nothing was measured; {again} starts it again in {where}"
     if unmeasured_folder(run_dir):

@@ -24,11 +24,12 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from clients.runtimes.host import not_ours
 from core.console import stop_name
 from core.errors import FlagError, ToolkitError
+from core.processes import held_stops
 from core.wording import count, join_once
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.analysis.saturation.above_cap import lift_words, lifted_cap
@@ -107,24 +108,23 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             try:
                 run = self._run_all()
             except KeyboardInterrupt:
-                self.run.sessions[-1].ended, self.run.sessions[-1].stopped_by = "interrupted", stop_name()
-                self._time_session()
-                self._save()
+                self._end_session("interrupted")
                 raise
-            self.run.sessions[-1].ended = "finished"
-            self._time_session()
-            self._save()
+            self._end_session("finished")
         finally:
             self.close()  # the last save is done: another command may write the folder (run_lock)
         return run
 
-    def _time_session(self) -> None:
-        """This session's start-up and time on the budget's clock, measured (``Session``; budget_scope)."""
-        if self.clock_started is None:
-            return
+    def _end_session(self, ended: Literal["finished", "interrupted"]) -> None:
+        """Record how this session ended, its start-up and time on the budget's clock (``Session``; budget_scope), and save
+        the run: whole, a stop that comes meanwhile is raised once it is saved (held_stops; break-it F24's second case)."""
         session = self.run.sessions[-1]
-        session.startup_s = round(self.clock_started - self.invoked_at, 1)
-        session.budget_clock_s = round(time.monotonic() - self.clock_started, 1)
+        with held_stops():
+            session.ended, session.stopped_by = ended, stop_name() if ended == "interrupted" else session.stopped_by
+            if self.clock_started is not None:
+                session.startup_s = round(self.clock_started - self.invoked_at, 1)
+                session.budget_clock_s = round(time.monotonic() - self.clock_started, 1)
+            self._save()
 
     def _run_all(self) -> RunResult:
         o = self.opts

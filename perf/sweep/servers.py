@@ -27,6 +27,7 @@ from pathlib import Path
 from clients.runtimes.remote import RemoteRuntime, host_key
 from clients.server import ServerOptions, TritonServer
 from core.errors import PerfError
+from core.processes import held_stops
 from core.wording import count
 from perf.records.results import RunResult
 from perf.records.servers import DeployMode, MeasuringServer
@@ -231,9 +232,11 @@ class ServerPool:
             return list(pool.map(lambda m: lane.unload(m, timeout_s), models))
 
     def stop(self) -> None:
-        """Stop every server the toolkit started (remote ones are left running)."""
-        for lane in self.lanes:
-            lane.stop()
+        """Stop every server the toolkit started (remote ones are left running); a stop that comes meanwhile is raised
+        once all are stopped and recorded (:func:`core.processes.held_stops`)."""
+        with held_stops():
+            for lane in self.lanes:
+                lane.stop()
 
     # -- the pool ----------------------------------------------------------------------------
     def start_all(self) -> None:

@@ -168,3 +168,46 @@ def test_a_sigterm_once_the_command_has_ended_prints_no_traceback() -> None:
     out, _ = proc.communicate(timeout=60)
     assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
     assert "done" in out and "exiting" in out and proc.returncode == 0, out
+
+
+#: A command whose body drops an object with a weakref callback (as an import drops its module lock) that a SIGTERM
+#: lands in; the body then goes on for 30 s unless the stop reaches it.
+IN_A_FINALIZER = textwrap.dedent(
+    """
+    import os, signal, time, weakref, click
+    from core.cli import EXIT_INTERRUPTED, run_cli
+    from core.console import interrupted_words
+
+    class Held:
+        pass
+
+    def dropped():
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):
+            pass
+
+    @click.command()
+    def body():
+        try:
+            held = Held()
+            weakref.finalize(held, dropped)
+            del held
+            time.sleep(30)
+            print("went on", flush=True)
+        except KeyboardInterrupt:
+            print(f"{interrupted_words()}: kept what it had", flush=True)
+            raise SystemExit(EXIT_INTERRUPTED) from None
+
+    run_cli(body, prog_name="body")
+    """
+)
+
+
+def test_a_sigterm_inside_a_finalizer_still_stops_the_command() -> None:
+    """Break-it F24's second case: a SIGTERM that landed while a finalizer or weakref callback ran raised
+    KeyboardInterrupt there, which Python only prints ("Exception ignored in ..."): the command went on as if nothing
+    happened. The stop is delivered again: the command says its words and exits 143, with no traceback."""
+    proc = _start(IN_A_FINALIZER)
+    out, _ = proc.communicate(timeout=60)
+    assert "interrupted (SIGTERM): kept what it had" in out and proc.returncode == 143, out
+    assert "went on" not in out and "Traceback" not in out and "Exception ignored" not in out, out

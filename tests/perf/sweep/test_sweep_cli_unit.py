@@ -26,6 +26,7 @@ class FakeSweep:
     """Stands in for perf.sweep.run.Sweep: records its options, returns a prepared run."""
 
     nothing_to_measure = False  # perf.sweep.context.SweepBase.nothing_to_measure: a fresh or unfinished run
+    stopped_in_baseline = False  # perf.sweep.baseline_step.BaselineStep's: set where the stop came in the baseline
 
     run_result: RunResult
     interrupt = False
@@ -50,6 +51,7 @@ class FakeSweep:
         if self.interrupt:
             if self.interrupt != "before the first save":  # a real sweep saves before its server starts
                 results.save(self.run, self.run_dir)
+            self.stopped_in_baseline = self.interrupt == "in the baseline"
             raise KeyboardInterrupt
         for i, v in enumerate(self.run.variants):
             if v.levels:
@@ -111,6 +113,7 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 
     FakeSweep.seen = []
     FakeSweep.interrupt = False
+    FakeSweep.stopped_in_baseline = False
     monkeypatch.setattr(perf.sweep.run, "Sweep", FakeSweep)
     monkeypatch.chdir(tmp_path)
     return FakeSweep
@@ -409,3 +412,19 @@ def test_a_failure_said_as_a_failed_measurement_is_not_said_again_in_the_last_er
     # last error point to them
     assert said.count("perf_analyzer reported request errors") == 2, said
     assert "v0 failed: its level failed as said above" in res.output
+
+
+def test_a_stop_in_the_in_process_baseline_says_the_baseline_was_what_it_stopped(fake, tmp_path: Path) -> None:
+    """Trial 24, T24-17: a SIGTERM at "in-process baseline segnet: round 3 of 8" said only "interrupted (SIGTERM): it
+    holds 9 visits in 3 rounds; ...": nothing said the measurements on the server had ended and the baseline was cut."""
+    fake.run_result, fake.interrupt = _run("ok"), "in the baseline"
+    res = _sweep("--results-dir", "runs", "--run-id", "r7")
+    assert res.exit_code == EXIT_INTERRUPTED
+    text = " ".join(res.output.split())
+    assert (
+        "interrupted (Ctrl-C) in the in-process baseline, after the measurements on the server had ended: it holds 1 "
+        "measured level" in text
+    ), text
+    fake.interrupt = True  # a stop in the measurements: no word of the baseline
+    res = _sweep("--results-dir", "runs2", "--run-id", "r7")
+    assert "interrupted (Ctrl-C): it holds" in " ".join(res.output.split()) and "baseline" not in res.output

@@ -84,6 +84,7 @@ class _Repository:
 
 class _FakeSweep:
     nothing_to_measure = False  # perf.sweep.context.SweepBase.nothing_to_measure: a fresh or unfinished run
+    stopped_in_baseline = False  # perf.sweep.baseline_step.BaselineStep's
 
     def __init__(self, opts: SweepOptions, progress: Any = None):
         self.opts, self.run_id, self.run_dir = opts, "r1", Path("results") / "r1"
