@@ -115,6 +115,10 @@ def interrupt_then_kill(proc: subprocess.Popen, timeout_s: float, name: str) -> 
             log.warning("%s did not stop within %.0f s; killing it", name, timeout_s)
             proc.kill()
             proc.wait()
+        except KeyboardInterrupt:  # not held (raised by other means than a signal's handler): it goes on, proc ended
+            now()
+            proc.wait()
+            raise
 
 
 #: The clean-ups running now (:func:`held_stops`), innermost last: each one's ``on_stop``; and the stops held.
