@@ -18,8 +18,13 @@ How it was checked: every value below was read from the source named next to it 
   25.03 was developed (``"release_version": "2.56.0dev"`` with
   ``"triton_container_version": "25.03dev"``);
 - ``ORT_COMPAT``: ONNX Runtime's ``docs/reference/compatibility.md``, table "ONNX opset
-  support" (https://onnxruntime.ai/docs/reference/compatibility.html), as it stood with 1.18 as
-  its newest row.
+  support" (https://onnxruntime.ai/docs/reference/compatibility.html), as it stood with 1.20 as
+  its newest row (microsoft/onnxruntime, gh-pages branch, commit 109c0baa9367a6818c00eb42d160ae3719ffb609:
+  ``| 1.20 | **1.16.1** | 21 | 4 | 10 |``, ``| 1.19 | **1.16.1** | 21 | 4 | 10 |``,
+  ``| 1.18 | **1.16** | 21 | 4 | 10 |``: ONNX Runtime, ONNX, opset, ML opset, IR version). With
+  ``SERVER_COMPAT`` (24.09, 24.10, 24.11: ONNX Runtime 1.19.2; 24.12, 25.01, 25.02: 1.20.1), the
+  default release (:data:`DEFAULT_RELEASE`, 24.10) has a confirmed ONNX check (trial 24, T24-14: it had none,
+  so a bundle of an ONNX pick for the default image was never checked).
 
 A value no source confirmed is ``None``: the check that needs it is not run and is listed as
 such ("version not confirmed for this release"), never run against a guess. Where sources
@@ -64,10 +69,12 @@ class OnnxRuntimeLimits:
     source: str
 
 
-#: ONNX Runtime minor version -> what it reads. Only confirmed rows: 1.19, 1.20 and 1.21 are
-#: absent (no source was found), so releases carrying them get no opset/IR verdict.
+#: ONNX Runtime minor version -> what it reads. Only confirmed rows (module docstring, ``ORT_COMPAT``): 1.21 is
+#: absent (no source was found), so a release carrying it (25.03) gets no opset/IR verdict.
 ONNXRUNTIME_LIMITS: dict[str, OnnxRuntimeLimits] = {
     "1.18": OnnxRuntimeLimits(max_opset=21, max_ir_version=10, source=ORT_COMPAT.format("1.18")),
+    "1.19": OnnxRuntimeLimits(max_opset=21, max_ir_version=10, source=ORT_COMPAT.format("1.19")),
+    "1.20": OnnxRuntimeLimits(max_opset=21, max_ir_version=10, source=ORT_COMPAT.format("1.20")),
 }
 
 
@@ -143,7 +150,9 @@ RELEASES: dict[str, TritonRelease] = {
 }
 
 #: The release the toolkit targets unless told otherwise: the container runtime's image tag
-#: (``clients.runtimes.options.DEFAULT_TAG``) and the TensorRT image ``--print-trtexec`` names.
+#: (``clients.runtimes.options.DEFAULT_TAG``), the image a deployment bundle runs and the TensorRT image
+#: ``--print-trtexec`` names. Every target check is confirmed for it (tests/builders/triton/test_default_release.py):
+#: a bundle for the default image is never left unchecked.
 DEFAULT_RELEASE = "24.10"
 
 _TAG = re.compile(r"^(?:nvcr\.io/nvidia/tritonserver:)?(\d{2}\.\d{2})(?:-py3.*)?$")
@@ -152,7 +161,7 @@ _TAG = re.compile(r"^(?:nvcr\.io/nvidia/tritonserver:)?(\d{2}\.\d{2})(?:-py3.*)?
 def coverage() -> str:
     """Which releases each target check has confirmed versions for, from :data:`RELEASES`: the one
     text a hint or help names them by (trial 11, F6: validate's advice gave 24.10 as its example,
-    whose ONNX check is then not run): ``"the ONNX opset/IR check for 24.05, 24.06, 24.07, 24.08;
+    whose ONNX check was then not run): ``"the ONNX opset/IR check for 24.05, 24.06, ..., 25.02;
     the TensorRT plan check for 24.10, 25.01"``."""
     onnx = [r.container for r in RELEASES.values() if r.onnxruntime_limits is not None]
     plans = [r.container for r in RELEASES.values() if r.tensorrt is not None]

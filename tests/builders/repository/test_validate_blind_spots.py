@@ -83,13 +83,13 @@ def test_target_release_limits_onnx_opset_and_ir_version(tmp_path):
 
 
 def test_target_release_with_unconfirmed_limits_lists_the_check_as_not_run(tmp_path):
-    """24.10 carries ONNX Runtime 1.19.2 (sourced), but 1.19's opset/IR limits are not: no verdict
+    """25.03 carries ONNX Runtime 1.21.0 (sourced), but 1.21's opset/IR limits are not: no verdict
     against a guess, the check is listed as not run with the reason."""
     root, _ = native_repo(tmp_path, onnx_with_weights(tmp_path / "model.onnx", opset=23, ir_version=11))
-    r = validate(root, target=release("24.10"))
+    r = validate(root, target=release("25.03"))
     assert r.problems == []
-    skipped = [s for s in r.skipped if s.field.startswith("ONNX limits of Triton 24.10")]
-    assert len(skipped) == 1 and NOT_CONFIRMED in skipped[0].problem and "1.19.2" in skipped[0].problem
+    skipped = [s for s in r.skipped if s.field.startswith("ONNX limits of Triton 25.03")]
+    assert len(skipped) == 1 and NOT_CONFIRMED in skipped[0].problem and "1.21.0" in skipped[0].problem
 
 
 def test_target_release_names(tmp_path):
@@ -287,7 +287,7 @@ def test_the_target_advice_names_the_releases_each_check_is_confirmed_for(tmp_pa
     (hint,) = [s.fix for s in validate(root).skipped if s.field == "target server limits"]
     assert coverage() in hint and "e.g. 24.10" not in hint
     onnx = [c for c in RELEASES if RELEASES[c].onnxruntime_limits is not None]
-    assert onnx and all(c in coverage().split(";")[0] for c in onnx) and "24.10" not in coverage().split(";")[0]
+    assert onnx and all(c in coverage().split(";")[0] for c in onnx) and "25.03" not in coverage().split(";")[0]
     for c in onnx:  # every release the advice names for the ONNX check runs it
         assert "target server limits" not in {s.field for s in validate(root, target=release(c)).skipped}
     assert " ".join(coverage().split()) in " ".join(CliRunner().invoke(cli, ["validate", "--help"]).output.split())

@@ -66,3 +66,22 @@ def test_a_confirmed_release_checks_and_refuses_what_it_cannot_load(tmp_path: Pa
 def test_an_image_that_is_no_known_release_is_said_not_checked(tmp_path: Path) -> None:
     checked = check_release(_repo(tmp_path, 17), "registry.local/triton:1")
     assert checked.target is None and "is not a Triton release builders/triton/releases.py knows" in checked.not_run[0]
+
+
+def test_the_default_image_is_checked_not_skipped(tmp_path: Path) -> None:
+    """Trial 24, T24-14: the default image (export-deployment's, the container runtime's: 24.10) was one whose ONNX
+    Runtime limits the table did not confirm, so an ONNX pick's bundle was never checked by default ("Not checked:
+    ... version not confirmed for this release"). Its ONNX Runtime 1.19's limits are confirmed now (cited in
+    builders/triton/releases.py): a graph it cannot load refuses the bundle, one it loads is checked."""
+    from builders.triton.releases import DEFAULT_RELEASE
+    from clients.runtimes.options import DEFAULT_TAG, image_for_tag
+
+    default = image_for_tag(DEFAULT_TAG)
+    assert DEFAULT_RELEASE in default and RELEASES[DEFAULT_RELEASE].tensorrt is not None  # the plan check runs too
+    ok = check_release(_repo(tmp_path, 17), default)
+    assert ok.problems == () and ok.not_run == () and ok.lines()[0].startswith(f"- Checked against Triton {DEFAULT_RELEASE}")
+    limit = RELEASES[DEFAULT_RELEASE].onnxruntime_limits
+    assert limit is not None and (limit.max_opset, limit.max_ir_version) == (21, 10)
+    (tmp_path / "high").mkdir()
+    with pytest.raises(PerfError, match="cannot load"):
+        refuse_unloadable(check_release(_repo(tmp_path / "high", limit.max_opset + 1), default), default)
