@@ -29,7 +29,7 @@ from clients.input_values import check_values
 from clients.inputs import ModelSignature, TensorInfo, casts, validate_inputs
 from core.casts import convert
 from core.errors import ClientError
-from core.names import file_problem, read_text
+from core.names import file_problem, misnamed, read_text
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +194,7 @@ def _read(path: Path, sig: ModelSignature, batch_size: int) -> dict[str, np.ndar
     if isinstance(loaded, np.ndarray):
         if len(sig.inputs) != 1:
             raise ClientError(
-                f"{path} holds one array but {sig.name} takes {len(sig.inputs)} inputs {[t.name for t in sig.inputs]}",
+                f"{path} holds one array but {sig.name} takes {len(sig.inputs)} inputs ({', '.join(t.name for t in sig.inputs)})",
                 hint="save them in one .npz with one key per input name",
             )
         return {sig.inputs[0].name: loaded}
@@ -230,8 +230,9 @@ def _json_arrays(path: Path, sig: ModelSignature, entries: list[tuple[int, dict]
     for name, t in known.items():
         samples = []
         for i, entry in entries:
-            if name not in entry:
-                raise ClientError(f"{path}: entry {i} has no input {name!r}", hint=f"the model takes {sorted(known)}")
+            if name not in entry:  # a key near it that names no input: did you mean (T23-13)
+                typo = "".join(f"; its key {k!r} names no input (did you mean {m!r}?)" for k, m in misnamed(entry, known).items())
+                raise ClientError(f"{path}: entry {i} has no input {name!r}{typo}", hint=f"the model takes {', '.join(known)}")
             samples.append(_json_values(path, i, entry[name], t))
         try:
             out[name] = np.stack(samples) if sig.max_batch_size > 0 else samples[0]

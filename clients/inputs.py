@@ -48,6 +48,7 @@ from clients.request_ranges import request_range
 from core import dtypes
 from core.casts import astype_code, convert_array, same_family
 from core.errors import ClientError, DataTypeError, RecordError, RepositoryError
+from core.names import misnamed
 
 log = logging.getLogger(__name__)
 
@@ -121,10 +122,13 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
     known = {t.name: t for t in sig.inputs}
     unknown = sorted(set(inputs) - set(known))
     if unknown:
+        meant = misnamed(inputs, known)  # an array named near an input no array names: did you mean (T23-13)
+        named = ", ".join(n + (f" (did you mean {meant[n]!r}?)" if n in meant else "") for n in unknown)
+        renames = ", ".join(f"{n} to {m}" for n, m in meant.items())
         raise ClientError(
-            f"{sig.name}: unknown {'input' if len(unknown) == 1 else 'inputs'} {', '.join(unknown)}; the model takes "
-            f"{', '.join(sorted(known))}",
-            hint="name the arrays after the model's inputs (npz keys, or input:<name> as in reference.npz)",
+            f"{sig.name}: unknown {'input' if len(unknown) == 1 else 'inputs'} {named}; the model takes {', '.join(sorted(known))}",
+            hint=(f"rename {renames}: " if meant else "")
+            + "name the arrays after the model's inputs (npz keys, or input:<name> as in reference.npz)",
         )
     missing = sorted(set(known) - set(inputs))
     if missing:

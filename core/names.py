@@ -58,6 +58,16 @@ def close_names(name: str, valid: Iterable[str], n: int = 1) -> list[str]:
     return list(dict.fromkeys([*same, *near]))[:n]
 
 
+def misnamed(keys: Iterable[str], valid: Iterable[str]) -> dict[str, str]:
+    """The names a user's file gives (an ``.npz``'s arrays, a JSON entry's keys) that name nothing of ``valid`` but
+    are close to a name of ``valid`` no key gives (:func:`close_names`): key -> the name it likely meant, for the
+    "did you mean" a flag's typo gets (trial 23, T23-13: an ``.npz`` array ``imgae`` got none). ``{}``: none.
+    """
+    keys, valid = list(dict.fromkeys(keys)), list(dict.fromkeys(valid))
+    free = [v for v in valid if v not in keys]
+    return {k: near[0] for k in keys if k not in valid and (near := close_names(k, free))}
+
+
 def unknown_names_error(
     flag: str,
     given: Iterable[str],

@@ -44,7 +44,7 @@ from builders.model.tensor import TensorSpec
 from builders.model.value_ranges import per_position, range_axes, range_text, range_words
 from core import dtypes
 from core.errors import ModelSpecError
-from core.names import file_problem
+from core.names import file_problem, misnamed
 
 #: Every generated draw, in the order verification runs them.
 DRAWS: tuple[str, ...] = ("random", "positive", "negative", "scaled", "zeros")
@@ -198,9 +198,13 @@ def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:
         ) from e
     missing = [t.name for t in spec.inputs if t.name not in arrays]
     if missing:
+        meant = misnamed(arrays, [t.name for t in spec.inputs])  # an array named near a missing input (T23-13)
+        typo = "".join(f"; its {k!r} names no input (did you mean {m!r}?)" for k, m in meant.items())
         raise ModelSpecError(
-            f"the input sample {path} has no array for inputs {', '.join(missing)} (it has {', '.join(sorted(arrays)) or 'none'})",
-            hint="save one array per model input, keyed by the input's name",
+            f"the input sample {path} has no array for inputs {', '.join(missing)} (it has {', '.join(sorted(arrays)) or 'none'}"
+            f"{typo})",
+            hint=("rename " + ", ".join(f"{k} to {m}" for k, m in meant.items()) + ": " if meant else "")
+            + "save one array per model input, keyed by the input's name",
         )
     out: dict[str, np.ndarray] = {}
     batches = set()
