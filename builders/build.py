@@ -34,11 +34,12 @@ from builders.model.lookups.shared_tables import merge_shared_positions
 from builders.model.models import LoadedModel, load_model
 from builders.model.outputs import infer_outputs, require_batch_first
 from builders.model.spec import ModelSpec
-from builders.repository.build_folder import Staging, earlier_records, earlier_variants, remove_failed, same_source
+from builders.repository.build_folder import Staging, earlier_records, earlier_variants, other_model, remove_failed, same_source
 from builders.repository.build_lock import build_folder_lock
 from builders.repository.manifest import MANIFEST, library_versions, read_manifest, weights_hash, write_manifest
+from builders.repository.measured_runs import measured_words
 from builders.repository.records import FAILED_MANIFEST_FILE, BuildManifest, IndexEntry
-from builders.repository.replacing import refuse_removing, refuse_replacing, replacing_lines
+from builders.repository.replacing import build_runs, refuse_other_weights, refuse_removing, refuse_replacing, replacing_lines
 from builders.repository.writer import drop_stale_variants, update_index
 from builders.verify.compare import refuse_open_bounds
 from builders.verify.input_draws import describe_draws, load_sample
@@ -126,6 +127,8 @@ def _build_held(
     versions = library_versions()
     weights = weights_hash(loaded.module)
     plan = _plan_variants(opts, name, say)
+    if old is not None and not opts.replace:  # measured variants of other weights: refused before any export (T24-16)
+        refuse_other_weights(opts.repository, out, old, weights)
     warm = warmup_count(opts.warmup_count, opts.warmup_count_reason)  # refused before anything is exported
     manifest = _new_manifest(opts, name, loaded, spec, versions, weights)
     mpath = out / MANIFEST
@@ -154,8 +157,10 @@ def _build_held(
             for path in staging.keep_new(exported.values(), old):
                 say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
             raise _nothing_to_serve(opts, plan, exported)
-        if not opts.replace:  # a measured variant of another grid is never removed unasked (re-check 19, NEW-3)
-            refuse_removing(opts.repository, out, exported.values(), [v.name for v, *_ in writes])
+        if not opts.replace:  # a measured variant is never removed (re-check 19, NEW-3) or written over unasked (T24-16)
+            other = other_model(old, manifest, tasks, [(f, p) for f, p, _ in failures], out)
+            earlier = Path(old.repository) if old and old.repository else None
+            refuse_removing(opts.repository, out, exported.values(), [v.name for v, *_ in writes], other, earlier)
     except BaseException as err:
         staging.discard()  # the build folder, its manifest and the repository stay as they were
         if isinstance(err, KeyboardInterrupt):  # said, not a bare "aborted" (issue 26)
@@ -253,10 +258,12 @@ def _claim_build_folder(opts: BuildOptions, out: Path, name: str, loaded: Loaded
     """
     old = read_manifest(out)
     if old is not None and not same_source(old.source, loaded.source) and not opts.force:
+        runs = build_runs(opts.repository, out)  # --force alone is refused then: its variants' runs are named (T24-16)
         raise ConfigError(
-            f"{out} holds the build of model {name!r} from {old.source}; this build's model comes from {loaded.source}",
+            f"{out} holds the build of model {name!r} from {old.source}; this build's model comes from {loaded.source}"
+            + (f"; {measured_words(opts.repository, runs, 'its variants in ' + str(opts.repository))}" if runs else ""),
             hint=f"pass --name to build it under another name (e.g. --name {name}_{loaded.kind}), or --force to replace "
-            f"the build of {old.source} (its variants in the repository are overwritten too)",
+            f"the build of {old.source} (its variants in the repository are overwritten too{'; and --replace: runs measured them' if runs else ''})",
         )
     out.mkdir(parents=True, exist_ok=True)  # an earlier manifest.failed.json stays until this build's replaces it
     return old

@@ -30,7 +30,8 @@ from builders.repository.build_folder import write_failed
 from builders.repository.manifest import export_key, reusable_export
 from builders.repository.measured_runs import measured_words, where_runs
 from builders.repository.records import ExportRecord
-from builders.repository.replacing import at_risk, runs_of_content
+from builders.repository.replacing import at_risk
+from builders.repository.run_stamps import runs_of_content
 from builders.verify.verification import VERIFICATION_POLICY
 from core import formats
 from core.errors import ExportError, ToolkitError

@@ -15,6 +15,7 @@ nothing of an earlier build dropped that this one did not redo.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from collections.abc import Iterable
@@ -285,6 +286,37 @@ def _failed_of_other_model(
             f"--format {e.format} again once it passes to serve this model in them"
         )
     return kept, lines
+
+
+@dataclasses.dataclass(frozen=True)
+class OtherModel:
+    """An earlier build of another model than this one, as a refusal of measured variants reads it
+    (:func:`builders.repository.replacing.refuse_removing`), before the build writes anything.
+
+    Attributes:
+        differs: The :data:`MODEL_FIELDS` it differs in.
+        recorded: The (format, precision) of every export the manifest will record as built: this build's that
+            passed and those kept (:func:`earlier_records`); the earlier build's variants of any other are removed.
+        failed: This build's exports that failed.
+    """
+
+    differs: list[str]
+    recorded: frozenset[Pair]
+    failed: frozenset[Pair]
+
+
+def other_model(
+    old: BuildManifest | None, new: dict[str, Any], redone: Iterable[Pair], failed: Iterable[Pair], out: Path
+) -> OtherModel | None:
+    """What the manifest being written (``new``, this build's exports in it) will record when the earlier build
+    ``old`` was of another model (:data:`MODEL_FIELDS` differ); ``None`` when it was of this model, or none."""
+    differs = [f for f in identity_differences(old, new) if f in MODEL_FIELDS] if old is not None else []
+    if not differs:
+        return None
+    failed = frozenset(failed)
+    kept, _ = earlier_records(old, new, redone, failed, out)
+    recorded = frozenset((e["format"], e["precision"]) for e in [*new["exports"], *kept] if not e.get("failed"))
+    return OtherModel(differs, recorded, failed)
 
 
 def earlier_variants(

@@ -37,7 +37,7 @@ def where_runs(repo: Path, results_dir: Path = RESULTS_DIR) -> str:
 
 def measured_words(repo: Path, ids: list[str], what: str = "it", results_dir: Path = RESULTS_DIR) -> str:
     """Which runs measured ``what`` (run ids ``ids``, from :func:`measuring_runs` or
-    :func:`builders.repository.replacing.runs_of_content`), in the words every build line that removes, keeps or
+    :func:`builders.repository.run_stamps.runs_of_content`), in the words every build line that removes, keeps or
     replaces a measured variant uses: ``"the runs s2, s3 in /p/results measured it"``, or ``"no run in /p/results
     measured it"`` (the folders looked in, :func:`where_runs`)."""
     where = where_runs(repo, results_dir)

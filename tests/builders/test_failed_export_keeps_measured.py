@@ -4,7 +4,8 @@ names the runs that measured it (trial 24, T24-16).
 The trial's case: the model retrained (other weights) and built again the same way; its ONNX export
 failed verification, and the build still removed the earlier ONNX variants four runs had measured,
 naming none of them ("removed ...: it served the earlier build"), while the TorchScript line of the
-same build named its runs.
+same build named its runs. Such a build is now refused before any export unless --replace
+(tests/builders/test_rebuild_measured_refused.py); with --replace, a failed export still replaces nothing.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def _mlp(seed: int) -> torch.nn.Module:
     return torch.nn.Sequential(torch.nn.Linear(6, 3)).eval()
 
 
-def _opts(tmp_path: Path, seed: int, formats=("torchscript", "onnx")) -> BuildOptions:
+def _opts(tmp_path: Path, seed: int, formats=("torchscript", "onnx"), replace: bool = False) -> BuildOptions:
     return BuildOptions(
         _mlp(seed),
         formats=formats,
@@ -45,6 +46,7 @@ def _opts(tmp_path: Path, seed: int, formats=("torchscript", "onnx")) -> BuildOp
         build_dir=tmp_path / "builds",
         name="mine",
         example_inputs=torch.randn(2, 6),
+        replace=replace,
     )
 
 
@@ -72,8 +74,8 @@ def test_a_failed_export_of_other_weights_keeps_the_measured_variants(tmp_path, 
 
     monkeypatch.setattr("builders.build_exports.export_onnx", broken)
     lines: list[str] = []
-    with pytest.raises(PartialBuildError):
-        build(_opts(tmp_path, 1), lines.append)
+    with pytest.raises(PartialBuildError):  # without --replace it is refused before any export (test_rebuild_measured_refused)
+        build(_opts(tmp_path, 1, replace=True), lines.append)
     said = "\n".join(lines)
     # the failed export replaced nothing: its earlier variant is there, serving the earlier file
     assert (repo / ONNX / "1" / "model.onnx").read_bytes() == onnx_before, said
@@ -101,12 +103,12 @@ def test_a_failed_export_of_other_weights_keeps_the_measured_variants(tmp_path, 
 
 
 def test_a_removal_line_names_the_runs_that_measured_the_variant(tmp_path):
-    """Other weights, ONNX only: the earlier TorchScript variant is removed (its record describes another
-    model), and its line names the run that measured it, as the replaced export's line does."""
+    """Other weights, ONNX only, --replace (refused without it): the earlier TorchScript variant is removed (its
+    record describes another model), and its line names the run that measured it, as the replaced export's line does."""
     build(_opts(tmp_path, 0))
     _measured(tmp_path, "s1", TS)
     lines: list[str] = []
-    build(_opts(tmp_path, 1, formats=("onnx",)), lines.append)
+    build(_opts(tmp_path, 1, formats=("onnx",), replace=True), lines.append)
     removed = next(ln for ln in lines if ln.startswith(f"removed {tmp_path / 'repo' / TS}"))
     assert f"the run s1 in {tmp_path / 'results'} measured it" in removed
     onnx = next(ln for ln in lines if ln.startswith("onnx fp32: replaces the earlier export"))

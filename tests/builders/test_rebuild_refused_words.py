@@ -18,7 +18,7 @@ from core.errors import ConfigError
 from tests.builders.test_rebuild_words import WEIGHTS_MODEL, _measured
 
 
-def _opts(tmp_path: Path, mbs: int) -> BuildOptions:
+def _opts(tmp_path: Path, mbs: int, replace: bool = False) -> BuildOptions:
     return BuildOptions(
         "w_pkg:make",
         repository=tmp_path / "repo",
@@ -26,14 +26,15 @@ def _opts(tmp_path: Path, mbs: int) -> BuildOptions:
         grid=VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(mbs,)),
         formats=("torchscript",),
         spec=ModelSpec.from_flags(["x:float32:4"], ["y"]),
+        replace=replace,
     )
 
 
-def _build(tmp_path: Path, seed: int, mbs: int, lines: list[str]) -> list[str]:
+def _build(tmp_path: Path, seed: int, mbs: int, lines: list[str], replace: bool = False) -> list[str]:
     (tmp_path / "w_pkg.py").write_text(WEIGHTS_MODEL.replace("SEED", str(seed)))
     sys.modules.pop("w_pkg", None)
     try:
-        build(_opts(tmp_path, mbs), lines.append)
+        build(_opts(tmp_path, mbs, replace), lines.append)
     finally:
         sys.modules.pop("w_pkg", None)
     return lines
@@ -52,9 +53,9 @@ def test_a_refused_rebuild_says_no_replace_and_a_rebuild_elsewhere_finds_the_run
     lines: list[str] = []
     with pytest.raises(ConfigError) as e:  # other weights and another grid: the measured mbs4 variant would go
         _build(tmp_path, 1, 8, lines)
-    assert "nothing was written" in str(e.value) and f"the run kws1 in {tmp_path / 'results'}" in str(e.value)
-    assert any("exporting" in x for x in lines) and not any("replaces the earlier export" in x for x in lines), lines
-    lines = _build(tmp_path, 1, 4, [])  # the same grid: written, said once done
+    assert "nothing was exported or written" in str(e.value) and f"the run kws1 in {tmp_path / 'results'}" in str(e.value)
+    assert not any("replaces the earlier export" in x for x in lines), lines  # refused before any export (T24-16)
+    lines = _build(tmp_path, 1, 4, [], replace=True)  # the same grid, asked: written, said once done
     (said,) = [x for x in lines if "replaces the earlier export" in x]
     assert f"the run kws1 in {tmp_path / 'results'} measured other content and no longer matches them" in said, said
     assert lines.index(said) > min(i for i, x in enumerate(lines) if "exported" in x or "reused" in x)

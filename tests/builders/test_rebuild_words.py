@@ -160,7 +160,7 @@ def test_a_rebuild_names_the_runs_it_leaves_behind_and_those_it_matches_again(tm
         (tmp_path / "w_pkg.py").write_text(WEIGHTS_MODEL.replace("SEED", str(seed)))
         sys.modules.pop("w_pkg", None)
         lines: list[str] = []
-        build(opts, lines.append)
+        build(dataclasses.replace(opts, replace=seed == 1), lines.append)  # other weights over measured ones: asked
         said += [x for x in lines if "replaces the earlier export" in x]
         if seed == 0 and not said:
             _measured(tmp_path / "results", "kws1", repo)
