@@ -14,6 +14,7 @@ import numpy as np
 
 from builders.model.outputs import flatten_outputs
 from builders.serving.tensorrt_env import require_tensorrt
+from builders.serving.torch_env import apply_torch_cpu_env
 from core import dtypes
 from core.errors import GpuRequiredError, ModelSpecError
 
@@ -38,7 +39,8 @@ def load_runner(
         input_names: Inputs in the order the model takes them.
         output_names: Names given to the model's outputs, in order.
         threads: Intra-op threads (torch ``set_num_threads`` / ORT ``intra_op_num_threads``);
-            ``None`` keeps the library default.
+            ``None`` keeps the library default. torch's threads wait with ``OMP_WAIT_POLICY=PASSIVE``
+            when this loads torch first (:mod:`builders.serving.torch_env`).
         device: ``"cpu"`` or ``"cuda"`` / ``"cuda:N"``.
 
     Returns:
@@ -50,6 +52,7 @@ def load_runner(
             CUDA-enabled torch or ``tensorrt`` is available.
         ModelSpecError: unknown ``fmt``.
     """
+    apply_torch_cpu_env()  # before torch's first import: its OpenMP workers sleep, not spin (torch_env)
     if fmt == "torchscript":
         return _torchscript_runner(Path(path), input_names, output_names, threads, device)
     if fmt == "onnx":

@@ -8,7 +8,9 @@ Config parameters read: ``artifact_format`` (torchscript|onnx), ``artifact_file`
 version folder), ``artifact_outputs`` (the served output names, JSON, in the order the artifact
 returns its outputs: outputs are named by this record, never by the order of the config's
 ``output`` blocks), optional ``intra_op_threads``. Without it, the host's cores are divided
-among all instances of the model so that instances don't oversubscribe the CPU.
+among all instances of the model so that instances don't oversubscribe the CPU. torch is first
+imported by the runner with ``OMP_WAIT_POLICY=PASSIVE`` (unless the server's environment names a
+policy; :mod:`builders.serving.torch_env`): nothing here may import torch before it.
 
 The model refuses to load when the config's outputs are not the recorded ones, and answers a
 request with an error (never with mislabelled data) when an output's dtype or per-sample

@@ -34,6 +34,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.backends import for_config, served_artifact
 from builders.config.pbtxt import read_config
 from builders.repository.view import Repository, RepositoryVariant
+from builders.serving.torch_env import wait_policy_words
 from core.errors import PerfError, ToolkitError
 from core.records import RecordKind, write_record
 from core.versions import package_versions
@@ -310,7 +311,8 @@ def baseline_settings(opts: BaselineOptions) -> BaselineSettings:
         "a client workload sent, inputs drawn from the build's spec at that size as the reference inputs were",
         cpu_count=opts.cpu_count,
         threads_rule="each variant's backend rule for one instance: the python backend's intra_op_threads, else "
-        f"cores ({opts.cpu_count}) / instances; a native backend's thread parameter, else the library default",
+        f"cores ({opts.cpu_count}) / instances; a native backend's thread parameter, else the library default; "
+        f"torch's OpenMP threads wait with {wait_policy_words()} (the served model.py sets PASSIVE too, unless the server's environment names a policy)",
         versions=package_versions(("torch", "onnxruntime", "numpy", "tensorrt")),
         rounds=t.rounds,
         order_seed=ORDER_SEED,
