@@ -24,7 +24,7 @@ max)`` of :attr:`~builders.model.spec.ModelSpec.dynamic_axes`, at both ends of w
 compared the export's outputs with PyTorch's
 (:func:`builders.verify.verification.verification_points`) and which bounds a TensorRT
 engine's optimisation profile. A size outside is refused, as ``triton-perf sweep --shapes``
-refuses it; two sizes for one shared axis are refused too.
+refuses it, and so is one off its axis's step (:mod:`builders.model.axis_steps`); two sizes for one shared axis too.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from builders.model.axis_steps import off_step
 from builders.model.spec import ModelSpec
 from builders.model.spec_flags import wider_range_hint
 from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
@@ -234,9 +235,12 @@ def check_sizes(
                 raise ClientError(
                     f"{model}: {what} sets axis {axis} to {size}, outside the build's verified range {lo}..{hi}",
                     hint=f"give {axis} within {lo}..{hi} (the sizes the build checked the outputs at); "
-                    + wider_range_hint(axis, (lo, opt, hi), [size]),
+                    + wider_range_hint(axis, (lo, opt, hi), [size], step=spec.step(axis) if spec else 1),
                     flag="--shape" if source is None else None,  # typed: exit 2; a file's: a problem found (1)
                 )
+            off = off_step(axis, [size], ranges[axis], spec.step(axis)) if spec and axis in ranges else None
+            if off:  # a model that takes only multiples of the axis's step (builders.model.axis_steps)
+                raise ClientError(f"{model}: {what}: {off[0]}", hint=off[1], flag="--shape" if source is None else None)
             if bound.get(axis, (size, ""))[0] != size:
                 raise ClientError(
                     f"{model}: {bound[axis][1]} and {what} give axis {axis} two sizes ({bound[axis][0]} and {size})",

@@ -167,7 +167,7 @@ def _spec_flags_without_inputs(spec_path: Path | None, outputs: tuple[str, ...],
     known, unknown = list(entries), []
     for text in axes:
         try:
-            axis, bounds = parse_axis_flag(text)
+            axis, bounds, _step = parse_axis_flag(text)
         except ToolkitError:
             continue
         match = next((k for k in known if k.lower() == axis.lower()), None)

@@ -94,9 +94,10 @@ BUILD_FLAGS = (
         "--dynamic-axis",
         "axes",
         multiple=True,
-        metavar="AXIS=MIN,OPT,MAX",
+        metavar="AXIS=MIN,OPT,MAX[/STEP]",
         panel=MODEL_PANEL,
-        help="Range of a named dynamic axis used in --input shapes, e.g. seq=1,64,128 (repeat).",
+        help="Range of a named dynamic axis used in --input shapes, e.g. seq=1,64,128 (repeat); any size in the "
+        "range unless /STEP is given: H=64,128,256/32 takes multiples of 32 only.",
     ),
     *FORMAT_FLAGS,
     option(BuildOptions, "opset", panel=EXPORT_PANEL, help="ONNX opset version."),

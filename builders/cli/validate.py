@@ -249,7 +249,7 @@ def spec(example: bool, model: str | None, build: Path | None) -> None:
     ([[0, 4], [0, 11]]: a tabular input's columns); a bound may name a dynamic axis, its size in the
     same request ([1, "time"]: lengths of at most the waveform's time); an input's "domain" says what values a request
     can send ("mask": 0s and 1s, at least one 1 per row); "dynamic_axes" maps each axis name to
-    [min, opt, max].
+    [min, opt, max] (any size in that range, unless "multiple_of" gives the axis a step: {"H": 32}).
     """
     if [example, model is not None, build is not None].count(True) != 1:
         raise click.UsageError("give exactly one of --example, --model NAME or --build FOLDER")

@@ -109,7 +109,8 @@ def run_failure(spec: ModelSpec, inputs: dict[str, Any], error: BaseException) -
         example = (lows or highs)[0]
         hint = (
             "; ".join(moves) + f' (the spec\'s "dynamic_axes" or --dynamic-axis {example}=MIN,OPT,MAX): the build verifies every '
-            "axis at its min, opt and max, and clients may send any size in the range" + bug
+            "axis at its min, opt and max, and clients may send any size in the range (a model that takes only multiples "
+            f"of a number declares it as the axis's step: --dynamic-axis {example}=MIN,OPT,MAX/STEP)" + bug
         )
     else:
         hint = (

@@ -19,8 +19,9 @@ from typing import Annotated, Any
 import numpy as np
 from pydantic import BeforeValidator, Field, StrictStr
 
+from builders.model.axis_steps import require_axes
 from builders.model.example_spec import example_tensors
-from builders.model.spec_flags import axis_range_form, axis_range_hint, parse_axis_flag, parse_input_flag
+from builders.model.spec_flags import axis_range_form, parse_axis_flag, parse_input_flag
 from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
 from builders.model.value_ranges import require_axis_bounds
 from core.errors import ModelSpecError
@@ -59,6 +60,8 @@ class ModelSpec:
             them in from the traced model.
         dynamic_axes: Range of each named dynamic axis: ``{"seq": (min, opt, max)}``.
             The batch axis is not listed here: it is always ``(1, opt, max_batch_size)``.
+        multiple_of: The step of an axis that takes only multiples of one (``{"H": 32}``; an axis not listed
+            takes any size in its range): :mod:`builders.model.axis_steps`.
         origin: Where the inputs' ranges came from, for messages: ``"example_inputs"`` for a
             spec made by :meth:`from_example` (the Python API), ``None`` for flags or a spec
             file. Not part of the JSON form, nor of equality.
@@ -67,6 +70,7 @@ class ModelSpec:
     inputs: tuple[TensorSpec, ...]
     outputs: tuple[TensorSpec, ...]
     dynamic_axes: dict[str, tuple[int, int, int]] = dataclasses.field(default_factory=dict)
+    multiple_of: dict[str, int] = dataclasses.field(default_factory=dict)
     origin: str | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -101,19 +105,7 @@ class ModelSpec:
                 hint="drop batch_axis from inputs (it is an output fact, found from the model), or permute the "
                 "input inside forward() and build with the batch first",
             )
-        for axis, rng in self.dynamic_axes.items():
-            if len(rng) != 3:
-                raise ModelSpecError(
-                    f"dynamic axis {axis!r}: range {rng} must be (min, opt, max)",
-                    hint=f"give three sizes: --dynamic-axis {axis}=MIN,OPT,MAX (e.g. {axis}=1,64,128), or in a spec "
-                    f'file "dynamic_axes": {{"{axis}": [1, 64, 128]}}',
-                )
-            lo, opt, hi = rng
-            if not (1 <= lo <= opt <= hi):
-                raise ModelSpecError(
-                    f"dynamic axis {axis!r}: range {rng} must satisfy 1 <= min <= opt <= max",
-                    hint=axis_range_hint(axis, lo, opt, hi),
-                )
+        require_axes(self.dynamic_axes, self.multiple_of)
         for t in self.inputs:
             require_axis_bounds(t.name, t.dtype, t.value_range, self.dynamic_axes)
 
@@ -146,6 +138,10 @@ class ModelSpec:
         except UnknownAxisError as e:
             e.example = example
             raise
+
+    def step(self, axis: str) -> int:
+        """The step of ``axis``: its sizes are multiples of it (1: any size; :attr:`multiple_of`)."""
+        return self.multiple_of.get(axis, 1)
 
     def axis_sizes(self, which: str = "opt") -> dict[str, int]:
         """Each dynamic axis at its ``"min"``, ``"opt"`` or ``"max"`` size."""
@@ -207,6 +203,8 @@ class ModelSpec:
         key, so a spec written before domains has the same JSON (and exports the same reuse
         keys)."""
         d = ModelSpecRecord.from_spec(self).model_dump(mode="json", exclude={"schema_version"})
+        if not d["multiple_of"]:  # a spec without steps has the JSON (and reuse keys) it had before steps
+            del d["multiple_of"]
         for t in (*d["inputs"], *(o for o in d["outputs"] if isinstance(o, dict))):  # a bare name: an output placeholder
             if t.get("domain") is None:
                 t.pop("domain", None)
@@ -300,15 +298,17 @@ class ModelSpec:
                 :data:`builders.model.domains.DOMAINS`.
                 Examples: ``input_ids:int64:seq:0..30521``, ``attention_mask:int64:seq:mask``.
             outputs: Output names, in the order ``forward`` returns them (flattened).
-            axes: One ``AXIS=MIN,OPT,MAX`` per dynamic axis, e.g. ``seq=1,64,128``.
+            axes: One ``AXIS=MIN,OPT,MAX[/STEP]`` per dynamic axis, e.g. ``seq=1,64,128`` or ``H=64,128,256/32``
+                (H takes multiples of 32 only).
 
         Raises:
             ModelSpecError: a flag does not parse (the message shows the expected form), or one
                 axis is given twice (the first would be silently replaced).
         """
         sizes: dict[str, tuple[int, int, int]] = {}
+        steps: dict[str, int] = {}
         for text in axes:
-            name, bounds = parse_axis_flag(text)
+            name, bounds, step = parse_axis_flag(text)
             if name in sizes:
                 raise ModelSpecError(
                     f"--dynamic-axis {name} given twice ({','.join(map(str, sizes[name]))} and {','.join(map(str, bounds))})",
@@ -316,7 +316,9 @@ class ModelSpec:
                     flag="--dynamic-axis",
                 )
             sizes[name] = bounds
-        return cls(tuple(parse_input_flag(f) for f in inputs), tuple(output_placeholder(n) for n in outputs), sizes)
+            if step is not None:
+                steps[name] = step
+        return cls(tuple(parse_input_flag(f) for f in inputs), tuple(output_placeholder(n) for n in outputs), sizes, steps)
 
 
 class ModelSpecRecord(Record):
@@ -329,6 +331,9 @@ class ModelSpecRecord(Record):
     dynamic_axes: dict[str, Annotated[tuple[int, int, int], BeforeValidator(axis_range_form)]] = Field(
         {}, description="axis -> (min, opt, max)"
     )
+    multiple_of: dict[str, int] = Field(
+        {}, description="axis -> step: the axis takes only multiples of it (an axis not listed: any size in its range)"
+    )
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> ModelSpecRecord:
@@ -338,6 +343,7 @@ class ModelSpecRecord(Record):
             inputs=[TensorSpecRecord.from_spec(t) for t in spec.inputs],
             outputs=[TensorSpecRecord.from_spec(t) if t.declared else t.name for t in spec.outputs],
             dynamic_axes=dict(spec.dynamic_axes),
+            multiple_of=dict(spec.multiple_of),
         )
 
     def to_spec(self) -> ModelSpec:
@@ -356,6 +362,7 @@ class ModelSpecRecord(Record):
             tuple(t.to_spec() for t in self.inputs),
             tuple(output_placeholder(t) if isinstance(t, str) else t.to_spec(output=True) for t in self.outputs),
             dict(self.dynamic_axes),
+            dict(self.multiple_of),
         )
 
 

@@ -1,6 +1,7 @@
 """The command-line form of an input spec: ``--input NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN]`` (the range
 may be one per position of the last axis: ``categories:int64:6:0..4,0..11,0..6,0..29,0..2,0..8``) and
-``--dynamic-axis AXIS=MIN,OPT,MAX`` (:meth:`builders.model.spec.ModelSpec.from_flags`)."""
+``--dynamic-axis AXIS=MIN,OPT,MAX[/STEP]`` (:meth:`builders.model.spec.ModelSpec.from_flags`; the step:
+:mod:`builders.model.axis_steps`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from builders.model.axis_steps import axis_flag, spec_entry, split_step, widened
 from builders.model.domains import DOMAINS
 from builders.model.tensor import Dim, TensorSpec
 from builders.model.value_ranges import parse_range_text, range_text
@@ -70,13 +72,17 @@ def input_flag(t: TensorSpec) -> str:
     return ":".join([t.name, t.dtype, ",".join(str(d) for d in t.shape), *([last] if last else [])])
 
 
-def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
-    """Parse ``AXIS=MIN,OPT,MAX`` (e.g. ``seq=1,64,128``).
+def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int], int | None]:
+    """Parse ``AXIS=MIN,OPT,MAX[/STEP]`` (e.g. ``seq=1,64,128``; ``H=64,128,256/32``: H takes multiples of 32).
+
+    Returns:
+        ``(axis, (min, opt, max), step)``, the step ``None`` when none is given.
 
     Raises:
         ModelSpecError: the text is not of that form.
     """
     name, sep, values = text.partition("=")
+    values, step = split_step(text, values)
     meant = x_separated_list(values)
     if sep and name and meant:
         raise ModelSpecError(
@@ -98,7 +104,7 @@ def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int]]:
         )
         raise ModelSpecError(f"--dynamic-axis {text!r}: {why}", hint=f"{form} (min <= opt <= max)", flag="--dynamic-axis")
     lo, opt, hi = (int(v) for v in sizes)
-    return name, (lo, opt, hi)
+    return name, (lo, opt, hi), step
 
 
 def axis_range_form(value: Any) -> Any:
@@ -146,7 +152,7 @@ def widened_range(bounds: tuple[int, int, int], sizes: Iterable[int]) -> tuple[i
     return lo, min(max(opt, lo), hi), hi
 
 
-def wider_range_hint(axis: str, bounds: tuple[int, int, int], sizes: Iterable[int], verb: str = "serve") -> str:
+def wider_range_hint(axis: str, bounds: tuple[int, int, int], sizes: Iterable[int], verb: str = "serve", step: int = 1) -> str:
     """The advice of every size refused for leaving an axis's verified range (``clients infer
     --shape``, an input file, ``triton-perf sweep --shapes``, ``coldstart --shape``): the
     ``--dynamic-axis`` flag (and spec-file entry) of :func:`widened_range` (trial 9, F11: a size
@@ -157,28 +163,17 @@ def wider_range_hint(axis: str, bounds: tuple[int, int, int], sizes: Iterable[in
         bounds: Its verified ``(min, opt, max)``.
         sizes: The refused sizes.
         verb: What the user wants to do with them (``"serve"``, ``"sweep"``).
+        step: The axis's step (:mod:`builders.model.axis_steps`): the wider range's ends are multiples of it,
+            and the flag keeps it.
 
     Returns:
         E.g. ``'to serve 8, rebuild with a wider range: builders build ... --dynamic-axis
         time=8,128,512 (a spec file: "dynamic_axes": {"time": [8, 128, 512]})'``.
     """
     sizes = sorted(set(sizes))
-    wide = widened_range(bounds, sizes)
+    wide = widened(widened_range(bounds, sizes), step)
     said = ", ".join(map(str, sizes[:-1])) + (" and " if len(sizes) > 1 else "") + str(sizes[-1])
-    entry = json.dumps({"dynamic_axes": {axis: list(wide)}})[1:-1]
     return (
         f"to {verb} {said}, rebuild with a wider range: builders build ... --dynamic-axis "
-        f"{axis}={','.join(map(str, wide))} (a spec file: {entry})"
+        f"{axis_flag(axis, wide, step)} (a spec file: {spec_entry(axis, wide, step)})"
     )
-
-
-def axis_range_hint(axis: str, lo: int, opt: int, hi: int) -> str:
-    """What to give for a (min, opt, max) out of order: an opt outside a good min..max is moved into it, never made
-    the max (T24-6: ``H=64,300,256`` was told ``H=64,256,300``, widening the range the user meant); otherwise the
-    sizes smallest first."""
-    roles = "(min: the smallest size the build verifies, opt: the size a TensorRT profile tunes for, max: the largest)"
-    if 1 <= lo <= hi:
-        near = min(max(opt, lo), hi)
-        return f"opt must lie within min..max ({lo}..{hi}): e.g. --dynamic-axis {axis}={lo},{near},{hi} {roles}"
-    fixed = sorted(max(1, int(v)) for v in (lo, opt, hi))
-    return f"give the sizes smallest first: --dynamic-axis {axis}={','.join(map(str, fixed))} {roles}"

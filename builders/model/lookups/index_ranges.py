@@ -18,12 +18,12 @@ each range's ends.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from builders.model.axis_steps import axis_flag, spec_entry
 from builders.model.lookups.probe import Use, looks_like_index_error, probe
 from builders.model.range_source import input_range
 from builders.model.spec import EXAMPLE_INPUTS, ModelSpec
@@ -98,11 +98,13 @@ def _axis_fix(spec: ModelSpec, t: TensorSpec, fits: ValueRange) -> str:
         return ""
     flags = [f"--input {input_flag(kept)}"] if kept.value_range != vr else []
     said = f"keep the bound, {low}..{axis}"
+    step = spec.step(axis)
+    if amax > high and high // step * step < amin:
+        return ""  # no multiple of the axis's step lies within min..high
     if amax > high:
+        high = high // step * step  # a max the step takes (axis_steps)
         lowered = [amin, min(opt, high), high]
-        flags.append(
-            f"--dynamic-axis {axis}={','.join(map(str, lowered))} (a spec file: {json.dumps({'dynamic_axes': {axis: lowered}})[1:-1]})"
-        )
+        flags.append(f"--dynamic-axis {axis_flag(axis, lowered, step)} (a spec file: {spec_entry(axis, lowered, step)})")
         said = f"lower {axis}'s max to {high}, which keeps {low}..{axis} within {low}..{high}"
     return f"{said}: {' '.join(flags)}; or a fixed range: "
 

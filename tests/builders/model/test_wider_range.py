@@ -34,6 +34,6 @@ def test_the_hint_gives_a_flag_the_build_parses_and_the_spec_file_entry() -> Non
     assert hint.startswith("to serve 8, rebuild with a wider range: builders build ... --dynamic-axis time=8,128,512 ")
     assert '(a spec file: "dynamic_axes": {"time": [8, 128, 512]})' in hint
     flag = hint.split("--dynamic-axis ")[1].split(" ")[0]
-    assert parse_axis_flag(flag) == ("time", (8, 128, 512))
+    assert parse_axis_flag(flag) == ("time", (8, 128, 512), None)
     two = wider_range_hint("time", (16, 128, 512), [1024, 8, 8], verb="sweep")
     assert two.startswith("to sweep 8 and 1024, rebuild with a wider range: builders build ... --dynamic-axis time=8,128,1024 ")
