@@ -40,9 +40,9 @@ from perf.search.plan import LevelKey, VariantPlan, plan_variant, to_measure
 from perf.search.policy import AUTO, Budget, Search, ladder, resolve_mode
 from perf.sweep.analyzer_flags import pass_through_refusal, shadowed_repository, visit_lengtheners
 from perf.sweep.design_flags import other_design_refusal, window_hint
-from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions, resumed_options
+from perf.sweep.options import DEFAULT_TIME_BUDGET_S, Progress, SweepOptions
 from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, new_run_folder, require_plannable
-from perf.sweep.resuming import resumed_run
+from perf.sweep.resuming import resumed_options, resumed_run
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
 

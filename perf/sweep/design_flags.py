@@ -121,7 +121,7 @@ def act_on(field: str, advice: str, resumed: bool, flag: str | None = None) -> s
     """``advice`` (e.g. ``"try --round-window 600"``), which names the flag of ``field`` (a
     :class:`SweepOptions` field, ``measure.x`` for a measurement setting), as one the user can act
     on: on a resumed run, which keeps its saved settings but :data:`RUN_FLAGS` and
-    :data:`REPORT_SETTINGS` (:func:`perf.sweep.options.resumed_options`), it is a new run's. ``flag``: the
+    :data:`REPORT_SETTINGS` (:func:`perf.sweep.resuming.resumed_options`), it is a new run's. ``flag``: the
     flag's name where ``field`` is another command's (a co-location run's ``window_ms``, which its
     resume keeps too)."""
     name = field.rpartition(".")[2]

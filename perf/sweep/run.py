@@ -49,8 +49,9 @@ from perf.sweep.baseline_words import baseline_yields
 from perf.sweep.context import baseline_missing
 from perf.sweep.final import ResumedRounds
 from perf.sweep.opening import cut_words
-from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions, resumed_options, run_settings, server_settings
+from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions
 from perf.sweep.preflight import RAW_DIR
+from perf.sweep.resuming import resumed_options, run_settings, server_settings
 from perf.sweep.rounds import budget_spent_s, of_budget, spent_words
 from perf.sweep.sequential import Sequential
 from perf.sweep.server import now
@@ -88,7 +89,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         self._hold.release()
 
     def _settings(self) -> dict[str, Any]:
-        """What the run saves of its options (:func:`perf.sweep.options.run_settings`), with its design and seed."""
+        """What the run saves of its options (:func:`perf.sweep.resuming.run_settings`), with its design and seed."""
         out = run_settings(self.opts, self.names, self.search.record.mode)
         out["design"] = self.design
         out["time_budget_s"] = self.recorded_budget_s  # before the first round: a resume plans against it

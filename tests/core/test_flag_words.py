@@ -28,7 +28,7 @@ def test_every_resume_warning_names_flags_not_fields(caplog):
     """Every setting a resume can ignore is warned about by its flag: no field name is left in the message."""
     import dataclasses
 
-    from perf.sweep.options import resumed_options, run_settings
+    from perf.sweep.resuming import resumed_options, run_settings
 
     saved = run_settings(SweepOptions(ServerOptions(Path("/somewhere/repo")), round_window_ms=300), ["v"], "prune")
     given = SweepOptions(

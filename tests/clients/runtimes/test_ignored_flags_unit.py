@@ -248,9 +248,10 @@ def test_every_command_with_url_refuses_them(tmp_path: Path, module: str, args: 
 
 
 def test_a_resumed_sweeps_server_is_its_saved_one_not_the_flags_typed(no_local: Path) -> None:
-    """A resume keeps its saved server and says a flag given again is ignored (perf.sweep.options._warn_server): the
+    """A resume keeps its saved server and says a flag given again is ignored (perf.sweep.resuming._warn_server): the
     flags typed are no longer its own, so the saved set-up is judged by its values, never refused for them."""
-    from perf.sweep.options import SweepOptions, resumed_options
+    from perf.sweep.options import SweepOptions
+    from perf.sweep.resuming import resumed_options
 
     typed = ServerOptions(no_local, gpus="0", given=frozenset({"gpus"}))
     saved = {"repository": str(no_local), "server": {"runtime": "bundled", "gpus": "all"}}

@@ -16,7 +16,8 @@ from perf.cli.main import cli
 from perf.records import results
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult
-from perf.sweep.options import SweepOptions, resumed_options
+from perf.sweep.options import SweepOptions
+from perf.sweep.resuming import resumed_options
 
 
 def _lv(c: int, tput: float, p95: float, p99: float) -> LevelResult:

@@ -293,7 +293,8 @@ def sweep_budget(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def sweep_percentile(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--latency-percentile [default: the run's, else 99]: 99 for a new run, the run's on resume."""
     from clients.runtimes.options import ServerOptions
-    from perf.sweep.options import SweepOptions, resumed_options
+    from perf.sweep.options import SweepOptions
+    from perf.sweep.resuming import resumed_options
 
     assert _sweep_opts(monkeypatch).latency_percentile == 99
     saved = {"repository": str(tmp_path), "variants": ["a"], "concurrency": [1], "batch_sizes": [1], "trials": 1}

@@ -16,7 +16,8 @@ from perf.records.search import SearchDecision, SearchRecord, SearchRules
 from perf.report.sections.search import search_lines
 from perf.search.plan import plan_levels
 from perf.search.policy import AUTO, Budget, Search, best_point, ladder, next_step, order, resolve_mode
-from perf.sweep.options import DEFAULT_CONCURRENCY, SweepOptions, resumed_options
+from perf.sweep.options import DEFAULT_CONCURRENCY, SweepOptions
+from perf.sweep.resuming import resumed_options
 
 RULES = SearchRules()
 LADDER = ladder(AUTO, RULES)[0]

@@ -18,7 +18,8 @@ from perf.cli import main as perf_cli
 from perf.records import results
 from perf.records.results import RunResult, VariantResult
 from perf.records.settings import MeasureSettings
-from perf.sweep.options import RUN_FLAGS, SweepOptions, resumed_options, run_settings
+from perf.sweep.options import RUN_FLAGS, SweepOptions
+from perf.sweep.resuming import resumed_options, run_settings
 
 ROOT = Path(__file__).resolve().parents[3]
 
