@@ -59,7 +59,7 @@ def refuse_unread_sweep(given: Collection[str], sweep: Any) -> None:
 def _measures_nothing(sweep: Any) -> bool:
     """Whether a resume measures nothing whatever its time budget: no round, no final group (a variant without
     numbers that a longer budget fits would be measured: the budget decides that), and no in-process baseline
-    owed (the sweep's own rule, :func:`perf.sweep.context.baseline_missing`)."""
+    owed (the sweep's own rule, :func:`perf.sweep.resuming.baseline_missing`)."""
     from perf.sweep import run as sweep_run
 
     if not (sweep.opts.resume and sweep.nothing_to_measure):

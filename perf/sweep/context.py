@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import logging
 import threading
 from pathlib import Path
 from typing import Any
 
-from builders.model.spec_flags import wider_range_hint
 from builders.repository.missing import repository_not_found
 from builders.repository.view import Repository
 from clients.request_refusals import past_table_line
@@ -24,7 +22,7 @@ from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
 from perf.coldstart import measure as coldstart
 from perf.measure import analyzer, environment
-from perf.measure.inputs import check_user_data, check_variant_shapes, describe_dynamic, input_args, refused_words
+from perf.measure.inputs import describe_dynamic, input_args, refused_words
 from perf.measure.level import HostCheck, Load, measure_level, measure_visit
 from perf.measure.mixed import spec_at
 from perf.records import results
@@ -45,6 +43,7 @@ from perf.sweep.preflight import RAW_DIR, check_runtime, check_size_flags, new_r
 from perf.sweep.resuming import resumed_options, resumed_run
 from perf.sweep.server import now
 from perf.sweep.servers import ServerPool
+from perf.sweep.variant_inputs import check_inputs, swept_shapes
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +119,7 @@ class SweepBase:
                 opts.batch_sizes,
                 opts.request_rates,
                 opts.trials if self.design == "sequential" else 1,  # in rounds, a level's trials are its rounds
-                self._swept_shapes(n),
+                swept_shapes(self.repository, n, opts, self.shape_notes),
             )
             for n in names
         }
@@ -129,7 +128,7 @@ class SweepBase:
         for n, why in unservable.items():
             log.warning("%s is not measured: %s", n, why)
             self.plans[n] = dataclasses.replace(self.plans[n], levels=[], error=why)
-        self._check_inputs()
+        check_inputs(self.repository, self.plans, opts)
         if saved is None:  # nothing is started or written for a sweep that cannot measure anything; then held (run_lock)
             require_plannable({n: p for n, p in self.plans.items() if n not in unservable}, opts.batch_sizes)
             self._hold = new_run_folder(self.run_dir, "this sweep")
@@ -160,73 +159,6 @@ class SweepBase:
             self._save,
             opts.allow_shared_host,
             names,
-        )
-
-    def _check_inputs(self) -> None:
-        """Before anything starts or is written, for every planned variant (its ``config.pbtxt``):
-        every dynamic dim has a size (``--shape`` or the build's spec); or the user's
-        ``--input-data`` is a kind of file ``clients infer`` reads and passes its checks
-        (:func:`perf.measure.inputs.check_user_data`, the same reader: names, shapes, dtypes, the
-        build's verified ranges, domains and value ranges), once per distinct config and spec:
-        variants of one build say a warning once).
-
-        Raises:
-            PerfError: names the variant, the input and the axis, or the file and what is wrong with it.
-        """
-        checked: set[Any] = set()
-        for name, plan in self.plans.items():
-            if plan.config is None or not plan.levels or plan.error:
-                continue
-            try:
-                spec = self.repository.variant(name).served_spec
-            except ToolkitError:  # an unreadable build record fails that variant when it is measured
-                continue
-            if self.opts.input_data is None:
-                check_variant_shapes(name, plan.config, spec, self.opts.shapes)
-            elif (
-                key := (spec.inputs if spec else None, repr(plan.config.get("input")), plan.config.get("max_batch_size"))
-            ) not in checked:
-                checked.add(key)
-                check_user_data(name, plan.config, spec, self.opts.input_data, self.opts.shapes)
-
-    def _swept_shapes(self, name: str) -> tuple[str | None, ...]:
-        """The swept shapes (``"seq=64"``...) variant ``name`` is measured at: every combination
-        of ``opts.sweep_axes`` when its build's spec has those dynamic axes; ``(None,)`` (the
-        default sizes) when none is swept, or when it lacks an axis (noted in the results).
-
-        Raises:
-            PerfError: a swept size outside the axis's ``[min, max]`` in the build's spec.
-        """
-        if not self.opts.sweep_axes:
-            return (None,)
-        try:
-            spec = self.repository.variant(name).spec
-        except ToolkitError:
-            spec = None
-        have = dict(spec.dynamic_axes) if spec else {}
-        missing = [a for a in self.opts.sweep_axes if a not in have]
-        if missing:
-            self.shape_notes[name] = (
-                f"not swept over {', '.join(missing)}: its build has no such dynamic axis "
-                f"({', '.join(sorted(have)) or 'none'}); measured at its own shape"
-            )
-            log.warning("%s: %s", name, self.shape_notes[name])
-            return (None,)
-        for axis, sizes in self.opts.sweep_axes.items():
-            lo, _, hi = have[axis]
-            ends = [int(e) for x in sizes for e in str(x).split(results.MIXED)]  # a mixed range's ends too
-            outside = [x for x in ends if not lo <= x <= hi]
-            if outside:
-                raise PerfError(
-                    f"{name}: --shapes {axis}={','.join(map(str, sizes))}: {outside} outside the axis's range "
-                    f"[{lo}, {hi}] in the build's spec",
-                    hint=f"sweep sizes within {lo}..{hi} (what the export was verified for); "
-                    + wider_range_hint(axis, have[axis], outside, verb="sweep"),
-                    flag="--shapes",
-                )
-        axes = list(self.opts.sweep_axes)
-        return tuple(
-            results.shape_text(dict(zip(axes, sizes))) for sizes in itertools.product(*(self.opts.sweep_axes[a] for a in axes))
         )
 
     def _spec_at(self, spec: Any, shape: str | None) -> Any:
@@ -387,14 +319,3 @@ class SweepBase:
 def _seed(run_id: str) -> int:
     """A seed from the run id (recorded with the run, so its rounds' order can be replayed)."""
     return sum((i + 1) * ord(ch) for i, ch in enumerate(run_id)) % 1_000_003
-
-
-def baseline_missing(run: RunResult, opts: SweepOptions) -> bool:
-    """Whether a resumed run with nothing left to measure owes its in-process baseline (its resume line's, its run's
-    and its skip advice's one rule): asked for (``--no-baseline`` not saved nor given again), a variant with numbers, and
-    no whole baseline filed: none, one the budget skipped (whose advice names a resume with a longer --time-budget:
-    that resume measured nothing) or one stopped part-way (Ctrl-C or the budget). Timed within the resume's budget."""
-    if not opts.baseline or not any(v.status in ("ok", "pending") and any(lv.ok for lv in v.levels) for v in run.variants):
-        return False  # nothing to compare with (one with numbers is settled ok before it: the line is said before that)
-    b = run.baseline
-    return b is None or bool(b.unmeasured_models() or b.cut_short())

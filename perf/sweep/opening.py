@@ -23,8 +23,8 @@ from perf.records.workloads import workload_text
 from perf.search.late import Late
 from perf.search.plan import VariantPlan, to_measure
 from perf.sweep.baseline_words import baseline_start_s
-from perf.sweep.context import baseline_missing
 from perf.sweep.options import REPORT_SETTINGS, SweepOptions
+from perf.sweep.resuming import baseline_missing
 
 #: Variant names a line lists before "and N more".
 NAMES_SHOWN = 3
@@ -48,7 +48,7 @@ def inputs_text(plan: VariantPlan, spec: Any, opts: SweepOptions) -> str | None:
     swept = [s for s in plan.shapes if s]
     try:  # a swept axis is named in the dims, never shown at a size the run does not send (trial 9, F22)
         shapes = shape_words(plan.config, spec, opts.shapes, {a for s in swept for a in (*parse_shape_text(s), *mixed_axes(s))})
-    except ToolkitError:  # the sweep refused to start then (Sweep._check_inputs); nothing to say here
+    except ToolkitError:  # the sweep refused to start then (perf.sweep.variant_inputs.check_inputs); nothing to say here
         return None
     parts = []
     for inp in plan.config.get("input", []):

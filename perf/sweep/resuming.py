@@ -14,6 +14,7 @@ from core.errors import PerfError
 from core.flag_words import flag_words
 from core.options import fields
 from perf.records import results
+from perf.records.results import RunResult
 from perf.records.settings import MeasureSettings
 from perf.sweep.options import REPORT_SETTINGS, RUN_FLAGS, SERVER_SETTINGS, SweepOptions
 from perf.sweep.preflight import never_saved
@@ -63,6 +64,17 @@ def nothing_to_resume(run_dir: Path, again: str) -> PerfError | None:
         hint=f"start it again: {again} takes the folder again",
         flag="--resume",
     )
+
+
+def baseline_missing(run: RunResult, opts: SweepOptions) -> bool:
+    """Whether a resumed run with nothing left to measure owes its in-process baseline (its resume line's, its run's
+    and its skip advice's one rule): asked for (``--no-baseline`` not saved nor given again), a variant with numbers, and
+    no whole baseline filed: none, one the budget skipped (whose advice names a resume with a longer --time-budget:
+    that resume measured nothing) or one stopped part-way (Ctrl-C or the budget). Timed within the resume's budget."""
+    if not opts.baseline or not any(v.status in ("ok", "pending") and any(lv.ok for lv in v.levels) for v in run.variants):
+        return False  # nothing to compare with (one with numbers is settled ok before it: the line is said before that)
+    b = run.baseline
+    return b is None or bool(b.unmeasured_models() or b.cut_short())
 
 
 def server_settings(server: ServerOptions) -> dict[str, Any]:

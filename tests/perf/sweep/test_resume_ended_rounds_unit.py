@@ -337,7 +337,7 @@ def test_a_skipped_baseline_names_the_resume_that_measures_the_cut_variants_and_
     results.save(sw.run, sw.run_dir)
 
 
-#: A resume owes the in-process baseline its run was asked for and has no whole one of (perf.sweep.context.baseline_missing,
+#: A resume owes the in-process baseline its run was asked for and has no whole one of (perf.sweep.resuming.baseline_missing,
 #: the one rule of its resume line, of what it measures and of the advice that sends a resume for it).
 SKIP = "skipped: 3 s of the time budget left, it needs an estimated 87 s; a longer --time-budget keeps it"
 
