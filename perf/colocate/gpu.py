@@ -41,7 +41,7 @@ from typing import Any
 from core.errors import PerfError
 from core.wording import count
 from perf.measure.metrics import in_span
-from perf.records.colocation import GpuMemory
+from perf.records.colocation_measured import GpuMemory
 
 log = logging.getLogger(__name__)
 

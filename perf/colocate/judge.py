@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, Judged, judge_rounds
 from perf.analysis.stats.paired import Paired, paired
 from perf.colocate import host
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
+from perf.records.colocation import ColocatedModel, ColocationRecord
+from perf.records.colocation_measured import ColocationVisit
 
 Combination = Mapping[str, str]
 #: What a combination's weighted throughput over a step is (:attr:`Measured.weighted`), for a label

@@ -28,7 +28,7 @@ from perf.colocate.gpu import GpuProbe, GpuSampler
 from perf.measure import analyzer
 from perf.measure.analyzer_output import STABILITY_WINDOWS, RunOutcome
 from perf.measure.host import HostSampler, is_host_busy, own_roots
-from perf.records.colocation import ModelSample
+from perf.records.colocation_measured import ModelSample
 from perf.records.settings import MeasureSettings
 
 log = logging.getLogger(__name__)

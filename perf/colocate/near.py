@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from perf.analysis.stats.paired import Paired, paired
 from perf.colocate import judge
 from perf.colocate.judge import Combination, Measured
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit
+from perf.records.colocation import ColocatedModel, ColocationRecord
+from perf.records.colocation_measured import ColocationVisit
 
 
 def worst_series(

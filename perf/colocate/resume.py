@@ -30,7 +30,8 @@ from perf.colocate.judge import Combination
 from perf.colocate.options import ColocateOptions
 from perf.colocate.search import Source
 from perf.records import colocation
-from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, step_number
+from perf.records.colocation import ColocationRecord, SearchStep, step_number
+from perf.records.colocation_measured import ColocationVisit
 from perf.sweep.resuming import nothing_to_resume
 
 log = logging.getLogger(__name__)

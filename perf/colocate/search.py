@@ -38,7 +38,8 @@ from perf.analysis.stats.paired import ALPHA, Paired, sign_test_p
 from perf.colocate import host, judge, near, outcome, plan, rules, verdict
 from perf.colocate.judge import Combination
 from perf.markdown import apart
-from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep, StepKind, step_number
+from perf.records.colocation import ColocationRecord, SearchStep, StepKind, step_number
+from perf.records.colocation_measured import ColocationVisit
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,8 @@ from perf.colocate.measure import ModelLoad, measure_together
 from perf.colocate.options import ColocateOptions
 from perf.measure import analyzer
 from perf.measure.inputs import input_args
-from perf.records.colocation import ColocationRecord, ColocationVisit, SearchStep
+from perf.records.colocation import ColocationRecord, SearchStep
+from perf.records.colocation_measured import ColocationVisit
 from perf.records.measured_files import refuse_reloaded
 from perf.sweep.preflight import RAW_DIR
 

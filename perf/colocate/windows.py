@@ -18,7 +18,8 @@ from collections.abc import Iterable, Sequence
 
 from core.flag_words import flag_name
 from perf.colocate.options import ColocateOptions
-from perf.records.colocation import ColocationRecord, ModelSample
+from perf.records.colocation import ColocationRecord
+from perf.records.colocation_measured import ModelSample
 from perf.records.levels import window_failure
 from perf.sweep.design_flags import window_advice
 

@@ -21,7 +21,8 @@ import statistics
 from collections.abc import Mapping
 
 from perf.records.build_check import BuildCheck
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 
 MODELS = ("big", "mid", "small")
 VARIANTS = {m: [f"{m}_x{k}" for k in (1, 2, 3, 4)] for m in MODELS}

@@ -55,7 +55,7 @@ def invoke_faked(tmp_path: Any, monkeypatch: Any, variants: dict[str, int]) -> A
     from colocation_repo import colocate_argv
 
     from perf.cli.main import cli
-    from perf.records.colocation import ColocationVisit, ModelSample
+    from perf.records.colocation_measured import ColocationVisit, ModelSample
 
     def fake_visit(self, step, round_index, order, combination):  # type: ignore[no-untyped-def]
         samples = [ModelSample(m, v, 100.0, 5.0) for m, v in combination.items()]

@@ -82,7 +82,8 @@ def test_a_pick_over_the_budget_only_in_the_busy_rounds_is_within_it_and_says_on
 
 def test_a_colocated_model_is_judged_against_its_budget_by_the_same_rule() -> None:
     from perf.colocate.judge import misses
-    from perf.records.colocation import ColocatedModel, ColocationVisit, ModelSample
+    from perf.records.colocation import ColocatedModel
+    from perf.records.colocation_measured import ColocationVisit, ModelSample
 
     combo = {"mlp": "mlp_a"}
     visits = [
@@ -109,7 +110,8 @@ def test_a_colocated_models_few_quiet_rounds_over_the_budget_are_not_verified_as
     """A co-location step's model judged on fewer quiet rounds than MIN_QUIET_ROUNDS: its miss is 'not
     verified here', as a sweep level's (budget_latency.judged); judged_p99 called judge, which never marks it short."""
     from perf.colocate.judge import misses
-    from perf.records.colocation import ColocatedModel, ColocationVisit, ModelSample
+    from perf.records.colocation import ColocatedModel
+    from perf.records.colocation_measured import ColocationVisit, ModelSample
 
     combo = {"mlp": "mlp_a"}
     visits = [
@@ -166,7 +168,8 @@ def test_a_colocated_model_far_over_its_budget_is_said_so_as_a_sweep_level_is() 
 
     from perf.analysis.ranking.budget_latency import load_slowdown
     from perf.colocate.judge import misses
-    from perf.records.colocation import ColocatedModel, ColocationVisit, ModelSample
+    from perf.records.colocation import ColocatedModel
+    from perf.records.colocation_measured import ColocationVisit, ModelSample
 
     combo = {"detr": "detr_a"}
     load = 0.5 * (os.cpu_count() or 1) * 100  # half the host's cores

@@ -102,7 +102,8 @@ def test_a_precision_faster_in_every_round_says_why_not_called() -> None:
 
 def test_a_colocation_candidate_ahead_in_every_round_is_not_listed_as_not_distinguishable() -> None:
     """The colocation report's tie set (a step the time budget cut to 3 rounds, as trial 15's colocate run)."""
-    from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, MoveDecision, SearchStep
+    from perf.records.colocation import ColocatedModel, ColocationRecord, MoveDecision, SearchStep
+    from perf.records.colocation_measured import ColocationVisit, ModelSample
     from perf.report.colocation import beats_lines
 
     held, moved = {"a": "a1"}, {"a": "a2"}

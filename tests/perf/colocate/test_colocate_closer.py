@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from perf.colocate import rules
 from perf.colocate.closest import closest, closest_lines
 from perf.colocate.search import CoordinateSearch
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 
 BUDGET_MS = 20.0
 HELD = {"a": "a1", "b": "b1"}

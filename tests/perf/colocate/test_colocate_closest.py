@@ -20,7 +20,8 @@ from perf.colocate import judge
 from perf.colocate.closest import closest, closest_title
 from perf.colocate.search import CoordinateSearch
 from perf.records import colocation
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 from perf.report.colocation import report_lines
 
 BUDGET_MS = 20.0

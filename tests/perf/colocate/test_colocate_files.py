@@ -24,6 +24,7 @@ from perf.colocate.options import ColocateOptions
 from perf.colocate.run import Colocate, ServerSource
 from perf.deploy.combination import export_combination
 from perf.records import colocation
+from perf.records.colocation_measured import ColocationVisit
 
 
 def _repo(tmp_path: Path, backend: str = "python") -> Path:
@@ -152,7 +153,7 @@ def test_a_colocation_folder_that_holds_no_measurement_is_taken_again(tmp_path: 
     assert "--run-id c" in (e.value.hint or "")
     Colocate(_opts(repo, tmp_path, perf_analyzer=pa))
     measured = _record(repo)
-    measured.visits.append(colocation.ColocationVisit(0, 0, 0, {"a": "a1"}))
+    measured.visits.append(ColocationVisit(0, 0, 0, {"a": "a1"}))
     colocation.save(measured, run_dir)
     with pytest.raises(PerfError, match="already exists") as refused:
         Colocate(_opts(repo, tmp_path, perf_analyzer=pa))

@@ -12,7 +12,8 @@ import pytest
 from fake_colocation_server import invoke_faked
 
 from perf.colocate import host, judge
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 from perf.report.colocation import report_lines
 
 COMBO = {"a": "a_1", "b": "b_1"}

@@ -25,7 +25,8 @@ from perf.colocate import judge
 from perf.colocate.resume import ReplaySource, complete_rounds, nothing_left, restart
 from perf.colocate.search import CoordinateSearch
 from perf.records import colocation
-from perf.records.colocation import ColocationVisit, ModelSample, SearchStep
+from perf.records.colocation import SearchStep
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 
 
 @dataclasses.dataclass

@@ -17,7 +17,8 @@ from perf.cli.main import cli
 from perf.colocate import windows
 from perf.colocate.measure import Together
 from perf.records import colocation
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample
+from perf.records.colocation import ColocatedModel, ColocationRecord
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 
 RAW = "No valid requests recorded within time interval. Please use a larger time window."
 #: b's p99 (ms) the one visit that completed measured: twice it is over twice the 300 ms window.

@@ -21,7 +21,7 @@ from fake_colocation_server import fake_server_source
 from perf.cli.main import cli
 from perf.colocate import plan
 from perf.records import colocation
-from perf.records.colocation import ColocationVisit, ModelSample
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 
 #: What each visit's wall is recorded as (s): one step of the pass then needs far more than a 3-minute session has left.
 SLOW_VISIT_S = 20.0

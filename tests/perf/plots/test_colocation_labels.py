@@ -12,7 +12,8 @@ import numpy as np
 
 from perf.plots.canvas import NEARER_X
 from perf.plots.colocation import plot_tradeoff
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 
 #: Trial 19's run c19a: (ranker variant, mlp variant) -> weighted infer/s, ranker p99 ms (budget 10), mlp p99 ms (budget 25).
 C19A = {

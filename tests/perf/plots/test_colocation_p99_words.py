@@ -12,7 +12,8 @@ import pytest
 
 from perf.colocate import judge
 from perf.colocate.rules import best_alone
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 
 ROUNDS = 6
 BUSY = {0, 1, 2}  # rounds another process took the host: every p99 doubles

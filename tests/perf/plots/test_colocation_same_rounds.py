@@ -10,7 +10,8 @@ import statistics
 from pathlib import Path
 
 from perf.plots.colocation import FEWEST_WORDS, plot_tradeoff
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 from perf.report.colocation import report_lines
 
 PICK = {"a": "a_1", "b": "b_1"}

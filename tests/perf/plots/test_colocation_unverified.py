@@ -10,7 +10,8 @@ from pathlib import Path
 from perf.colocate import host, judge
 from perf.colocate.near import UNVERIFIED_LABEL, status
 from perf.plots.colocation import plot_tradeoff
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 from perf.report.colocation import report_lines
 
 MET = {"a": "a_1", "b": "b_1"}

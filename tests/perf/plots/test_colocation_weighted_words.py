@@ -10,7 +10,8 @@ import statistics
 from pathlib import Path
 
 from perf.colocate import judge
-from perf.records.colocation import ColocatedModel, ColocationRecord, ColocationVisit, ModelSample, SearchStep
+from perf.records.colocation import ColocatedModel, ColocationRecord, SearchStep
+from perf.records.colocation_measured import ColocationVisit, ModelSample
 from perf.report.colocation import combinations_section
 
 #: model -> (weight, p99 budget ms)
