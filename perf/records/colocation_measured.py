@@ -18,7 +18,7 @@ class ModelSample:
     """One model's numbers in one visit (perf_analyzer's merged windows).
 
     Attributes:
-        model: The model (:attr:`perf.records.colocation.ColocatedModel.name`).
+        model: The model (:attr:`ColocatedModel.name`).
         variant: The variant served.
         throughput_infer_per_s: Inferences per second.
         latency_p99_ms: Client p99 latency (ms).
@@ -46,7 +46,7 @@ class ColocationVisit:
     """One visit of a round: a combination (every model at once), or one variant alone.
 
     Attributes:
-        step: The :class:`perf.records.colocation.SearchStep` it belongs to.
+        step: The :class:`SearchStep` it belongs to.
         round: The round within that step (0-based).
         order: Its place in the round's shuffled order.
         combination: Model -> variant loaded with traffic in this visit (one entry: alone).

@@ -38,8 +38,9 @@ from perf.measure import environment
 from perf.records.build_check import read_checks
 from perf.records.measured_files import LOADED, SERVED, refuse_changed
 from perf.records.provenance import stamp
-from perf.records.results import Environment, RunResult, SweepSettings, VariantResult
+from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import BudgetRecord, Cut
+from perf.records.settings import Environment, SweepSettings
 from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.rounds import Rounds, Setup
