@@ -1,7 +1,7 @@
 """A drop (a prune) of the search: the decision recorded, and taken back when its grounds no longer
 hold: the level that beat the variant has left the latency budget.
 
-The search drops a variant the leader beats by the paired rule (:meth:`perf.search.rounds.Rounds._prune`).
+The search drops a variant the leader beats by the paired rule (:func:`perf.search.after_round.prune`).
 Under a latency budget the leader is ranked at a level within it; but whether a level is within the
 budget is an absolute latency (:mod:`perf.analysis.ranking.budget_latency`), which later rounds move
 (trial 8: ``mlp_onnx_cpu2_db500_mbs64`` at concurrency 2 beat four variants while its p99 was

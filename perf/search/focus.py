@@ -59,7 +59,7 @@ def reach(lad: ladders.Ladder, plan: VariantPlan, vr: VariantResult, rounds: Rou
     """How many times its throughput at concurrency ``at`` a level of ``lad`` (``plan``'s one client workload) not yet
     measured on ``min_rounds`` rounds, not retired nor failed, could still lift the variant: ``c / at`` for its highest such
     level ``c`` above ``at`` (Little's law, above), 1.0 when none. Such a level is measured before a gap under that is
-    taken for final (module rule "Far behind"; :meth:`perf.search.rounds.Rounds._prune`)."""
+    taken for final (module rule "Far behind"; :func:`perf.search.after_round.prune`)."""
     failed = lad.end.concurrency if lad.end is not None and lad.end.rule == "failed" else None  # not measured again
     open_ = [
         c

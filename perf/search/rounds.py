@@ -50,13 +50,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from perf.analysis.ranking.budget_latency import host_cores
-from perf.analysis.ranking.operating import Comparison, Side
 from perf.analysis.ranking.rank import Ranking, rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRecord, RoundsRecord, Visit
 from perf.records.search import SearchRecord
-from perf.search import by_workload, drops
+from perf.search import after_round, by_workload, drops
 from perf.search import ladder as ladders
 from perf.search.ending import cuts as ladder_cuts
 from perf.search.ending.decided import decided_words
@@ -65,11 +64,9 @@ from perf.search.ending.out_of_time import out_of_time, slow_words, stopped_mid_
 from perf.search.ending.tie import tie_set
 from perf.search.events import log_event
 from perf.search.failed import FailedLevels
-from perf.search.focus import focus, out_of_reach
-from perf.search.plan import LevelKey, at_workload, workload_label
-from perf.search.retirement import Workload, changes
+from perf.search.plan import LevelKey
+from perf.search.retirement import Workload
 from perf.search.setup import Setup
-from perf.search.stops import note_stop
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +239,7 @@ class Rounds:
             self._stop_failed(alive, rr.index + 1)
             if rr not in self.record.measured():  # every visit failed: kept, but no round (counted nowhere)
                 continue
-            self._after(alive, rr, max(0, s.rounds.max_rounds - done - 1), names)
+            after_round.step(self, alive, rr, max(0, s.rounds.max_rounds - done - 1), names)
         tie = self._tie_set(names)
         self._finish_group(group, why, tie)
         return tie
@@ -302,85 +299,13 @@ class Rounds:
                 self.events({"event": "variant_failed", "variant": n, "error": why, "levels_left": 0})
                 self.save()
 
-    def _after(self, alive: Sequence[str], rr: RoundRecord, rounds_left: int, group: Sequence[str]) -> None:
-        """After a round of ``alive`` (the contenders of ``group``, the group's loaded variants; its dropped ones
-        are judged for taking back, :mod:`perf.search.drops`): ladders, drops, the next round's focus."""
-        s = self.setup
-        self.update_ladders(alive, alive)
-        for n in alive:
-            several = len(self.ladders[n]) > 1
-            for load, lad in self.ladders[n].items():  # the variant's own stop at one workload, each one's at several
-                label = workload_label(s.plans, load) if several else ""
-                note_stop(self.search, n, load if several else None, label, lad.end, self.events)
-        self.resting = set()
-        if s.mode == "prune":
-            every = {n: vr for n in group if (vr := self._vr(n)).status != "failed"}  # dropped ones too: under budget?
-            if s.budget is not None and any(d.rule == "pruned" and d.variant in every for d in self.search.decisions):
-                drops.take_back(self.search, every, s.budget, self.events)  # a drop the budget no longer holds, per workload
-            self._prune(self.contenders(group))
-            self.narrow(self.contenders(group), rounds_left)
-        self.save()
-
     def update_ladders(self, alive: Sequence[str], names: Sequence[str]) -> None:
-        """The ladders of ``names`` after a round of ``alive`` (:func:`perf.search.ladder.update`; by peak at each
-        client workload where no contender of ``alive`` has a level within the budget), ended at a failed level."""
-        s = self.setup
-        met = drops.met([self._vr(n) for n in alive], s.budget)  # per client workload: its ranking under the budget
-        for n in names:
-            lanes, plan, vr = self.ladders[n], s.plans[n], self._vr(n)
-            before = {w: (set(lad.levels), set(lad.retired_why)) for w, lad in lanes.items()}
-            peak = {w for w in lanes if s.budget is not None and w not in met}  # each workload's own
-            ladders.update_lanes(lanes, plan, vr, s.ladder, s.adaptive, s.rules, s.rounds, s.budget, s.cap, peak)
-            self.failed.end_ladder(lanes, plan, vr, s.budget)
-            for w, lad in lanes.items():  # each change said once, as it happens (T16-1, T20-10), and recorded
-                now, budget = (lad.levels, lad.retired_why, lad.joined_why), None if w in peak else s.budget
-                for ch in [] if self.replaying else changes(n, w, before[w], now, at_workload(plan, w), vr, budget, s.rounds.min_rounds, len(self.record.measured())):  # fmt: skip
-                    self.search.level_changes.append(ch)  # a resume's replay: said when it was measured (T18-13)
-                    self.events({"event": "level_changed", "change": ch})
+        """The ladders of ``names`` after a round of ``alive`` (:func:`perf.search.after_round.update_ladders`)."""
+        after_round.update_ladders(self, alive, names)
 
     def narrow(self, left: Sequence[str], rounds_left: int) -> None:
-        """The next round of ``left`` narrowed (:func:`perf.search.focus.focus`; not at several client workloads)."""
-        s, variants = self.setup, {n: self._vr(n) for n in left}
-        if self.workloads(left) is not None:  # several client workloads: no narrowing (a variant's levels serve each)
-            return
-        lanes = {n: lad for n in left for lad in self.ladders[n].values()}  # one workload: one ladder each
-        for n, levels in focus(self.ranking(left), lanes, s.plans, variants, s.rules, s.rounds, rounds_left).items():
-            lanes[n].active = levels  # a settled tie rests; one far behind: its compared level only
-            if not levels:
-                self.resting.add(n)
-
-    def _prune(self, alive: Sequence[str]) -> None:
-        """Drop contenders the leader beats by the paired rule and whose ladder cannot lift them (not
-        climbing, no level with fewer than ``min_rounds`` rounds).
-        Nothing else drops a variant: a latency over the budget is an absolute number, which
-        other processes' load inflates alike for every variant, so it is never a reason here."""
-        per = self.workloads(alive)
-        if per is None:
-            for comp in self.ranking(alive).comparisons:
-                if self._beaten(comp.b.variant, comp):
-                    self._drop(comp.b.variant, comp.b.concurrency, comp.sentence(), comp.a.variant, [comp.a])
-            return
-        for drop in by_workload.drops(per, self.rank_series, self._beaten):  # like with like, beaten at every workload
-            self._drop(*drop)
-
-    def _beaten(self, name: str, comp: Comparison) -> bool:
-        """``comp`` (the leader against ``name`` or one of its series) beats it by the rule and its ladder at that
-        comparison's client workload cannot lift it."""
-        s = self.setup
-        lanes, plan, vr = self.ladders[name], s.plans[name], self._vr(name)
-        load: Workload | None = (comp.b.batch_size, comp.b.shape)
-        load = load if load in lanes else None  # not one of its workloads' (never expected): any of its ladders
-        # a ladder still climbing, or a level with too few rounds, may lift it, unless beyond its reach (T22 F-prune-c1)
-        return not (
-            comp.verdict != "a"
-            or ladders.climbing_at(lanes, plan, vr, s.rules, load)
-            or (ladders.exploring_at(lanes, plan, vr, s.rounds, load) and not out_of_reach(comp, lanes, plan, vr, s.rounds))
-        )
-
-    def _drop(self, name: str, at: int, reason: str, best: str | None = None, beaten_at: Sequence[Side] = ()) -> None:
-        d = drops.decision(self._vr(name), at, reason, best, beaten_at)
-        self.search.record(d)
-        self.events({"event": "search_decision", "variant": name, "decision": d, "levels_left": 0})
+        """The next round of ``left`` narrowed (:func:`perf.search.after_round.narrow`)."""
+        after_round.narrow(self, left, rounds_left)
 
     def decided(self, alive: Sequence[str], rounds_left: int) -> str | None:
         """Why the ranking of ``alive`` is decided (module rule 3), ``None`` while it is not (:func:`perf.search.ending.decided.decided_words`)."""

@@ -10,7 +10,7 @@ from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchDecision, SearchRules
-from perf.search import budget, ladder
+from perf.search import after_round, budget, ladder
 from perf.search.plan import plan_levels
 from perf.search.policy import AUTO, Budget
 from perf.search.policy import ladder as ladder_of
@@ -155,17 +155,17 @@ def test_a_variant_whose_ladder_just_added_a_level_is_not_pruned_on_its_older_le
     sched = Rounds(run, Setup(plans, LADDER, True, SearchRules(), RoundRules()), 1.0)
     end = SearchDecision(variant="b", rule="cap", concurrency=4, reason="")
     sched.ladders = {"a": {(1, None): ladder.Ladder([1], [1], end=end)}, "b": {(1, None): ladder.Ladder([1, 2], [1, 2], end=end)}}
-    sched._prune(["a", "b"])
+    after_round.prune(sched, ["a", "b"])
     assert run.search.decision("b") is None  # c=2 has no round yet: it may lift b (up to 2x its c=1)
     sched.ladders["b"] = {(1, None): ladder.Ladder([1], [1], end=end)}
-    sched._prune(["a", "b"])
+    after_round.prune(sched, ["a", "b"])
     assert run.search.decision("b").rule == "pruned"  # nothing left to lift it: a beats it on 6 rounds
     # more than 2x behind in every round: doubling its concurrency cannot lift it that far (Little's law)
     run.search.decisions = []
     for lv in b.levels:
         lv.throughput_infer_per_s = 400.0 + lv.trial
     sched.ladders["b"] = {(1, None): ladder.Ladder([1, 2], [1, 2], end=end)}
-    sched._prune(["a", "b"])
+    after_round.prune(sched, ["a", "b"])
     assert run.search.decision("b").rule == "pruned"
 
 

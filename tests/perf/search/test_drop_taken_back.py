@@ -16,7 +16,7 @@ from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRecord, RoundRules, RoundsRecord
 from perf.records.search import SearchDecision, SearchRecord, SearchRules
 from perf.report.sections.ranking import OTHER_SIDE, comparison_lines
-from perf.search import drops, ladder
+from perf.search import after_round, drops, ladder
 from perf.search.events import log_event
 from perf.search.plan import plan_levels
 from perf.search.policy import AUTO, Budget
@@ -52,7 +52,7 @@ def _engine(variants: list[VariantResult], rules: RoundRules | None = None) -> t
 def _pruned(lead: VariantResult, slow: VariantResult) -> tuple[RunResult, Rounds, list[dict[str, Any]]]:
     """:func:`_engine` of ``lead`` and ``slow`` after its prune, which drops ``slow`` on ``lead``'s word."""
     run, sched, events = _engine([lead, slow])
-    sched._prune(["lead", "slow"])
+    after_round.prune(sched, ["lead", "slow"])
     d = run.search.decision("slow")
     assert d is not None and d.rule == "pruned" and d.best_variant == "lead"
     return run, sched, events
@@ -64,11 +64,11 @@ def test_the_engine_takes_a_drop_back_once_the_level_that_beat_it_is_over_the_bu
     run, sched, events = _pruned(lead, slow)
     assert run.search.decision("slow").best_concurrency == 1
     group = ["lead", "slow"]  # run_group gives the contenders (not the dropped) and the whole group
-    sched._after(sched.contenders(group), RoundRecord(5, 0, 1, "now"), 4, group)  # still within: the drop stands
+    after_round.step(sched, sched.contenders(group), RoundRecord(5, 0, 1, "now"), 4, group)  # still within: the drop stands
     assert run.search.decision("slow") is not None and sched.contenders(["lead", "slow"]) == ["lead"]
     # the next rounds take the leader's p99 over the budget (its median of 13 rounds now 31 ms)
     lead.levels += _levels(1, [(1000.0, 31.0)] * 7, start=6)
-    sched._after(sched.contenders(group), RoundRecord(12, 0, 1, "now"), 2, group)
+    after_round.step(sched, sched.contenders(group), RoundRecord(12, 0, 1, "now"), 2, group)
     assert run.search.decision("slow") is None or run.search.decision("slow").best_variant != "lead"
     assert "slow" in sched.contenders(["lead", "slow"])
     (said,) = [e for e in events if e.get("reopened")]
@@ -78,7 +78,7 @@ def test_the_engine_takes_a_drop_back_once_the_level_that_beat_it_is_over_the_bu
 
 
 def test_a_real_group_of_rounds_takes_a_stale_drop_back_and_keeps_only_a_valid_one() -> None:
-    """The reviewer's case: run_group gives _after only the contenders, so a dropped variant was
+    """The reviewer's case: run_group gives after_round.step only the contenders, so a dropped variant was
     never judged for taking back. `mid` at c=2 drops `slow`; from round 6 its p99 is 40 ms, over the
     25 ms budget: the drop is taken back, and `slow` is dropped again only on `lead`'s comparison
     (its level within the budget), in the same step, since `lead` beats it on the rounds they shared."""

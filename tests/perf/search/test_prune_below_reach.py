@@ -18,7 +18,7 @@ from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRecord, RoundRules, RoundsRecord
 from perf.records.search import SearchDecision, SearchRecord, SearchRules
-from perf.search import ladder
+from perf.search import after_round, ladder
 from perf.search.focus import focus, reach
 from perf.search.plan import plan_levels
 from perf.search.policy import AUTO, best_point, next_step
@@ -68,7 +68,7 @@ def test_a_variant_is_not_dropped_on_its_lowest_level_while_a_level_4x_above_is_
     comp = rank_variants([pick, slow], cores=None).comparisons[0]
     assert (comp.a.concurrency, comp.b.concurrency, comp.verdict) == (4, 1, "a")  # the rule calls it, 3.3x+ each round
     run, sched, _ = _engine([pick, slow], lads)
-    sched._prune(["pick", "slow"])
+    after_round.prune(sched, ["pick", "slow"])
     assert run.search.decision("slow") is None  # its c=4 may lift it up to 4x: not beaten yet
     assert sched.contenders(["pick", "slow"]) == ["pick", "slow"]
 
@@ -77,7 +77,7 @@ def test_a_gap_beyond_what_its_unmeasured_levels_could_lift_still_drops_it() -> 
     pick, _, lads = _trial22()
     slow = _vr("slow", {1: [150.0, 160.0, 155.0]})  # over 8x behind: even its c=4, 4x the load, cannot close it
     run, sched, _ = _engine([pick, slow], lads)
-    sched._prune(["pick", "slow"])
+    after_round.prune(sched, ["pick", "slow"])
     d = run.search.decision("slow")
     assert d is not None and d.rule == "pruned" and d.best_variant == "pick"
 
@@ -102,7 +102,7 @@ def test_focus_keeps_measuring_the_levels_that_could_lift_a_far_behind_variant()
 
 
 def test_a_resumed_round_ends_the_ladder_at_the_cap_and_measures_its_top_before_any_drop() -> None:
-    """The trial's sequence through the engine's own update after a round (:meth:`Rounds._after`): a resume whose
+    """The trial's sequence through the engine's own update after a round (:func:`perf.search.after_round.step`): a resume whose
     ladder is capped at 4 by the time budget, the variant measured at c=1 only so far."""
     pick = _vr("pick", {1: [500.0, 520.0, 510.0], 4: [1310.0, 1700.0, 1660.0]})
     slow = _vr("slow", {1: [393.0, 400.0, 390.0]})
@@ -111,7 +111,7 @@ def test_a_resumed_round_ends_the_ladder_at_the_cap_and_measures_its_top_before_
     sched.ladders = {v.name: ladder.lanes(plans[v.name], v, LADDER, True, RoundRules(), 4) for v in (pick, slow)}
     sched.setup = dataclasses.replace(sched.setup, cap=4)
     group = ["pick", "slow"]
-    sched._after(group, RoundRecord(3, 0, 1, "now"), 5, group)
+    after_round.step(sched, group, RoundRecord(3, 0, 1, "now"), 5, group)
     lad = sched.ladders["slow"][(1, None)]
     assert lad.end is not None and lad.end.rule == "cap"  # "its ladder stops at concurrency 4 for now"
     assert [c.concurrency for c in run.search.level_changes if c.variant == "slow"] == [2]  # "c=2 b=1: joins its ladder"
