@@ -22,9 +22,10 @@ from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
 from perf.coldstart import measure as coldstart
 from perf.measure import analyzer, environment
-from perf.measure.inputs import describe_dynamic, input_args, refused_words
+from perf.measure.inputs import describe_dynamic, input_args
 from perf.measure.level import HostCheck, Load, measure_level, measure_visit
 from perf.measure.mixed import spec_at
+from perf.measure.user_data import refused_words
 from perf.records import results
 from perf.records.levels import SERVER_DIED, LevelResult
 from perf.records.measured_files import refuse_missing

@@ -81,7 +81,7 @@ class SweepOptions:
         run_id: Run folder name (default: a timestamp).
         resume: Continue ``results_dir/run_id`` instead of refusing an existing folder.
         perf_analyzer: Path of perf_analyzer (default: $PERF_ANALYZER, the venv, PATH).
-        input_data: The user's inputs (:func:`perf.measure.inputs.check_user_data`), default: generated.
+        input_data: The user's inputs (:func:`perf.measure.user_data.check_user_data`), default: generated.
         shapes: Input name -> dims (without the batch axis) for dynamic dims, as
             perf_analyzer's ``--shape NAME:dims``; needed where the build's spec gives no
             size (a repository without the toolkit's manifest), checked before any server

@@ -12,7 +12,8 @@ from typing import Any
 from builders.model.spec_flags import wider_range_hint
 from builders.repository.view import Repository
 from core.errors import PerfError, ToolkitError
-from perf.measure.inputs import check_user_data, check_variant_shapes
+from perf.measure.inputs import check_variant_shapes
+from perf.measure.user_data import check_user_data
 from perf.records import results
 from perf.search.plan import VariantPlan
 from perf.sweep.options import SweepOptions
@@ -24,7 +25,7 @@ def check_inputs(repository: Repository, plans: dict[str, VariantPlan], opts: Sw
     """Before anything starts or is written, for every planned variant (its ``config.pbtxt``):
     every dynamic dim has a size (``--shape`` or the build's spec); or the user's
     ``--input-data`` is a kind of file ``clients infer`` reads and passes its checks
-    (:func:`perf.measure.inputs.check_user_data`, the same reader: names, shapes, dtypes, the
+    (:func:`perf.measure.user_data.check_user_data`, the same reader: names, shapes, dtypes, the
     build's verified ranges, domains and value ranges), once per distinct config and spec:
     variants of one build say a warning once).
 

@@ -19,7 +19,8 @@ from builders.model.spec import ModelSpec
 from clients.input_files import load_input_file, load_samples
 from clients.inputs import ModelSignature, generate_inputs
 from core.errors import ClientError, PerfError
-from perf.measure.inputs import check_user_data, input_args
+from perf.measure.inputs import input_args
+from perf.measure.user_data import check_user_data
 
 WIDTH = 3
 

@@ -26,7 +26,7 @@ from clients.input_files import load_input_file
 from clients.inputs import ModelSignature
 from clients.server import ServerOptions
 from core.errors import ClientError, PerfError
-from perf.measure.inputs import check_user_data
+from perf.measure.user_data import check_user_data
 from perf.sweep.run import Sweep, SweepOptions
 
 #: A tabular model of this file's own: three category codes (every table has at least 4 rows:

@@ -16,7 +16,7 @@ from builders.model.range_source import InputRange
 from builders.model.spec import ModelSpec
 from clients.input_values import check_values
 from core.errors import ClientError, PerfError
-from perf.measure.inputs import check_user_data
+from perf.measure.user_data import check_user_data
 
 CONFIG = {
     "name": "ctr",

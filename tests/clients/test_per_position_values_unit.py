@@ -16,7 +16,8 @@ from builders.config.variants import Variant
 from builders.model.spec import ModelSpec
 from clients.input_values import outside_range
 from clients.inputs import ModelSignature, generate_inputs, plan_inputs, spec_for
-from perf.measure.inputs import check_user_data, input_args
+from perf.measure.inputs import input_args
+from perf.measure.user_data import check_user_data
 
 #: Two category columns with tables of 3 and 50 rows, and token ids into a table of 20 rows.
 PAIRS = ((0, 2), (0, 49))

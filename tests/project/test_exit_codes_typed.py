@@ -146,7 +146,7 @@ def test_a_typed_path_that_is_not_there_is_a_usage_error(cli_module: str, args: 
 def test_a_typed_perf_analyzer_or_input_data_path_that_is_not_there_is_a_usage_error(tmp_path: Path) -> None:
     """The sweep's ``--perf-analyzer`` and ``--input-data`` paths (trial 21: both exited 1)."""
     from perf.measure.analyzer import find_perf_analyzer
-    from perf.measure.inputs import check_user_data
+    from perf.measure.user_data import check_user_data
 
     with pytest.raises(ToolkitError, match="does not exist or is not executable") as e:
         find_perf_analyzer(tmp_path / "perf_analyzer")

@@ -14,7 +14,8 @@ import pytest
 from clients.input_files import load_input_file
 from clients.inputs import ModelSignature
 from core.errors import ClientError, PerfError
-from perf.measure.inputs import check_user_data, input_args
+from perf.measure.inputs import input_args
+from perf.measure.user_data import check_user_data
 
 CONFIG = {
     "name": "kws",

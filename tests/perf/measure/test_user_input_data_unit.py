@@ -14,7 +14,8 @@ import pytest
 from clients.input_files import load_input_file
 from clients.inputs import ModelSignature
 from core.errors import PerfError
-from perf.measure.inputs import check_user_data, input_args
+from perf.measure.inputs import input_args
+from perf.measure.user_data import check_user_data
 
 MBS = 4
 CONFIG = {
@@ -122,7 +123,7 @@ def test_a_json_file_is_written_again_from_the_arrays_the_check_read(tmp_path: P
 
 def test_a_level_the_server_refused_for_an_index_past_a_table_names_the_file_and_the_verified_range() -> None:
     from builders.model.spec import ModelSpec
-    from perf.measure.inputs import refused_words
+    from perf.measure.user_data import refused_words
 
     spec = ModelSpec.from_flags(["codes:int64:3:0..3"], ["y"])
     error = "perf_analyzer reported request errors: Thread [0] had error: indices element out of data bounds, idx=29"
@@ -140,7 +141,7 @@ def test_a_torchscript_traceback_in_perf_analyzer_s_output_is_one_translated_lin
     its last line is kept as a request error and the level's error is the one line clients infer says."""
     from builders.model.spec import ModelSpec
     from perf.measure.analyzer_output import error_text, parse_output
-    from perf.measure.inputs import refused_words
+    from perf.measure.user_data import refused_words
 
     output = (
         "Thread [0] had error: The following operation failed in the TorchScript interpreter.\n"
