@@ -156,7 +156,7 @@ def export_deployment(
     if c.unmeasured:  # the pick of the measured variants only: said with it, as the README's first lines
         click.secho(c.unmeasured, fg="yellow", err=True)
     click.echo(f"{LEVEL_WORDS}: {c.level.describe()}")
-    for caveat in c.caveats:  # the README's list (perf.deploy.choose.level_caveats)
+    for caveat in c.caveats:  # the README's list (perf.deploy.caveats.level_caveats)
         click.secho(f"note: {caveat}", fg="yellow", err=True)
     if bundle.files_check is not None:
         same = bundle.files_check.verdict == "same"

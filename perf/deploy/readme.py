@@ -83,7 +83,7 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
             f"This is the run's pick as it stood when the bundle was written: a later `--resume` of run `{run.run_id}` can "
             "change it, and the resume's end and the run's report.md then say this bundle is of an earlier pick."
         )
-    if c.caveats:  # the list the command printed (perf.deploy.choose.level_caveats), said the same here
+    if c.caveats:  # the list the command printed (perf.deploy.caveats.level_caveats), said the same here
         lines += ["", *[f"- **Note:** {sentence(caveat)}" for caveat in c.caveats]]
     why_end = len(lines)
     if bundle.serving_note:

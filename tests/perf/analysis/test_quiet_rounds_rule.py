@@ -13,7 +13,7 @@ from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, judge, judged
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.stats.points import run_points
-from perf.deploy.choose import level_caveats
+from perf.deploy.caveats import level_caveats
 from perf.records.levels import LevelResult
 from perf.records.rounds import RoundsRecord
 from perf.report.sections.ranking import comparison_lines

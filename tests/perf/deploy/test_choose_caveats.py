@@ -144,7 +144,7 @@ def test_an_unstable_level_on_a_quiet_host_is_not_told_to_find_a_quiet_host():
     a quiet host"; the advice follows the flag: longer windows or more rounds; a host-busy level keeps the quiet host."""
     from types import SimpleNamespace
 
-    from perf.deploy.choose import flagged_caveat
+    from perf.deploy.caveats import flagged_caveat
 
     rounds_run, trials_run = SimpleNamespace(rounds=object()), SimpleNamespace(rounds=None)
     unstable = flagged_caveat(rounds_run, SimpleNamespace(status="unstable"))  # type: ignore[arg-type]
