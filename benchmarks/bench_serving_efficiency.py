@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     from perf.analysis.efficiency import efficiency_rows
     from perf.markdown import fmt
     from perf.records.settings import MeasureSettings
-    from perf.report.sections.efficiency import ratio_text
+    from perf.report.sections.efficiency_table import ratio_text
     from perf.sweep.run import SweepOptions, run_sweep
 
     levels = tuple(int(c) for c in args.concurrency.split(","))

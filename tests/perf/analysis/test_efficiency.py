@@ -13,7 +13,8 @@ from perf.records import results
 from perf.records.baseline import NOT_RUN, BaselineKey, BaselinePoint, BaselineResult, BaselineSettings, BaselineTarget
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
-from perf.report.sections.efficiency import PHRASES, OverheadFacts, efficiency_section, ratio_text
+from perf.report.sections.efficiency import PHRASES, OverheadFacts, efficiency_section
+from perf.report.sections.efficiency_table import ratio_text
 from perf.report.write import write_report
 
 KEY = BaselineKey("mlp", "onnx", "fp32", "cpu", 2)

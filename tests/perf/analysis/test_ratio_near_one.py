@@ -15,7 +15,7 @@ from perf.analysis.stats.paired import Paired, paired
 from perf.markdown import ratio_number, ratio_of, ratio_span, times
 from perf.records.profile import PrecisionRow
 from perf.report.sections.effects import _ranked_words
-from perf.report.sections.efficiency import ratio_text
+from perf.report.sections.efficiency_table import ratio_text
 from perf.report.sections.profile import speedup_cell, speedup_sentences
 from perf.report.sections.ranking import _row
 

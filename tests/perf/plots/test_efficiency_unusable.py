@@ -1,6 +1,6 @@
 """The plot and report.md decide "the in-process baseline is unusable here" once, on every row (review r18a).
 
-The plot draws the top :data:`perf.markdown.TOP_N` variants' rows (perf.report.sections.efficiency.top_rows);
+The plot draws the top :data:`perf.markdown.TOP_N` variants' rows (perf.report.sections.efficiency_table.top_rows);
 it decided from those alone, so it could call the baseline unusable where report.md did not, and its
 "all N levels" counted the levels drawn, not the run's."""
 
