@@ -126,7 +126,7 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
         named = ", ".join(n + (f" (did you mean {meant[n]!r}?)" if n in meant else "") for n in unknown)
         renames = ", ".join(f"{n} to {m}" for n, m in meant.items())
         raise ClientError(
-            f"{sig.name}: unknown {'input' if len(unknown) == 1 else 'inputs'} {named}; the model takes {', '.join(sorted(known))}",
+            f"{sig.name}: unknown {'input' if len(unknown) == 1 else 'inputs'} {named}; the model takes {', '.join(known)}",
             hint=(f"rename {renames}: " if meant else "")
             + "name the arrays after the model's inputs (npz keys, or input:<name> as in reference.npz)",
         )
@@ -134,7 +134,7 @@ def validate_inputs(sig: ModelSignature, inputs: dict[str, np.ndarray], cast: bo
     if missing:
         raise ClientError(
             f"{sig.name}: {'input' if len(missing) == 1 else 'inputs'} {', '.join(missing)} missing; the model takes "
-            f"{', '.join(sorted(known))}",
+            f"{', '.join(known)}",  # in the model's order (T25-9: was alphabetical)
             hint="give every input (npz keys, or input:<name> as in reference.npz); without --input-data, "
             "`clients infer` makes every input up from the build's spec",
         )

@@ -205,7 +205,7 @@ def artifact_problems(cfg: mc.ModelConfig, io: ArtifactIO) -> list[Problem]:
                         "",
                         f"{kind}[{t.name}].name",
                         f"{t.name!r} is not a {kind} of the {io.format} artifact",
-                        f"use one of {', '.join(sorted(names))}",
+                        f"use one of {', '.join(names)}",
                     )
                 )
         for extra in sorted(set(names) - {t.name for t in declared}):

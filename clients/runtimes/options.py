@@ -184,8 +184,8 @@ class ServerOptions:
         Field(
             default=(),
             description="A running Triton the toolkit did not start (--runtime remote): its HTTP endpoint (or grpc://HOST:PORT); "
-            "gRPC and metrics follow Triton's layout (HTTP+1, HTTP+2: 8001, 8002 beside 8000). Several (a comma "
-            "list): a sweep measures variants on them in parallel.",
+            "gRPC and metrics follow Triton's layout (HTTP+1, HTTP+2: 8001, 8002 beside 8000). One server, except "
+            "`triton-perf sweep`, which takes several (a comma list) and measures variants on them in parallel.",
         )
     )
     metrics_urls: Annotated[tuple[str, ...], Flag(decls=("--metrics-url",), metavar="HOST:PORT[,...]", panel=REMOTE_PANEL)] = (

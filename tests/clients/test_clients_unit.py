@@ -179,3 +179,27 @@ def test_input_files(sig: ModelSignature, tmp_path: Path) -> None:
 def test_summary() -> None:
     rows = summarize({"y": np.array([[1.0, 3.0], [np.nan, 5.0]], np.float32)})
     assert rows == [{"name": "y", "shape": [2, 2], "dtype": "float32", "min": 1.0, "max": 5.0, "mean": 3.0}]
+
+
+def test_messages_list_the_inputs_in_the_models_order() -> None:
+    """T25-9: "input static missing; the model takes length, static, x" for a model whose forward() takes x, length,
+    static: the config's order (the spec's, the order forward() takes them), not the alphabet."""
+    cfg = {**CFG, "input": [{"name": n, "data_type": "TYPE_FP32", "dims": [4]} for n in ("x", "length", "static")]}
+    order = ModelSignature.from_config(cfg)
+    given = {n: np.zeros((1, 4), np.float32) for n in ("x", "length")}
+    with pytest.raises(ClientError, match=r"input static missing; the model takes x, length, static\n"):
+        validate_inputs(order, given)
+    with pytest.raises(ClientError, match=r"unknown input z; the model takes x, length, static\n"):
+        validate_inputs(order, {**given, "static": np.zeros((1, 4), np.float32), "z": np.zeros((1, 4), np.float32)})
+
+
+def test_the_url_help_says_which_command_takes_several_servers() -> None:
+    """T25-11: `clients check -h` said of --url "Several (a comma list): a sweep measures variants on them in
+    parallel", a sweep's words in a command that refuses a second server."""
+    from click.testing import CliRunner
+
+    from clients.cli.main import cli
+
+    text = " ".join(CliRunner().invoke(cli, ["check", "-h"], terminal_width=200).output.split())
+    assert "One server, except `triton-perf sweep`, which takes several" in text
+    assert "Several (a comma list): a sweep" not in text
