@@ -43,12 +43,11 @@ from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.profile.checks import acted_on, refuse_nothing_measured, run_repository
 from perf.profile.points import At, measure_keys
 from perf.profile.replacing import file_baseline, refuse_replacing, set_aside
-from perf.profile.runners import reference_size, torch_threads_kept
+from perf.profile.runners import baseline_keys, other_weights, reference_size, torch_threads_kept
 from perf.profile.stopped import BaselineInterrupted, interrupted_parts, kept_in
 from perf.profile.timing import ORDER_SEED, SWEEP_BUDGET, OutOfTime, TimingSettings
 from perf.records import results
 from perf.records.baseline import (
-    EAGER,
     BaselineKey,
     BaselinePoint,
     BaselineResult,
@@ -214,6 +213,7 @@ def plan_targets(
         sizes = timed_sizes(opts, name, shape, {1, *opts.batch_sizes, *([mbs] if mbs > 0 else [])}, mbs)
         batches = sorted({b for z in sizes for b in z.batch_sizes})
         target = BaselineTarget(name, key, instances, batches, rv.serving, shape, sizes)
+        notes += [f"{name}: {why}" for why in [other_weights(rv)] if why and opts.eager]  # T24-16: not its model
         planned.append((target, rv, artifact[0], artifact[1]))
     return planned, notes
 
@@ -235,8 +235,7 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
     planned, notes = plan_targets(opts)
     jobs: dict[BaselineKey, tuple[RepositoryVariant, str, set[At]]] = {}  # key -> (a variant serving it, file, points)
     for target, rv, _fmt, file in planned:
-        keys = [target.key] + ([dataclasses.replace(target.key, format=EAGER, precision="fp32")] if opts.eager else [])
-        for key in keys:
+        for key in baseline_keys(target.key, rv, opts.eager):
             jobs.setdefault(key, (rv, file, set()))[2].update((z.shape, b) for z in target.sizes for b in z.batch_sizes)
     total = sum(len(b) for *_, b in jobs.values())
     points: list[BaselinePoint] = []

@@ -53,8 +53,8 @@ from builders.repository.view import Repository
 from core.wording import count
 from perf.markdown import fmt
 from perf.profile.baseline import BaselineOptions, plan_targets
+from perf.profile.runners import baseline_keys
 from perf.profile.timing import timing_s, turn_s, warmup_s
-from perf.records.baseline import EAGER
 from perf.records.results import RunResult
 
 #: The calls one point makes beyond its timing's seconds (s): an estimate from two trial 9 baselines (module docstring).
@@ -122,9 +122,9 @@ def estimate(
     measured = opts.run is not None and any(lv.usable for v in opts.run.variants for lv in v.levels)
     loads = key_loads(opts.run, {target.variant: target.key.format for target, *_ in planned})
     calls: dict[tuple[object, str | None, int], float] = {}  # point -> its call (s), 0 where not measured
-    for target, *_ in planned:
+    for target, rv, *_ in planned:
         per = inference_s(opts.run, target.variant)
-        keys = [target.key] + ([dataclasses.replace(target.key, format=EAGER, precision="fp32")] if opts.eager else [])
+        keys = baseline_keys(target.key, rv, opts.eager)
         for size in target.sizes:  # the sizes run_baseline times, each at its batch sizes
             batches = list(size.batch_sizes)
             top = max(batches, default=1)
@@ -205,8 +205,8 @@ def profile_estimate(opts: BaselineOptions, *, trace: bool, precisions: Sequence
     loads = key_loads(opts.run, {target.variant: target.key.format for target, *_ in planned})
     traces: dict[tuple[str, str, str], float] = {}
     models = set()
-    for target, *_ in planned:
-        keys = [target.key] + ([dataclasses.replace(target.key, format=EAGER, precision="fp32")] if opts.eager else [])
+    for target, rv, *_ in planned:
+        keys = baseline_keys(target.key, rv, opts.eager)
         call = inference_s(opts.run, target.variant) * max((b for z in target.sizes for b in z.batch_sizes), default=1)
         for k in keys if trace else []:
             traces[(k.model, k.format, k.device)] = max(traces.get((k.model, k.format, k.device), 0.0), call)

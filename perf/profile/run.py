@@ -38,6 +38,7 @@ from perf.profile.replacing import keep_replaced_profile, refuse_replacing, set_
 from perf.profile.runners import (
     NotRunHere,
     artifact_call,
+    baseline_keys,
     batch_inputs,
     cannot_run,
     eager_call,
@@ -100,7 +101,7 @@ def profile_variants(
     for target, rv, _fmt, file in planned:
         shape = _reference_size(rv)
         key = target.key
-        keys = [key] + ([dataclasses.replace(key, format=EAGER, precision="fp32")] if opts.eager else [])
+        keys = baseline_keys(key, rv, opts.eager)
         for k in keys if trace else []:
             if (k.model, k.format, k.device) in traced:
                 continue

@@ -6,7 +6,8 @@ model's own runner, the build's eager model, and the build's reference inputs at
   exactly the served computation, numpy in and numpy out, without the server around it.
 - The eager model is loaded from the build's ``source`` (:func:`builders.model.models.load_model`)
   and refused when its weights differ from the build's (``weights_sha256_16``); it runs under
-  ``torch.inference_mode()``.
+  ``torch.inference_mode()``. It is not timed beside a variant that serves an export kept from an earlier build of
+  other weights (:func:`other_weights`): that is not its model.
 - Inputs are the build's reference inputs (``reference.npz``, :meth:`RepositoryVariant.reference`)
   repeated along the batch axis to the batch size measured; at another input size (a client workload's,
   ``sweep --shapes``) they are drawn from the build's spec as the reference inputs were
@@ -19,6 +20,7 @@ be reloaded): such points are recorded "not run on this host", never timed as 0.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from builders.repository.view import RepositoryVariant
-from core.errors import ModelSpecError
-from perf.records.baseline import BaselineKey
+from core.errors import ModelSpecError, ToolkitError
+from perf.records.baseline import EAGER, BaselineKey
 from perf.records.results import parse_shape_text, shape_text
 
 log = logging.getLogger(__name__)
@@ -134,6 +136,34 @@ def version_file(folder: Path, file: str) -> Path:
         if (v / file).is_file():
             return v / file
     raise ModelSpecError(f"{folder} has no version folder holding {file}", hint="rebuild the variant with `builders build`")
+
+
+def other_weights(variant: RepositoryVariant | None) -> str | None:
+    """Why the build's eager model is not the model ``variant`` serves, or ``None``: its export was kept from an earlier
+    build of other weights or source (the manifest's ``other_model``: this build's export of its format and precision
+    failed, and a failed export replaces nothing; trial 24, T24-16), while the build's ``source`` loads this build's."""
+    try:
+        record, manifest = (variant.export, variant.manifest) if variant is not None else (None, None)
+    except ToolkitError:
+        return None
+    if record is None or manifest is None or not record.other_model:
+        return None
+    then = ", ".join(f"{f} {v}" for f, v in record.other_model.items())
+    now = ", ".join(f"{f} {getattr(manifest, f, None)}" for f in record.other_model)
+    return (
+        f"it serves the earlier build's {record.format} {record.precision} export, of another model ({then}) than its "
+        f"build's source loads now ({now}), kept since this build's {record.format} {record.precision} export failed: "
+        "its in-process row times that served file; the eager model of the source is not timed as its baseline (not "
+        f"the same model); `builders build --format {record.format}` once it passes serves the source's model in it"
+    )
+
+
+def baseline_keys(key: BaselineKey, variant: RepositoryVariant | None, eager: bool) -> list[BaselineKey]:
+    """What the in-process baseline times for ``variant`` (its artifact's ``key``): that key, and with ``eager`` the
+    build's eager model under the same device and threads, unless the variant serves another model
+    (:func:`other_weights`). One rule for the baseline, its estimate and ``triton-perf profile``."""
+    eager = eager and other_weights(variant) is None
+    return [key] + ([dataclasses.replace(key, format=EAGER, precision="fp32")] if eager else [])
 
 
 def eager_module(variant: RepositoryVariant) -> Any:

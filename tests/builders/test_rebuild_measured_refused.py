@@ -20,7 +20,7 @@ from builders.build import BuildOptions, build
 from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
 from builders.serving.tensorrt_env import missing_requirements
-from core.errors import ConfigError, ExportError
+from core.errors import ConfigError, ExportError, PartialBuildError
 from tests.builders.test_rebuild_words import _measured
 
 pytestmark = pytest.mark.slow  # real exports
@@ -210,3 +210,33 @@ def test_a_build_of_another_source_names_the_runs_and_force_alone_does_not_write
         build(dataclasses.replace(opts, force=True))
     assert "this build would write over or remove 2 variants" in str(e.value) and "--replace" in (e.value.hint or "")
     build(dataclasses.replace(opts, force=True, replace=True))
+
+
+def test_the_in_process_baseline_does_not_time_the_new_eager_model_as_a_kept_variants_baseline(
+    here: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """--replace, other weights, the ONNX export failed: the ONNX variant is kept (``other_model``), serving the
+    earlier file, while the build's source loads the new weights. The baseline timed that eager model beside it as its
+    baseline (the same model in the table). Its served file is timed as served; the eager model only for the variants
+    it is the model of (TorchScript here), and a note says why."""
+    from perf.profile.baseline import BaselineOptions, run_baseline
+    from perf.profile.timing import TimingSettings
+
+    _build(here, 0)
+
+    def broken(*_a, **_k):
+        raise ExportError("onnx export failed with every strategy: dynamo: simulated")
+
+    monkeypatch.setattr("builders.build_exports.export_onnx", broken)
+    with pytest.raises(PartialBuildError):
+        _build(here, 1, replace=True)
+    monkeypatch.syspath_prepend(str(here))  # the eager model's factory, m_pkg (now the new weights)
+    quick = TimingSettings(min_run_time_s=0.01, warmup_s=0.0, warmup_runs=1, rounds=1)
+    result = run_baseline(BaselineOptions(here / "repo", variants=[ONNX], timing=quick, batch_sizes=(1,)))
+    assert {p.key.format for p in result.points} == {"onnx"}, result.points  # no eager point as the ONNX one's baseline
+    assert all(p.ok for p in result.points), result.points  # its served file, timed as served
+    (note,) = [n for n in result.notes if n.startswith(f"{ONNX}: ")]
+    assert "serves the earlier build's onnx fp32 export, of another model (weights_sha256_16 " in note
+    assert "the eager model of the source is not timed as its baseline" in note
+    both = run_baseline(BaselineOptions(here / "repo", timing=quick, batch_sizes=(1,)))
+    assert {(p.key.format, p.ok) for p in both.points} == {("onnx", True), ("torchscript", True), ("eager", True)}
