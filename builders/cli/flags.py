@@ -61,7 +61,8 @@ FORMAT_FLAGS: tuple[OptionSpec, ...] = (
         item=click.Choice([*FORMAT_NAMES, "all"]),
         metavar=None,
         panel=EXPORT_PANEL,
-        help="Export format(s), e.g. torchscript,onnx; all = every format.",
+        help=f"Export format(s), e.g. torchscript,onnx; all = every format ({','.join(FORMAT_NAMES)}: trt needs a CUDA GPU and "
+        "TensorRT on the build host, so on a CPU host give torchscript,onnx).",
     ),
     option(
         BuildOptions,

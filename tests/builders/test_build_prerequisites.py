@@ -90,3 +90,9 @@ def test_plans_built_elsewhere_need_nothing_here(tmp_path: Path) -> None:
     opts = BuildOptions("tiny", formats=("trt",), serving="native", grid=grid, plans={"fp32": tmp_path / "p.plan"})
     assert missing_prerequisites(opts) == []  # taken back with --plan: no TensorRT build here
     assert missing_prerequisites(BuildOptions("tiny", formats=("torchscript", "onnx"), grid=GRID)) == []
+
+
+def test_the_format_help_says_all_includes_trt_and_what_it_needs() -> None:
+    """T25-7: `-h` said only "all = every format", and a newcomer's `--format all` on a CPU host built nothing."""
+    text = " ".join(CliRunner().invoke(cli, ["build", "-h"], terminal_width=200).output.split())
+    assert "all = every format (torchscript,onnx,trt: trt needs a CUDA GPU and TensorRT on the build host" in text
