@@ -16,7 +16,6 @@ The rules they keep, for output read in terminals and in CI logs alike:
 
 from __future__ import annotations
 
-import _thread
 import functools
 import logging
 import os
@@ -269,12 +268,15 @@ def _stop_again(stop: KeyboardInterrupt) -> None:
     """Deliver again a stop Python swallowed: one that came while a finalizer or weakref callback ran (an import's
     module lock is dropped by one: break-it F24's traceback) raised ``KeyboardInterrupt`` there, which Python can
     only print ("Exception ignored in ..."), and the command went on as if nothing happened. A thread sends it to
-    the main thread again once this hook has returned (``_thread.interrupt_main``, which runs the signal's handler)."""
+    the main thread again once this hook has returned: a real signal (``signal.pthread_kill``), which also ends a wait
+    the main thread is blocked in (``_thread.interrupt_main`` only marks it: a wait on a child's output went on)."""
     sig = signal.Signals[str(stop)] if str(stop) in signal.Signals.__members__ else signal.SIGINT
+    main = threading.main_thread().ident
 
     def later() -> None:
         time.sleep(0.05)  # this hook has returned: raised inside it, the stop would be swallowed again
-        _thread.interrupt_main(sig)
+        if main is not None and callable(signal.getsignal(sig)):  # a stop ignored since (a second one) stays so
+            signal.pthread_kill(main, sig)
 
     logging.getLogger(__name__).debug("a stop (%s) came inside a finalizer: delivered again", sig.name)
     threading.Thread(target=later, name="stop-again", daemon=True).start()

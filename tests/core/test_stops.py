@@ -206,8 +206,11 @@ IN_A_FINALIZER = textwrap.dedent(
 def test_a_sigterm_inside_a_finalizer_still_stops_the_command() -> None:
     """Break-it F24's second case: a SIGTERM that landed while a finalizer or weakref callback ran raised
     KeyboardInterrupt there, which Python only prints ("Exception ignored in ..."): the command went on as if nothing
-    happened. The stop is delivered again: the command says its words and exits 143, with no traceback."""
+    happened. The stop is delivered again, as a signal that also ends the wait the command is in (its 30 s sleep, as
+    a wait on a child's output): the command says its words and exits 143, with no traceback."""
+    began = time.monotonic()
     proc = _start(IN_A_FINALIZER)
     out, _ = proc.communicate(timeout=60)
     assert "interrupted (SIGTERM): kept what it had" in out and proc.returncode == 143, out
+    assert time.monotonic() - began < 25, out  # not at the end of the wait
     assert "went on" not in out and "Traceback" not in out and "Exception ignored" not in out, out
