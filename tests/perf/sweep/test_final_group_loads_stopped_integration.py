@@ -10,51 +10,25 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from final_group_runs import CUT, cut_run
 
-from clients.server import ServerOptions
 from perf.records import results
-from perf.records.rounds import Cut, RoundRules
+from perf.records.rounds import Cut
 from perf.records.unfinished import resume_budget_words, unfinished_text
-from perf.sweep.run import SweepOptions, run_sweep
+from perf.sweep.run import run_sweep
 
 pytestmark = pytest.mark.integration
-
-RANKED = ("tiny_onnx_cpu1_nodb_mbs8", "tiny_ts_cpu1_nodb_mbs8")
-CUT = "tiny_onnx_cpu1_db500_mbs8"
 
 
 def test_a_resumes_final_group_stopped_in_its_loads_is_not_failed_and_the_next_resume_measures_it(
     tiny_repo: Path, tmp_path: Path
 ) -> None:
-    opts = SweepOptions(
-        ServerOptions(tiny_repo, runtime="bundled"),
-        variants=(*RANKED, CUT),
-        concurrency=(1,),
-        results_dir=tmp_path,
-        run_id="t23",
-        warmup_requests=5,
-        time_budget_s=600.0,
-        round_rules=RoundRules(window_ms=150, max_rounds=3),
-        baseline=False,
-    )
-    run, run_dir = run_sweep(opts)
-    # as a time budget leaves it: the run finished its rounds of two variants, the third cut for time after them
-    rr = run.rounds
-    assert rr is not None and rr.budget is not None and rr.budget.spent_s is not None and run.finished is not None
-    for g in rr.groups:
-        g.variants = [n for n in g.variants if n != CUT]
-        g.tie_set = [n for n in g.tie_set if n != CUT] or [RANKED[0]]
-    for r in rr.rounds:
-        r.order = [v for v in r.order if v.variant != CUT]
-    vr = run.variant(CUT)
-    assert vr is not None
-    vr.levels, vr.status, vr.error = [], "skipped", "cut for time: after the rounds 5 s were left"
-    rr.cut(Cut("variant", "not measured: after the rounds 5 s were left; it needs about 30 s", CUT, final=True))
-    rr.budget.baseline_s = 20.0  # the first session's in-process baseline, spent of its budget
-    spent = rr.budget.spent_s + 20.0
-    results.save(run, run_dir)
-    resume = SweepOptions(ServerOptions(tiny_repo, runtime="bundled"), results_dir=tmp_path, run_id="t23", resume=True)
-    resume = dataclasses.replace(resume, time_budget_s=300.0, given=frozenset({"time_budget_s"}))
+    # as a time budget leaves it: the run finished its rounds of two variants, the third cut for time after them;
+    # 20 s of its budget spent by the first session's in-process baseline
+    cut = Cut("variant", "not measured: after the rounds 5 s were left; it needs about 30 s", CUT, final=True)
+    run, run_dir, resume = cut_run(tiny_repo, tmp_path, "t23", 600.0, cut, "cut for time: after the rounds 5 s were left", 20.0)
+    assert run.rounds is not None and run.rounds.budget is not None and run.rounds.budget.spent_s is not None
+    spent = run.rounds.budget.spent_s + 20.0
 
     def stop(event: dict) -> None:
         if event.get("event") == "variant_loading" and event.get("variant") == CUT:  # its load, after the tie set's
