@@ -130,15 +130,18 @@ class SweepOptions:
         Flag(item=concurrency_item, parse=concurrency_setting, metavar="auto|N|START:END[:STEP][,...]", panel=WHAT_PANEL),
     ] = Field(
         default=AUTO,
-        description="Concurrency levels: auto (each variant's ladder 1, 2, 4 ... measured in the interleaved rounds, "
-        "grown while a doubling at its top still gains more than the minimum gain in the median over paired rounds; it "
-        "ends after 2 flat doublings, at a p99 over the latency budget, or at the time budget's cap), or a list 1,2,4 "
-        "and/or perf_analyzer's range start:end[:step], measured whole in every round.",
+        description="Concurrency levels: auto (each variant's ladder in the interleaved rounds: coarse levels 1, 4, 16 "
+        "first, grown to 64 while a doubling at its top still gains more than the minimum gain in the median over paired "
+        "rounds; it ends after 2 flat doublings, at a p99 over the latency budget, or at the time budget's cap; then the "
+        "doublings next to its best level (half and double: 2, 8, 32) join; --design sequential walks 1, 2, 4 ... in "
+        "turn), or a list 1,2,4 and/or perf_analyzer's range start:end[:step], measured whole in every round.",
     )
     search: Annotated[str | None, Flag(choices=SEARCH_MODES, panel=WHAT_PANEL)] = Field(
         default=None,
-        description="brute: every variant at every level; prune: measure every variant at the best level so far first "
-        "and drop those that cannot win (each decision recorded and shown in the report); pruning applies to --concurrency "
+        description="brute: every variant at every level; prune: drop those that cannot win (the rounds design: a "
+        "variant the leader beats by the paired rule whose ladder can no longer lift it; --design sequential: measure "
+        "every variant at the best level so far first and drop one behind it beyond both spreads), each decision "
+        "recorded and shown in the report; pruning applies to --concurrency "
         "auto only: an explicit list is measured whole for every variant [default: prune above 4 variants].",
     )
     search_rules: Annotated[SearchRules, NOT_A_FLAG] = Field(default_factory=SearchRules)

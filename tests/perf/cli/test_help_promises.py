@@ -71,3 +71,19 @@ def test_export_deployment_help_says_the_budget_chooses_a_named_variants_level_t
     assert "a named --variant's" in helps["--latency-budget-ms"] and "not given" not in helps["--latency-budget-ms"]
     assert "at its best level within the latency budget" in helps["--variant"]
     assert "The budget is on the run's percentile" in helps["--variant"]
+
+
+def test_the_concurrency_help_names_the_levels_the_rounds_design_measures_first() -> None:
+    """T25-8: `triton-perf sweep -h` said auto walks "each variant's ladder 1, 2, 4 ..." while the default rounds design
+    measures 1, 4, 16 first and the doublings next to the best join later; the levels said are the scheduler's own."""
+    from perf.records.rounds import RoundRules
+    from perf.records.search import SearchRules
+    from perf.search import ladder as ladders
+    from perf.search.policy import ladder
+
+    steps, adaptive = ladder("auto", SearchRules())
+    first = ladders.coarse(steps, RoundRules(), None)[: RoundRules().first_levels]  # ladders.start's first round
+    assert adaptive
+    text = " ".join(CliRunner().invoke(perf_cli, ["sweep", "-h"], terminal_width=200).output.split())
+    assert f"coarse levels {', '.join(map(str, first))} first" in text, first
+    assert "ladder 1, 2, 4 ..." not in text and "--design sequential walks 1, 2, 4 ... in turn" in text
