@@ -47,16 +47,14 @@ from pathlib import Path
 
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.backends import model_backend, model_filename, served_artifact
-from builders.config.checks import artifact_problems, config_problems, device_constant_problems, recorded_output_problems
+from builders.config.checks import config_problems, device_constant_problems, recorded_output_problems
 from builders.config.pbtxt import parse_config
 from builders.config.settings import name_problems
-from builders.config.warmup import WARMUP_FOLDER, warmup_domain_problems, warmup_file_problems, warmup_value_problems
-from builders.model.artifact_io import inspect_artifact, read_artifact_io
-from builders.repository.external_data import external_data_problems
+from builders.config.warmup import warmup_domain_problems, warmup_file_problems, warmup_value_problems
+from builders.model.artifact_io import read_artifact_io
 from builders.repository.missing import not_found_parts
-from builders.repository.release_checks import check_onnx_limits, check_tensorrt_version
-from builders.repository.validate_summary import CONFIG, IGNORED, model_folders, relative, summary
+from builders.repository.validate_summary import CONFIG, model_folders, relative, summary
+from builders.repository.version_checks import version_folders, version_problems
 from builders.repository.view import Repository
 from builders.triton.releases import TritonRelease, coverage
 from builders.triton.rules import Problem
@@ -65,9 +63,6 @@ from core.names import read_text
 
 log = logging.getLogger(__name__)
 
-#: Model-folder subfolders Triton reads for other purposes, never as versions (``VersionsToLoad``
-#: in Triton's core: ``kWarmupDataFolder``, ``kInitialStateFolder``, ``kModelConfigFolder``).
-_NOT_VERSIONS = {WARMUP_FOLDER, "initial_state", "configs"}
 
 __all__ = [
     "Problem",
@@ -241,7 +236,7 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
     out = result.problems
     server_gpu = opts.server_gpu
     cfg_path = model_dir / CONFIG
-    versions = _version_folders(model_dir, out)
+    versions = version_folders(model_dir, out)
     if not cfg_path.is_file():
         out.append(
             Problem(str(cfg_path), "config.pbtxt", "is missing", "write a config.pbtxt (builders build writes one per variant)")
@@ -284,61 +279,9 @@ def _check_model(model_dir: Path, opts: _Options, result: Validation) -> None:
             )
     out += warmup_file_problems(cfg, model_dir)
     _recorded_checks(model_dir, cfg, cfg_path, result)
-    filename = model_filename(cfg)
-    served = served_artifact(cfg)
-    checked: set[Path] = set()
-    for _, vdir in sorted(versions.items()):
-        if filename and not (vdir / filename).exists():
-            field = "default_model_filename" if cfg.default_model_filename else "model file"
-            out.append(
-                Problem(
-                    str(vdir),
-                    field,
-                    f"{filename} is missing (the {model_backend(cfg) or 'model'} backend loads it)",
-                    f"put the model at {vdir / filename}",
-                )
-            )
-        if served is None:
-            continue
-        fmt, file = served
-        artifact = vdir / file
-        if not artifact.exists():
-            if file != filename:
-                out.append(
-                    Problem(
-                        str(vdir), "parameters[artifact_file]", f"{file} is missing", f"put the exported {fmt} file at {artifact}"
-                    )
-                )
-            continue
-        if fmt == "trt" and opts.target is not None and artifact not in checked:
-            check_tensorrt_version(model_dir, artifact, opts.target, result.problems, result.skipped)
-        if not opts.check_artifacts or artifact in checked:  # not read: the target's ONNX check is listed as not run
-            check_onnx_limits(cfg, fmt, artifact, None, None if artifact in checked else opts.target, out, result.skipped)
-            continue
-        checked.add(artifact)
-        if artifact.is_file() and artifact.stat().st_size == 0:
-            out.append(Problem(str(artifact), "(artifact)", f"{artifact.name} is empty", "re-export the model"))
-            continue
-        try:
-            read = inspect_artifact(fmt, artifact, load=opts.load_artifacts)
-        except ConfigError as e:
-            out.append(Problem(str(artifact), "(artifact)", e.message, e.hint or "re-export the model"))
-            continue
-        if read.io is None:
-            result.skipped.append(
-                Problem(
-                    str(artifact),
-                    "inputs/outputs against the artifact",
-                    read.skipped or "not read",
-                    "pass --load-artifacts" if not opts.load_artifacts else "run validate where it can be read",
-                )
-            )
-            continue
-        out += [p.at(cfg_path) for p in artifact_problems(cfg, read.io)]
-        out += external_data_problems(artifact, read.io.external_data)
-        if read.unchecked:
-            result.skipped.append(Problem(str(artifact), f"{fmt} load", read.unchecked, "pass --load-artifacts"))
-        check_onnx_limits(cfg, fmt, artifact, read.io, opts.target, result.problems, result.skipped)
+    version_problems(
+        model_dir, cfg, cfg_path, versions, opts.check_artifacts, opts.load_artifacts, opts.target, out, result.skipped
+    )
 
 
 def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, result: Validation) -> None:
@@ -372,29 +315,3 @@ def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, resul
     for i, g in enumerate(cfg.instance_group):
         kind = mc.ModelInstanceGroup.Kind.Name(g.kind)
         result.problems.extend(p.at(cfg_path) for p in device_constant_problems(kind, constants, f"instance_group[{i}]"))
-
-
-def _version_folders(model_dir: Path, out: list[Problem]) -> dict[int, Path]:
-    """Version number -> folder; problems for folders Triton would ignore, or none at all."""
-    versions: dict[int, Path] = {}
-    for d in sorted(model_dir.iterdir()):
-        if not d.is_dir() or d.name.startswith(".") or d.name in IGNORED | _NOT_VERSIONS:
-            continue
-        if d.name.isdigit() and not d.name.startswith("0"):
-            versions[int(d.name)] = d
-        else:
-            out.append(
-                Problem(
-                    str(d),
-                    "version folder",
-                    f"{d.name!r} is not a positive integer without leading zeros: Triton ignores it",
-                    "name version folders 1, 2, ...; keep other folders out of the model folder",
-                )
-            )
-    if not versions:
-        out.append(
-            Problem(
-                str(model_dir), "version folder", "no version folder (1/, 2/, ...)", f"put the model file in {model_dir / '1'}"
-            )
-        )
-    return versions
