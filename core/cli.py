@@ -18,7 +18,6 @@ import contextlib
 import functools
 import os
 import sys
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,7 +31,7 @@ from core.console import plain_width as plain_width
 from core.console import print_table as print_table
 from core.console import setup_logging as setup_logging
 from core.errors import ToolkitError
-from core.flag_refusals import named_once, typed
+from core.flag_refusals import named_once, repeated_options, typed
 
 #: Exit codes of every command (one table). The rule between 1 and 2 (trial 17, T17-15: the same kind of
 #: mistake exited 1 from one command and 2 from another): a mistake in what the user typed is 2, a problem
@@ -123,25 +122,6 @@ def _quiet_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def parse_flag(
-    parse: Callable[[Any], Any],
-    value: Any,
-    ctx: click.Context | None = None,
-    param: click.Parameter | None = None,
-    hint: str | None = None,
-) -> Any:
-    """``parse(value)`` for a flag; the parser's :class:`ToolkitError` or ``ValueError`` (its own
-    message and hint) becomes a usage error (:data:`EXIT_USAGE`), not a failure.
-
-    Raises:
-        click.BadParameter: naming ``param`` (or ``hint``, e.g. ``"--shape"``).
-    """
-    try:
-        return parse(value)
-    except (ToolkitError, ValueError) as e:
-        raise click.BadParameter(str(e), ctx=ctx, param=param, param_hint=hint) from None
-
-
 class ToolkitCommand(click.Command):
     """A click command that refuses a single-valued option given more than once.
 
@@ -190,17 +170,6 @@ class ToolkitCommand(click.Command):
             raise (flagged if typed(ctx, e.flag) else click.UsageError(str(e), ctx=ctx)) from None  # not typed: T23-13
         except click.BadParameter as e:
             raise named_once(e) from None
-
-
-def repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> list[tuple[click.Option, int]]:
-    """The single-valued options of ``command`` that ``args`` gives more than once, with
-    how often (options with ``multiple=True`` and counters are not listed)."""
-    try:
-        _, _, order = command.make_parser(ctx).parse_args(args=list(args))
-    except click.UsageError:
-        return []  # click reports it with its own message when it parses for real
-    counts = Counter(p for p in order if isinstance(p, click.Option) and not p.multiple and not p.count)
-    return [(p, n) for p, n in counts.items() if n > 1]
 
 
 class ToolkitGroup(click.Group):

@@ -7,7 +7,7 @@ toolkit's refusals already start with the flag and its value, written so that th
 log or a :class:`~core.errors.ToolkitError` too (``--shapes 'seq=16;64': '16;64' is not a size``);
 together they named the flag twice ("Invalid value for '--shapes': --shapes 'seq=16;64': ...").
 :func:`named_once` is the one rule :class:`core.cli.ToolkitCommand` applies to every refusal of a
-flag, whether a flag's callback, a parser run in the command's body (:func:`core.cli.parse_flag`) or a
+flag, whether a flag's callback, a parser run in the command's body (:func:`parse_flag`) or a
 :class:`~core.errors.FlagError` raised it.
 
 Flags given where the command would not read them (issue 26, kind K1: "a flag accepted and ignored"): a command
@@ -20,12 +20,13 @@ typed by click's parameter source (:func:`core.options.given`, passed in), so a 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
 import click
 
-from core.errors import FlagError
+from core.errors import FlagError, ToolkitError
 
 
 class NamedFlagRefusal(click.BadParameter):
@@ -200,3 +201,33 @@ def refuse_unread(typed: Collection[str], cases: Iterable[Unread], since: str = 
         flag=hit[0].flag,
         hint="; ".join(dict.fromkeys(c.instead for c in hit)),
     )
+
+
+def parse_flag(
+    parse: Callable[[Any], Any],
+    value: Any,
+    ctx: click.Context | None = None,
+    param: click.Parameter | None = None,
+    hint: str | None = None,
+) -> Any:
+    """``parse(value)`` for a flag; the parser's :class:`ToolkitError` or ``ValueError`` (its own
+    message and hint) becomes a usage error (:data:`core.cli.EXIT_USAGE`), not a failure.
+
+    Raises:
+        click.BadParameter: naming ``param`` (or ``hint``, e.g. ``"--shape"``).
+    """
+    try:
+        return parse(value)
+    except (ToolkitError, ValueError) as e:
+        raise click.BadParameter(str(e), ctx=ctx, param=param, param_hint=hint) from None
+
+
+def repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> list[tuple[click.Option, int]]:
+    """The single-valued options of ``command`` that ``args`` gives more than once, with
+    how often (options with ``multiple=True`` and counters are not listed)."""
+    try:
+        _, _, order = command.make_parser(ctx).parse_args(args=list(args))
+    except click.UsageError:
+        return []  # click reports it with its own message when it parses for real
+    counts = Counter(p for p in order if isinstance(p, click.Option) and not p.multiple and not p.count)
+    return [(p, n) for p, n in counts.items() if n > 1]

@@ -32,7 +32,8 @@ from typing import Any
 
 import click
 
-from core.cli import CommaList, OptionSpec, panel, parse_flag
+from core.cli import CommaList, OptionSpec, panel
+from core.flag_refusals import parse_flag
 from core.naming import PATTERNS_METAVAR, variant_patterns
 
 #: click ``ParameterSource`` values that mean "not given by the user".

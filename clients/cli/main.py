@@ -16,9 +16,10 @@ from clients.cli.launch import serve_command
 from clients.cli.options import server_options
 from clients.cli.unread import DEFAULT_PORTS, refuse_unread_check, refuse_unread_infer, refuse_unread_running
 from clients.runtimes.options import ServerOptions
-from core.cli import EXIT_INTERRUPTED, group, list_option, parse_flag, print_table, run_cli, verbosity_option
+from core.cli import EXIT_INTERRUPTED, group, list_option, print_table, run_cli, verbosity_option
 from core.cli import console as make_console
 from core.console import interrupted_words
+from core.flag_refusals import parse_flag
 from core.naming import PATTERNS_METAVAR, variant_patterns
 from core.options import option
 from core.units import throughput_text

@@ -10,10 +10,10 @@ from typing import Any
 import click
 
 from clients.cli.options import server_options
-from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, list_option, parse_flag, verbosity_option
+from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, list_option, verbosity_option
 from core.console import ignore_further_interrupts, interrupted_words, stop_name
 from core.errors import PerfError, ToolkitError
-from core.flag_refusals import Unread, refuse_unread
+from core.flag_refusals import Unread, parse_flag, refuse_unread
 from core.options import given, option
 from core.wording import of
 from perf.cli.runs import RunFolder

@@ -2,7 +2,7 @@
 '--shapes':`` in front of a refusal, and the toolkit's own refusals start with the flag and its value
 (``--shapes 'seq=16;64': ...``), so the two read "Invalid value for '--shapes': --shapes 'seq=16;64'".
 Checked over every option of every command (a flag's callback), and for the refusals a command raises
-in its body (:func:`core.cli.parse_flag`, :class:`core.errors.FlagError`)."""
+in its body (:func:`core.flag_refusals.parse_flag`, :class:`core.errors.FlagError`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from clients.cli.main import cli as clients_cli
-from core.cli import ToolkitCommand, parse_flag
+from core.cli import ToolkitCommand
 from core.errors import FlagError
+from core.flag_refusals import parse_flag
 from perf.cli.main import cli as perf_cli
 from tests.project.test_cli_help import COMMANDS
 
