@@ -38,6 +38,7 @@ ADVICE = {
     "perf/profile/checks.py": "baseline",
     "perf/cli/baseline.py": "baseline",
     "perf/deploy/choose.py": "export-deployment",
+    "perf/deploy/caveats.py": "export-deployment",
     "perf/deploy/workloads.py": "export-deployment",
 }
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
