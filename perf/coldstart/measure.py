@@ -187,7 +187,9 @@ def first_requests(
     unswept = any(shape is None for _, shape in todo)  # a swept size is said by its own shape (trial 19, T19-18)
     record.sizes = describe_dynamic(config, served, shapes or {}) if unswept else None  # where none is swept (T16-11)
     for batch, shape in todo:
-        sent = first_size(shape)  # a mix: its first entry, as perf_analyzer sends it (never the spec's opt, unsaid)
+        sent = first_size(
+            shape, served.multiple_of if served else None
+        )  # a mix: its first entry, as perf_analyzer sends it (never the spec's opt, unsaid)
         fr = FirstRequests(
             batch_size=batch if sig.max_batch_size > 0 else 1, shape=shape, sent_shape=sent if sent != shape else None
         )

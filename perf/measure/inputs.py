@@ -146,7 +146,7 @@ def input_args(
         steps: Distinct data entries generated per input.
         mixed: Axes of a mixed workload, axis -> ``(lo, hi)`` (``--shapes time=1000..16000``): each
             of :data:`perf.measure.mixed.MIXED_STEPS` entries is generated at its own drawn sizes
-            (:func:`perf.measure.mixed.mixed_sizes`), sized, checked and valued as every other
+            (:func:`perf.measure.mixed.mixed_sizes`, multiples of an axis's step), sized, checked and valued as every other
             entry (its ``shape`` in the entry, no ``--shape`` flag).
 
     Raises:
@@ -162,7 +162,7 @@ def input_args(
             user_data = write_user_data(user_data, config, spec, workdir)
         given = [a for n, dims in shapes.items() for a in ("--shape", f"{n}:{','.join(map(str, dims))}")]
         return [*given, "--input-data", str(user_data)]
-    sizes = mixed_sizes(mixed) if mixed else [{}]
+    sizes = mixed_sizes(mixed, multiple_of=spec.multiple_of if spec else None) if mixed else [{}]  # the build's steps
     concrete = resolve_shapes(config, spec, shapes)
     by_entry = [resolve_shapes(config, spec_at(spec, at), shapes) for at in sizes] if mixed else [concrete]
     args: list[str] = []

@@ -184,7 +184,8 @@ class SweepOptions:
     ] = Field(
         default_factory=dict,
         description="Sweep a dynamic axis of the build's spec as a level dimension, e.g. --shapes seq=16,64,128 (repeat "
-        "for more axes: every combination); LOW..HIGH is one workload of requests of mixed sizes across the range, as "
+        "for more axes: every combination); LOW..HIGH is one workload of requests of mixed sizes across the range (multiples of "
+        "the axis's step where its build declares one), as "
         "variable-length clients send them (Triton batches only equal shapes), e.g. --shapes time=1000..16000; the "
         "report lists each like a concurrency level [default: each axis at the build's opt size, said in the report].",
     )

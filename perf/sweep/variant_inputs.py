@@ -9,6 +9,7 @@ import itertools
 import logging
 from typing import Any
 
+from builders.model.axis_steps import off_step
 from builders.model.spec_flags import wider_range_hint
 from builders.repository.view import Repository
 from core.errors import PerfError, ToolkitError
@@ -55,7 +56,8 @@ def swept_shapes(repository: Repository, name: str, opts: SweepOptions, notes: d
     default sizes) when none is swept, or when it lacks an axis (noted in the results: ``notes[name]``).
 
     Raises:
-        PerfError: a swept size outside the axis's ``[min, max]`` in the build's spec.
+        PerfError: a swept size (a mixed range's end) outside the axis's ``[min, max]`` in the build's spec, or not a
+            multiple of its step (:mod:`builders.model.axis_steps`).
     """
     if not opts.sweep_axes:
         return (None,)
@@ -81,8 +83,11 @@ def swept_shapes(repository: Repository, name: str, opts: SweepOptions, notes: d
                 f"{name}: --shapes {axis}={','.join(map(str, sizes))}: {outside} outside the axis's range "
                 f"[{lo}, {hi}] in the build's spec",
                 hint=f"sweep sizes within {lo}..{hi} (what the export was verified for); "
-                + wider_range_hint(axis, have[axis], outside, verb="sweep"),
+                + wider_range_hint(axis, have[axis], outside, verb="sweep", step=spec.step(axis) if spec else 1),
                 flag="--shapes",
             )
+        off = off_step(axis, ends, have[axis], spec.step(axis)) if spec else None
+        if off:  # a model that takes only multiples of the step: a mix draws multiples between its ends (T24-7)
+            raise PerfError(f"{name}: --shapes {axis}={','.join(map(str, sizes))}: {off[0]}", hint=off[1], flag="--shapes")
     axes = list(opts.sweep_axes)
     return tuple(results.shape_text(dict(zip(axes, sizes))) for sizes in itertools.product(*(opts.sweep_axes[a] for a in axes)))
