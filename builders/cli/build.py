@@ -156,18 +156,20 @@ def _spec_flags_without_inputs(spec_path: Path | None, outputs: tuple[str, ...],
     """The usage error for ``--output``/``--dynamic-axis`` without ``--input``: it names the flags
     given (trial 13, T13-17: ``--spec FILE --dynamic-axis h=...`` was told about an ``--output`` never
     passed) and where a spec file holds what they say: its ``"outputs"``, and its ``"dynamic_axes"``
-    with the given ranges put in (an axis matched to the file's by name, case aside)."""
+    with the given ranges put in (an axis matched to the file's by name, case aside), and its ``"multiple_of"`` with a
+    given step (``H=64,128,256/32``)."""
     given = [f for f, values in (("--output", outputs), ("--dynamic-axis", axes)) if values]
     said = f"{' and '.join(given)} describe" if len(given) > 1 else "it describes"
     try:
         text = read_text(spec_path, "spec file", "a JSON spec", FlagError) if spec_path else "{}"
         entries = dict(json.loads(text).get("dynamic_axes") or {})
+        steps = dict(json.loads(text).get("multiple_of") or {})
     except (ToolkitError, ValueError, AttributeError, TypeError):  # this message only names the file's axes
-        entries = {}
+        entries, steps = {}, {}
     known, unknown = list(entries), []
     for text in axes:
         try:
-            axis, bounds, _step = parse_axis_flag(text)
+            axis, bounds, step = parse_axis_flag(text)
         except ToolkitError:
             continue
         match = next((k for k in known if k.lower() == axis.lower()), None)
@@ -175,13 +177,16 @@ def _spec_flags_without_inputs(spec_path: Path | None, outputs: tuple[str, ...],
             unknown.append(axis)
             continue
         entries[match or axis] = list(bounds)
+        if step is not None:  # the file's step beside its range (T24-7)
+            steps[match or axis] = step
     where = []
     if unknown:
         near = {a: close_names(a, known) for a in unknown}
         named = ", ".join(f"{a!r}" + (f" (did you mean {near[a][0]!r}?)" if near[a] else "") for a in unknown)
         where.append(f"--dynamic-axis {named} {'names' if len(unknown) == 1 else 'name'} no axis of its {', '.join(known)}")
     if axes:
-        example = f" ({json.dumps({'dynamic_axes': entries})[1:-1]})" if entries else ""
+        keys = {"dynamic_axes": entries, **({"multiple_of": steps} if steps else {})}
+        example = f" ({json.dumps(keys)[1:-1]})" if entries else ""
         where.append(f'a spec file sizes its axes in its "dynamic_axes"{example}')
     if outputs:
         where.append('a spec file names its outputs in its "outputs"')

@@ -77,6 +77,9 @@ def test_spec_flags_without_input_name_only_the_flags_given(tmp_path):
         in said
     )
     assert '"dynamic_axes": {"H": [8, 16, 64]}): change it in' in said  # the file's axis, widened as the flag asked
+    r = CliRunner().invoke(cli, ["build", "--model", "tiny", "--spec", str(spec), "--dynamic-axis", "h=8,16,64/8", *where])
+    said = " ".join(r.output.split())  # a step given: the file's "multiple_of" beside its range (T24-7)
+    assert r.exit_code == 2 and '"dynamic_axes": {"H": [8, 16, 64]}, "multiple_of": {"H": 8}): change it in' in said, said
     r = CliRunner().invoke(cli, ["build", "--model", "tiny", "--output", "y", *where])
     said = " ".join(r.output.split())
     assert r.exit_code == 2 and "--dynamic-axis" not in said and "no --input was given" in said, said
