@@ -190,8 +190,7 @@ def infer(
         click.echo(
             f"requests: {requests} (concurrency {stats.concurrency}), failed: {len(stats.failures)}, "
             f"latency p50 {stats.latency_percentile_ms(50):.2f} ms, p99 {stats.latency_percentile_ms(99):.2f} ms, "
-            f"throughput {throughput_text(stats.throughput_infer_per_s, stats.batch_size, lambda x: f'{x:.1f}')}"
-            + stats.load_note()
+            f"throughput {throughput_text(stats.throughput_infer_per_s, stats.batch_size)}" + stats.load_note()
         )
     if save_outputs:
         np.savez(save_outputs, **stats.outputs)

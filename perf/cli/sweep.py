@@ -19,7 +19,7 @@ from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, ve
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
 from core.options import OptionSpec, build, given_fields, panel, specs
-from core.units import throughput_text
+from core.units import thousands, throughput_text
 from core.wording import count, of
 from perf.cli.baseline import describe_event
 from perf.cli.report import print_report
@@ -313,12 +313,12 @@ class _progress:
         elif e["event"] == "level_done":
             lv = e["level"]
             trial = f" t={lv.trial + 1}/{self.trials}" if self.trials > 1 else ""
-            self.last = f" | last {lv.throughput_infer_per_s:.0f} infer/s" if lv.ok else ""
+            self.last = f" | last {thousands(lv.throughput_infer_per_s)} infer/s" if lv.ok else ""
             self.said |= {(e["variant"], lv.error)} if not lv.ok and lv.error else set()
             # a round's transient error (no request in a window, the server's state) is no measurement this round (perf.search.failed)
             missed = e.get("round") is not None and transient_failure(lv.error)
             note = (
-                f"{throughput_text(lv.throughput_infer_per_s, lv.batch_size, lambda x: f'{x:.0f}')}, p99 {lv.latency_p99_ms:.2f} ms"
+                f"{throughput_text(lv.throughput_infer_per_s, lv.batch_size)}, p99 {lv.latency_p99_ms:.2f} ms"
                 if lv.ok
                 else f"{'not measured this round' if missed else 'failed'}"
                 f"{f' ({TRANSIENT_WORDS})' if missed and not window_failure(lv.error) else ''}: "

@@ -211,8 +211,8 @@ def test_infer_per_s_counts_batch_rows_as_perf_analyzer_does(monkeypatch: pytest
     monkeypatch.setattr(clients.infer, "model_signature", lambda *a: ModelSignature.from_config(config))
     res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", "/nonexistent", "-b", "4", "--requests", "10"])
     assert res.exit_code == 0, res.output
-    line = re.search(r"throughput ([\d.]+) infer/s \(([\d.]+) requests/s of batch 4\)", res.output)
-    assert line and float(line[1]) == pytest.approx(4 * float(line[2]), rel=0.01)
+    line = re.search(r"throughput ([\d.,]+) infer/s \(([\d.,]+) requests/s of batch 4\)", res.output)
+    assert line and float(line[1].replace(",", "")) == pytest.approx(4 * float(line[2].replace(",", "")), rel=0.01)
 
 
 def test_infer_numbers_carry_the_host_load_they_were_taken_under(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ does (trial 23, T23-15: "round 1: v c=1 b=4: 7923 infer/s, p99 1.32 ms"); at bat
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from factories import level_result
 from rich.console import Console
@@ -21,5 +22,21 @@ def _line(batch: int) -> str:
 
 
 def test_a_batch_4_level_says_its_requests_per_s() -> None:
-    assert "round 1: v c=1 b=4: 7923 infer/s (1981 requests/s of batch 4), p99 1.32 ms" in _line(4)
-    assert "requests/s" not in _line(1) and "7923 infer/s, p99 1.32 ms" in _line(1)
+    assert "round 1: v c=1 b=4: 7,923.0 infer/s (1,980.8 requests/s of batch 4), p99 1.32 ms" in _line(4)
+    assert "requests/s" not in _line(1) and "7,923.0 infer/s, p99 1.32 ms" in _line(1)
+
+
+def test_clients_and_the_sweep_print_a_throughput_by_one_rule() -> None:
+    """T25-4: `clients infer` printed "2622.4 infer/s", the sweep's progress "3019 infer/s", its tables "3,014.3": one
+    format (core.units.thousands) everywhere a throughput is printed; the README's example is that format."""
+    import ast
+
+    from core.units import throughput_text
+
+    root = Path(__file__).resolve().parents[3]
+    for path in ("clients/cli/main.py", "perf/cli/sweep.py"):
+        for call in ast.walk(ast.parse((root / path).read_text())):
+            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "throughput_text":
+                assert len(call.args) == 2 and not call.keywords, f"{path}:{call.lineno} formats its own numbers"
+    said = throughput_text(11777.3, 4)
+    assert said == "11,777.3 infer/s (2,944.3 requests/s of batch 4)" and said in (root / "README.md").read_text()

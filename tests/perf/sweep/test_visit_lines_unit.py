@@ -24,8 +24,8 @@ from perf.sweep.rounds import spent_words
 
 CURVES = {"v_a": (1000.0, 2.0), "v_b": (900.0, 2.0), "v_c": (700.0, 1.5), "v_d": (600.0, 1.0), "v_e": (500.0, 1.0)}
 SIZES = ("T=16", "T=128")
-#: One visit's line: ``round 2: v_a c=4 T=128 b=1: 812 infer/s, p99 9.78 ms``.
-LINE = re.compile(r"^round (\d+): (\S+) c=(\d+) (T=\d+) b=1: \d+ infer/s, p99 [\d.]+ ms")
+#: One visit's line: ``round 2: v_a c=4 T=128 b=1: 812.4 infer/s, p99 9.78 ms``.
+LINE = re.compile(r"^round (\d+): (\S+) c=(\d+) (T=\d+) b=1: [\d,]+\.\d infer/s, p99 [\d.]+ ms")
 
 
 def test_every_counted_visit_prints_one_line_naming_its_round(monkeypatch: pytest.MonkeyPatch) -> None:
