@@ -283,7 +283,8 @@ def _failed_of_other_model(
             f"{e.format} {e.precision}: kept from the earlier build, an export of another model (the earlier build differs "
             f"in {', '.join(model)}): this build's {e.format} {e.precision} export failed, and a failed export replaces "
             f"nothing, so its variants keep serving the earlier {formats.get(e.format).file} (listed below); build "
-            f"--format {e.format} again once it passes to serve this model in them"
+            f"--format {e.format} again once it passes to serve this model in them (with --replace where a run measured "
+            "them: it writes over what the run measured)"
         )
     return kept, lines
 

@@ -156,7 +156,7 @@ def _refuse_losing(
         dropped = {n: _dropped_why(repo, n, other) for n in gone if n not in lost}
         lost.update(dropped)
         runs.update(measuring_runs(repo, dropped, results_dir))
-    over = _written_over(repo, build, exports, written)
+    over = _written_over(repo, build, exports, list(measuring_runs(repo, written, results_dir)))  # measured ones only
     lost.update({n: why for n, (why, _new) in over.items()})
     runs.update(runs_losing(repo, {n: new for n, (_why, new) in over.items()}, results_dir))
     if not runs:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from builders.export.artifacts import file_sha256
 from builders.export.content import content_sha256
-from builders.repository.measured_runs import RESULTS_DIR, has_numbers, run_files
+from builders.repository.measured_runs import RESULTS_DIR, has_numbers, measuring_runs, run_files
 from builders.repository.writer import VERSION, read_index_entries
 from core import formats
 from core.errors import RecordError
@@ -79,7 +79,10 @@ def runs_losing(repo: Path, new: dict[str, set[str]], results_dir: Path = RESULT
         entries = read_index_entries(repo)
     except RecordError:
         return {}
-    now = {n: file_digests(repo / n / VERSION / formats.get(entries[n].variant.format).file) for n in new if n in entries}
+    measured = measuring_runs(repo, new, results_dir)  # first: a model's files are hashed only where a run measured them
+    now = _digests(
+        {n: repo / n / VERSION / formats.get(entries[n].variant.format).file for n in new if n in entries and n in measured}
+    )
     out: dict[str, list[str]] = {}
     for path in run_files(repo, results_dir) if now else []:
         try:
@@ -92,6 +95,23 @@ def runs_losing(repo: Path, new: dict[str, set[str]], results_dir: Path = RESULT
         for name, s in sorted(shas.items()):
             if (not s or s & now[name]) and not s & new[name]:
                 out.setdefault(name, []).append(str(run.get("run_id") or path.parent.name))
+    return out
+
+
+def _digests(files: dict[str, Path]) -> dict[str, set[str]]:
+    """:func:`file_digests` of each variant's file, each file read once (the variants of an export hard-link it)."""
+    seen: dict[tuple[int, int], set[str]] = {}
+    out: dict[str, set[str]] = {}
+    for name, path in files.items():
+        try:
+            st = path.stat()
+        except OSError:
+            out[name] = set()
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key not in seen:
+            seen[key] = file_digests(path)
+        out[name] = seen[key]
     return out
 
 

@@ -240,3 +240,23 @@ def test_the_in_process_baseline_does_not_time_the_new_eager_model_as_a_kept_var
     assert "the eager model of the source is not timed as its baseline" in note
     both = run_baseline(BaselineOptions(here / "repo", timing=quick, batch_sizes=(1,)))
     assert {(p.key.format, p.ok) for p in both.points} == {("onnx", True), ("torchscript", True), ("eager", True)}
+
+
+def test_files_are_hashed_only_for_variants_a_run_measured(here: Path, monkeypatch: pytest.MonkeyPatch):
+    """The refusal reads a variant's files only where a run measured it (a model of gigabytes, served by many variants,
+    is not hashed again per variant on every rebuild)."""
+    import builders.repository.replacing as replacing
+    import builders.repository.run_stamps as run_stamps
+
+    _build(here, 0)
+    read: list[Path] = []
+    digests = run_stamps.file_digests
+
+    def counted(path: Path) -> set[str]:
+        read.append(path)
+        return digests(path)
+
+    monkeypatch.setattr(replacing, "file_digests", counted)
+    monkeypatch.setattr(run_stamps, "file_digests", counted)
+    _build(here, 0, last=", nn.ReLU()")  # other content, no run: written over as before, nothing hashed for it
+    assert read == []
