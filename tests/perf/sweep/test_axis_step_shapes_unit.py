@@ -68,3 +68,18 @@ def test_a_swept_size_off_the_step_is_refused_before_anything_starts(repo: Path,
 def test_multiples_of_the_step_are_planned(repo: Path, tmp_path: Path) -> None:
     sw = _sweep(repo, tmp_path, H=(96, "64..256"), W=(128,))
     assert sw.plans["unet_a"].shapes == ("H=96,W=128", "H=64..256,W=128")
+
+
+def test_a_shape_flag_off_the_step_is_refused_before_anything_starts(repo: Path, tmp_path: Path) -> None:
+    """``triton-perf sweep/coldstart --shape``: the one check of ``clients infer --shape`` (clients.shapes)."""
+    opts = SweepOptions(
+        ServerOptions(repo, runtime="bundled"),
+        concurrency=(1,),
+        results_dir=tmp_path / "r",
+        run_id="s",
+        shapes={"image": (1, 100, 64)},
+    )
+    with pytest.raises(PerfError) as e:
+        Sweep(opts)
+    assert "--shape image:1,100,64: 100 is not a multiple of 32, the step the build declared for axis H" in e.value.message
+    assert "the nearest valid sizes to 100 are 96 and 128" in (e.value.hint or "")
