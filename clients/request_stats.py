@@ -45,10 +45,10 @@ class RequestStats:
 
     def load_note(self) -> str:
         """``""`` on a quiet host; else what makes the numbers untrustworthy or unchecked
-        (``" [host busy: other processes used 143 % of a core]"``)."""
+        (``" [host busy: other processes used 143 % of one core]"``)."""
         h = self.host_load
         if h.host_busy:
-            return f" [host busy: other processes used {h.host_busy_pct:,.0f} % of a core; not a measurement to compare]"
+            return f" [host busy: other processes used {h.host_busy_pct:,.0f} % of one core; not a measurement to compare]"
         if h.host_not_sampled:
             return f" [host load {h.host_not_sampled}]"
         return ""

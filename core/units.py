@@ -109,3 +109,12 @@ def throughput_label(batch_sizes: Iterable[int]) -> str:
     """A plot's throughput axis: ``"throughput (infer/s)"``, and at a client batch above 1 (``batch_sizes``) what it
     counts, ``"throughput (infer/s = requests/s × client batch)"`` (:data:`INFER_PER_S_MEANS`)."""
     return "throughput (infer/s = requests/s × client batch)" if any(b > 1 for b in batch_sizes) else "throughput (infer/s)"
+
+
+#: CPU % in every output (console, report, plots): one rule, two bases, each said beside its number (trial 23,
+#: T23-13: the report's "host CPU (%)" column, 0-100 of the whole host, beside the flags' "92 %" of a single core).
+#: A process's CPU (other processes', as the host-busy flag reads them) is in % of ONE core (100 % = one core busy,
+#: 200 % two); the host's CPU (Triton's ``nv_cpu_utilization``, every process) in % of ALL its cores (100 % = every
+#: core busy).
+ONE_CORE = "% of one core"
+ALL_CORES = "% of all cores"

@@ -14,6 +14,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
+from core.units import ALL_CORES
 from core.wording import sentence
 
 #: Mark of a flagged number: a level where perf_analyzer did not reach its stability criterion,
@@ -64,9 +65,9 @@ GIVEN_SIGNIFICANT = 6
 CPU_MEASURES: dict[str, tuple[str, str, int, str]] = {
     "cpu_utilization_pct": (
         "host CPU",
-        "%",
+        ALL_CORES,  # not a process's % of one core (core.units: one rule for CPU %)
         1,
-        "every process on the host, perf_analyzer included (Triton's `nv_cpu_utilization`)",
+        "every process on the host, perf_analyzer included (Triton's `nv_cpu_utilization`); 100 % = every core busy",
     ),
     "server_cpu_cores": (
         "server CPU",

@@ -233,7 +233,7 @@ def verdict(point: Point, inp: InProcessAt | None, ratio: float | None, overhead
     if inp is not None and inp.host_busy:
         return (
             f"not measured fairly: the in-process run was measured while other processes used "
-            f"{fmt(inp.host_busy_pct, 0)} % of a core (host busy)"
+            f"{fmt(inp.host_busy_pct, 0)} % of one core (host busy)"
         )
     return None
 

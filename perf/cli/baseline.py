@@ -356,7 +356,7 @@ def baseline_table(result: BaselineResult) -> Table:
         caption=f"{result.settings.timer}; min_run_time {result.settings.min_run_time_s:g} s per point"
         + (  # the legend lists only the marks the table shows (trial 9, F3's kind)
             f"; {UNSTABLE_MARK} host busy: {FLAG_MEANINGS[HOST_BUSY]} (more than "
-            f"{fmt(result.settings.host_busy_threshold_pct, 0)} % of a core) during the point's rounds"
+            f"{fmt(result.settings.host_busy_threshold_pct, 0)} % of one core) during the point's rounds"
             if any(flag_mark(p.flag) for p in result.points if p.ok)
             else ""
         ),

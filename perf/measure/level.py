@@ -121,7 +121,7 @@ def measure_level(
     first = level.host_busy_pct
     if level.ok and is_host_busy(first, host.threshold_pct):
         log.warning(
-            "%s %s: other processes used %.0f %% of a core during the measurement (threshold %g %%); measuring again in %g s",
+            "%s %s: other processes used %.0f %% of one core during the measurement (threshold %g %%); measuring again in %g s",
             load.model,
             load.describe(),
             first,
@@ -136,20 +136,20 @@ def measure_level(
             level.attempts = again.attempts
             level.host_busy = True
             level.notes.append(
-                f"other processes used {first:.0f} % of a core during the level (threshold "
+                f"other processes used {first:.0f} % of one core during the level (threshold "
                 f"{host.threshold_pct:g} %); the re-measurement failed: {again.error}"
             )
         elif is_host_busy(busy, host.threshold_pct):
             level = again
             level.host_busy = True
             level.notes.append(
-                f"other processes used {busy:.0f} % of a core during the level ({first:.0f} % in a "
+                f"other processes used {busy:.0f} % of one core during the level ({first:.0f} % in a "
                 f"first measurement; threshold {host.threshold_pct:g} %)"
             )
         else:
             level = again
             level.notes.append(
-                f"measured again: other processes used {first:.0f} % of a core during a first "
+                f"measured again: other processes used {first:.0f} % of one core during a first "
                 f"measurement (threshold {host.threshold_pct:g} %)"
             )
     return level.settle()
@@ -188,7 +188,7 @@ def measure_visit(
     busy = level.host_busy_pct
     if is_host_busy(busy, host.threshold_pct):
         level.host_busy = True
-        level.notes.append(f"other processes used {busy:.0f} % of a core during the visit (threshold {host.threshold_pct:g} %)")
+        level.notes.append(f"other processes used {busy:.0f} % of one core during the visit (threshold {host.threshold_pct:g} %)")
     return level.settle()
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from core.units import ALL_CORES
 from perf.analysis.stats.fair import BATCHED
 from perf.markdown import fmt
 from perf.records.coldstart import STEADY_RATIO
@@ -192,7 +193,7 @@ PHRASES: tuple[Phrase, ...] = (
         "cpu_taken_by_others",
         lambda f: f.others_cpu_pct is not None,
         lambda f: (
-            f"other processes used {fmt(f.others_cpu_pct, 0)} % of a core during these levels (flagged host busy), "
+            f"other processes used {fmt(f.others_cpu_pct, 0)} % of one core during these levels (flagged host busy), "
             "so the difference may be the host's load, not the settings"
         ),
     ),
@@ -201,7 +202,7 @@ PHRASES: tuple[Phrase, ...] = (
         "cpu_saturated",
         lambda f: f.others_cpu_pct is None and f.host_cpu_pct is not None and f.host_cpu_pct >= CPU_BUSY_PCT,
         lambda f: (
-            f"the host CPU was saturated ({fmt(f.host_cpu_pct, 0)} %, perf_analyzer included), so settings "
+            f"the host CPU was saturated ({fmt(f.host_cpu_pct, 0)} {ALL_CORES}, perf_analyzer included), so settings "
             "that add parallel work have no idle cores to use"
         ),
     ),
@@ -209,7 +210,7 @@ PHRASES: tuple[Phrase, ...] = (
         "contrast",
         "cpu_spare",
         lambda f: f.host_cpu_pct is not None and f.host_cpu_pct < CPU_SPARE_PCT,
-        lambda f: f"the host CPU had capacity left ({fmt(f.host_cpu_pct, 0)} %), so the cores were not the limit",
+        lambda f: f"the host CPU had capacity left ({fmt(f.host_cpu_pct, 0)} {ALL_CORES}), so the cores were not the limit",
     ),
     # why a curve has no knee (perf.analysis.saturation.rises.knee): its last step still gains, or p99 does not
     # rise; a trend only by the rules of perf.analysis.saturation.rises, else "not distinguishable from noise"

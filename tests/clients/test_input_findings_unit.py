@@ -234,7 +234,9 @@ def test_infer_numbers_carry_the_host_load_they_were_taken_under(monkeypatch: py
     monkeypatch.setattr(HostSampler, "load", lambda self, *a, **k: HostLoad.of(143.0))
     res = CliRunner().invoke(cli, args)
     assert res.exit_code == 0, res.output
-    assert "requests/s of batch 4) [host busy: other processes used 143 % of a core; not a measurement to compare]" in res.output
+    assert (
+        "requests/s of batch 4) [host busy: other processes used 143 % of one core; not a measurement to compare]" in res.output
+    )
     monkeypatch.setattr(HostSampler, "load", lambda self, *a, **k: HostLoad.of(2.0))
     assert "[host" not in CliRunner().invoke(cli, args).output  # a quiet host: the numbers as they are
     monkeypatch.setattr(clients.infer, "_own_processes", lambda url: (None, "not sampled (server on another host)"))

@@ -35,7 +35,7 @@ def unfair(*points: Point) -> str | None:
     """Why a comparison of ``points`` is not fair (one was measured ``host busy``), or ``None``.
 
     Returns:
-        ``"not measured fairly: `v` c=4 was measured while other processes used 35 % of a core
+        ``"not measured fairly: `v` c=4 was measured while other processes used 35 % of one core
         (host busy)"``, or ``None`` when none of them was flagged.
     """
     busy = [p for p in points if p.status == HOST_BUSY]
@@ -45,7 +45,7 @@ def unfair(*points: Point) -> str | None:
     names = ", ".join(
         dict.fromkeys(f"`{p.variant}` c={p.concurrency}" + (f" b={p.batch_size}" if p.batch_size != 1 else "") for p in busy)
     )
-    used = f"{load:.0f} % of a core" if load is not None else "the host's CPU"
+    used = f"{load:.0f} % of one core" if load is not None else "the host's CPU"
     verb = "was" if len(busy) == 1 else "were"
     return f"not measured fairly: {names} {verb} measured while other processes used {used} (host busy)"
 

@@ -1,7 +1,7 @@
 """A level's notes said once: the reasons of its flag over its rounds (or trials).
 
 A level measured in several rounds gets one note per round and reason ("other processes used
-92 % of a core during the visit (threshold 10 %)", then 101 %, 112 % ...). Joined as they are,
+92 % of one core during the visit (threshold 10 %)", then 101 %, 112 % ...). Joined as they are,
 six rounds make one long parenthesis; :func:`notes_text` says each reason once, with how many
 rounds gave it and, for every number that varies between them, its min–max.
 """
@@ -30,7 +30,7 @@ def repeat_noun(run: RunResult) -> str:
 
 def notes_text(notes: Sequence[str], noun: str = "trial") -> str:
     """``notes`` joined by ``"; "``, each reason once: notes that differ only in their numbers
-    become ``"in 6 rounds, other processes used 92–132 % of a core ..."`` (a number that is the
+    become ``"in 6 rounds, other processes used 92–132 % of one core ..."`` (a number that is the
     same in all of them stays as it is).
 
     Args:

@@ -36,7 +36,7 @@ def unusable_lines(run: RunResult, run_dir: Path, rows: Sequence[EfficiencyRow] 
         return []
     rated = [r for r in rows if r.ratio is not None]
     busy = max((r.in_process.host_busy_pct or 0.0 for r in rated if r.in_process is not None), default=None)
-    load = f" (other processes used up to {fmt(busy, 0)} % of a core during its points)" if busy else ""
+    load = f" (other processes used up to {fmt(busy, 0)} % of one core during its points)" if busy else ""
     return [
         f"{HEAD} {'The one level' if n == 1 else f'All {n} levels'} with an "
         f"in-process point {agree(n, 'was', 'were')} served faster than the same call in-process ({faster_words(rated)}), "

@@ -246,7 +246,7 @@ def _busy_words(measured: list[Entry]) -> str:
     most = max((f.host_busy_pct or 0.0) for f in firsts)
     return (
         f" The first requests of {of(sum(1 for fs in busy.values() if fs), len(measured), 'variant')} ({at}) were sent while "
-        f"other processes used up to {fmt(most, 0)} % of a core (marked{flag_mark(HOST_BUSY)}): they and their ratios may be "
+        f"other processes used up to {fmt(most, 0)} % of one core (marked{flag_mark(HOST_BUSY)}): they and their ratios may be "
         "the host's, not the variant's."
     )
 

@@ -287,6 +287,6 @@ def _loads(r: EfficiencyRow) -> str:
     served = r.point.get("host_busy_pct")
     inproc = r.in_process.host_busy_pct if r.in_process else None
     return (
-        f"other processes used {fmt(served, 0) + ' %' if served is not None else 'an unsampled share'} of a core during the "
+        f"other processes used {fmt(served, 0) + ' %' if served is not None else 'an unsampled share'} of one core during the "
         f"served level and {fmt(inproc, 0) + ' %' if inproc is not None else 'an unsampled share'} during the in-process points."
     )

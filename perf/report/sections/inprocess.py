@@ -76,11 +76,11 @@ def baseline_lines(baseline: BaselineResult, table_rows: bool = True) -> list[st
 
 
 def point_status(p: BaselinePoint) -> str:
-    """A baseline point's status cell: ``ok``, ``† host busy (55 % of a core)``, or why not run."""
+    """A baseline point's status cell: ``ok``, ``† host busy (55 % of one core)``, or why not run."""
     if not p.ok:
         return f"{p.status}: {p.reason}"
     mark = flag_mark(p.flag).strip()
-    return f"{mark} ({fmt(p.host_busy_pct, 0)} % of a core)" if mark else "ok"
+    return f"{mark} ({fmt(p.host_busy_pct, 0)} % of one core)" if mark else "ok"
 
 
 def load_sentence(baseline: BaselineResult) -> str:
@@ -92,8 +92,8 @@ def load_sentence(baseline: BaselineResult) -> str:
     limit = baseline.settings.host_busy_threshold_pct
     most = max(p.host_busy_pct or 0.0 for p in sampled)
     if not busy:
-        return f"Other processes used at most {fmt(most, 0)} % of a core meanwhile (under the {fmt(limit, 0)} % threshold)."
+        return f"Other processes used at most {fmt(most, 0)} % of one core meanwhile (under the {fmt(limit, 0)} % threshold)."
     return (
-        f"{len(busy)} of {len(sampled)} points were measured while other processes used up to {fmt(most, 0)} % of a core "
+        f"{len(busy)} of {len(sampled)} points were measured while other processes used up to {fmt(most, 0)} % of one core "
         f"(over the {fmt(limit, 0)} % threshold; marked{flag_mark(HOST_BUSY)}): their ratios below are not measured fairly."
     )

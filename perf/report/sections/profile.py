@@ -58,7 +58,7 @@ def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None =
             lines += [f"- {what}: {t.status} ({t.reason or 'no reason recorded'})"]
             continue
         busy = (
-            f"{flag_mark(t.flag)} (traced while other processes used {fmt(t.host_busy_pct, 0)} % of a core: the shares "
+            f"{flag_mark(t.flag)} (traced while other processes used {fmt(t.host_busy_pct, 0)} % of one core: the shares "
             "may be the host's, not the model's)"
             if t.flag == HOST_BUSY
             else ""
@@ -145,7 +145,7 @@ def speedup_sentences(rows: list[PrecisionRow]) -> list[str]:
         )
         if r.flag == HOST_BUSY:
             text += (
-                f"; measured while other processes used {fmt(r.host_busy_pct, 0)} % of a core{flag_mark(HOST_BUSY)}: "
+                f"; measured while other processes used {fmt(r.host_busy_pct, 0)} % of one core{flag_mark(HOST_BUSY)}: "
                 "fp32 and this precision shared that load round by round, but the times themselves are the loaded host's"
             )
         out.append(sentence(text))

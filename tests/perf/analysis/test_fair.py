@@ -62,7 +62,7 @@ def test_a_pair_with_a_host_busy_level_is_not_measured_fairly():
     assert e.throughput is None
     assert e.note("throughput") == "not measured fairly: 1 of 1 pair includes a host-busy level"
     assert e.pairs[0].throughput_note == (
-        "not measured fairly: `mlp_onnx_cpu2_nodb_mbs64` c=4 was measured while other processes used 63 % of a core (host busy)"
+        "not measured fairly: `mlp_onnx_cpu2_nodb_mbs64` c=4 was measured while other processes used 63 % of one core (host busy)"
     )
     assert "+95.0" not in "\n".join(effects_section([e], []))
 
@@ -125,7 +125,7 @@ def test_throughput_that_falls_as_load_rises_is_interference_in_the_reports_word
 
 
 def test_a_point_flagged_in_one_round_says_the_load_that_round_saw_not_its_median():
-    # the demo: c=16 flagged host busy in one of 6 rounds (26 % of a core), median over rounds 0 %
+    # the demo: c=16 flagged host busy in one of 6 rounds (26 % of one core), median over rounds 0 %
     from perf.analysis.stats.fair import busy_load
     from perf.records.levels import LevelResult
 
@@ -134,4 +134,4 @@ def test_a_point_flagged_in_one_round_says_the_load_that_round_saw_not_its_media
     (p,) = aggregate(lv, "v")
     assert p.status == "host busy" and p.get("host_busy_pct") == 0.0
     assert busy_load(p) == 26.0
-    assert unfair(p) == "not measured fairly: `v` c=16 was measured while other processes used 26 % of a core (host busy)"
+    assert unfair(p) == "not measured fairly: `v` c=16 was measured while other processes used 26 % of one core (host busy)"

@@ -7,7 +7,7 @@ from factories import level_result
 from perf.analysis.stats.notes import notes_text
 from perf.analysis.stats.points import aggregate
 
-BUSY = "other processes used {} % of a core during the visit (threshold 10 %)"
+BUSY = "other processes used {} % of one core during the visit (threshold 10 %)"
 SPREAD = "its 3 windows' throughput spread {} % (more than ±10 %)"
 
 
@@ -15,7 +15,7 @@ def test_notes_that_differ_only_in_their_numbers_are_said_once_with_the_count_an
     notes = [SPREAD.format(79), BUSY.format(92), SPREAD.format(132), BUSY.format(112), SPREAD.format(21), BUSY.format(92)]
     assert notes_text(notes, "round") == (
         "in 3 rounds, its 3 windows' throughput spread 21–132 % (more than ±10 %); "
-        "in 3 rounds, other processes used 92–112 % of a core during the visit (threshold 10 %)"
+        "in 3 rounds, other processes used 92–112 % of one core during the visit (threshold 10 %)"
     )
 
 

@@ -20,7 +20,7 @@ def test_a_host_busy_first_request_is_marked_in_the_table_and_the_sentence():
     row = [c.strip() for c in next(ln for ln in lines if f"`{v.name}`" in ln).split("|")[1:-1]]
     assert row[4] == "60.0 † host busy" and "†" not in row[6]  # the busy size marked, the quiet one not
     text = "\n".join(lines)
-    assert "The first requests of 1 of 1 variant (at b1) were sent while other processes used up to 72 % of a core" in text
+    assert "The first requests of 1 of 1 variant (at b1) were sent while other processes used up to 72 % of one core" in text
     assert "† host busy: other processes used the host's CPU while those requests were sent." in text
 
 
@@ -42,7 +42,7 @@ def test_a_warmup_pair_with_a_host_busy_first_request_is_not_measured_fairly():
 
 
 def test_the_busy_sentence_counts_variants_as_the_table_shows_them_not_sizes():
-    # trial 9 F9: "4 sizes were sent while other processes used up to 106 % of a core" beside a table of one
+    # trial 9 F9: "4 sizes were sent while other processes used up to 106 % of one core" beside a table of one
     # size (b1) and 4 flagged variants
     from factories import levels, params
 
@@ -58,7 +58,7 @@ def test_the_busy_sentence_counts_variants_as_the_table_shows_them_not_sizes():
         v.cold_start = ColdStart(v.name, load_s=2.0, first=first)
         run.variants.append(v)
     text = "\n".join(coldstart_report.section(run))
-    assert "The first requests of 4 of 8 variants (at b1) were sent while other processes used up to 120 % of a core" in text
+    assert "The first requests of 4 of 8 variants (at b1) were sent while other processes used up to 120 % of one core" in text
     assert "sizes were sent" not in text
     reason = coldstart_report.measured_warmup_count(coldstart_report.entries(run), run.run_id)[1]
     assert reason.endswith("(8 variants judged at batch 1)")  # was "(8 sizes of 8 variants judged)"

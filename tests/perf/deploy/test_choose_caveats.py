@@ -96,7 +96,7 @@ def test_the_caveat_judges_the_budget_as_the_ranking_does_on_the_quieter_rounds(
 def test_a_rounds_runs_words_never_say_trials():
     run = _busy_run()
     for lv in run.variants[0].levels:  # every round flagged: the pick is a flagged level, with its reasons
-        lv.host_busy, lv.notes = True, [f"other processes used {lv.host_busy_pct:.0f} % of a core during the visit"]
+        lv.host_busy, lv.notes = True, [f"other processes used {lv.host_busy_pct:.0f} % of one core during the visit"]
     run.variants[0].levels += [  # an unrankable level (no p99 in any round): listed with its notes
         LevelResult(
             4,
@@ -105,13 +105,13 @@ def test_a_rounds_runs_words_never_say_trials():
             throughput_infer_per_s=310.0,
             host_busy_pct=150.0,
             host_busy=True,
-            notes=["other processes used 150 % of a core"],
+            notes=["other processes used 150 % of one core"],
         )
         for r in range(4)
     ]
     chosen = choose_variant(run, NAME, latency_budget_ms=100.0)
     excluded = recommend(run, 100.0).excluded
-    assert any("in 4 rounds, other processes used 150 % of a core" in x for x in excluded), excluded
+    assert any("in 4 rounds, other processes used 150 % of one core" in x for x in excluded), excluded
     words = " ".join([chosen.why, chosen.level.describe(), *chosen.caveats, *excluded])
     assert "trial" not in words, words
 

@@ -53,7 +53,7 @@ def test_a_remote_server_on_another_host_is_not_sampled(monkeypatch: pytest.Monk
 
 
 def test_other_processes_never_read_above_the_hosts_cores_on_a_short_span() -> None:
-    # the trial: a one-batch trace "used 249 % of a core" on a 2-core host (10 ms CPU-time ticks over a short span)
+    # the trial: a one-batch trace "used 249 % of one core" on a 2-core host (10 ms CPU-time ticks over a short span)
     import psutil
 
     from perf.measure.host import HostSampler

@@ -27,7 +27,7 @@ def test_a_higher_flagged_runner_up_is_explained_not_called_a_loss():
     assert " 872.0 infer/s (concurrency 8 † host busy): +12.5 % (not measured fairly: " in text
     assert "(host busy)) against the best, at a host busy level that does not lead" in text
     # the contrast of host-busy levels names other processes' CPU, not "no idle cores" for the settings
-    assert "other processes used 93 % of a core during these levels (flagged host busy)" in text
+    assert "other processes used 93 % of one core during these levels (flagged host busy)" in text
     assert "no idle cores" not in text
 
 

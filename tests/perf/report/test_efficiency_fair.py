@@ -77,9 +77,9 @@ def test_a_host_busy_baseline_point_is_flagged_in_table_plot_and_sentence(tmp_pa
     assert all(r.note and r.note.startswith("not measured fairly: the in-process run") for r in rows)
     text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "0.50× † host busy" in text and "0.80× † host busy" in text  # the ratios keep their numbers, marked
-    assert "† host busy (64 % of a core)" in text  # the baseline table's status cell
-    assert "1 of 1 points were measured while other processes used up to 64 % of a core" in text  # the sentence
-    assert "other processes used 64 % of a core (host busy)" in text  # the conclusion names it
+    assert "† host busy (64 % of one core)" in text  # the baseline table's status cell
+    assert "1 of 1 points were measured while other processes used up to 64 % of one core" in text  # the sentence
+    assert "other processes used 64 % of one core (host busy)" in text  # the conclusion names it
     drawn = write_plot(rows, tmp_path / "e.png")
     (ring,) = [k for k in drawn[RATIO_TITLE] if k.startswith("not measured fairly † host busy")]
     assert drawn[RATIO_TITLE][ring] == ([1.0, 4.0], [0.5, 0.8])

@@ -190,14 +190,14 @@ def test_why_paragraph_phrases_follow_the_numbers():
     why = text.split("**Why.**")[1].split("**When")[0]
     assert "(queue = 12 % of server time: compute took most of the server time)" in why
     assert "(queue = 66 % of server time: requests mostly waited for a busy instance)" in why
-    assert "the host CPU was saturated (100 %, perf_analyzer included)" in why
+    assert "the host CPU was saturated (100 % of all cores, perf_analyzer included)" in why
     # the same run with idle cores and cheaper batched executions: the other phrases
     for v in run.variants:
         for lv in v.levels:
             lv.cpu_utilization_pct = 35.0
     run.variants[1].levels[-1].server_compute_infer_us = 14 * 150.0
     why = "\n".join(conclusions(run, recommend(run))).split("**Why.**")[1].split("**When")[0]
-    assert "host CPU had capacity left (35 %)" in why and "saturated" not in why
+    assert "host CPU had capacity left (35 % of all cores)" in why and "saturated" not in why
     assert (
         "dynamic batching paid in compute at this load: executions of 14.00 inferences cost ≈150 µs infer time per inference against 400 µs"
         in why

@@ -43,7 +43,7 @@ def test_a_clear_paired_speedup_is_called_with_its_spread_and_a_busy_row_is_mark
     assert "measured † host busy" in text  # the table's status cell
     assert f"faster: {times(bf16.speedup_vs_fp32, 3)} fp32's speed ({ratio_span(bf16.speedup_low, bf16.speedup_high, 3)})" in text
     assert "On cpu, bf16 is faster than fp32: " in text and "over 8 interleaved rounds" in text
-    assert "other processes used 48 % of a core † host busy" in text  # the sentence
+    assert "other processes used 48 % of one core † host busy" in text  # the sentence
 
 
 def test_an_older_unpaired_record_is_not_measured_fairly():

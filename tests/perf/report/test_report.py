@@ -27,7 +27,8 @@ from perf.report.write import write_report
 from perf.sweep.refused_run import refused_flags_text
 
 HOST_CPU_PANEL = (
-    "Host CPU (%) — every process on the host, perf_analyzer included (Triton's nv_cpu_utilization) — client batch size 1"
+    "Host CPU (% of all cores) — every process on the host, perf_analyzer included (Triton's nv_cpu_utilization); "
+    "100 % = every core busy — client batch size 1"
 )
 GPU_PANEL = "GPU utilisation (%) — client batch size 1"
 
@@ -140,8 +141,11 @@ def test_report_content_cpu_only(tmp_path: Path):
         f = tmp_path / f"{png}.png"
         assert f.exists() and f.stat().st_size > 5000, png
         assert f"]({png}.png)" in text
-    assert "GPU util" not in text and "host CPU (%)" in text and "CPU util" not in text
-    assert "host CPU (%): every process on the host, perf_analyzer included (Triton's `nv_cpu_utilization`)." in text
+    assert "GPU util" not in text and "host CPU (% of all cores)" in text and "CPU util" not in text
+    assert (
+        "host CPU (% of all cores): every process on the host, perf_analyzer included (Triton's `nv_cpu_utilization`); "
+        "100 % = every core busy." in text
+    )
     # unstable level flagged in its level table, with the footnote
     c8 = text.split("### Concurrency 8")[1].split("###")[0]
     assert "`mlp_onnx_cpu2_nodb_mbs64` †" in c8 and "`mlp_onnx_cpu1_nodb_mbs64` †" not in c8
@@ -327,10 +331,10 @@ def test_server_cpu_in_tables_plots_and_why(tmp_path: Path):
         for lv in v.levels:
             lv.server_cpu_cores = 0.45 * lv.concurrency**0.5
     table = squash("\n".join(level_tables(run_points(run))))
-    assert "| host CPU (%) | server CPU (cores) |" in table and "| 100.0 | 1.80 |" in table  # c=16: 0.45 * 4
+    assert "| host CPU (% of all cores) | server CPU (cores) |" in table and "| 100.0 | 1.80 |" in table  # c=16: 0.45 * 4
     assert "server CPU (cores): tritonserver and its child processes (python-backend stubs); 1.00 = one core busy." in table
     why = "\n".join(conclusions(run, recommend(run))).split("**Why.**")[1].split("**When")[0]
-    assert "host CPU 100.0 %, server CPU 1.80 cores" in why and "utilisation CPU" not in why
+    assert "host CPU 100.0 % of all cores, server CPU 1.80 cores" in why and "utilisation CPU" not in why
     drawn = plots.plot_utilisation(run_points(run), tmp_path / "u.png")
     server = "Server CPU (cores) — tritonserver and its child processes (python-backend stubs); 1.00 = one core busy — client batch size 1"
     assert list(drawn) == [HOST_CPU_PANEL, server]

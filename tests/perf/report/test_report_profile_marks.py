@@ -19,6 +19,6 @@ def _trace(busy: bool) -> TraceRecord:
 def test_a_trace_on_a_busy_host_is_marked_in_report_and_appendix() -> None:
     for operators in (3, None):
         busy = "\n".join(trace_lines([_trace(True)], operators=operators))
-        assert flag_mark(HOST_BUSY).strip() in busy and "other processes used 120 % of a core" in busy
+        assert flag_mark(HOST_BUSY).strip() in busy and "other processes used 120 % of one core" in busy
         quiet = "\n".join(trace_lines([_trace(False)], operators=operators))
         assert flag_mark(HOST_BUSY).strip() not in quiet
