@@ -28,6 +28,12 @@ TORCH_CPU_ENV: dict[str, str] = {"OMP_WAIT_POLICY": "PASSIVE"}
 _state: dict[str, str] = {}
 
 
+def server_env() -> dict[str, str]:
+    """:data:`TORCH_CPU_ENV` for a server the toolkit starts or writes a manifest for (a container, a pod), where
+    torch is LibTorch in NVIDIA's image or this model.py: a value this process's environment names is kept."""
+    return {k: os.environ.get(k) or v for k, v in TORCH_CPU_ENV.items()}
+
+
 def apply_torch_cpu_env() -> None:
     """Put :data:`TORCH_CPU_ENV` in the environment (``os.environ.setdefault``: a value the user set is kept)
     when torch is not imported yet in this process, and remember the policy torch then starts with; once

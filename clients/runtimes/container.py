@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 from types import ModuleType
 
+from builders.serving.torch_env import server_env
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.options import ServerOptions
 from core.errors import ServerError
@@ -48,7 +49,9 @@ def container_command(opts: ServerOptions, ports: Ports, args: list[str], name: 
     --model-repository=/models``): the repository is mounted read-only at ``/models``, each
     port is published on ``opts.address`` only (the server inside listens on all of the
     container's interfaces), ``--shm-size`` is sized for the python backend
-    (:mod:`clients.runtimes.shm`), ``--init`` forwards SIGINT to tritonserver for a clean stop.
+    (:mod:`clients.runtimes.shm`), ``--init`` forwards SIGINT to tritonserver for a clean stop, ``-e
+    OMP_WAIT_POLICY=PASSIVE`` lets LibTorch's OpenMP threads sleep while they wait, as the toolkit's runs have them
+    (:func:`builders.serving.torch_env.server_env`: a policy this environment names is passed instead).
 
     Args:
         opts: Image, ``--gpus`` (empty: none), ``--shm-size`` (``None``: computed from the
@@ -67,6 +70,8 @@ def container_command(opts: ServerOptions, ports: Ports, args: list[str], name: 
         cmd.append(f"--gpus={opts.gpus}")
     for port in (ports.http, ports.grpc, ports.metrics):
         cmd += ["-p", f"{a}:{port}:{port}"]
+    for k, v in server_env().items():  # torch's OpenMP threads sleep while they wait (builders.serving.torch_env)
+        cmd += ["-e", f"{k}={v}"]
     cmd += ["-v", f"{repo}:/models:ro", opts.image, "tritonserver"]
     return cmd + args
 

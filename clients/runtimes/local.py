@@ -7,6 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
+from builders.serving.torch_env import server_env
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.bundled import SITE_ENV, site_packages
 from clients.runtimes.options import LOCAL_ENV, ServerOptions
@@ -94,6 +95,8 @@ class LocalRuntime(Runtime):
         return [self.binary(), *self.args(ports, str(Path(self.opts.repository).resolve()))]
 
     def environment(self) -> dict[str, str]:
-        """The toolkit's site-packages for python-backend variants, unless already set."""
+        """The toolkit's site-packages for python-backend variants, unless already set, and torch's OpenMP wait
+        policy (:func:`builders.serving.torch_env.server_env`: LibTorch's threads sleep while they wait)."""
         # python-backend variants (--serving python) read this; native ones ignore it
-        return {SITE_ENV: site_packages()} if SITE_ENV not in os.environ else {}
+        site = {SITE_ENV: site_packages()} if SITE_ENV not in os.environ else {}
+        return {**site, **server_env()}

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,3 +125,27 @@ print(torch_env.wait_policy_words())
     ]
     assert said[0].splitlines() == ["OMP_WAIT_POLICY=PASSIVE", "OMP_WAIT_POLICY=PASSIVE"]
     assert said[1].strip() == "unknown (torch was imported before the toolkit set OMP_WAIT_POLICY)"
+
+
+def test_every_server_the_toolkit_starts_or_writes_a_manifest_for_gets_the_policy(tmp_path: Path, monkeypatch):
+    # LibTorch in NVIDIA's image (a native pytorch_libtorch variant) reads it from the server's environment: the
+    # container runtime's docker run, the local runtime's server process and the bundle's Deployment pass it
+    from clients.runtimes.local import LocalRuntime
+    from clients.runtimes.options import ServerOptions
+    from clients.server import TritonServer
+    from perf.deploy import k8s
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    (tmp_path / "repo").mkdir()
+    cmd = TritonServer(ServerOptions(tmp_path / "repo", runtime="container", gpus="", shm_size="1g")).command
+    assert "OMP_WAIT_POLICY=PASSIVE" in cmd and cmd[cmd.index("OMP_WAIT_POLICY=PASSIVE") - 1] == "-e"
+    assert LocalRuntime(ServerOptions(tmp_path / "repo", runtime="local")).environment()["OMP_WAIT_POLICY"] == "PASSIVE"
+    plan = k8s.ServingPlan("m", "m", "nvcr.io/nvidia/tritonserver:24.10-py3", k8s.Resources(None, 1, ()), 1 << 20)
+    dep: Any = k8s.deployment(plan)
+    (container,) = dep.spec.template.spec.containers
+    assert {(e.name, e.value) for e in container.env} == {("OMP_WAIT_POLICY", "PASSIVE")}
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")  # a policy the user's environment names is passed instead
+    assert (
+        "OMP_WAIT_POLICY=ACTIVE"
+        in TritonServer(ServerOptions(tmp_path / "repo", runtime="container", gpus="", shm_size="1g")).command
+    )
