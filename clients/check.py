@@ -174,20 +174,27 @@ def check_with_server(
     server = TritonServer(opts)
     server.refuse_plans([v.name for v in variants])  # TensorRT plans against the serving release, before it starts
     server.refuse_unservable([v.name for v in variants], "nothing was started or checked")  # the sweep's rule (T15-9)
-    with server as srv:
-        say(f"server ready ({srv.runtime}): http {srv.http_url}, grpc {srv.grpc_url}")
-        urls = {"http": srv.http_url, "grpc": srv.grpc_url}
-        urls = {p: urls[p] for p in protocols}
-        found = _loaded_before(srv, opts)
-        for v in variants:
-            try:
-                results += _check_in_turn(srv, opts.repository, v, v.name in found, urls, say)
-            except KeyboardInterrupt:  # said before the slow part, then the rows kept go to the caller (T17-16)
-                how = f"stopping tritonserver, which unloads it (up to {srv.runtime_impl.stop_wait_s():g} s)"
-                if not srv.runtime_impl.launches:
-                    how = f"leaving the server at {srv.http_url} with the models it was found with"
-                say(stopping_line(v.name, how))
-                raise interrupted(results, variants) from None
+    done = False
+    try:
+        with server as srv:
+            say(f"server ready ({srv.runtime}): http {srv.http_url}, grpc {srv.grpc_url}")
+            urls = {"http": srv.http_url, "grpc": srv.grpc_url}
+            urls = {p: urls[p] for p in protocols}
+            found = _loaded_before(srv, opts)
+            for v in variants:
+                try:
+                    results += _check_in_turn(srv, opts.repository, v, v.name in found, urls, say)
+                except KeyboardInterrupt:  # said before the slow part, then the rows kept go to the caller (T17-16)
+                    how = f"stopping tritonserver, which unloads it (up to {srv.runtime_impl.stop_wait_s():g} s)"
+                    if not srv.runtime_impl.launches:
+                        how = f"leaving the server at {srv.http_url} with the models it was found with"
+                    say(stopping_line(v.name, how))
+                    raise interrupted(results, variants) from None
+            done = True
+    except KeyboardInterrupt:
+        if not done:
+            raise
+        raise interrupted(results, variants) from None  # a stop while the server stopped (held till then): every row kept
     return results
 
 

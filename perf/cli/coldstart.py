@@ -149,20 +149,29 @@ def _measure(
     server = TritonServer(opts)  # a server that could load none of them is not started (the sweep's rule, T15-9)
     server.refuse_unservable(names, "nothing was started or measured" + (f", and {into} is as it was" if into else ""))
     stopped: list[str] = []  # Ctrl-C: the variants not measured; those measured are shown and kept (T17-16)
-    with server as srv:
-        for i, name in enumerate(names):
-            click.echo(f"{name}: loading", err=True)
-            try:
-                records.append(cs.measure(srv, repo.variant(name), batch_sizes, protocol, dims))
-            except KeyboardInterrupt:
-                ignore_further_interrupts()  # what it measured is filed and shown, whatever comes next
-                stopped = names[i:]
-                wait = f"up to {srv.runtime_impl.stop_wait_s():g} s"
-                click.secho(
-                    f"stopping ({stop_name()}): {name} left unfinished; stopping tritonserver ({wait})", fg="yellow", err=True
-                )
-                break
-        run.environment.setdefault("server", {"runtime": srv.runtime, "reason": srv.runtime_reason, "command": srv.command_line})
+    late = False  # a stop while the server stopped, every variant measured (held till then): all of it kept, then said
+    try:
+        with server as srv:
+            for i, name in enumerate(names):
+                click.echo(f"{name}: loading", err=True)
+                try:
+                    records.append(cs.measure(srv, repo.variant(name), batch_sizes, protocol, dims))
+                except KeyboardInterrupt:
+                    ignore_further_interrupts()  # what it measured is filed and shown, whatever comes next
+                    stopped = names[i:]
+                    wait = f"up to {srv.runtime_impl.stop_wait_s():g} s"
+                    click.secho(
+                        f"stopping ({stop_name()}): {name} left unfinished; stopping tritonserver ({wait})", fg="yellow", err=True
+                    )
+                    break
+            run.environment.setdefault(
+                "server", {"runtime": srv.runtime, "reason": srv.runtime_reason, "command": srv.command_line}
+            )
+    except KeyboardInterrupt:
+        if len(records) < len(names) or stopped:
+            raise
+        ignore_further_interrupts()
+        late = True
     if not into:
         run.environment.update(environment.collect())  # type: ignore[typeddict-item]
     replaced = [  # --into: the run's own records these replace, said (trial 8 F13)
@@ -191,7 +200,7 @@ def _measure(
             click.echo(line)
         for name in kept_held:
             click.echo(held_line(run, run.variant(name).cold_start))  # type: ignore[union-attr,arg-type]
-    if stopped:
+    if stopped or late:
         click.secho(interrupted_line(names, records, stopped), fg="yellow")
         raise SystemExit(EXIT_INTERRUPTED)
 
@@ -206,6 +215,8 @@ def interrupted_line(names: list[str], records: list[Any], stopped: list[str]) -
     done = f"{of(len(measured), len(names), 'variant')} measured" + (" (the table above)" * bool(records))
     if failed:
         done += f"; {len(failed)} failed: {', '.join(failed)} (the table says why)"
+    if not stopped:  # it came while the server stopped, every variant measured and filed
+        return f"{interrupted_words()} while tritonserver stopped: {done}"
     again = f"the same command with --variants {','.join(stopped)}"
     return f"{interrupted_words()}: {done}; not measured: {', '.join(stopped)}; to measure them, run {again}"
 
