@@ -179,7 +179,7 @@ def _say_at_risk(step: ExportStep, fmt: str, precision: str) -> None:
         f"{fmt} {precision}: this export is made again, and {count(len(risk), 'variant')} of the earlier grid that runs "
         f"measured ({some_of(list(risk), 3)}; runs {some_of(runs, 3)}) {'is' if len(risk) == 1 else 'are'} not in this "
         "build's grid: should the new file differ from the one they serve, the build is refused after its exports, "
-        "nothing written (Ctrl-C now stops it, nothing written; --replace removes them; --repository OTHER writes beside them)"
+        "nothing written (Ctrl-C now stops it, nothing written; --replace removes them; --name OTHER builds beside them, in its own build folder)"
     )
 
 
