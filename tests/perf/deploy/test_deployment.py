@@ -525,13 +525,15 @@ def test_the_cpu_request_of_a_pick_at_a_client_batch_size_is_its_levels(tmp_path
 
 @pytest.mark.slow  # the session's real tiny build
 def test_the_bundle_says_what_its_image_could_not_be_checked_for(run_dir: Path):
-    """Trial 11, F18: the default image's release (24.10) has no confirmed ONNX limits: the README and
-    the bundle say the check was not run; an image of a confirmed release says it was checked."""
-    bundle = export_deployment(run_dir, CPU1, run_dir / "b")
-    assert bundle.release_check is not None and bundle.release_check.not_run
-    text = (bundle.folder / "README.md").read_text()
-    assert all(line in text for line in bundle.release_check.lines()) and "**Not checked:** model.onnx: ONNX limits" in text
-    checked = export_deployment(run_dir, CPU1, run_dir / "c", image="nvcr.io/nvidia/tritonserver:24.05-py3").release_check
+    """Trial 11, F18: an image whose release has no confirmed ONNX limits (25.03 here): the bundle says the check was
+    not run; the default image's release (24.10: ONNX Runtime 1.19.2, confirmed since T24-14) is checked."""
+    unknown = export_deployment(run_dir, CPU1, run_dir / "b", image="nvcr.io/nvidia/tritonserver:25.03-py3")
+    assert unknown.release_check is not None and unknown.release_check.not_run
+    text = (unknown.folder / "README.md").read_text()
+    assert all(line in text for line in unknown.release_check.lines()) and "**Not checked:** model.onnx: ONNX limits" in text
+    default = export_deployment(run_dir, CPU1, run_dir / "c").release_check  # T24-14: never skipped for the default
+    assert default is not None and default.not_run == () and "Checked against Triton 24.10" in default.lines()[0]
+    checked = export_deployment(run_dir, CPU1, run_dir / "d", image="nvcr.io/nvidia/tritonserver:24.05-py3").release_check
     assert checked is not None and checked.not_run == () and "Checked against Triton 24.05" in checked.lines()[0]
 
 
