@@ -60,9 +60,9 @@ def _measures_nothing(sweep: Any) -> bool:
     """Whether a resume measures nothing whatever its time budget: no round, no final group (a variant without
     numbers that a longer budget fits would be measured: the budget decides that), and no in-process baseline
     owed (the sweep's own rule, :func:`perf.sweep.resuming.baseline_missing`)."""
-    from perf.sweep import run as sweep_run
+    from perf.sweep.resuming import baseline_missing
 
     if not (sweep.opts.resume and sweep.nothing_to_measure):
         return False
     group = getattr(sweep, "final_group", None)  # perf.sweep.final.ResumedRounds: its variants without numbers
-    return not (group is not None and group.variants) and not sweep_run.baseline_missing(sweep.run, sweep.opts)
+    return not (group is not None and group.variants) and not baseline_missing(sweep.run, sweep.opts)

@@ -1,6 +1,7 @@
 """The decisions of the co-location search, for both objectives (``--objective``): which variant a
 model starts from, which candidate of a move step is taken, and what the pick is, each with its
-reason in words. The numbers come from :mod:`perf.colocate.judge`; this module only decides.
+reason in words; and whether a move step is still undecided (:func:`undecided`: it measures another round). The
+numbers come from :mod:`perf.colocate.judge`; this module only decides.
 
 Every model must meet its **targets** in the combination: its median p99 within its own budget
 and its median throughput at least its required throughput (where given). Then:
@@ -30,7 +31,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from core.wording import count
-from perf.analysis.stats.paired import Paired, paired
+from perf.analysis.stats.paired import ALPHA, Paired, paired, sign_test_p
 from perf.colocate import host, judge, near
 from perf.records.colocation import ColocatedModel, ColocationRecord, MoveDecision, SearchStep
 
@@ -318,3 +319,37 @@ def uncalled(record: ColocationRecord, d: MoveDecision) -> str | None:
     moved = judge.series(record.visits, d.step, {**d.held, d.model: d.candidate}, step.rounds, record.models)
     p = paired(moved, judge.series(record.visits, d.step, d.held, step.rounds, record.models))
     return p.uncalled() if p is not None else None
+
+
+def undecided(record: ColocationRecord, step: SearchStep) -> bool:
+    """Whether a move step measures another round (:class:`perf.colocate.search.CoordinateSearch`): a candidate that
+    meets every target is ahead in the median, not yet called, and could be called in the rounds left (every one of
+    them a win); for ``fewest-instances``, only a candidate with as many instances as the held combination (the paired
+    rule decides those). With the held combination missing a target, a candidate that misses one too likewise on
+    closeness (:func:`perf.colocate.near.nearer`: a move on closeness needs the rule's call)."""
+    if step.kind != "move" or step.model is None:
+        return False
+    left = record.max_rounds - step.rounds
+    visits, n, models, cores = record.visits, step.rounds, record.models, host.cores(record)
+    held_n = record.instances(step.held)
+    held_misses = bool(judge.misses(visits, step.index, step.held, n, models, cores=cores))
+    for target in step.targets:
+        if judge.key(target) == judge.key(step.held):
+            continue
+        if judge.misses(visits, step.index, target, n, models, cores=cores):
+            if held_misses and could_call(near.nearer(visits, step.index, target, step.held, n, models), left):
+                return True
+            continue
+        if record.objective == "fewest-instances" and record.instances(target) != held_n:
+            continue
+        if could_call(judge.compare(visits, step.index, target, step.held, n, models), left):
+            return True
+    return False
+
+
+def could_call(p: Paired | None, left: int) -> bool:
+    """``p`` is ahead in the median (higher: more weighted throughput, or nearer the targets), not yet called, and
+    the sign test could call it in the ``left`` rounds to come, every one of them a win."""
+    if p is None or p.significant or p.median <= 1.0:
+        return False
+    return sign_test_p(p.wins + left, p.losses) <= ALPHA

@@ -34,8 +34,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from perf.analysis.stats.paired import ALPHA, Paired, sign_test_p
-from perf.colocate import host, judge, near, outcome, plan, rules, verdict
+from perf.colocate import host, judge, outcome, plan, rules, verdict
 from perf.colocate.judge import Combination
 from perf.markdown import apart
 from perf.records.colocation import ColocationRecord, SearchStep, StepKind, step_number
@@ -237,7 +236,7 @@ class CoordinateSearch:
         self._over("loads", step)
         self.events({"event": "step", "step": step})
         while step.rounds < self.record.max_rounds:
-            if step.rounds >= self._min_rounds(kind) and not (extend and self._undecided(step)):
+            if step.rounds >= self._min_rounds(kind) and not (extend and rules.undecided(self.record, step)):
                 break
             replayed = self._replays(step, step.rounds)
             if not replayed and self.loaded != needed:  # its loads wait for its first round measured (a resumed run's)
@@ -360,39 +359,6 @@ class CoordinateSearch:
                 over,
                 self.budget_s,
             )
-
-    def _undecided(self, step: SearchStep) -> bool:
-        """A candidate that meets every target is ahead in the median, not yet called, and could
-        be called in the rounds left (every one of them a win); for ``fewest-instances``, only a
-        candidate with as many instances as the held combination (the paired rule decides those).
-        With the held combination missing a target, a candidate that misses one too likewise on
-        closeness (:func:`perf.colocate.near.nearer`: a move on closeness needs the rule's call)."""
-        if step.kind != "move" or step.model is None:
-            return False
-        left = self.record.max_rounds - step.rounds
-        visits, n, models, cores = self.record.visits, step.rounds, self.record.models, host.cores(self.record)
-        held_n = self.record.instances(step.held)
-        held_misses = bool(judge.misses(visits, step.index, step.held, n, models, cores=cores))
-        for target in step.targets:
-            if judge.key(target) == judge.key(step.held):
-                continue
-            if judge.misses(visits, step.index, target, n, models, cores=cores):
-                if held_misses and _could_call(near.nearer(visits, step.index, target, step.held, n, models), left):
-                    return True
-                continue
-            if self.record.objective == "fewest-instances" and self.record.instances(target) != held_n:
-                continue
-            if _could_call(judge.compare(visits, step.index, target, step.held, n, models), left):
-                return True
-        return False
-
-
-def _could_call(p: Paired | None, left: int) -> bool:
-    """``p`` is ahead in the median (higher: more weighted throughput, or nearer the targets), not yet called, and
-    the sign test could call it in the ``left`` rounds to come, every one of them a win."""
-    if p is None or p.significant or p.median <= 1.0:
-        return False
-    return sign_test_p(p.wins + left, p.losses) <= ALPHA
 
 
 def _with_start(m: Any, variant: str, why: str) -> Any:

@@ -37,7 +37,10 @@ from perf.search.late import Final, Late, late
 from perf.search.rounds import Rounds, Setup
 from perf.sweep import budget_scope as scope
 from perf.sweep import load_cuts
+from perf.sweep.opening import cut_words
+from perf.sweep.resuming import baseline_missing
 from perf.sweep.rounds import NO_LEVEL, RoundsSweep, budget_spent_s, spent_words
+from perf.sweep.server import now
 
 
 class ResumedRounds(RoundsSweep):
@@ -164,6 +167,44 @@ class ResumedRounds(RoundsSweep):
             return False
         planned, done = self.level_counts()
         return planned == done
+
+    def finished_before(self) -> bool:
+        """A resumed run with nothing left to measure (:attr:`nothing_to_measure`), recorded, saved and said: no server
+        is started, no round is added to a decided ranking (its verdicts rest on the rounds it had); returns whether an
+        in-process baseline it was stopped before is owed (the sweep measures it within this session's time budget,
+        :meth:`perf.sweep.baseline_step.BaselineStep._baseline`'s start and stop rule)."""
+        kept = self.run.rounds is not None and self.run.finished is not None  # its recorded cuts stand
+        if kept and self.run.rounds is not None:
+            done = f"finished its rounds at {self.run.finished}" + (
+                f" ({self.run.rounds.ended})" if self.run.rounds.ended else ""
+            )
+        elif self.run.rounds is not None:  # stopped after its rounds had ended (module docstring)
+            done, self.run.rounds.ended = f"had ended its rounds ({self.rounds_ended})", self.rounds_ended
+            self.run.finished = now()
+            for n in self.ranked_names():
+                self._settle(self._variant(n))
+        else:
+            done = "has numbers for every planned level"
+            self.run.finished = self.run.finished or now()
+            self._save()
+        if not kept:  # its variants without numbers: the time budget fits no final group of them
+            self.record_final_cuts()
+        cuts = self.final.cuts if self.final is not None else []
+        self._save()
+        missing = baseline_missing(self.run, self.opts)
+        end = ": nothing more is measured into it (a new --run-id measures again)"
+        # a listener that printed the resume line (perf.sweep.opening), which says why and the cuts, says it short (T18-13)
+        text, short = f"run {self.run_id} {done}{end}", f"run {self.run_id} {done.split(' (', 1)[0]}{end}"
+        if cuts and kept:  # what it finished with is kept; this session's finding is said beside it
+            kept_words = f"its {count(len(cuts), 'variant')} cut for time keep the reasons recorded when it finished"
+            text += f"; {kept_words}; within this session's time budget: {cut_words(cuts)}"
+            short += f"; {kept_words} (this session's: the resume line above)"
+        elif cuts:
+            text += f"; {cut_words(cuts)}"
+            short += f"; {count(len(cuts), 'variant')} cut for time (the resume line above)"
+        baseline = "; its in-process baseline is measured now" if missing else ""
+        self.progress({"event": "plan", "text": text + baseline, "after_opening": short + baseline, "estimate_s": 0.0})
+        return missing
 
     def record_final_cuts(self) -> None:
         """The variants without numbers the final group leaves out, cut with the numbers they were judged on."""

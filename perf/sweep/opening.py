@@ -172,7 +172,7 @@ def resume_line(
         visits = sum(len(r.order) for r in run.rounds.rounds)
         measured = f"{count(len(run.rounds.measured()), 'round')} ({count(visits, 'visit')}) of {count(done, 'variant')}"
         will = f"more rounds where the paired ranking is not decided, within {budget or 'the time budget'} (estimate below)"
-        if ended is None and run.finished is not None:  # perf.sweep.run.Sweep._finished_before
+        if ended is None and run.finished is not None:  # perf.sweep.final.ResumedRounds.finished_before
             ended = Ended(None, None, [])
         nothing = ended is not None and not (ended.final is not None and ended.final.variants)
         if ended is not None:

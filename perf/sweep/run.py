@@ -48,10 +48,9 @@ from perf.sweep import budget_scope as scope
 from perf.sweep.baseline_step import BaselineStep
 from perf.sweep.baseline_words import baseline_yields
 from perf.sweep.final import ResumedRounds
-from perf.sweep.opening import cut_words
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions
 from perf.sweep.preflight import RAW_DIR
-from perf.sweep.resuming import baseline_missing, resumed_options, run_settings, server_settings
+from perf.sweep.resuming import resumed_options, run_settings, server_settings
 from perf.sweep.rounds import budget_spent_s, of_budget, spent_words
 from perf.sweep.sequential import Sequential
 from perf.sweep.server import now
@@ -155,7 +154,9 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         self.reopen()  # a resume that measures: unfinished until this session ends (perf.sweep.final)
         self._save()
         if self.nothing_to_measure:
-            self._finished_before(deadline)
+            if self.finished_before():  # it loads the artifacts: they must be the ones the run measured
+                refuse_changed(self.run, self.names, self.repository.path, "baseline filed under the run", LOADED)
+                self._baseline(deadline)
             return self.run
         try:
             try:
@@ -181,46 +182,6 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             self._save()
         self._baseline(deadline)
         return self.run
-
-    def _finished_before(self, deadline: float | None) -> None:
-        """A resumed run with nothing left to measure (:attr:`nothing_to_measure`): no server is
-        started, no round is added to a decided ranking (its verdicts rest on the rounds it had);
-        only an in-process baseline it was stopped before is measured, within this session's time budget
-        (``deadline``, :meth:`perf.sweep.baseline_step.BaselineStep._baseline`'s start and stop rule)."""
-        kept = self.run.rounds is not None and self.run.finished is not None  # its recorded cuts stand
-        if kept and self.run.rounds is not None:
-            done = f"finished its rounds at {self.run.finished}" + (
-                f" ({self.run.rounds.ended})" if self.run.rounds.ended else ""
-            )
-        elif self.run.rounds is not None:  # stopped after its rounds had ended (perf.sweep.final)
-            done, self.run.rounds.ended = f"had ended its rounds ({self.rounds_ended})", self.rounds_ended
-            self.run.finished = now()
-            for n in self.ranked_names():
-                self._settle(self._variant(n))
-        else:
-            done = "has numbers for every planned level"
-            self.run.finished = self.run.finished or now()
-            self._save()
-        if not kept:  # its variants without numbers: the time budget fits no final group of them
-            self.record_final_cuts()
-        cuts = self.final.cuts if self.final is not None else []
-        self._save()
-        missing = baseline_missing(self.run, self.opts)
-        end = ": nothing more is measured into it (a new --run-id measures again)"
-        # a listener that printed the resume line (perf.sweep.opening), which says why and the cuts, says it short (T18-13)
-        text, short = f"run {self.run_id} {done}{end}", f"run {self.run_id} {done.split(' (', 1)[0]}{end}"
-        if cuts and kept:  # what it finished with is kept; this session's finding is said beside it
-            kept_words = f"its {count(len(cuts), 'variant')} cut for time keep the reasons recorded when it finished"
-            text += f"; {kept_words}; within this session's time budget: {cut_words(cuts)}"
-            short += f"; {kept_words} (this session's: the resume line above)"
-        elif cuts:
-            text += f"; {cut_words(cuts)}"
-            short += f"; {count(len(cuts), 'variant')} cut for time (the resume line above)"
-        baseline = "; its in-process baseline is measured now" if missing else ""
-        self.progress({"event": "plan", "text": text + baseline, "after_opening": short + baseline, "estimate_s": 0.0})
-        if missing:  # it loads the artifacts: they must be the ones the run measured
-            refuse_changed(self.run, self.names, self.repository.path, "baseline filed under the run", LOADED)
-            self._baseline(deadline)
 
     def _measurable(self) -> list[str]:
         """The variants the rounds measure, most promising first; the others are failed (an

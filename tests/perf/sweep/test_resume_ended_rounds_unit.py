@@ -218,11 +218,12 @@ def test_a_resume_that_only_owes_its_baseline_times_it_within_the_time_budget(mo
     """Re-check of trial 13 (T13-16 on the resume path): a resume of a run whose rounds had ended, with nothing
     left to measure but its in-process baseline, timed the baseline with no deadline (``_baseline(None)``): a
     30 s resume's baseline ran ~100 s. It now gets this session's deadline, as a sweep's own baseline does."""
+    import perf.sweep.final
     import perf.sweep.run as sweep_run
 
     results_dir, _ = _interrupted(tmp_path)
     monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started for rounds that had ended"))
-    monkeypatch.setattr(sweep_run, "baseline_missing", lambda run, opts: True)
+    monkeypatch.setattr(perf.sweep.final, "baseline_missing", lambda run, opts: True)
     monkeypatch.setattr(sweep_run, "refuse_changed", lambda *a, **k: None)
     deadlines: list[float | None] = []
     monkeypatch.setattr(Sweep, "_baseline", lambda self, deadline: deadlines.append(deadline))
@@ -232,7 +233,7 @@ def test_a_resume_that_only_owes_its_baseline_times_it_within_the_time_budget(mo
 
 
 def _plan_line(output: str) -> str:
-    """The resume's plan line (perf.sweep.run.Sweep._finished_before), one line whatever the console's width."""
+    """The resume's plan line (perf.sweep.final.ResumedRounds.finished_before), one line whatever the console's width."""
     said = " ".join(output.split())
     return said[said.index(" nothing more is measured into it") :]
 

@@ -126,7 +126,7 @@ def test_a_resumed_rounds_run_says_its_rounds_and_that_more_follow():
         "will measure: more rounds where the paired ranking is not decided, within the time budget "
         "(estimate below), then the in-process baseline"
     )
-    run.finished = "then"  # its rounds had ended (perf.sweep.run.Sweep._finished_before)
+    run.finished = "then"  # its rounds had ended (perf.sweep.final.ResumedRounds.finished_before)
     line = resume_line(run, {}, _opts(baseline=True))
     assert line.endswith(
         "will measure: no round (its rounds had ended: a new --run-id measures again); then its missing in-process baseline"
