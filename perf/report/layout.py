@@ -14,14 +14,17 @@ Two rules, used by :func:`perf.report.write.write_report` for every report:
   detail move to ``appendix.md`` whole, one line saying so in their place: a section of tables a
   reader looks up, or the lookup part of a findings section (:func:`split_details`: each variant's
   knee, every flagged level, the design and rule paragraphs every rounds report holds), its short
-  finding kept. The findings themselves (the pick, its numbers, the runner-up and tie, the caveats)
-  never move.
+  finding kept, then the level tables. The findings themselves (the pick, its numbers, the runner-up and tie,
+  the pick's caveats) never move; a few findings longer than their one line (the levels over the budget,
+  another client workload's picks: :attr:`Part.late`) move last, so that the bound holds at every run size
+  (trial 25, T25-1: 8-variant runs read as 256-277 lines once every other part had moved).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE
@@ -102,7 +105,11 @@ class Part:
         name: What a part inside a section holds (``"Recommendation: each variant's knee"``): when it
             moves, report.md keeps one bullet naming it, and the appendix gives its lines this heading.
             Empty for a part that is a whole section (its own ``## `` heading).
-        last: It moves only when no other detail part is left to move (the level tables: the numbers).
+        last: It moves only when no other detail part is left to move but :attr:`late` ones (the level tables:
+            the numbers).
+        late: A finding that may move (the levels over the budget, another workload's picks): only when no
+            other detail part is left to move, the level tables too (trial 25, T25-1: at 8 variants the findings
+            alone read as 256-277 lines).
     """
 
     lines: list[str]
@@ -110,6 +117,7 @@ class Part:
     kept: list[str] = dataclasses.field(default_factory=list)
     name: str = ""
     last: bool = False
+    late: bool = False
 
     @property
     def title(self) -> str:
@@ -133,29 +141,35 @@ class Part:
         return [*self.kept, place], [f"## {self.name}", "", *body, ""]
 
 
-def split_details(lines: Sequence[str], names: dict[str, str], keep_head: Sequence[str] = ()) -> list[Part]:
+def split_details(
+    lines: Sequence[str],
+    names: Mapping[str, str] | Mapping[str | re.Pattern[str], str],
+    keep_head: Sequence[str | re.Pattern[str]] = (),
+) -> list[Part]:
     """``lines`` (one section or more) as parts: each line that starts with a key of ``names`` (spaces
-    collapsed), with what is under it (a bullet's indented lines, a table's rows, a ``### `` subsection's lines
-    to the next heading), and the lines right after it that start with a key naming the same part, become one
+    collapsed; a pattern key: that it matches at its start, for a bullet that opens with a count), with what is
+    under it (a bullet's indented lines, a table's rows, a ``### `` subsection's lines to the next heading), and the lines right after it that start with a key naming the same part, become one
     :attr:`Part.detail` part named ``names[key]``; the rest stay findings. Where the
     key is in ``keep_head`` the bullet's own line stays in report.md (:attr:`Part.kept`: the finding, e.g.
     "14 flagged levels; what that means for the pick") and only the list under it may move.
 
     Args:
         lines: Markdown lines.
-        names: Bullet starts (``"- **Saturation (knee)**"``) to the name of the part each opens.
+        names: Bullet starts (``"- **Saturation (knee)**"``, or a pattern) to the name of the part each opens.
         keep_head: The keys whose bullet line stays when its part moves.
     """
+    named: dict[str | re.Pattern[str], str] = {k: v for k, v in names.items()}
     parts: list[Part] = [Part([])]
     for ln in lines:
-        key = next((k for k in names if " ".join(ln.split()).startswith(k)), None)
+        said = " ".join(ln.split())
+        key = next((k for k in named if (k.match(said) if isinstance(k, re.Pattern) else said.startswith(k))), None)
         last = parts[-1]
         opened = last.lines[0][:1] if last.lines else ""
         # under it: a table's rows, a subsection's lines to the next heading, a bullet's indented lines
         under = not ln.startswith("#") if opened == "#" else ln.startswith("|" if opened == "|" else (" ", "\t"))
         under = under or (opened == "#" and not ln.strip())
-        if key is not None and not (last.detail and last.name == names[key]):
-            parts.append(Part([ln], detail=True, kept=[ln] if key in keep_head else [], name=names[key]))
+        if key is not None and not (last.detail and last.name == named[key]):
+            parts.append(Part([ln], detail=True, kept=[ln] if key in keep_head else [], name=named[key]))
         elif key is not None or (last.detail and under and (ln.strip() or opened == "#")):
             last.lines.append(ln)
         else:
@@ -169,7 +183,8 @@ def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES) -> tuple[list[str]
     """report.md's lines within ``limit`` read lines (:func:`read_lines`): while the whole is longer, a
     :attr:`Part.detail` part is replaced by what it keeps and one line pointing to the appendix
     (:meth:`Part.moved`): a section's lookup part (:attr:`Part.name`) before a whole section, the longest
-    (in read lines) first, a :attr:`Part.last` one only when no other is left.
+    (in read lines) first, a :attr:`Part.last` one only when no other is left but :attr:`Part.late` ones (findings),
+    those last.
 
     Args:
         parts: The report in order.
@@ -193,10 +208,14 @@ def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES) -> tuple[list[str]
         ]
         if not movable:
             break
-        longest = max(movable, key=lambda p: (not p.last, bool(p.name), read_lines(p.lines)))  # lookup parts first
+        longest = max(movable, key=lambda p: (not p.late, not p.last, bool(p.name), read_lines(p.lines)))  # lookups first
         place, there = longest.moved(limit)
         at = next(i for i, p in enumerate(kept) if p is longest)
         kept[at] = Part(place)
         moved[at] = there
+        if not longest.name:  # a whole section: its one line says where it went, its parts' own lines go (T25-1)
+            for i in moved:
+                if parts[i].name.startswith(f"{longest.title}: "):
+                    kept[i] = Part([])
     report = [ln for p in kept for ln in p.lines]
     return report, [ln for i in sorted(moved) for ln in moved[i]]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -68,7 +69,7 @@ REPORT_FILE = "report.md"
 #: the name its part gets when it moves to the appendix (trial 23, T23-5: the Recommendation alone was 95 lines at
 #: 100 columns: each variant's knee, every flagged level; the Paired ranking's design and rule, the same words in
 #: every rounds report). The pick, its numbers, the runner-up and tie set and the caveats are never among them.
-HEAD_DETAILS = {
+HEAD_DETAILS: dict[str | re.Pattern[str], str] = {
     "- Server command:": "What was run: the server command",
     "- Settings:": "What was run: the settings",
     "| variant | format |": "What was run: every variant's parameters",
@@ -87,14 +88,34 @@ HEAD_DETAILS = {
     "- **Rounds:**": "Main effects: how a pair's change is judged",
     "- **Left out:**": "Main effects: how a pair's change is judged",
     "**Why.** At concurrency": "Conclusions: why (where the server's time went)",
+    # trial 25, T25-1: what the findings left above the bound at 8 variants (256-277 read lines): hints, the levels
+    # over the budget (each level named), the failures' list, explanations and the effects' long comparison
+    "- Hint, not a measured finding:": "Recommendation: the hints (not measured findings)",
+    re.compile(r"- \d+ levels? over the p\d+ budget"): "Recommendation: the levels over the budget",
+    "- **Failed measurements**": "Recommendation: the failed measurements",
+    "- Variants of different groups never shared a round": "Paired ranking: each group's variants and rounds",
+    "- Δ p99 ms:": "Paired ranking: what Δ p99 ms is",
+    "- **Beside the recommendation**": "Main effects: beside the recommendation",
+    "- **Client workloads:**": "Recommendation: the other client workloads' picks",  # one list per workload
+    "- **Cut for time**": "Paired ranking: the variants and levels cut for time",
+    "| server (HTTP) |": "Servers: every server",  # a row per session
 }
+#: The parts of :data:`HEAD_DETAILS` that are findings: they move only when no lookup part is left (:attr:`Part.late`).
+LATE_DETAILS = ("Recommendation: the levels over the budget", "Recommendation: the other client workloads' picks")
 #: The serving efficiency's lookup parts: its findings (what was compared, the numbers, why, when it holds) stay.
 EFFICIENCY_DETAILS = {
     "### Served vs in-process": "Serving efficiency: served vs in-process, per level",
     "### In-process baseline": "Serving efficiency: the in-process baseline",
 }
 #: The bullets of :data:`HEAD_DETAILS` whose own line stays in report.md (the finding: what the list under it is).
-KEEP_HEAD = ("- **Saturation (knee)**", "- **Flagged levels**", "- **Excluded from the recommendation**")
+KEEP_HEAD = (
+    "- **Saturation (knee)**",
+    "- **Flagged levels**",
+    "- **Excluded from the recommendation**",
+    "- **Failed measurements**",
+    "- **Client workloads:**",
+    "- **Cut for time**",
+)
 
 
 # ---------------------------------------------------------------- markdown
@@ -271,16 +292,22 @@ def write_report(
         Part(said, detail=True, kept=[ln for ln in said if ln.startswith("> ")]),  # an older toolkit's saved verdicts (issue 26)
         Part(["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]),
     ]
+    for part in parts:
+        part.late = part.name in LATE_DETAILS
     verdicts = verdict_notes(run, rec.latency_percentile, rec.latency_budget_ms)
 
     def body_tables(budget: int) -> list[str]:
         return level_tables(points, failed, top_n, base_name, up, picks, budget, rounds=run.rounds is not None, verdicts=verdicts)
 
-    # the level tables get what the other parts leave once they fit: the fewest first, then as many as that room holds
+    # the level tables get what the other parts leave once they fit: the fewest first, then as many as that room holds,
+    # in read lines (trial 25, T25-1: the budget counted the tables' rows, not their legend's folded lines, so the
+    # tables took more than the room, and the second fit moved them whole or ended over the bound)
     tables.lines = body_tables(0)
-    least = read_lines(tables.lines)
-    room = MAX_REPORT_LINES - read_lines(fit(parts, MAX_REPORT_LINES)[0]) + least - LEVEL_TABLES_INTRO
-    tables.lines = body_tables(min(room, LEVEL_TABLE_LINES))
+    room = MAX_REPORT_LINES - read_lines(fit(parts, MAX_REPORT_LINES)[0]) + read_lines(tables.lines)
+    budget = min(room - LEVEL_TABLES_INTRO, LEVEL_TABLE_LINES)
+    while budget > 0 and (over := read_lines(body_tables(budget)) - room) > 0:
+        budget -= over
+    tables.lines = body_tables(max(budget, 0))
     lines, moved = fit(parts, MAX_REPORT_LINES)
     if (read := read_lines(lines)) > MAX_REPORT_LINES:  # its findings alone: a part to split is missing (T23-5)
         log.warning("report.md reads as %d lines, over the bound it is kept within: %s", read, read_rule())
