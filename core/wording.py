@@ -112,3 +112,58 @@ def some_of(names: list[str], shown: int = 5) -> str:
     (trial 11, F15: a list cut at 5 of 11 said nothing of the 6 left out)."""
     more = len(names) - shown
     return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+#: The longest console line a sweep prints (characters), tables aside: a longer one is folded at its clauses
+#: (:func:`fold_clauses`; trial 23, T23-13 and trial 24: lines of 1,300-2,500 characters).
+CONSOLE_WIDTH = 300
+#: How a folded line's continuation lines start.
+FOLD_INDENT = "  "
+
+
+def top_clauses(text: str, sep: str = "; ", any_depth: bool = False) -> list[str]:
+    """``text`` split at each ``sep`` outside parentheses, brackets and backticks: its clauses (``sep`` dropped);
+    ``any_depth``: inside parentheses too (backticks still hold a name whole)."""
+    out, depth, quoted, start, i = [], 0, False, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "`":
+            quoted = not quoted
+        elif not quoted and ch in "([":
+            depth += 1
+        elif not quoted and ch in ")]":
+            depth = max(0, depth - 1)
+        elif not quoted and (depth == 0 or any_depth) and text.startswith(sep, i):
+            out.append(text[start:i])
+            i += len(sep)
+            start = i
+            continue
+        i += 1
+    return [*out, text[start:]]
+
+
+def fold_clauses(text: str, width: int = CONSOLE_WIDTH) -> str:
+    """``text`` as console lines of at most ``width`` characters where its clauses allow: a longer line is cut at its
+    top-level ``"; "`` (:func:`top_clauses`), each further line indented (:data:`FOLD_INDENT`) and holding as many
+    whole clauses as fit, the ``;`` kept at the end of the line before; a part still too long, at its top-level
+    ``", "``, then at ``"; "`` and ``", "`` within parentheses. A shorter line, or one without such a place to cut,
+    is left as it is. Every word is kept, in order."""
+    seps = (("; ", False), (", ", False), ("; ", True), (", ", True))
+    return "\n".join(x for line in text.split("\n") for x in _fold(line, width, seps))
+
+
+def _fold(line: str, width: int, seps: tuple[tuple[str, bool], ...]) -> list[str]:
+    if len(line) <= width or not seps:
+        return [line]
+    parts = top_clauses(line, *seps[0])
+    if len(parts) == 1:
+        return _fold(line, width, seps[1:])
+    joiner, lines, cur = seps[0][0].rstrip(), [], parts[0]
+    for p in parts[1:]:
+        if len(cur) + len(joiner) + 1 + len(p) <= width:
+            cur += f"{joiner} {p}"
+        else:
+            lines.append(cur + joiner)
+            cur = FOLD_INDENT + p
+    lines.append(cur)
+    return [x for ln in lines for x in (_fold(ln, width, seps[1:]) if len(ln) > width else [ln])]

@@ -12,6 +12,7 @@ import click
 from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, ToolkitCommand, print_table, verbosity_option
 from core.console import ignore_further_interrupts, interrupted_words
 from core.options import given, option
+from core.wording import fold_clauses
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE
 from perf.cli.runs import RunFolder
 from perf.markdown import TOP_N
@@ -74,19 +75,19 @@ def _print_report(run_dir: Path, budget: float | None, percentile: int | None, t
     rebuilt = rebuilt_text(run)  # a resume it would advise is refused (trial 22, F-rebuild-runs)
     for note in view.notes:  # report.md's words: the cut caveat said wherever the pick is, no level within the budget...
         if rebuilt is None or f"--resume {run.run_id} " not in note:
-            click.secho(note, fg="yellow", err=True)
+            click.secho(fold_clauses(note), fg="yellow", err=True)
     if rebuilt is not None:
-        click.secho(rebuilt, fg="yellow", err=True)
+        click.secho(fold_clauses(rebuilt), fg="yellow", err=True)
     if (refused := refused_flags_text(run)) is not None:  # report.md says it first too (R16-10)
-        click.secho(refused, fg="yellow", err=True)
+        click.secho(fold_clauses(refused), fg="yellow", err=True)
     if (stopped := unfinished_text(run, results_dir=None if rebuilt else Path(run_dir).parent)) is not None:
-        click.secho(stopped, fg="yellow", err=True)
+        click.secho(fold_clauses(stopped), fg="yellow", err=True)
     if (said := said_note(run)) is not None:  # an older toolkit's words, never today's verdict (issue 26)
-        click.secho(said, fg="yellow", err=True)
+        click.secho(fold_clauses(said), fg="yellow", err=True)
     for line in stale:
-        click.secho(line, fg="yellow", err=True)
+        click.secho(fold_clauses(line), fg="yellow", err=True)
     if view.recommendation is not None:  # the pick and its numbers, last (trial 23, T23-9)
-        click.echo(view.recommendation)
+        click.echo(fold_clauses(view.recommendation))
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
         click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
     else:
@@ -224,6 +225,6 @@ def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
     for run in (run_a, run_b):
         loaded = results.load(run)
         if (refused := refused_flags_text(loaded)) is not None:  # its numbers may be mislabelled (R16-10)
-            click.secho(refused, fg="yellow", err=True)
+            click.secho(fold_clauses(refused), fg="yellow", err=True)
         if (stopped := unfinished_text(loaded, results_dir=Path(run).parent)) is not None:
-            click.secho(stopped, fg="yellow", err=True)
+            click.secho(fold_clauses(stopped), fg="yellow", err=True)

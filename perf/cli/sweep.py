@@ -20,7 +20,7 @@ from core.cli import console as make_console
 from core.console import ignore_further_interrupts
 from core.options import OptionSpec, build, given_fields, panel, specs
 from core.units import thousands, throughput_text
-from core.wording import count, of
+from core.wording import count, fold_clauses, of
 from perf.cli.baseline import describe_event
 from perf.cli.report import print_report
 from perf.cli.runs import OptionsOnlyCommand, run_named
@@ -137,8 +137,8 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
         except ToolkitError:
             sw.close()
             raise
-    for line in opening_lines(sw, given):
-        console.print(escape(line))
+    for line in opening_lines(sw, given):  # at most CONSOLE_WIDTH a line, folded at its clauses
+        console.print(escape(fold_clauses(line)))
     progress.trials = o.trials
     try:
         if sw.nothing_to_measure:  # nothing is sent: no bar (only a missing in-process baseline is measured)
@@ -164,7 +164,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
         again = f"the same command with --run-id {sw.run_id}"
         cut = " in the in-process baseline, after the measurements on the server had ended" if sw.stopped_in_baseline else ""
         said = interrupted_text(sw.run_dir, again, resume, holds, cut)  # what it stopped named (trial 24, T24-17)
-        console.print(f"[yellow]{escape(said)}[/yellow]")
+        console.print(f"[yellow]{escape(fold_clauses(said))}[/yellow]")
         raise SystemExit(EXIT_INTERRUPTED) from None
     _finish(ctx, sw, run, console, allow_failed_variants, no_report)
 
@@ -343,7 +343,7 @@ class _progress:
                     )
                 )
             elif d is not None:
-                log(escape(f"{subject(e)}: {d.words(past=False)}"))
+                log(escape(fold_clauses(f"{subject(e)}: {d.words(past=False)}")))
             elif e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.drops)
                 log(escape(f"{e['variant']}: measured again, no longer dropped: {e['why']}"))
             elif e.get("reopened"):
@@ -352,13 +352,13 @@ class _progress:
         elif e["event"] == "level_changed":  # a level retired, joined or measured again at one client workload, and why
             from perf.search.events import change_words
 
-            log(escape(change_words(e["change"])))
+            log(escape(fold_clauses(change_words(e["change"]))))
         elif e["event"] == "variant_failed":
             again = (e["variant"], e["error"]) in self.said  # its level's line above said it (trial 23, T23-6)
             log(f"[red]{escape(e['variant'])} failed: {'its level failed as said above' if again else escape(e['error'])}[/red]")
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels that will not run now
         elif e["event"] in ("plan", "spent"):  # the rounds' time budget: the estimate, then the real time
-            log(escape(e.get("after_opening") or e["text"]))  # the resume line printed above says the rest
+            log(escape(fold_clauses(e.get("after_opening") or e["text"])))  # the resume line printed above says the rest
         elif e["event"] == "round_start":  # a round says its size as it starts
             done = self.bar.tasks[0].completed if self.bar.tasks else 0
             self.bar.update(self.task, total=done + e["visits"])

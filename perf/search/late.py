@@ -127,13 +127,15 @@ def late(
     other = f" ({' or '.join(fmt(p, 1) for p in spread)} s for another format's)" if spread else ""
     costs = f"measured: {fmt(visit_s, 2)} s a visit, {fmt(load_s, 1)} s a load{other}, {fmt(unload_s, 1)} s an unload"
     tie_set = f"the tie set {', '.join(f'`{n}`' for n in tie)}" if tie else ""
+    # each cut names a tie set of more than 2 by its size: the reason (or the rounds' end) names it once (T23-13)
+    tie_said = tie_set if len(tie) <= 2 else f"the {count(len(tie), 'variant')} of the tie set"
     when = f"after the rounds and {count(len(loaded), 'load')} of the final group" if loaded else "after the rounds"
     d = max((apart(cost(i + 1), max(left_s, 0.0)) for i in range(k, len(cut))), default=0)  # T19-8
     left = f"{fmt(max(left_s, 0.0), d)} s of the time budget"
     cuts = [
         Cut(
             "variant",
-            f"{not_measured(name in measured)}: {when} {left} were left; measuring it{_with(i, tie_set)} in a final group "
+            f"{not_measured(name in measured)}: {when} {left} were left; measuring it{_with(i, tie_said)} in a final group "
             f"needs about {fmt(cost(i + 1), d)} s for {rounds(i + 1)} a verdict needs ({costs})",
             name,
             need_s=round(cost(i + 1), 1),

@@ -12,7 +12,7 @@ from typing import Any
 from core import dtypes
 from core.errors import ToolkitError
 from core.flag_words import flag_name, flag_words
-from core.wording import count
+from core.wording import count, join_once
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.analysis.recommendation import cuts
 from perf.markdown import fmt
@@ -109,7 +109,7 @@ def settings_text(opts: SweepOptions) -> str:
 def cut_words(cuts: Sequence[Cut]) -> str:
     """Each variant ``cuts`` cut for time, named with its own reason and the time it says (issue 26: "`c` ... needs
     about 45 s ... (and 1 more)" gave the first cut's time only, and the other's was another number)."""
-    return "; ".join(f"`{c.variant}` {c.reason}" if c.variant else c.reason for c in cuts)
+    return join_once([f"`{c.variant}` {c.reason}" if c.variant else c.reason for c in cuts])  # a shared clause once
 
 
 @dataclasses.dataclass
@@ -142,9 +142,9 @@ class Ended:
         part = ", ".join(f"`{n}`" for n in late.variants if n in self.further)
         tie = f" with the tie set {', '.join(f'`{n}`' for n in self.tie)}" if self.tie else ""
         return (
-            f"no more rounds of the variants it ranked (their rounds had ended{why}); {names} (cut for time"
-            + (f"; part-measured before, measured further: {part}" if part else "")
-            + f"){tie} "
+            # why they ended: on the rounds line that follows (perf.sweep.final), said once (trial 23, T23-13)
+            f"no more rounds of the variants it ranked (their rounds had ended{': why, on the rounds line below' if why else ''}); "
+            f"{names} (cut for time" + (f"; part-measured before, measured further: {part}" if part else "") + f"){tie} "
             f"in a final group, about {fmt(late.estimate_s, 0)} s for the {MIN_ROUNDS - self.counted} rounds"
             + (f" of the {MIN_ROUNDS}" if self.counted else "")
             + f" a verdict needs, within {budget}"

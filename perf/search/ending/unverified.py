@@ -45,8 +45,16 @@ def rivals(rank: Ranking, variants: Mapping[str, VariantResult], percentile: int
 def assuming(found: Mapping[str, str], percentile: int, names: Sequence[str] = ()) -> str:
     """The clause a decided ranking's words end with when :func:`rivals` found some and no round was
     left to verify them: ``", assuming `b`'s p99 over the budget, not verified here (every round host
-    busy; ...), holds"``; ``""`` for none. ``names``: the order to name them in (default: as found)."""
+    busy; ...), holds"``; of several not verified for one reason, that reason said once (trial 23, T23-13: five
+    variants' "'s p99 over the budget, not verified here (every round host busy; ...)" in one console line):
+    ``", assuming the p99 over the budget of `b` (p99 6.58 ms over all 3), `c` (...) holds, not verified here (every
+    round host busy)"``; ``""`` for none. ``names``: the order to name them in (default: as found)."""
     if not found:
         return ""
-    said = [f"`{n}`'s p{percentile} over the budget, not verified here ({found[n]})" for n in (names or found) if n in found]
+    order = [n for n in (names or found) if n in found]
+    whys = {found[n].split("; ", 1)[0] for n in order}
+    if len(order) > 1 and len(whys) == 1 and all("; " in found[n] for n in order):  # their shared why said once (T23-13)
+        each = ", ".join(f"`{n}` ({found[n].split('; ', 1)[1]})" for n in order)
+        return f", assuming the p{percentile} over the budget of {each} holds, not verified here ({whys.pop()})"
+    said = [f"`{n}`'s p{percentile} over the budget, not verified here ({found[n]})" for n in order]
     return ", assuming " + "; ".join(said) + ", holds"

@@ -20,5 +20,8 @@ def test_cut_variants_the_time_left_does_not_fit_are_said_with_why(monkeypatch) 
             continue
         seen += 1
         for c in late:
-            assert f"{c.variant} {c.reason}" in said, (budget_s, c.reason, said)
+            own = c.reason.rsplit(" (measured: ", 1)[0]  # the costs every cut shares: said once (join_once, T23-13)
+            assert f"{c.variant} {own}" in said, (budget_s, c.reason, said)
+        cut_lines = [e["text"] for e in events if e["event"] == "plan" and e["text"].startswith("rounds: cut for time: ")]
+        assert all(t.count("s a visit,") == 1 for t in cut_lines), cut_lines
     assert seen >= 1  # the grid reaches rounds that end with cut variants no final group fits

@@ -143,7 +143,10 @@ def test_a_resume_after_the_rounds_ended_plans_the_cut_variants_in_a_final_group
     from perf.sweep.opening import opening_lines
 
     line = opening_lines(sw)[0]
-    assert "will measure: no more rounds of the variants it ranked (their rounds had ended (" in line
+    # why: on the rounds line that follows, said once there (T23-13: the resume line said it too)
+    assert (
+        "will measure: no more rounds of the variants it ranked (their rounds had ended: why, on the rounds line below); " in line
+    )
     assert f"`{CUT[0]}`, `{CUT[1]}` (cut for time) with the tie set `a_mbs8` in a final group, about " in line
     assert (
         line.endswith("within a time budget of 600 s; no in-process baseline (--no-baseline)")
@@ -252,7 +255,8 @@ def test_a_resume_names_each_variant_it_cannot_fit_with_its_own_time(monkeypatch
     said = " ".join(res.output.split())  # said once, in the resume line; the end line points at it (T18-13)
     assert "more)" not in said
     for n in CUT:
-        assert said.count(f"`{n}` {cuts[n].reason}") == 1, said
+        assert said.count(f"`{n}` {cuts[n].reason.rsplit(' (measured: ', 1)[0]}") == 1, said
+    assert said.count("s a visit,") == 1, said  # the costs both cuts share, said once (T23-13)
 
 
 def test_a_resume_of_a_finished_run_keeps_its_recorded_cuts_and_says_its_own_beside_them(
