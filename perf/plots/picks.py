@@ -54,6 +54,8 @@ class Pick:
             where its level has none at that percentile (no mark).
         what: The pick in words: ``"best under p99 budget 10.00 ms"``, ``"best peak throughput"``, ...
         percentile: The client latency percentile of :attr:`latency_ms`: the budget's.
+        same_as: What an earlier pick of the same level is (:attr:`what`), whose mark sits on the same point; ``""``
+            for none (trial 24, T24-15: a star and a cross on one point, nothing saying they were one level).
     """
 
     kind: str
@@ -61,6 +63,7 @@ class Pick:
     latency_ms: float | None
     what: str
     percentile: int = DEFAULT_LATENCY_PERCENTILE
+    same_as: str = ""
 
     @property
     def label(self) -> str:
@@ -71,7 +74,8 @@ class Pick:
         c = self.choice
         note = f" ({c.judged_note})" if self.kind == UNDER and c.judged_note else ""
         below = f" — {c.dominated_mark.replace('`', '')}" if self.kind == UNDER and c.dominated_mark else ""  # T16-5
-        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.status)}{note}{below}" + "".join(
+        same = f" — the same level as the {self.same_as}: one point, two marks" if self.same_as else ""
+        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.status)}{note}{below}{same}" + "".join(
             f" — {w.replace('`', '')}" for w in self.higher_said
         )
 
@@ -168,7 +172,11 @@ def pick_points(rec: Recommendation | None, per_workload: Mapping[str, Recommend
                 at = r.budget_latency_ms
             if kind == LOWEST and miss is not None and miss.lowest_ms is not None:  # the number the verdict used
                 at = miss.lowest_ms
-            pick = Pick(kind, c, at, what, pct)
+            same = next(
+                (p.what for p in out if p.choice.variant == c.variant and p.choice.at(c.concurrency, c.batch_size)),
+                "",
+            )
+            pick = Pick(kind, c, at, what, pct, same)
             if pick not in out:
                 out.append(pick)
     return out

@@ -37,6 +37,11 @@ class Side:
         batch = f" (batch {self.batch_size})" if self.batch_size != 1 else ""
         return f"`{self.variant}` at concurrency {self.concurrency}{batch}" + (f" [{self.shape}]" if self.shape else "")
 
+    def level(self) -> str:
+        """``"c=8"``, ``"c=8, b=4"``: its level as the tables write it, what a comparison's words name beside a
+        variant (trial 24, T24-15: two lines said opposite things of one rival, each of another of its levels)."""
+        return f"c={self.concurrency}" + (f", b={self.batch_size}" if self.batch_size != 1 else "")
+
 
 def records(vr: VariantResult, side: Side) -> list[LevelResult]:
     """``side``'s level's records, one per round (concurrency levels only)."""
@@ -64,6 +69,8 @@ class Comparison:
         result: The paired rule's result on the throughput ratios ``a / b`` (``None``: no common round).
         latency_diffs_ms: Latency percentile ``a - b`` per round (ms), where both have one.
         rounds_left: Rounds its group could still have had (:func:`perf.analysis.ranking.standing.rounds_left`; ``None``: unknown).
+        a_rounds, b_rounds: The rounds each side was measured in with numbers (what :attr:`rounds` is the overlap
+            of: the words say why the others did not count; trial 24, T24-9).
     """
 
     a: Side
@@ -72,6 +79,8 @@ class Comparison:
     result: Paired | None
     latency_diffs_ms: tuple[float, ...] = ()
     rounds_left: int | None = None
+    a_rounds: tuple[int, ...] = ()
+    b_rounds: tuple[int, ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -150,9 +159,10 @@ def shared(
 def compare(va: VariantResult, a: Side, vb: VariantResult, b: Side, latency_metric: str = "latency_p99_ms") -> Comparison:
     """Compare ``a`` (a level of ``va``) with ``b`` (a level of ``vb``) by the paired rule over the rounds they shared (:func:`shared`)."""
     rounds, ta, tb = shared(va, a, vb, b)
+    each = tuple(sorted(per_round(va, a))), tuple(sorted(per_round(vb, b)))  # what rounds is the overlap of (T24-9)
     la, lb = per_round(va, a, latency_metric), per_round(vb, b, latency_metric)
     diffs = tuple(la[r] - lb[r] for r in rounds if r in la and r in lb)
-    return Comparison(a, b, rounds, paired(ta, tb) if rounds else None, diffs)
+    return Comparison(a, b, rounds, paired(ta, tb) if rounds else None, diffs, None, *each)
 
 
 class Adjusted:

@@ -52,6 +52,7 @@ import re
 from collections.abc import Sequence
 
 from core.wording import count
+from perf.analysis.ranking.levels_said import rival, rivals, shared_why
 from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.stats.paired import GAP_ROUNDS
@@ -233,7 +234,7 @@ def ranked_words(budget_ms: float | None, percentile: int, met: bool) -> str:
     return f"ranking under the {budget}" if met else f"no variant in contention has a level within the {budget}: peak ranking"
 
 
-def settled_words(tied: Sequence[Comparison], rounds_left: int, max_rounds: int) -> str:
+def settled_words(tied: Sequence[Comparison], rounds_left: int, max_rounds: int, under_budget: bool | None = None) -> str:
     """Why a tie set is settled: the rounds left (up to ``max_rounds``) could not separate the
     leader from ``tied`` (its comparisons, none a verdict), even all going one way
     (:meth:`perf.analysis.ranking.operating.Comparison.can_separate`). Each member is said by :func:`kind`,
@@ -243,7 +244,11 @@ def settled_words(tied: Sequence[Comparison], rounds_left: int, max_rounds: int)
     distinguishable at this noise* (:func:`settled_text`, as the report says it), never "too few
     rounds to tell" (trial 9); one never measured in the same round as the leader is *not
     compared*, and not named in the tie set (trial 11, F9). The set is named sorted, not leader
-    first: the report ranks every variant (dropped ones too) and may name another member of it first."""
+    first: the report ranks every variant (dropped ones too) and may name another member of it first. Each member
+    is named at the level compared, beside the leader's (:func:`perf.analysis.ranking.levels_said.rival`; whether it is
+    its best level within the budget or by peak: ``under_budget``), with the rounds each level was measured in where
+    they differ (:func:`perf.analysis.ranking.levels_said.shared_why`; trial 24, T24-9: "shared 4 rounds with the
+    leader: too few rounds to tell" after 10 rounds that measured both variants in every one)."""
     said = [dataclasses.replace(c, rounds_left=rounds_left) for c in tied]
     apart = [c for c in said if kind(c) == NOT_COMPARED]
     members = [c for c in said if kind(c) != NOT_COMPARED]
@@ -254,24 +259,33 @@ def settled_words(tied: Sequence[Comparison], rounds_left: int, max_rounds: int)
     elif members:
         left = "the round left" if rounds_left == 1 else f"the {rounds_left} rounds left"
         parts.append(f"{left} could not separate the tie set {names}, even all going one way")
-    for c in members:
-        n, k = len(c.rounds), kind(c)
+    for c in members:  # each at the level compared, with the leader's (trial 24, T24-9, T24-15)
+        n, k, who = len(c.rounds), kind(c), f"{rival(c)}{ranked_at(under_budget)}"
+        with_leader = f"with the leader at {c.a.level()}"
+        why = f" ({w})" if (w := shared_why(c)) else ""
         if k == STEADY:
             side = "behind" if consistent(c) == "behind" else "ahead of"
-            parts.append(f"`{c.b.variant}` was {side} the leader {every_round(n)}: {uncalled(c)}")
+            parts.append(f"{who} was {side} the leader at {c.a.level()} {every_round(n)}{why}: {uncalled(c)}")
         elif k == SETTLED:  # the rounds left could not separate it: said above, no lack of rounds
-            parts.append(f"`{c.b.variant}` shared {count(n, 'round')} with the leader: not distinguishable at this noise")
+            parts.append(f"{who} shared {count(n, 'round')} {with_leader}{why}: not distinguishable at this noise")
         elif k == SHORT:
-            parts.append(f"`{c.b.variant}` shared {count(n, 'round')} with the leader: too few rounds to tell (a verdict needs {MIN_ROUNDS})")  # fmt: skip
+            parts.append(f"{who} shared {count(n, 'round')} {with_leader}{why}: too few rounds to tell (a verdict needs {MIN_ROUNDS})")  # fmt: skip
     if apart:
-        who = quoted_names([c.b.variant for c in apart])
+        who = cut_list(rivals(apart))
         why = (
             f"in the {count(max_rounds, 'round')} a group gets at most"
             if rounds_left == 0
             else f"and {'the round left is' if rounds_left == 1 else f'the {rounds_left} rounds left are'} fewer than the {GAP_ROUNDS} a verdict needs"
         )
-        parts.append(f"{who} never measured in the same round as the leader's level, {why}: not compared")
+        lead = apart[0].a.level()
+        parts.append(f"{who} never measured in the same round as the leader's level ({lead}), {why}: not compared")
     return "; ".join(parts)
+
+
+def ranked_at(under_budget: bool | None) -> str:
+    """Which level of a variant a ranking compares (:func:`perf.analysis.ranking.operating.operating_point`), said
+    after it: ``" (its best level within the budget)"``, ``" (its best level)"`` by peak, ``""`` unknown."""
+    return "" if under_budget is None else " (its best level within the budget)" if under_budget else " (its best level)"
 
 
 #: What :func:`settled_words` said, before trial 9, of a member a settled tie's rounds left could not separate.

@@ -6,10 +6,11 @@ outside a tie set, and the lowest latency a variant with no level to rank reache
 from __future__ import annotations
 
 from core.wording import count
-from perf.analysis.build_checks import named, notes
+from perf.analysis.build_checks import notes
 from perf.analysis.measured import cut_variants, rounds_measured
 from perf.analysis.ranking.budget_latency import host_cores, judged
 from perf.analysis.ranking.leader import knee
+from perf.analysis.ranking.levels_said import rival, rivals
 from perf.analysis.ranking.operating import Comparison, Operating, compare, levels_of, records
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.ranking.standing import (
@@ -50,22 +51,22 @@ def tie_parts(ranking: Ranking, run: RunResult | None) -> list[str]:
     fewer rounds that further rounds could not have separated (:func:`perf.analysis.ranking.standing.settled`)
     is not distinguishable, with why."""
     members = _members(ranking)
-    full = [c.b.variant for c in members if kind(c) == FULL]
+    full = [c for c in members if kind(c) == FULL]
     done = [c for c in members if kind(c) == SETTLED]
     short = [c for c in members if kind(c) == SHORT]
-    parts = [f"not distinguishable at this noise from {cut_list([named(run, n) for n in full])}"] if full else []
+    parts = [f"not distinguishable at this noise from {cut_list(rivals(full, run))}"] if full else []
     parts += _settled_parts(done, run)
     for way, side in (("ahead", "ahead of it"), ("behind", "behind it")):
         steady = [c for c in members if kind(c) == STEADY and consistent(c) == way]
         if steady:
             said = [
-                f"{named(run, c.b.variant)} ({count(len(c.rounds), 'round')}, {times_words(c, way)}; {uncalled(c, short=True)})"
+                f"{rival(c, run)} ({count(len(c.rounds), 'round')}, {times_words(c, way)}; {uncalled(c, short=True)})"
                 for c in steady
             ]
             they = "it" if len(steady) == 1 else "they"
             parts.append(f"{side} in every round {they} shared, not called by the rule: {', '.join(said)}")
     if short:
-        said = [f"{named(run, c.b.variant)} ({count(len(c.rounds), 'round')})" for c in short]
+        said = [f"{rival(c, run)} ({count(len(c.rounds), 'round')})" for c in short]
         parts.append("too few rounds to tell: " + ", ".join(said))
     return parts + higher_medians(ranking, run)
 
@@ -79,7 +80,7 @@ def _settled_parts(done: list[Comparison], run: RunResult | None) -> list[str]:
         whys.setdefault(settled_verdict(c), []).append(c)
     parts = []
     for why, cs in whys.items():
-        names = ", ".join(named(run, c.b.variant) for c in cs)
+        names = ", ".join(rivals(cs, run))
         each = f"{count(len(cs[0].rounds), 'round')} each" if len(cs) > 1 else count(len(cs[0].rounds), "round")
         parts.append(why.replace(f" ({count(len(cs[0].rounds), 'round')};", f" from {names} ({each};", 1))
     return parts
@@ -102,7 +103,8 @@ def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False)
         o, r = ops.get(c.b.variant), c.result
         if lead is None or o is None or r is None or o.throughput_infer_per_s <= lead.throughput_infer_per_s:
             continue
-        who = "the pick" if c.a == lead.side else f"the pick at c={c.a.concurrency}"
+        who = "the pick" if c.a == lead.side else f"the pick at {c.a.level()}"
+        at = f" at {c.b.level()}"  # the level compared (trial 24, T24-15)
         build = "".join(f" ({w})" for w in (notes(run, o.side.variant) if run is not None else []))
         if short:
             how = (
@@ -113,12 +115,12 @@ def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False)
                 else f" only, named by round-adjusted {fmt(lead.adjusted_infer_per_s)} vs {fmt(o.adjusted_infer_per_s)}"
             )
             parts.append(
-                f"`{o.side.variant}`'s median higher, {fmt(o.throughput_infer_per_s)}{build}: {who} ahead in {r.wins} of "
+                f"`{o.side.variant}`'s median{at} higher, {fmt(o.throughput_infer_per_s)}{build}: {who} ahead in {r.wins} of "
                 f"{r.rounds} shared rounds{how}"
             )
             continue
         said = (
-            f"`{o.side.variant}`'s median is higher, {fmt(o.throughput_infer_per_s)} infer/s over "
+            f"`{o.side.variant}`'s median{at} is higher, {fmt(o.throughput_infer_per_s)} infer/s over "
             f"{count(o.rounds, 'round')}{build} against the pick's {fmt(lead.throughput_infer_per_s)} over {lead.rounds}"
         )
         if r.median < 1.0 and ranking.batching_off:  # named first by its batching off (trial 24, T24-8)
@@ -184,7 +186,8 @@ def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str
     ``"(measured in 1 round, then cut for time)"``: :func:`perf.analysis.recommendation.cuts.cut_variants`),
     ``"1 failed: `d`"``; first those ranked but never
     measured in the same round as the pick's level (:data:`perf.analysis.ranking.standing.NOT_COMPARED`): ``"1 not compared
-    (never measured in the same round as the pick's level): `e`"``."""
+    (never measured in the same round as the pick's level, c=2; it ranked at its best level): `e` at c=16"``, each at the level
+    compared (:func:`perf.analysis.ranking.levels_said.rival`; trial 24, T24-15)."""
     never_measured, measured_before = cut_variants(run)  # the one rule of cut variants with and without numbers
     failed = [v.name for v in run.variants if v.status == "failed"]
     never = [n for n in ranking.unranked if n in never_measured]
@@ -193,9 +196,13 @@ def rest_parts(ranking: Ranking, run: RunResult, under_budget: bool) -> list[str
     def cut_after(n: str) -> str:
         return f" (measured in {count(rounds_measured(run, n), 'round')}, then cut for time)" if n in measured_before else ""
 
-    apart = [c.b.variant for c in uncompared(ranking)]
+    apart = uncompared(ranking)  # each at the level compared, the pick's said (trial 24, T24-15)
+    best = "its best level" + (" within the budget" if under_budget else "")
     said = (
-        [f"{len(apart)} not compared (never measured in the same round as the pick's level): {quoted_names(apart)}"]
+        [
+            f"{len(apart)} not compared (never measured in the same round as the pick's level, {apart[0].a.level()}; "
+            f"{'each' if len(apart) > 1 else 'it'} ranked at {best}): {cut_list(rivals(apart))}"
+        ]
         if apart
         else []
     )
@@ -246,7 +253,7 @@ def trailed(ranking: Ranking, run: RunResult | None = None) -> list[str]:
     medians, or a member another variant beats; :mod:`perf.analysis.ranking.leader`), so the pick is not named first by those rounds (trial 21, T21-9)."""
     ties = set(ranking.names[1:])
     return [
-        f"{named(run, c.b.variant)} ({count(len(c.rounds), 'round')})"
+        f"{rival(c, run)} ({count(len(c.rounds), 'round')})"
         for c in ranking.comparisons
         if c.b.variant in ties
         and c.result is not None
@@ -268,8 +275,5 @@ def kneed(ranking: Ranking, run: RunResult | None) -> list[str]:
     def cmp(x: Operating, y: Operating) -> Comparison:
         return compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, ranking.latency_metric)
 
-    return [
-        f"{named(run, o.side.variant)} ({count(len(cmp(o, lead).rounds), 'round')})"
-        for o in ranking.tie_set[1:]
-        if o.side.variant in by_name and lead.side.variant in by_name and knee(lead, o, cmp)
-    ]
+    kept = [o for o in ranking.tie_set[1:] if o.side.variant in by_name and lead.side.variant in by_name and knee(lead, o, cmp)]
+    return [f"{rival(c, run)} ({count(len(c.rounds), 'round')})" for c in (cmp(lead, o) for o in kept)]

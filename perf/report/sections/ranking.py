@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from core.wording import count, sentence
 from perf.analysis.build_checks import named
 from perf.analysis.ranking.budget_latency import Judged, host_cores, judged, latency_metric, within
+from perf.analysis.ranking.levels_said import rival
 from perf.analysis.ranking.operating import MIN_ROUNDS, Comparison, Side, levels_of, per_round, records
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.ranking.standing import (
@@ -121,9 +122,10 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
     :meth:`~perf.analysis.recommendation.choice.Choice.listed`), so this bullet points to it and says only what
     the members' rounds are evidence of (trial 19, T19-17: the same words said twice)."""
     tied = [c for c in ranking.comparisons if c.b.variant in ranking.names[1:]]
+    at = f" at {tied[0].a.level()}" if tied else ""  # the pick's level, beside each member's
     short = [c for c in tied if kind(c) in (STEADY, SHORT)]
-    full = [f"`{c.b.variant}`" for c in tied if kind(c) == FULL]
-    done = [f"`{c.b.variant}`" for c in tied if kind(c) == SETTLED]
+    full = [rival(c) for c in tied if kind(c) == FULL]  # each at the level compared (trial 24, T24-15)
+    done = [rival(c) for c in tied if kind(c) == SETTLED]
     text = "- **Tie set** (what the pick does not beat by the rule): " + (
         f"{count(len(tied), 'member')} besides the pick, each with its rounds, and the others: see Recommendation."
         if said_above
@@ -131,7 +133,7 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
     )
     if full:
         text += (
-            f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it: not distinguishable from it at this noise "
+            f" {', '.join(full)} shared at least {MIN_ROUNDS} rounds with it{at}: not distinguishable from it at this noise "
             "(more rounds, or a quieter host, may separate them)."
         )
     if done:  # the search stopped because more rounds could not separate them (trial 9, F37)
@@ -140,9 +142,9 @@ def tie_set_words(ranking: Ranking, pruned: Collection[str] = (), run: RunResult
             "separated them; a quieter host may)."
         )
     for way in ("behind", "ahead"):  # named: counted above, then left out (trial 23, T23-13: "5 members", 4 names)
-        if said_above and (steady := [f"`{c.b.variant}`" for c in short if consistent(c) == way]):
+        if said_above and (steady := [rival(c) for c in short if consistent(c) == way]):
             text += f" {', '.join(steady)}: {way} {'of ' if way == 'ahead' else ''}it in every round they shared, not called by the rule."
-    if said_above and (rest := [f"`{c.b.variant}`" for c in short if consistent(c) is None]):
+    if said_above and (rest := [rival(c) for c in short if consistent(c) is None]):
         text += f" {', '.join(rest)}: fewer rounds shared with it than the rule needs."
     if short:
         dropped = [f"`{c.b.variant}`" for c in short if c.b.variant in pruned]

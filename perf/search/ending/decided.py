@@ -99,7 +99,7 @@ def _one(
     assumed = unverified.assuming(pending, pct)
     if not tied:
         return f"{what} decided{assumed}"
-    return f"{what} settled: {settled_words(tied, rounds_left, s.rounds.max_rounds)}{assumed}"
+    return f"{what} settled: {settled_words(tied, rounds_left, s.rounds.max_rounds, met)}{assumed}"
 
 
 def _load(series: VariantResult) -> tuple[int, str | None] | None:

@@ -95,7 +95,7 @@ def test_a_pick_that_trailed_a_member_in_their_shared_rounds_says_so_not_that_it
     assert pick is not None and pick.variant == "b" and "c" in pick.tie_set
     text = pick.describe()
     assert NAMED_FIRST_BY not in text and "named first by throughput in the rounds it shared" not in text
-    assert "named first by round-adjusted throughput, not by the rounds it shared with each: it trailed `c` (1 round)" in text  # fmt: skip
+    assert "named first by round-adjusted throughput, not by the rounds it shared with each: it trailed `c` at c=1 (1 round)" in text  # fmt: skip
 
 
 def _note(run: RunResult, row: str) -> str:

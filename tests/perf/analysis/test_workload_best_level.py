@@ -149,7 +149,7 @@ def test_a_runner_up_with_a_higher_median_is_said_beside_named_first_in_numbers(
     for _, c, o, rounds, ahead in _higher_runners_up(split_by_workload(_run())):
         text = c.describe()
         assert "named first by throughput in the rounds it shared with each" in text and "not by the medians" in text
-        assert f"`{o.side.variant}`'s median is higher, {fmt(o.throughput_infer_per_s)} infer/s" in text
+        assert f"`{o.side.variant}`'s median at {o.side.level()} is higher, {fmt(o.throughput_infer_per_s)} infer/s" in text
         assert f"in the {rounds} rounds they shared the pick was ahead in {ahead}" in text
         said += 1
     assert said  # the trial's time=16000, b=4: nodb's 1,874.2 beside db500's 1,268.2
@@ -192,7 +192,7 @@ def test_the_consoles_note_of_a_pick_says_a_runner_up_with_a_higher_median_in_nu
         row = rows[c.variant]
         assert f"clients (c={c.concurrency}" in row and label in row
         assert (
-            f"`{o.side.variant}`'s median higher, {fmt(o.throughput_infer_per_s)}: the pick ahead in {ahead} of {rounds} shared rounds"
+            f"`{o.side.variant}`'s median at {o.side.level()} higher, {fmt(o.throughput_infer_per_s)}: the pick ahead in {ahead} of {rounds} shared rounds"
             in row
         )
         said += 1

@@ -83,12 +83,12 @@ def test_the_fp16_members_of_an_fp32_picks_tie_set_say_their_build_verdict_in_th
     pick = bullet_block(section, "- **", f":** `{FP32.name}` at concurrency 1")  # the best peak's, its bullets
     assert f"`{FP32.name}` {MARK}" not in report  # the fp32 pick: ok
     for name in (FP16.name, FP16_2.name):  # each tie-set member, with its verdict
-        assert f"`{name}` {MARK}" in pick
-    assert f"`{FP16.name}`'s median is higher, 195.0 infer/s over 3 rounds {MARK}" in pick
+        assert f"`{name}` at c=1 {MARK}" in pick  # each at the level compared (T24-15)
+    assert f"`{FP16.name}`'s median at c=1 is higher, 195.0 infer/s over 3 rounds {MARK}" in pick
     numbers = bullet_block(report, "**The numbers.**")  # a bullet a comparison (trial 19, T19-17)
     assert f"The runner-up by highest throughput measured, `{FP16.name}` {MARK}, measured up to 195.0" in numbers
     rows = {line.split("│")[1].strip(): line for line in _console(run) if line.startswith("│ m_")}
-    said = f"`{FP16.name}`'s median higher, 195.0 {MARK}: the pick ahead in 3 of 3 shared rounds"
+    said = f"`{FP16.name}`'s median at c=1 higher, 195.0 {MARK}: the pick ahead in 3 of 3 shared rounds"
     assert said in rows[FP32.name] and MARK.strip("()") not in rows[FP32.name].replace(said, "")
     for name in (FP16.name, FP16_2.name):  # each member's own row, once
         assert rows[name].count(MARK.strip("()")) == 1
@@ -133,7 +133,7 @@ def test_the_report_says_the_verdict_the_sweep_recorded_not_the_rebuilt_reposito
     swept.rounds, swept.finished = RoundsRecord(seed=1), "x"
     results.save(swept, run_dir)
     section = _recommendation(write_report(run_dir).read_text())
-    assert f"`{FP16.name}` {MARK}" in section and f"`{FP16_2.name}` {MARK}" in section
+    assert f"`{FP16.name}` at c=1 {MARK}" in section and f"`{FP16_2.name}` at c=1 {MARK}" in section
 
 
 def _repository(root: Path, fp16_status: str) -> Path:

@@ -68,7 +68,10 @@ def test_the_recommendation_and_the_bundle_words_say_not_compared_never_a_tie() 
     pick = recommend(_run()).best_peak
     assert pick is not None and pick.uncompared == ["apart"] and "apart" not in pick.tie_set
     said = pick.describe()  # the console, report.md and the deployment bundle's README say this
-    assert "not compared (never measured in the same round as the pick's level): `apart`" in said
+    assert (
+        "not compared (never measured in the same round as the pick's level, c=2; it ranked at its best level): `apart` at c=4"
+        in said
+    )
     assert "from `apart`" not in said and "(0 rounds" not in said
 
 
@@ -77,7 +80,10 @@ def test_the_report_never_calls_a_pair_without_a_common_round_as_good_a_choice(t
     text = write_report(tmp_path).read_text()
     heads = ("- **Best peak throughput", "- **Best measured throughput")  # peer's peak is not reached: the latter
     peak = bullet_block(text, heads, " — the rule")  # the pick, its tie set and the others as bullets under it
-    assert "not compared (never measured in the same round as the pick's level): `apart`" in peak
+    assert (
+        "not compared (never measured in the same round as the pick's level, c=2; it ranked at its best level): `apart` at c=4"
+        in peak
+    )
     assert "from `apart`" not in peak and "(0 rounds" not in text
     tie = next(ln for ln in text.splitlines() if ln.startswith("- **Tie set**"))
     good = tie.split("not distinguishable from it at this noise")[0]
@@ -93,5 +99,5 @@ def test_the_rounds_end_names_a_member_never_compared_apart_from_the_tie_set() -
     said = settled_words(tied, RoundRules().max_rounds - ROUNDS, RoundRules().max_rounds)
     names = "`lead`, `peer`"
     assert f"could not separate the tie set {names}, even all going one way" in said
-    assert "`apart` never measured in the same round as the leader's level" in said and said.endswith("not compared")
+    assert "`apart` at c=4 never measured in the same round as the leader's level (c=2)" in said and said.endswith("not compared")
     assert "too few rounds to tell" not in said

@@ -98,7 +98,7 @@ def test_a_tie_the_rounds_left_could_not_separate_is_not_blamed_on_too_few_round
     assert "too few rounds" not in text and "fewer than the 6 a verdict needs" not in text
     peak = bullet_block(text, "- **Best peak throughput:**")
     assert (
-        f"not distinguishable at this noise from `{DB}` (5 rounds; further rounds could not have separated them: even "
+        f"not distinguishable at this noise from `{DB}` at c=2 (5 rounds; further rounds could not have separated them: even "
         "the 5 more rounds its group could still have had, all going one way, would not reach the rule)"
     ) in peak
     ranking = text.split("## Paired ranking", 1)[1]

@@ -42,11 +42,11 @@ def test_a_member_behind_in_every_one_of_its_few_rounds_is_not_called_a_tie(tmp_
     )  # the pick, its tie set's members on its line or in bullets under it
     assert "did not separate it from 1 other (the tie set follows)" in peak
     assert "behind it in every round it shared, not called by the rule: " in peak
-    assert "`slow` (3 rounds, 1.51–8.61 times; too uneven for 3 rounds to tell, p 0.0" in peak
+    assert "`slow` at c=4 (3 rounds, 1.51–8.61 times; too uneven for 3 rounds to tell, p 0.0" in peak
     assert "not distinguishable" not in peak
     tie = next(ln for ln in lines if ln.startswith("- **Tie set**"))  # the Paired ranking's: said once, above
-    assert "see Recommendation" in tie and "`slow` (3 rounds" not in tie and "not distinguishable" not in tie
-    assert text.count("`slow` (3 rounds, 1.51–8.61 times; too uneven") == 1
+    assert "see Recommendation" in tie and "`slow` at c=4 (3 rounds" not in tie and "not distinguishable" not in tie
+    assert text.count("`slow` at c=4 (3 rounds, 1.51–8.61 times; too uneven") == 1
     ranking = text.split("## Paired ranking", 1)[1]
     row = next(ln for ln in ranking.splitlines() if ln.startswith("| `slow`"))
     # its 3 rounds were enough for the large-gap tier, which failed on their spread: said so, with that test's p

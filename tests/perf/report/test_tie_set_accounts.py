@@ -64,9 +64,9 @@ def test_every_variant_outside_the_tie_set_is_accounted_for(tmp_path: Path) -> N
 def test_each_member_says_why_the_rule_did_not_call_it(tmp_path: Path) -> None:
     text = write_report(_run(tmp_path)).read_text()
     tie = bullet_block(text, "- **Best under the p99 budget of 10.00 ms:** `lead`")  # its members, bullets under it
-    assert "`once` (1 round, 2.38 times; too few rounds)" in tie and "2.38–2.38" not in tie
-    assert "`uneven` (3 rounds, 1.51–8.61 times; too uneven for 3 rounds to tell, p 0.0" in tie
-    assert "`close` (3 rounds, 1.05–1.41 times; not every round apart by 1.1× or more)" in tie
+    assert "`once` at c=4 (1 round, 2.38 times; too few rounds)" in tie and "2.38–2.38" not in tie
+    assert "`uneven` at c=4 (3 rounds, 1.51–8.61 times; too uneven for 3 rounds to tell, p 0.0" in tie
+    assert "`close` at c=4 (3 rounds, 1.05–1.41 times; not every round apart by 1.1× or more)" in tie
     ranking = text.split("## Paired ranking", 1)[1].split("- **Tie set**", 1)[1].split("\n\n- ", 1)[0]  # its table
     rows = {ln.split("|")[1].strip(): ln for ln in ranking.splitlines() if ln.startswith("| `")}
     once, uneven, close = rows["`once`"], rows["`uneven`"], rows["`close`"]

@@ -23,11 +23,11 @@ def test_members_with_too_few_shared_rounds_are_not_called_as_good() -> None:
     assert rank.names[0] in ("lead", "close") and set(rank.names) == {"lead", "close", "early"}
     words = tie_set_words(rank, pruned={"early"})
     other = "close" if rank.names[0] == "lead" else "lead"
-    assert f"`{other}` shared at least 6 rounds with it: not distinguishable from it at this noise" in words
-    assert "behind it in every round it shared, not called by the rule: `early` (3 rounds, " in words
+    assert f"`{other}` at c=4 shared at least 6 rounds with it at c=4: not distinguishable from it at this noise" in words
+    assert "behind it in every round it shared, not called by the rule: `early` at c=4 (3 rounds, " in words
     assert "That is no evidence that it is as good" in words
     assert "the search stopped measuring `early`, so this ranking has only their early rounds" in words
-    assert "`early` shared at least" not in words and "any of them is as good" not in words
+    assert "`early` at c=4 shared at least" not in words and "any of them is as good" not in words
 
 
 def test_a_member_the_rule_did_not_separate_is_not_distinguishable_never_as_good_a_choice() -> None:
@@ -45,8 +45,10 @@ def test_a_member_the_rule_did_not_separate_is_not_distinguishable_never_as_good
     assert rank.names == ["lead", "slow"] and rank.comparisons[0].verdict == "not distinguishable"
     words = tie_set_words(rank)
     assert "as good a choice" not in words
-    assert "`slow` shared at least 6 rounds with it: not distinguishable from it at this noise" in words
+    assert "`slow` at c=4 shared at least 6 rounds with it at c=4: not distinguishable from it at this noise" in words
     short = dataclasses.replace(rank.comparisons[0], rounds=(0, 1, 2, 3, 4), rounds_left=1)  # settled: 1 left cannot separate
     assert kind(short) == SETTLED
     words = tie_set_words(dataclasses.replace(rank, comparisons=[short]))
-    assert "as good a choice" not in words and "`slow`: not distinguishable from it at this noise (the rounds left" in words
+    assert (
+        "as good a choice" not in words and "`slow` at c=4: not distinguishable from it at this noise (the rounds left" in words
+    )

@@ -54,14 +54,21 @@ def test_a_tie_settled_on_fewer_rounds_than_a_verdict_needs_says_so_as_the_repor
     sched = _sched(wobble, 1.0, None)
     said = sched.decided(["a", "b"], 1)
     assert said is not None and said.startswith("ranking settled: the round left could not separate the tie set `a`, `b`")
-    member = [n for n in ("a", "b") if f"`{n}` shared 4 rounds with the leader" in said]
+    member = [n for n in ("a", "b") if f"`{n}` at c=1 (its best level) shared 4 rounds with the leader at c=1" in said]
     # the round left could not separate it: no lack of rounds (trial 9, F37: "too few rounds to tell" after such a stop)
-    assert len(member) == 1 and f"`{member[0]}` shared 4 rounds with the leader: not distinguishable at this noise" in said
+    assert (
+        len(member) == 1
+        and f"`{member[0]}` at c=1 (its best level) shared 4 rounds with the leader at c=1: not distinguishable at this noise"
+        in said
+    )
     assert "too few rounds" not in said
     ranking = rank_variants(sched.run.variants, cores=None)  # the report's tie-set words for the same rounds and the round left
     ranking.comparisons = [dataclasses.replace(c, rounds_left=1) for c in ranking.comparisons]
     report = tie_words(ranking, None)
-    assert f"not distinguishable at this noise from `{member[0]}` (4 rounds; further rounds could not have separated" in report
+    assert (
+        f"not distinguishable at this noise from `{member[0]}` at c=1 (4 rounds; further rounds could not have separated"
+        in report
+    )
     assert "too few rounds" not in report
     # on 6 shared rounds the member is not distinguishable: nothing said of too few rounds
     six = _sched({"a": [1000.0, 990.0, 1010.0, 1000.0, 990.0, 1010.0], "b": [1003.0] * 6}, 1.0, None)
