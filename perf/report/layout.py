@@ -40,8 +40,9 @@ READ_WIDTH = 100
 
 def read_rule(limit: int = MAX_REPORT_LINES) -> str:
     """The bound as :func:`read_lines` counts it, for every sentence that states it (trial 24, T24-3: "within 250
-    lines at 100 columns" read as `fold -w 100`, 296 lines, where a table row counts one)."""
-    return f"{limit} lines at {READ_WIDTH} columns, a table row one"  # one read line in the moved parts' sentence
+    lines at 100 columns" read as `fold -w 100`, 296 lines, where a table row counts one). Whole words: trial 25,
+    T25-2's warning ended "..., a table row one", read as a line cut short."""
+    return f"{limit} lines at {READ_WIDTH} columns, a table row one line"
 
 
 #: Folder name prefix of a what-if view (:func:`report_folder`).
@@ -126,7 +127,7 @@ class Part:
 
     def moved(self, limit: int) -> tuple[list[str], list[str]]:
         """``(what report.md keeps in its place, the lines appendix.md gets)`` when it moves."""
-        where = f"[{APPENDIX_FILE}]({APPENDIX_FILE}) (moved to keep it within {read_rule(limit)})"
+        where = f"[{APPENDIX_FILE}]({APPENDIX_FILE}) (moved to stay within {read_rule(limit)})"  # one read line
         if not self.name:
             return [f"## {self.title}", "", *self.kept, f"In {where}.", ""], self.lines
         under = self.lines[len(self.kept) :] if self.lines[: len(self.kept)] == self.kept else self.lines  # a kept head stays

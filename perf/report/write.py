@@ -310,7 +310,15 @@ def write_report(
     tables.lines = body_tables(max(budget, 0))
     lines, moved = fit(parts, MAX_REPORT_LINES)
     if (read := read_lines(lines)) > MAX_REPORT_LINES:  # its findings alone: a part to split is missing (T23-5)
-        log.warning("report.md reads as %d lines, over the bound it is kept within: %s", read, read_rule())
+        log.warning(
+            "report.md reads as %d lines, over its bound of %s: every part that may move to %s has moved, and what "
+            "is left, its findings, is longer; nothing is lost (%s holds what moved) -> please report it with this "
+            "run's results.json: a part of the report has no rule to move it",
+            read,
+            read_rule(MAX_REPORT_LINES),
+            APPENDIX_FILE,
+            APPENDIX_FILE,
+        )
     details = [
         *(search_lines(run, limit=None) if len(run.variants) > TOP_N else []),
         *efficiency_details(run),

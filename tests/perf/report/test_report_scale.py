@@ -258,7 +258,7 @@ def test_auto_ladders_traces_and_efficiency_stay_within_bounds(tmp_path: Path, g
     # and a line saying it moved, its lines in the appendix under the same heading
     for section in ("## Search", "## Cold start", "## Serving efficiency", "## Results per concurrency level"):
         assert section in text
-        if "(moved to keep it within " in text.split(section)[1][:200]:
+        if "(moved to stay within " in text.split(section)[1][:200]:
             assert f"{section}\n" in appendix
     assert f"of the {len(levels)} levels measured here" in text + appendix and "top by self time: op0 30.0 %" in text + appendix
     assert all(f"### Concurrency {c} " in appendix or f"### Concurrency {c}\n" in appendix for c in levels)
@@ -276,7 +276,7 @@ def test_a_report_too_long_moves_detail_sections_to_the_appendix():
     assert "## Cold start" in lines and "row" not in lines and moved[0] == "## Cold start" and len(moved) == 81
     assert "s" in lines and len(lines) <= 240
     # the rule as read_lines counts it (trial 24, T24-3: "at 100 columns" read as `fold -w 100`, a table row folded)
-    said = "(moved to keep it within 240 lines at 100 columns, a table row one)."
+    said = "(moved to stay within 240 lines at 100 columns, a table row one line)."
     assert any(said in ln for ln in lines)
     assert read_lines(["|" + "x" * 500 + "|", "y" * 250]) == 1 + 3  # what the words say: a row one line, the rest folded
 
