@@ -91,6 +91,19 @@ _AXIS_FORM = (
 )
 
 
+def _renamed_advice(value_range: ValueRange, unknown: Sequence[str], axes: Mapping[str, tuple[int, int, int]]) -> str:
+    """The advice for bounds ``unknown`` that name no axis of ``axes``: this range with each such name replaced by the
+    spec's axis it likely meant (the closest, else the first), in both forms (trial 25, T25-14: the example was always
+    ``[1, "time"]`` with ``"dynamic_axes": {"time": ...}``, the typo itself when the typo was ``time``)."""
+    meant: dict[Bound, Bound] = {u: (close_names(u, list(axes), n=1) or sorted(axes))[0] for u in unknown}
+    fixed = tuple((meant.get(lo, lo), meant.get(hi, hi)) for lo, hi in _pairs(value_range))
+    fixed_range: ValueRange = fixed if per_position(value_range) else fixed[0]
+    return (
+        f"a bound names a dynamic axis of the spec ({', '.join(sorted(axes))}), its size in the same request: e.g. "
+        f'"value_range": {range_json(fixed_range)} (--input NAME:DTYPE:SHAPE:{range_text(fixed_range)})'
+    )
+
+
 def require_axis_bounds(name: str, dtype: str, value_range: ValueRange | None, axes: Mapping[str, tuple[int, int, int]]) -> None:
     """Refuse input ``name``'s ``value_range`` when its axis bounds do not fit the spec's ``axes`` (:func:`axis_problem`).
 
@@ -116,7 +129,8 @@ def axis_problem(value_range: ValueRange | None, dtype: str, axes: Mapping[str, 
     if unknown:
         near = close_names(unknown[0], list(axes), n=1)
         meant = f" (did you mean {near[0]!r}?)" if near else ""
-        return f"names {unknown[0]!r}, which is not one of the dynamic axes {', '.join(sorted(axes))}{meant}", _AXIS_FORM
+        why = f"names {unknown[0]!r}, which is not one of the dynamic axes {', '.join(sorted(axes))}{meant}"
+        return why, _renamed_advice(value_range, unknown, axes)  # type: ignore[arg-type]
     several = per_position(value_range)
     for which in (0, 2):
         sizes = {a: r[which] for a, r in axes.items()}

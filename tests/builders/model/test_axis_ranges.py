@@ -165,3 +165,25 @@ def test_the_manifest_and_the_build_summary_keep_the_axis_bound() -> None:
     assert InputRange.model_validate(ranges["lengths"].model_dump(mode="json")).value_range == (1, "time")
     (line,) = range_lines(ranges, SPEC)
     assert "verified with values 1..time (time: the size of that axis in the same request)" in line
+
+
+@pytest.mark.parametrize(
+    "axes, value_range, fix",
+    [
+        ({"T": [1000, 8000, 16000]}, [1, "time"], '"value_range": [1, "T"] (--input NAME:DTYPE:SHAPE:1..T)'),
+        ({"time": [1000, 8000, 16000], "n": [1, 2, 4]}, [1, "tme"], '"value_range": [1, "time"]'),
+        ({"H": [8, 16, 32], "W": [8, 16, 32]}, [[0, "x"], [0, "W"]], '"value_range": [[0, "H"], [0, "W"]]'),
+    ],
+)
+def test_a_bound_naming_no_axis_is_advised_the_spec_s_own_axis_not_the_typo(axes, value_range, fix) -> None:
+    """Trial 25, T25-14: ``[1, "time"]`` beside ``"dynamic_axes": {"T": ...}`` was advised ``e.g. [1, "time"] with
+    "dynamic_axes": {"time": ...}``: the typo itself. The advice is this range with the axis the spec has."""
+    bad = json.loads(json.dumps(SPEC_JSON))
+    bad["dynamic_axes"] = axes
+    bad["inputs"][0]["shape"] = list(axes)
+    bad["inputs"][1]["shape"] = [2] if isinstance(value_range[0], list) else [1]
+    bad["inputs"][1]["value_range"] = value_range
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_json(bad)
+    assert fix in e.value.hint, e.value.hint
+    assert '"time": [1000' not in e.value.hint or "time" in axes
