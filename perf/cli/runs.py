@@ -89,6 +89,13 @@ class RunFolder(click.ParamType):
                 param,
                 ctx,
             )
+        if found is not None and not (found / RESULTS_FILE).is_file() and (runs := runs_in(found)):
+            self.fail(  # the results folder itself (T25-26: said "writing the report ..." then "no results.json", exit 1)
+                f"{str(value)!r} is a folder of runs, not a run: pass one of them, e.g. {found / runs[0]} "
+                f"(newest there: {', '.join(runs[:LISTED])})",
+                param,
+                ctx,
+            )
         if found is not None:
             return found
         what = "a file, not a folder" if path.exists() else "not a folder here"

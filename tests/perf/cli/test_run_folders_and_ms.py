@@ -156,3 +156,13 @@ def test_a_run_id_wins_over_a_local_folder_and_an_empty_one_is_refused(in_result
         RunFolder().convert(" ", None, None)
     monkeypatch.chdir(in_results / "results" / "t7a")
     assert f"to continue that run: {resume_command('t7a', in_results / 'results')}" in (extra_argument_hint(["."]) or "")
+
+
+@pytest.mark.parametrize("command", [["report"], ["export-deployment"]])
+def test_the_results_folder_itself_is_told_to_pass_one_of_its_runs(in_results: Path, command: list[str]):
+    """T25-26: `triton-perf report results` said "writing the report and its plots of results ..." and then "no
+    results.json in results", exit 1; the folder of runs is a usage mistake (exit 2) that names the runs in it."""
+    out = CliRunner().invoke(cli, [*command, "results"], terminal_width=200)
+    said = " ".join(out.output.split())
+    assert out.exit_code == 2 and "writing the report" not in said, said
+    assert "'results' is a folder of runs, not a run: pass one of them, e.g. results/t7a (newest there: t7a)" in said
