@@ -6,7 +6,9 @@ batch the server formed), and per variant, at its highest served throughput, whe
 (stacked µs; compute infer split into the in-process time and the serving overhead). What the
 tables say of a row, the plot says too (:mod:`perf.analysis.efficiency`): a row whose served run
 beat the same call in-process is no evidence and is not drawn as an efficiency (the legend
-counts it); a host-busy row is ringed and its legend entry carries the tables' mark
+counts it, in the rule's words: above what its instances can give); a dotted line at 1 (one instance
+in-process) and one at each other instance count drawn, the most such a variant can give (trial 25,
+T25-24: a 2-instance variant at 1.41 sat above the only line, at 1); a host-busy row is ringed and its legend entry carries the tables' mark
 (:func:`perf.markdown.flag_mark`); a negative overhead is not drawn as a bar and the legend says
 so. The right panel's time components use their own colours (:data:`perf.plots.palette.COMPONENT_COLOURS`).
 
@@ -119,16 +121,37 @@ def _ratio_panel(ax, rows: Sequence[EfficiencyRow], colours: Mapping[str, str], 
         ax.set_title(RATIO_TITLE)
         drawn[words] = ([], [])  # the panel's words, as a legend note is returned
         return
-    if faster:  # never drawn as an efficiency above 1: counted in the legend
+    if faster:  # never drawn as an efficiency above its instances' line: counted in the legend
         # the table's words (trial 24, T24-1: "served faster" left out levels whose throughput ratio, this axis, was below 1)
         label = f"{count(len(faster), 'level')} left out: {faster_words(faster)} (not evidence; measured under different load)"
         ax.plot([], [], ls="none", label=label)
         drawn[label] = ([], [])
-    ax.axhline(1.0, color=REFERENCE, linestyle=":", linewidth=1)
+    _ceilings(ax, shown, drawn)
     concurrency_axis(ax, {r.point.concurrency for r in shown} or {r.point.concurrency for r in rows})
     ax.set_ylabel("served ÷ in-process throughput")
     ax.set_title(RATIO_TITLE)
     _legend_below(ax)
+
+
+def _ceilings(ax, shown: Sequence[EfficiencyRow], drawn: dict) -> None:
+    """The line at 1 (one instance's in-process throughput) and, per instance count ``n`` of the drawn
+    variants, the most ``n`` instances can give (``n`` x one in-process: the rule that leaves a level out,
+    :func:`perf.analysis.efficiency.served_faster`): a 2-instance variant drawn at 1.41 sits under its own
+    line, not above the only one (trial 25, T25-24)."""
+    counts = sorted({ceiling(r) for r in shown})
+    styles = (":", "--", "-.")
+    for i, n in enumerate(sorted({1, *counts})):
+        if n == 1:
+            label = "1 = one instance in-process" + (": the most a 1-instance variant can give" if 1 in counts else "")
+        else:
+            label = f"{n} = the most a {n}-instance variant can give ({n} × one instance in-process)"
+        line = ax.axhline(float(n), color=REFERENCE, linestyle=styles[min(i, len(styles) - 1)], linewidth=1, label=label)
+        drawn[label] = xy(line)
+
+
+def ceiling(row: EfficiencyRow) -> int:
+    """The highest served ÷ in-process ratio ``row``'s instances can give: its instance count (at least 1)."""
+    return max(1, row.target.instances)
 
 
 def no_ratio_words(faster: int, unusable: int = 0, what: str = "") -> str:

@@ -55,7 +55,8 @@ def test_every_batch_sizes_ratios_are_drawn(tmp_path: Path, keep_figures, split:
     assert plot_efficiency.write_plot(efficiency_rows(run), tmp_path / "e.png") is not None
     (fig,) = figures
     (ax,) = [ax for ax in fig.axes if ax.get_title() == plot_efficiency.RATIO_TITLE]
-    lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_") and len(ln.get_xdata())]
+    series = [ln for ln in ax.get_lines() if ln.get_transform() == ax.transData]  # not the ceilings (axes-wide lines)
+    lines = [ln for ln in series if not ln.get_label().startswith("_") and len(ln.get_xdata())]
     drawn = sorted((float(x), float(y)) for ln in lines for x, y in zip(ln.get_xdata(), ln.get_ydata()))
     assert drawn == sorted((float(r.point.concurrency), r.ratio) for r in rows)
     assert len(lines) == 2  # one line per batch size, never one line through both

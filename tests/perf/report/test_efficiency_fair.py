@@ -60,13 +60,13 @@ def test_served_faster_than_in_process_is_flagged_never_an_efficiency_above_1(tm
     text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
     assert "24.14×" not in text and "4.00×" not in text
     assert (
-        "served throughput above in-process (more than its instances can give): not evidence; measured under different load"
-        in text
+        "served throughput above what its instances can give in-process (a ratio above its instance count): "
+        "not evidence; measured under different load" in text
     )
     drawn = write_plot(rows, tmp_path / "e.png")
     assert VARIANT not in drawn[RATIO_TITLE]  # nothing drawn above 1
     # every level left out: the panel says so in words (trial 21, T21-3), no legend note beside an empty frame
-    words = no_ratio_words(2, 2, "served throughput above in-process")
+    words = no_ratio_words(2, 2, "served throughput above what its instances can give in-process")
     assert list(drawn[RATIO_TITLE]) == [words] and "all 2 levels with an in-process point" in words
     assert any("negative overhead" in k for k in drawn[TIME_TITLE])
 

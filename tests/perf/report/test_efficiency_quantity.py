@@ -66,13 +66,17 @@ def test_each_verdict_names_the_quantity_it_is_on(tmp_path: Path) -> None:
     assert slow[5] == "— (served compute infer below in-process: not evidence)"  # ... so no "served faster" beside them
     assert "served faster" not in " ".join(slow)
     assert slow[8] == "-2,015 (compute infer below in-process: not evidence)"
-    assert fast[5] == "— (served throughput above in-process: not evidence)"  # this one is about the throughput shown
+    assert (
+        fast[5] == "— (served throughput above what its instances can give in-process: not evidence)"
+    )  # this one is about the throughput shown
     assert f"- {COMPUTE_BELOW}: `{SLOW}` c=1" in text and f"- {THROUGHPUT_ABOVE}: `{FAST}` c=1" in text  # the bullets
     # the plot: its axis is throughput; the legend leaves the levels out with the table's words, not "served faster"
     drawn = write_plot(list(rows.values()), tmp_path / "e.png")
     assert drawn is not None
     (note,) = [k for k in drawn[RATIO_TITLE] if "left out" in k]
-    assert note.startswith("2 levels left out: served throughput above or served compute infer below in-process")
+    assert note.startswith(
+        "2 levels left out: served throughput above what its instances can give in-process or served compute infer below in-process"
+    )
     assert BEHIND in drawn[RATIO_TITLE] and SLOW not in drawn[RATIO_TITLE]
 
 
