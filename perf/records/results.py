@@ -96,7 +96,9 @@ class Session:
     ``None`` in runs saved before it was recorded), ``None`` while it runs or when killed; its wall time
     in three parts, each measured (s; ``None``: not timed; :mod:`perf.sweep.budget_scope`): ``startup_s`` before the
     time budget's clock (imports, reading the repository, checks), ``budget_clock_s`` on it (from before the server
-    start to the end of the in-process baseline), ``report_s`` the report and plots after it (``None``: none written)."""
+    start to the end of the in-process baseline), ``report_s`` the report and plots after it (``None``: none written);
+    ``budget``: the latency budget it ran under, ``"p99 5 ms"`` or ``"none"`` (``None`` in runs saved before it was
+    recorded; :mod:`perf.analysis.recommendation.budget_origin`)."""
 
     started: str
     ended: Literal["finished", "interrupted"] | None = None
@@ -104,6 +106,7 @@ class Session:
     startup_s: float | None = None
     budget_clock_s: float | None = None
     report_s: float | None = None
+    budget: str | None = None
 
 
 @dataclass(config=_CONFIG)

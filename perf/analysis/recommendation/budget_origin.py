@@ -1,0 +1,47 @@
+"""Where the latency budget a report ranks under came from, when a session of the run did not run under it.
+
+``--latency-budget-ms`` has no default (the sweep's help: ``[default: none]``): a run swept without one is reported
+without one ("No latency budget given ..."). A budget can still be one some of its rounds never had: given on a
+``--resume`` of a run swept without it, or another than the one an earlier session ran under (break-it F15's report
+part: report.md said "Best under the p99 budget of 5.00 ms" for ladders that ran without a budget, with no note).
+Each session records the budget it ran under (:attr:`perf.records.results.Session.budget`, :func:`session_budget`);
+the report and the console say where the run's budget came from when an earlier session ran under another.
+"""
+
+from __future__ import annotations
+
+from perf.markdown import fmt_given
+from perf.records.results import RunResult
+
+#: What :attr:`perf.records.results.Session.budget` holds for a session without a latency budget.
+NO_BUDGET = "none"
+
+
+def session_budget(ms: float | None, percentile: int) -> str:
+    """The budget a session runs under, as recorded and said: ``"p99 5 ms"``, :data:`NO_BUDGET` without one."""
+    return NO_BUDGET if ms is None else f"p{percentile} {fmt_given(ms, 0)} ms"
+
+
+def budget_origin(run: RunResult, budget_ms: float | None, percentile: int) -> str | None:
+    """``"Budget given on a resume: the p99 5 ms budget was given on session 2's `--resume` ...; session 1 ran without
+    a latency budget, so its ladders were not stopped at this budget: ..."`` where ``budget_ms`` (at ``percentile``) is the run's own and a session
+    recorded another (:data:`NO_BUDGET` or another budget); ``None`` otherwise, or for runs saved before sessions
+    recorded it. A what-if report's budget is said by its own top line (:mod:`perf.report.layout`), not here."""
+    own = run.settings.get("latency_budget_ms")
+    if budget_ms is None or own is None or budget_ms != own or percentile != (run.settings.get("latency_percentile") or 99):
+        return None
+    now = session_budget(budget_ms, percentile)
+    sessions = list(enumerate(run.sessions, 1))
+    other = [(i, s.budget) for i, s in sessions if s.budget is not None and s.budget != now]
+    if not other:
+        return None
+    first = next((i for i, s in sessions if s.budget == now), None)
+    given = f"given on session {first}'s `--resume`" if first is not None and first > 1 else "set after it"
+    ran = "; ".join(
+        f"session {i} ran {'without a latency budget' if b == NO_BUDGET else f'under a {b} budget'}" for i, b in other
+    )
+    they = "its ladders were" if len(other) == 1 else "their ladders were"
+    return (
+        f"Budget given on a resume: the {now} budget was {given} (`--latency-budget-ms` has no default); {ran}, so "
+        f"{they} not stopped at this budget: a level within it that they would have measured may be missing"
+    )

@@ -1,0 +1,64 @@
+"""Where the report's latency budget came from (perf.analysis.recommendation.budget_origin).
+
+``--latency-budget-ms`` has no default (``triton-perf sweep --help``: ``[default: none]``): a run swept without one
+names no budget. Break-it F15's report part: a budget given on a ``--resume`` of a run swept without one made report.md
+say "Best under the p99 budget of 5.00 ms" of ladders that never ran under it, with no word of it. Each session now
+records the budget it ran under (Session.budget) and the report and the console say where the run's came from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+from factories import make_run
+
+from perf.analysis.recommendation.budget_origin import NO_BUDGET, session_budget
+from perf.analysis.recommendation.recommend import recommend
+from perf.cli import main as perf_cli
+from perf.cli.summary import summary
+from perf.records import results
+from perf.records.results import RunResult, Session
+from perf.report.write import write_report
+
+NOTE = "Budget given on a resume: the p99 5 ms budget was given on session 2's `--resume`"
+
+
+def _run(*budgets: str | None, ms: float | None = 5.0) -> RunResult:
+    run = make_run()
+    run.settings["latency_budget_ms"] = ms
+    run.sessions = [Session(f"2026-12-0{i}T00:00:00+0000", "finished", budget=b) for i, b in enumerate(budgets, 1)]
+    return run
+
+
+def test_a_budget_given_on_a_resume_says_the_session_that_ran_without_it(tmp_path: Path) -> None:
+    run = _run(NO_BUDGET, session_budget(5.0, 99))
+    rec = recommend(run, 5.0)
+    said = next((n for n in rec.notes if n.startswith(NOTE)), None)
+    assert (
+        said is not None
+        and "session 1 ran without a latency budget, so its ladders were not stopped at this budget" in said
+        and "has no default" in said
+    )
+    assert any(n.startswith(NOTE) for n in summary(run).notes)  # the console's notes under the table
+    results.save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    assert f"- {NOTE}" in text and "Best under the p99 budget of 5.00 ms" in text
+
+
+def test_no_word_where_every_session_ran_under_it_or_none_was_recorded() -> None:
+    for run in (_run(session_budget(5.0, 99), session_budget(5.0, 99)), _run(None, None)):
+        assert not any("Budget given on a resume" in n for n in recommend(run, 5.0).notes)
+
+
+def test_a_run_swept_without_a_budget_names_none(tmp_path: Path) -> None:
+    run = _run(NO_BUDGET, ms=None)
+    results.save(run, tmp_path)
+    text = write_report(tmp_path).read_text()
+    assert "No latency budget given" in text and "budget of" not in text.split("## Recommendation")[1].split("\n- ")[1]
+    res = CliRunner().invoke(perf_cli.cli, ["sweep", "--help"])
+    assert "[default: none]" in " ".join(res.output.split())  # the help the words match
+
+
+def test_session_budget_words() -> None:
+    assert session_budget(None, 99) == NO_BUDGET and session_budget(5.0, 95) == "p95 5 ms"
