@@ -103,7 +103,8 @@ def read_passed(
 
     Args:
         args: The pass-through arguments.
-        pass_flag: The toolkit's flag that passes them (``--server-arg``): how ``given`` spells them.
+        pass_flag: The toolkit's flag that passes them (``--server-arg``), or ``"--"`` for the arguments after a
+            command's ``--``: how ``given`` spells them.
         long: The tool's long spellings (``"--http-port"``) -> its table row.
         short: The tool's short flags by letter (``"b"`` for ``-b``) -> its table row [default: none].
     """
@@ -156,7 +157,9 @@ def _long(name: str, long: Mapping[str, ToolFlag]) -> tuple[str, ToolFlag] | Non
 
 
 def _typed(took: list[str], pass_flag: str) -> str:
-    return " ".join(f"{pass_flag}={a}" for a in took)
+    """How the user typed ``took``: each one a ``pass_flag`` value, or after a command's ``--`` (``pass_flag`` ``"--"``:
+    ``-- --model-repository=/tmp``; trial 25, T25-13 was told of a ``--server-arg`` it never typed)."""
+    return f"-- {' '.join(took)}" if pass_flag == "--" else " ".join(f"{pass_flag}={a}" for a in took)
 
 
 class Unread(NamedTuple):

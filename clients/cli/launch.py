@@ -18,7 +18,9 @@ import click
 
 from builders.repository.view import DEFAULT_REPOSITORY
 from clients.cli.options import REMOTE_KEYS, server_options
+from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.remote import RemoteRuntime
+from clients.runtimes.server_flags import refused_names, server_arg_refusal
 from clients.server import ServerOptions, TritonServer
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, run_cli, verbosity_option
 from core.errors import FlagError, ServerError
@@ -68,7 +70,10 @@ def serve(server_opts: ServerOptions, print_cmd: bool = False, extra: tuple[str,
                 ),
             ],
         )
-    if extra:
+    if extra:  # refused as typed, after `--` (trial 25, T25-13: named as a --server-arg the user never typed)
+        runtime = server_opts.runtime if server_opts.runtime != "auto" else resolve_runtime(server_opts)[0].name
+        if (refused := server_arg_refusal(extra, runtime, via="--")) is not None:
+            raise refused
         server_opts = dataclasses.replace(server_opts, extra_args=(*server_opts.extra_args, *extra))
     srv = TritonServer(server_opts)
     if print_cmd:
@@ -153,22 +158,27 @@ def ready_text(srv: TritonServer, models: list[str]) -> str:
     return "\n".join(lines)
 
 
+#: The launcher's help: what it does, and which tritonserver flags after `--` are refused (trial 25, T25-13: it said
+#: they went to tritonserver verbatim, then refused one).
+SERVE_HELP = (
+    "Start tritonserver on a model repository, print its endpoints, the models loaded and a ready-to-copy `clients "
+    "infer` line, stay in the foreground until Ctrl-C/SIGTERM, then stop it cleanly.\n\n"
+    "With the default explicit model control nothing is loaded unless --load-model names it (a name or a pattern such "
+    "as 'mlp_*'). Flags after `--` go to tritonserver as given (as --server-arg's do), except those the toolkit sets "
+    "itself or that change what it serves, measures or says, which are refused naming the launcher's flag to use: "
+    f"{refused_names()}."
+)
+
+
 def serve_command(name: str = "serve") -> click.Command:
     """The ``serve`` click command (shared by ``clients serve`` and ``python -m clients.cli.launch``)."""
 
-    @click.command(name, cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
+    @click.command(name, cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS, help=SERVE_HELP)
     @server_options(omit=REMOTE_KEYS)
     @click.option("--print-cmd", is_flag=True, help="Print the exact command line (environment included) and exit.")
     @click.argument("extra", nargs=-1, type=click.UNPROCESSED, metavar="[-- TRITONSERVER_FLAGS...]")
     @verbosity_option
     def cmd(server_opts: ServerOptions, print_cmd: bool, extra: tuple[str, ...]) -> None:
-        """Start tritonserver on a model repository, print its endpoints, the models loaded and a
-        ready-to-copy `clients infer` line, stay in the foreground until Ctrl-C/SIGTERM, then
-        stop it cleanly.
-
-        With the default explicit model control nothing is loaded unless --load-model names
-        it (a name or a pattern such as 'mlp_*'). Flags after `--` go to tritonserver verbatim.
-        """
         serve(server_opts, print_cmd, extra)
 
     return cmd

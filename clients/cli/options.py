@@ -14,10 +14,11 @@ from typing import Any
 
 import click
 
-from clients.runtimes.choose import refuse_unread_launch
-from clients.runtimes.options import REMOTE_PANEL, ServerOptions
+from clients.runtimes.choose import RUNTIMES, refuse_unread_launch
+from clients.runtimes.options import REMOTE_PANEL, ServerOptions, runtime_help
+from clients.runtimes.remote import RemoteRuntime
 from clients.runtimes.server_flags import server_arg_refusal
-from core.options import build, given_fields, options, panel_fields
+from core.options import build, given_fields, panel, panel_fields, specs
 
 F = Callable[..., Any]
 #: The flags of a server the toolkit did not start (``--runtime remote``): its panel's fields.
@@ -33,7 +34,8 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
     ``--repository`` option: its value must then arrive as the ``repository`` keyword, which
     is read and left in place for the command. ``omit`` names fields (``"model_control"``)
     the command must not offer because it sets them itself (the sweep: model control, models
-    to load, log file); they keep :class:`ServerOptions`'s defaults.
+    to load, log file); they keep :class:`ServerOptions`'s defaults. A command that omits the flags of a running
+    server (:data:`REMOTE_KEYS`: it starts its own) neither offers nor names ``--runtime remote``.
 
     Raises:
         ValueError: ``omit`` names a field ServerOptions does not have.
@@ -63,4 +65,9 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
         refuse_unread_launch(opts)  # the flags of a server it would start, beside --url (a running one): s19
         return fn(*args, server_opts=opts, **kwargs)
 
-    return options(ServerOptions, omit=left_out)(wrapper)
+    flags = specs(ServerOptions, omit=left_out)
+    if set(REMOTE_KEYS) <= set(left_out):  # a command that starts its server offers no remote one (trial 25, T25-13)
+        for spec in flags:
+            if spec.name == "runtime":
+                spec.attrs.update(type=click.Choice([r for r in RUNTIMES if r != RemoteRuntime.name]), help=runtime_help(False))
+    return panel(*flags)(wrapper)

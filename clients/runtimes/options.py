@@ -55,6 +55,19 @@ def image_for_tag(tag: str) -> str:
     return f"{DEFAULT_IMAGE}:{tag if '-' in tag else tag + '-py3'}"
 
 
+def runtime_help(remote: bool = True) -> str:
+    """The ``--runtime`` flag's help: each choice; ``remote=False`` for a command that starts its server (the
+    launcher: trial 25, T25-13 offered ``remote``, then refused it), which neither offers nor names it."""
+    words = [
+        "container (NVIDIA image, GPU)",
+        "local (binary on PATH or $TRITONSERVER)",
+        "bundled (nvidia-pytriton wheel, python backend, CPU)",
+        *(["remote (a running server at --url)"] if remote else []),
+        f"auto (the best available; says why{'; remote when --url is given' if remote else ''})",
+    ]
+    return f"Which tritonserver: {', '.join(words)}."
+
+
 @dataclass
 class ServerOptions:
     """How to launch tritonserver; every field but ``exit_timeout_s`` is a flag (its description
@@ -74,7 +87,7 @@ class ServerOptions:
         log_verbose: ``--log-verbose`` level.
         metrics_interval_ms: ``--metrics-interval-ms`` (how often gauges such as CPU/GPU
             utilisation are refreshed; default 500 ms).
-        extra_args: Further tritonserver flags, passed through verbatim (``--server-arg``); those the
+        extra_args: Further tritonserver flags, passed through as given (``--server-arg``); those the
             toolkit sets itself are refused (:mod:`clients.runtimes.server_flags`).
         start_timeout_s: Seconds to wait for readiness (default 120; ``--start-timeout``).
         exit_timeout_s: tritonserver `--exit-timeout-secs`: how long a stop waits for in-flight
@@ -113,10 +126,7 @@ class ServerOptions:
         default=DEFAULT_REPOSITORY, description="Model repository (one folder per variant, written by `builders build`)."
     )
     runtime: Annotated[str, Flag(choices="clients.runtimes.choose:RUNTIMES", panel=SERVER_PANEL)] = Field(
-        default="auto",
-        description="Which tritonserver: container (NVIDIA image, GPU), local (binary on PATH or $TRITONSERVER), "
-        "bundled (nvidia-pytriton wheel, python backend, CPU), remote (a running server at --url), "
-        "auto (the best available; says why; remote when --url is given).",
+        default="auto", description=runtime_help()
     )
     http_port: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(
         default=0, ge=0, le=65535, description="HTTP port (0 = a free one)."
@@ -154,7 +164,7 @@ class ServerOptions:
     extra_args: Annotated[tuple[str, ...], Flag(decls=("--server-arg",), repeat=True, metavar="FLAG", panel=SERVER_PANEL)] = (
         Field(
             default=(),
-            description="Extra tritonserver flag passed through verbatim (repeatable), e.g. --server-arg=--log-info=false; "
+            description="Extra tritonserver flag passed through as given (repeatable), e.g. --server-arg=--log-info=false; "
             "one the toolkit sets itself or that changes what it measures or says (the repository, a port, a listen "
             "address, the model control, the log...) is refused, naming the toolkit's flag to use.",
         )

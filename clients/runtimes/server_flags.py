@@ -224,15 +224,25 @@ TUNING = "tune the server, e.g. --log-info=false, --http-thread-count=8, --disab
 _LONG = {n: f for f in SERVER_FLAGS for n in f.names}
 
 
-def passed_flags(args: Sequence[str]) -> list[Passed]:
-    """The tritonserver flags of ``args`` (each one ``--server-arg`` value, in order), read as
-    tritonserver reads them (module docstring; the one reader, :func:`core.flag_refusals.read_passed`:
-    no short flags); a flag it does not know is left out (tritonserver says so itself), as is what
-    follows ``--``."""
-    return read_passed(args, PASS_FLAG, _LONG)
+def passed_flags(args: Sequence[str], via: str = PASS_FLAG) -> list[Passed]:
+    """The tritonserver flags of ``args`` (each one ``--server-arg`` value, in order; ``via="--"``: the arguments
+    after the launcher's ``--``, said so), read as tritonserver reads them (module docstring; the one reader,
+    :func:`core.flag_refusals.read_passed`: no short flags); a flag it does not know is left out (tritonserver says so
+    itself), as is what follows ``--``."""
+    return read_passed(args, via, _LONG)
 
 
-def server_arg_refusal(args: Sequence[str], runtime: str | None = None, resumed: bool = False) -> FlagError | None:
+def refused_names() -> str:
+    """The tritonserver flags the toolkit refuses, for a help text (trial 25, T25-13: the launcher's help said flags
+    after ``--`` went to tritonserver verbatim): ``--model-repository, ...``; one a runtime sets itself
+    (``--backend-directory``) with that runtime."""
+    names = [f.names[0] + (f" ({', '.join(f.runtimes)})" if f.runtimes else "") for f in SERVER_FLAGS if f.why is not None]
+    return ", ".join(names)
+
+
+def server_arg_refusal(
+    args: Sequence[str], runtime: str | None = None, resumed: bool = False, via: str = PASS_FLAG
+) -> FlagError | None:
     """The refusal of the tritonserver flags in ``args`` (the ``--server-arg`` values) that the toolkit
     does not let through (:data:`SERVER_FLAGS`): what was passed, why, and the flag to use instead (a
     usage error of ``--server-arg``); ``None`` when every one goes through.
@@ -243,6 +253,8 @@ def server_arg_refusal(args: Sequence[str], runtime: str | None = None, resumed:
             one runtime sets are left to the check made once it is); ``remote``: a server the toolkit
             does not start, so every flag is refused (it would be ignored).
         resumed: A resumed sweep (which keeps its saved flags): the fix is a new run's.
+        via: How ``args`` were given: ``--server-arg`` values, or ``"--"``: after the launcher's ``--`` (each
+            refused one named as typed).
     """
     if runtime == "remote" and args:
         return FlagError(
@@ -254,7 +266,7 @@ def server_arg_refusal(args: Sequence[str], runtime: str | None = None, resumed:
     known = runtime not in (None, "auto")
     refused = [
         p
-        for p in passed_flags(args)
+        for p in passed_flags(args, via)
         if p.flag.why is not None and (not p.flag.runtimes or (known and runtime in p.flag.runtimes))
     ]
     if not refused:
@@ -264,7 +276,10 @@ def server_arg_refusal(args: Sequence[str], runtime: str | None = None, resumed:
     if resumed:
         them = "it" if len(refused) == 1 else "them"
         hint = f"start a new run (--run-id NEW) without {them}: a resumed run keeps its saved {PASS_FLAG}; {hint}"
-    return FlagError("; ".join(said), flag=PASS_FLAG, hint=f"{hint} ({PASS_FLAG} is for flags that only {TUNING})")
+    what = "flags after --" if via == "--" else PASS_FLAG
+    return FlagError(
+        "; ".join(said), flag=via, hint=f"{hint} ({what} {'are' if via == '--' else 'is'} for flags that only {TUNING})"
+    )
 
 
 def passed_value(args: Sequence[str], name: str) -> str | None:

@@ -49,13 +49,15 @@ def test_a_generated_option_has_its_fields_help_default_and_type() -> None:
 
 def test_every_server_field_is_a_flag_of_serve_with_the_fields_help() -> None:
     from clients.cli.launch import serve_command
+    from clients.runtimes.options import runtime_help
 
     params = {p.name: p for p in serve_command("serve").params if isinstance(p, click.Option) and not p.hidden}
     for f in fields(ServerOptions):
         if f.flag.skip or f.flag.panel == "A running server (--runtime remote)":  # serve starts its own server
             continue
         assert f.name in params, f"--{f.name} missing from serve"
-        assert params[f.name].help == f.description
+        # a command that starts its server offers no --runtime remote (trial 25, T25-13)
+        assert params[f.name].help == (runtime_help(remote=False) if f.name == "runtime" else f.description)
 
 
 def test_a_field_added_to_the_server_options_is_a_flag_that_reaches_them(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -151,19 +151,29 @@ def test_the_log_folder_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPat
 
 
 @pytest.mark.parametrize("more", [[], ["--print-cmd"]])
-def test_serve_refuses_the_remote_runtime_with_advice_it_can_take(tmp_path: Path, more: list[str]) -> None:
+def test_serve_neither_offers_nor_takes_the_remote_runtime(tmp_path: Path, more: list[str]) -> None:
     """s19: `clients serve --runtime remote` said "--runtime remote needs the server's address: pass --url HOST:PORT",
-    a flag serve does not have (`No such option: --url` when followed): it starts a server, the remote runtime reaches one."""
+    a flag serve does not have; trial 25, T25-13: the launcher's -h then offered `remote (a running server at --url)`
+    as a choice and refused it when chosen. It starts a server: -h offers no remote, and choosing it is a usage error
+    naming the choices (serve() called directly still refuses it with its advice)."""
     from click.testing import CliRunner
 
+    from clients.cli.launch import serve, serve_command
     from clients.cli.main import cli
+    from core.errors import FlagError
 
-    (tmp_path / "model_repository").mkdir()
-    res = CliRunner().invoke(cli, ["serve", "-r", str(tmp_path / "model_repository"), "--runtime", "remote", *more])
-    said = " ".join(res.output.split())
-    assert res.exit_code == 2, said
-    assert "--runtime remote is a running server the toolkit reaches at --url; serve starts a server" in said
-    assert "pass --url" not in said and "clients check --url HOST:PORT" in said and "--runtime auto, bundled" in said
+    for command, head in ((cli, ["serve"]), (serve_command("launch_tritonserver"), [])):
+        helped = CliRunner().invoke(command, [*head, "-h"])
+        assert helped.exit_code == 0 and "remote" not in helped.output and "--url" not in helped.output, helped.output
+        assert "[auto|bundled|local|container]" in helped.output
+        (tmp_path / "model_repository").mkdir(exist_ok=True)
+        res = CliRunner().invoke(command, [*head, "-r", str(tmp_path / "model_repository"), "--runtime", "remote", *more])
+        said = " ".join(res.output.split())
+        assert res.exit_code == 2, said
+        assert "'remote' is not one of 'auto', 'bundled', 'local', 'container'" in said
+    with pytest.raises(FlagError) as e:
+        serve(ServerOptions(repository=tmp_path / "model_repository", runtime="remote"))
+    assert "serve starts a server" in e.value.message and "clients check --url HOST:PORT" in (e.value.hint or "")
 
 
 def test_print_cmd_refuses_what_only_a_start_reads(tmp_path: Path) -> None:

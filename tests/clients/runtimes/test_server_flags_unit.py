@@ -183,9 +183,16 @@ def test_every_command_that_takes_it_refuses_it_before_anything_starts(
         assert res.exit_code == 2, res.output
         assert named in _said(res.output) and "Traceback" not in res.output
     assert not (tmp_path / "results").exists()
-    if name == "launcher":  # its flags after --, verbatim
-        res = CliRunner().invoke(cli, [*common, "--print-cmd", "--", "--http-address", "0.0.0.0"])
-        assert res.exit_code == 2 and "use --address 0.0.0.0 instead of --http-address" in _said(res.output)
+    if name == "launcher":  # its flags after --, named as typed (trial 25, T25-13: as a --server-arg never typed)
+        for runtime in ("bundled", "auto"):
+            common[-1] = runtime
+            res = CliRunner().invoke(cli, [*common, "--print-cmd", "--", "--http-address", "0.0.0.0"])
+            assert res.exit_code == 2 and "use --address 0.0.0.0 instead of --http-address" in _said(res.output)
+            assert "Error: -- --http-address 0.0.0.0 is refused" in _said(res.output), res.output
+            assert PASS_FLAG not in res.output and "(flags after -- are for flags that only tune" in _said(res.output)
+        helped = "".join(CliRunner().invoke(cli, ["-h"]).output.split())  # says which are refused, not "verbatim"
+        assert "verbatim" not in helped and "refusednamingthelauncher'sflagtouse:--model-repository," in helped
+        assert "--backend-directory(bundled)" in helped and "--log-file" in helped
 
 
 def test_a_sweep_names_the_repository_flag_when_r_was_perf_analyzers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
