@@ -228,12 +228,13 @@ def _median_curve(group: list[list[Point]]) -> tuple[list[int], list[float], lis
 
 
 def _split(facet: Factor, colour: Factor, typed: dict[str, Variant]) -> tuple[list[Factor], list[Factor]]:
-    """The settings off the panels' axes that vary among variants sharing a panel and a
-    colour: those a line is split by (:data:`SPLIT_ORDER`, while the lines stay within
-    :data:`MAX_LINES`) and those a line's median still spans (its label names them)."""
-    groups: dict[tuple, list[Variant]] = {}
-    for t in typed.values():
-        groups.setdefault((facet.value(t), colour.value(t)), []).append(t)
+    """The settings off the panels' axes that vary among the variants of one colour: those a line is split by
+    (:data:`SPLIT_ORDER`, while the lines stay within :data:`MAX_LINES`) and those a line's median still spans
+    (its label names them). A setting that varies only from panel to panel is named too (T25-25: one format per
+    panel, TorchScript in "1 instance" and ONNX in "2 instances", read as an instance-count effect)."""
+    groups: dict[object, list[Variant]] = {}
+    for t in typed.values():  # by colour, across panels: a setting that differs only between panels varies here
+        groups.setdefault(colour.value(t), []).append(t)
     varying = [
         f
         for k in SPLIT_ORDER

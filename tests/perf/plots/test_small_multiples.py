@@ -123,3 +123,23 @@ def test_past_the_line_limit_a_line_names_what_its_median_pools(tmp_path: Path, 
     lines = {k for p in drawn.values() for k in p}
     assert 1 < len(lines) <= ALL_DISTINCT
     assert "queue delay 500 µs · onnx (median over max_batch_size)" in lines  # formats split, mbs pooled and named
+
+
+def test_a_format_that_differs_only_between_panels_is_named_on_its_lines(tmp_path: Path):
+    """T25-25: TorchScript only in the "1 instance" panel and ONNX only in "2 instances": the lines said "batching
+    off" in both, so the format's gain read as the instance count's; the lines now name the format."""
+    run = run_result(
+        [
+            _variant(1, True, "torchscript", [100, 135]),
+            _variant(1, False, "torchscript", [110, 130]),
+            _variant(2, True, "onnx", [300, 367]),
+            _variant(2, False, "onnx", [310, 350]),
+        ]
+    )
+    drawn = plot_frontier.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
+    assert drawn is not None
+    assert {k for k in drawn["1 instance"] if not k.startswith("ring")} == {
+        "batching off · torchscript",
+        "queue delay 500 µs · torchscript",
+    }
+    assert {k for k in drawn["2 instances"] if not k.startswith("ring")} == {"batching off · onnx", "queue delay 500 µs · onnx"}
