@@ -85,7 +85,9 @@ echo "   make demo's settings: $SAID (advice below that names one of these flags
 rc=0
 # the demo's sweep, as advice says a flag make demo has no DEMO_* setting for (trial 17, T17-12: --shapes)
 SWEEP_ARGS=(--runtime bundled --repository model_repository --variants "$VARIANTS" "${SWEEP_FLAGS[@]}")
-perf/run_sweep.sh "${SWEEP_ARGS[@]}" --run-id "$RUN_ID" || rc=$?
+# where the budget comes from, for the report (perf.analysis.recommendation.budget_origin): the user did not type it
+if [ -n "${DEMO_BUDGET_MS:-}" ]; then BUDGET_FROM="make demo's DEMO_BUDGET_MS"; else BUDGET_FROM="make demo's default (DEMO_BUDGET_MS unset)"; fi
+TRITON_PERF_BUDGET_FROM="$BUDGET_FROM" perf/run_sweep.sh "${SWEEP_ARGS[@]}" --run-id "$RUN_ID" || rc=$?
 if [ "$rc" = 130 ] || [ "$rc" = 143 ] || [ "$rc" = 129 ]; then # Ctrl-C, SIGTERM, SIGHUP: the sweep said what it kept and how perf/run_sweep.sh continues it (trial 10, F33)
   # make demo takes no --run-id: its way to start again is itself; the report command spelled as the README
   # spells it, the command `make setup` installs (trial 13, T13-19: `$PY -m perf.cli.main report` here)

@@ -98,7 +98,8 @@ class Session:
     time budget's clock (imports, reading the repository, checks), ``budget_clock_s`` on it (from before the server
     start to the end of the in-process baseline), ``report_s`` the report and plots after it (``None``: none written);
     ``budget``: the latency budget it ran under, ``"p99 5 ms"`` or ``"none"`` (``None`` in runs saved before it was
-    recorded; :mod:`perf.analysis.recommendation.budget_origin`)."""
+    recorded; :mod:`perf.analysis.recommendation.budget_origin`), ``budget_from`` who set it when not the user's flag
+    (``"make demo's default (DEMO_BUDGET_MS unset)"``, from ``TRITON_PERF_BUDGET_FROM``; ``None``: as typed)."""
 
     started: str
     ended: Literal["finished", "interrupted"] | None = None
@@ -107,6 +108,7 @@ class Session:
     budget_clock_s: float | None = None
     report_s: float | None = None
     budget: str | None = None
+    budget_from: str | None = None
 
 
 @dataclass(config=_CONFIG)

@@ -20,7 +20,7 @@ from clients.request_refusals import past_table_line
 from clients.runtimes.server_flags import server_arg_refusal
 from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
-from perf.analysis.recommendation.budget_origin import session_budget
+from perf.analysis.recommendation.budget_origin import budget_from, session_budget
 from perf.coldstart import measure as coldstart
 from perf.measure import analyzer, environment
 from perf.measure.inputs import describe_dynamic, input_args
@@ -137,7 +137,8 @@ class SweepBase:
         self.run = saved or RunResult(self.run_id, now())
         if saved is not None and not saved.sessions:  # saved before sessions were recorded: its earlier ones as one
             self.run.sessions.append(Session(saved.created))
-        self.run.sessions.append(Session(now(), budget=session_budget(opts.latency_budget_ms, opts.latency_percentile)))
+        budget = session_budget(opts.latency_budget_ms, opts.latency_percentile)
+        self.run.sessions.append(Session(now(), budget=budget, budget_from=budget_from(opts.latency_budget_ms)))
         #: This session's number (``RunResult.sessions``, 1 first): what its records are stamped with.
         self.session = len(self.run.sessions)
         if self.run.search is None:

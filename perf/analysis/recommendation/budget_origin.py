@@ -10,9 +10,14 @@ the report and the console say where the run's budget came from when an earlier 
 
 from __future__ import annotations
 
+import os
+
 from perf.markdown import fmt_given
 from perf.records.results import RunResult
 
+#: The environment variable a script that passes ``--latency-budget-ms`` for the user names itself in (``make demo``:
+#: its ``DEMO_BUDGET_MS`` default): recorded as :attr:`perf.records.results.Session.budget_from`.
+FROM_VARIABLE = "TRITON_PERF_BUDGET_FROM"
 #: What :attr:`perf.records.results.Session.budget` holds for a session without a latency budget.
 NO_BUDGET = "none"
 
@@ -20,6 +25,26 @@ NO_BUDGET = "none"
 def session_budget(ms: float | None, percentile: int) -> str:
     """The budget a session runs under, as recorded and said: ``"p99 5 ms"``, :data:`NO_BUDGET` without one."""
     return NO_BUDGET if ms is None else f"p{percentile} {fmt_given(ms, 0)} ms"
+
+
+def budget_from(ms: float | None) -> str | None:
+    """Who set a session's budget when not the user typing ``--latency-budget-ms`` (:data:`FROM_VARIABLE`), ``None``
+    otherwise or without a budget."""
+    said = os.environ.get(FROM_VARIABLE, "").strip()
+    return said if ms is not None and said else None
+
+
+def set_by(run: RunResult, budget_ms: float | None, percentile: int) -> str | None:
+    """``"The p99 25 ms budget is make demo's default (DEMO_BUDGET_MS unset), not one given with
+    --latency-budget-ms (which has no default)"`` where the last session under the run's budget recorded who set it
+    (:func:`budget_from`); ``None`` otherwise."""
+    if budget_ms is None or budget_ms != run.settings.get("latency_budget_ms"):
+        return None
+    now = session_budget(budget_ms, percentile)
+    last = next((s for s in reversed(run.sessions) if s.budget == now), None)
+    if last is None or last.budget_from is None:
+        return None
+    return f"Budget: the {now} budget is {last.budget_from}, not typed (`--latency-budget-ms` itself has no default)"
 
 
 def budget_origin(run: RunResult, budget_ms: float | None, percentile: int) -> str | None:

@@ -49,7 +49,7 @@ from perf.analysis.ranking.standing_words import (
     tie_words,
     trailed,
 )
-from perf.analysis.recommendation.budget_origin import budget_origin
+from perf.analysis.recommendation.budget_origin import budget_origin, set_by
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
 from perf.analysis.recommendation.dominated import dominated
@@ -239,7 +239,9 @@ def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) 
             u.budget_latency = f"p{rec.latency_percentile} {fmt(rec.budget_latency_ms, 2)} ms{basis}"
     rec.notes += [n for n in [lifted(run)] if n]  # a cap a resume lifted: what was found above it (T21-6)
     # a budget an earlier session did not run under: where it came from (break-it F15's report part)
-    rec.notes += [n for n in [budget_origin(run, rec.latency_budget_ms, rec.latency_percentile)] if n]
+    # and one a script set for the user (make demo's default): who set it
+    origin = [f(run, rec.latency_budget_ms, rec.latency_percentile) for f in (budget_origin, set_by)]
+    rec.notes += [n for n in origin if n]
     rec.notes += thread_hints(run)  # a hint, labelled so: a slow variant's likely cause, not measured (trial 16, T16-21)
     return rec
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from factories import make_run
 
-from perf.analysis.recommendation.budget_origin import NO_BUDGET, session_budget
+from perf.analysis.recommendation.budget_origin import FROM_VARIABLE, NO_BUDGET, budget_from, session_budget
 from perf.analysis.recommendation.recommend import recommend
 from perf.cli import main as perf_cli
 from perf.cli.summary import summary
@@ -62,3 +62,22 @@ def test_a_run_swept_without_a_budget_names_none(tmp_path: Path) -> None:
 
 def test_session_budget_words() -> None:
     assert session_budget(None, 99) == NO_BUDGET and session_budget(5.0, 95) == "p95 5 ms"
+
+
+def test_a_budget_a_script_set_for_the_user_says_it_is_that_scripts_default(monkeypatch, tmp_path: Path) -> None:
+    """make demo passes --latency-budget-ms 25 (DEMO_BUDGET_MS's default) for a user who typed no budget: its report
+    said "Best under the p99 budget of 25.00 ms" as if given. scripts/demo.sh names itself in TRITON_PERF_BUDGET_FROM,
+    each session records it (Session.budget_from) and the report and the console say so."""
+    monkeypatch.setenv(FROM_VARIABLE, "make demo's default (DEMO_BUDGET_MS unset)")
+    assert budget_from(25.0) == "make demo's default (DEMO_BUDGET_MS unset)" and budget_from(None) is None
+    run = _run(session_budget(25.0, 99), ms=25.0)
+    run.sessions[0].budget_from = budget_from(25.0)
+    said = "Budget: the p99 25 ms budget is make demo's default (DEMO_BUDGET_MS unset), not typed"
+    assert any(n.startswith(said) for n in recommend(run, 25.0).notes)
+    assert any(n.startswith(said) for n in summary(run).notes)
+    results.save(run, tmp_path)
+    assert said in write_report(tmp_path).read_text()
+    monkeypatch.delenv(FROM_VARIABLE)
+    assert budget_from(25.0) is None  # typed by the user: no word
+    demo = (Path(__file__).resolve().parents[3] / "scripts" / "demo.sh").read_text()
+    assert f'{FROM_VARIABLE}="$BUDGET_FROM" perf/run_sweep.sh' in demo
