@@ -337,15 +337,12 @@ class _progress:
 
             d = e["decision"]
             if d is not None and e.get("provisional"):  # a rounds ladder: judged again after every round
-                log(
-                    escape(
-                        f"{subject(e)}: its ladder stops at concurrency {d.concurrency} for now (re-judged each round): {d.reason}"
-                    )
-                )
+                said = f"{subject(e)}: its ladder stops at concurrency {d.concurrency} for now (re-judged each round): {d.reason}"
+                log(escape(fold_clauses(said)))
             elif d is not None:
                 log(escape(fold_clauses(f"{subject(e)}: {d.words(past=False)}")))
             elif e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.drops)
-                log(escape(f"{e['variant']}: measured again, no longer dropped: {e['why']}"))
+                log(escape(fold_clauses(f"{e['variant']}: measured again, no longer dropped: {e['why']}")))
             elif e.get("reopened"):
                 log(escape(f"{subject(e)}: its ladder climbs again: the latest rounds no longer back its stop"))
             self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels the search left out

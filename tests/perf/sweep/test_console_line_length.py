@@ -38,6 +38,7 @@ BOX = set("┏┃┡│└┗━─╇╈┳┻┓┛┩┐┘┌")
 def _printed(events: list[dict]) -> list[str]:
     console = make_console(record=True, file=io.StringIO())  # the sweep's own: off a terminal, unwrapped
     p = _progress(console)
+    p.task = p.bar.add_task("x", total=100)  # as the sweep adds it before its events
     for e in events:
         p.on_event(e)
     # rich pads to its width and puts the time column before each log line (and spaces under it): not the text's
@@ -102,3 +103,15 @@ def test_the_report_command_on_the_trials_8_variant_run_prints_no_line_over_the_
     assert res.exit_code == 0, res.output
     assert "Recommendation:" in res.output
     assert not _long(res.output.splitlines()), [len(ln) for ln in _long(res.output.splitlines())]
+
+
+def test_a_ladders_stop_line_is_folded_too() -> None:
+    """Trial 23: "`v`: its ladder stops at concurrency 4 for now (re-judged each round): its p99 at concurrency 4 is
+    9.92 ms (...), over the budget of 5.00 ms: ..." lines of 600-800 characters, one per variant."""
+    from types import SimpleNamespace
+
+    why = "; ".join(f"its p99 at concurrency {c} is {c + 0.92:.2f} ms (median of 3 rounds, all 3 host busy)" for c in range(8))
+    d = SimpleNamespace(concurrency=4, reason=why)
+    lines = _printed([{"event": "search_decision", "variant": NAMES[0], "decision": d, "provisional": True}])
+    assert lines[0].startswith(f"{NAMES[0]}: its ladder stops at concurrency 4 for now") and len(lines) > 1
+    assert not _long(lines)
