@@ -7,15 +7,21 @@ ready strings: this module never re-parses a formatted number.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import math
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal
 
 from tabulate import tabulate
 
 from core.units import ALL_CORES
 from core.wording import sentence
+
+log = logging.getLogger(__name__)
 
 #: Mark of a flagged number: a level where perf_analyzer did not reach its stability criterion,
 #: or any measurement taken while other processes used the host (:func:`flag_mark`).
@@ -300,3 +306,66 @@ def md_text(text: str) -> str:
     """``text`` (a program's message) safe in a markdown line: every character markdown would
     read as markup (emphasis, code, links, HTML, a table's ``|``) escaped with a backslash."""
     return re.sub(r"([\\`*_\[\]<>|#~])", r"\\\1", text)
+
+
+# ---------------------------------------------------------------- files a user may edit
+
+#: The record, in each folder the toolkit writes reports into, of the digest of each file as it wrote it last.
+WRITTEN_FILE = ".written.json"
+
+
+def previous_path(path: Path) -> Path:
+    """Where an earlier ``path`` is kept when the toolkit writes it anew: beside it, the lowest free N, a folder as
+    ``<name>.previous-N`` (an earlier deployment bundle), a file as ``<stem>.previous-N<suffix>`` (``report.md`` ->
+    ``report.previous-1.md``, which still opens as markdown). The one naming rule of every kept copy."""
+    n = 1
+    while (kept := _previous(path, n)).exists():
+        n += 1
+    return kept
+
+
+def _previous(path: Path, n: int) -> Path:
+    name = f"{path.name}.previous-{n}" if path.is_dir() or not path.suffix else f"{path.stem}.previous-{n}{path.suffix}"
+    return path.with_name(name)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _written(folder: Path) -> dict[str, str]:
+    try:
+        record = json.loads((folder / WRITTEN_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in record.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(record, dict) else {}
+
+
+def write_kept(path: Path, text: str) -> Path | None:
+    """Write ``text`` to ``path`` (a report, its appendix, a comparison: files a user may add notes to); an earlier
+    ``path`` that differs from what the toolkit last wrote there (its digest, recorded in the folder's
+    :data:`WRITTEN_FILE`; a file of no record counts as edited) and from ``text`` is kept aside first as
+    :func:`previous_path`, said in one line (trial 25, T25-17: ``triton-perf report RUN`` and a ``--resume`` of a
+    finished run rewrote report.md, a user's notes in it lost with no copy). An unedited one is replaced silently.
+
+    Returns:
+        Where the earlier file was kept, else ``None``.
+    """
+    path = Path(path)
+    data = text.encode()
+    written = _written(path.parent)
+    kept = None
+    if path.is_file():
+        before = path.read_bytes()
+        if before != data and written.get(path.name) != _digest(before):
+            kept = previous_path(path)
+            path.rename(kept)
+            why = (
+                "differs from what the toolkit last wrote there (edited?)"
+                if path.name in written
+                else "was written before the toolkit recorded what it writes, so an edit in it cannot be told"
+            )
+            log.warning("%s %s: kept as %s", path, why, kept.name)
+    path.write_bytes(data)
+    (path.parent / WRITTEN_FILE).write_text(json.dumps({**written, path.name: _digest(data)}, indent=1, sort_keys=True) + "\n")
+    return kept

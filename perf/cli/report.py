@@ -142,7 +142,11 @@ def _files(folder: Path) -> dict[str, tuple[int, int]]:
     """Each file of ``folder`` (not below it): name -> (modification time in ns, size)."""
     if not folder.is_dir():
         return {}
-    return {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in folder.iterdir() if p.is_file()}
+    return {
+        p.name: (p.stat().st_mtime_ns, p.stat().st_size)
+        for p in folder.iterdir()
+        if p.is_file() and not p.name.startswith(".") and ".previous-" not in p.name  # a kept copy is said apart
+    }
 
 
 def echo_written(report: Path, before: dict[str, tuple[int, int]]) -> None:

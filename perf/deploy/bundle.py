@@ -51,6 +51,7 @@ from perf.deploy.choose import Chosen, choose_variant
 from perf.deploy.measured import Measured, busy_words, check_as_measured, cpu_request_cores, difference_lines, measured
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, readme
 from perf.deploy.release import ReleaseCheck, check_release, refuse_unloadable
+from perf.markdown import previous_path
 from perf.records import results
 from perf.records.measured_files import SHIPPED, FilesCheck, check_files, refuse_changed, refuse_missing
 from perf.records.results import RunResult
@@ -256,9 +257,7 @@ def move_in(tmp: Path, out: Path) -> Path | None:
     if not out.exists():
         tmp.rename(out)
         return None
-    n = 1
-    while (kept := out.parent / f"{out.name}.previous-{n}").exists():
-        n += 1
+    kept = previous_path(out)  # the one naming rule of kept copies (a report's too)
     out.rename(kept)
     log.warning("a previous bundle was at %s: kept as %s", out, kept)
     tmp.rename(out)

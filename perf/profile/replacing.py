@@ -23,6 +23,7 @@ from pathlib import Path
 
 from core.errors import PerfError
 from core.wording import count
+from perf.markdown import previous_path
 from perf.records.baseline import BaselineResult
 from perf.records.profile import ProfileRecord
 from perf.records.results import RunResult
@@ -113,9 +114,7 @@ def set_aside(path: Path) -> Path | None:
     keeps of a repository's ``baseline.json``/``profile.json``); returns where, ``None`` when there was none."""
     if not path.is_file():
         return None
-    n = 1
-    while (kept := path.with_name(f"{path.stem}.previous-{n}{path.suffix}")).exists():
-        n += 1
+    kept = previous_path(path)  # the one naming rule of kept copies (a bundle's, a report's)
     path.rename(kept)
     log.warning("the earlier %s is kept as %s", path.name, kept.name)
     return kept

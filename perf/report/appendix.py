@@ -17,7 +17,7 @@ from perf.analysis.recommendation.cuts import unmeasured_text
 from perf.analysis.recommendation.frontier import frontier_table, operating_frontier, per_level_lines
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.points import Point
-from perf.markdown import APPENDIX_FILE
+from perf.markdown import APPENDIX_FILE, write_kept
 from perf.records.results import RunResult
 from perf.report.conclusions.pairs import pair_bullets
 from perf.report.sections import coldstart as coldstart_report
@@ -119,5 +119,5 @@ def write_appendix(
     """Write :data:`perf.markdown.APPENDIX_FILE` into ``run_dir`` (the report's folder); returns its
     path (arguments as :func:`appendix_lines`)."""
     path = Path(run_dir) / APPENDIX_FILE
-    path.write_text("\n".join(appendix_lines(run, rec, points, effects, inters, up, details)) + "\n")
+    write_kept(path, "\n".join(appendix_lines(run, rec, points, effects, inters, up, details)) + "\n")
     return path

@@ -23,7 +23,7 @@ from perf.colocate.closest import NOTHING_MEASURED, closest, closest_lines, reas
 from perf.colocate.near import status
 from perf.colocate.rules import uncalled
 from perf.colocate.windows import missed_words
-from perf.markdown import Align, fmt, fmt_given, ratio_span, table, times
+from perf.markdown import Align, fmt, fmt_given, ratio_span, table, times, write_kept
 from perf.plots.colocation import TRADEOFF_FILE, plot_tradeoff, tradeoff_title
 from perf.records import colocation
 from perf.records.colocation import ColocationRecord, step_number
@@ -47,7 +47,7 @@ def write_report(run_dir: Path) -> Path:
     plot = ["## The trade-off", "", f"![{tradeoff_title(record)}]({TRADEOFF_FILE})", ""] if drawn else []
     lines = report_lines(record, Path(run_dir).parent)
     at = next((i for i, ln in enumerate(lines) if ln == "## Every combination measured"), len(lines))
-    path.write_text("\n".join([*lines[:at], *plot, *lines[at:]]) + "\n")
+    write_kept(path, "\n".join([*lines[:at], *plot, *lines[at:]]) + "\n")  # an edited one kept aside (T25-17)
     return path
 
 

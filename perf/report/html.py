@@ -26,7 +26,7 @@ from perf.analysis.recommendation.frontier import operating_frontier, workload_f
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.curves import curve
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
-from perf.markdown import flag_mark, fmt, fmt_given
+from perf.markdown import flag_mark, fmt, fmt_given, write_kept
 from perf.plots.frontier import CONTEXT_LOOK, FRONTIER_COLOUR, frontier_label
 from perf.plots.palette import CONTEXT
 from perf.plots.picks import LOWEST, UNDER, judged_latency, pick_colour, pick_points
@@ -166,9 +166,10 @@ def write_html(run: RunResult, run_dir: Path, rec: Recommendation) -> Path:
     body = "\n".join(f.to_html(full_html=False, include_plotlyjs=(i == 0)) for i, f in enumerate(figs))
     title = html.escape(f"Sweep {run.run_id}")
     path = Path(run_dir) / HTML_FILE
-    path.write_text(
+    write_kept(
+        path,
         f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title></head>\n'
-        f"<body><h1>{title}</h1>\n<p>Interactive view of results.json; the written report is report.md.</p>\n{body}\n</body></html>\n"
+        f"<body><h1>{title}</h1>\n<p>Interactive view of results.json; the written report is report.md.</p>\n{body}\n</body></html>\n",
     )
     return path
 

@@ -29,7 +29,7 @@ from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
 from perf.analysis.stats.pairs import baseline
 from perf.analysis.stats.points import Point, run_points
-from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N
+from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, write_kept
 from perf.plots import figures as plots
 from perf.records.measured_files import rebuilt_text
 from perf.records.results import RunResult, load
@@ -330,6 +330,6 @@ def write_report(
     ]
     write_appendix(run, out, rec, points, effects, inters, up, details)
     path = out / REPORT_FILE
-    path.write_text("\n".join(lines) + "\n")
+    write_kept(path, "\n".join(lines) + "\n")  # an edited one kept aside (trial 25, T25-17)
     log.info("report written to %s", path)
     return path

@@ -27,7 +27,7 @@ from perf.analysis.comparison.verdicts import (
     rule_text,
 )
 from perf.analysis.stats.points import MIN_TRIALS_FOR_SPREAD, P99, THROUGHPUT, Point, fmt_spread, run_points
-from perf.markdown import UNSTABLE_MARK, Align, flag_mark, table
+from perf.markdown import UNSTABLE_MARK, Align, flag_mark, table, write_kept
 from perf.records.results import RunResult, load
 from perf.records.unfinished import unfinished_text
 from perf.records.workloads import split_by_workload
@@ -258,6 +258,6 @@ def compare_runs(run_a: Path, run_b: Path, out: Path | None = None, *, refused: 
     _refuse_foreign(out)
     text = compare_markdown(a, b, folders=(Path(run_a), Path(run_b)), refused=refused)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
+    write_kept(out, text)  # an earlier comparison with a user's edits is kept aside (trial 25, T25-17)
     log.info("comparison written to %s", out)
     return out
