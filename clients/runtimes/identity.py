@@ -167,7 +167,9 @@ def _describe(f: ArtifactFile) -> str:
     return f"{f.size_bytes:,} bytes" + (f" (sha256 {f.sha256[:12]})" if f.sha256 else "")
 
 
-def compare_files(recorded: ArtifactIdentity, now: ArtifactIdentity | None, then: str = "measured") -> FilesNow:
+def compare_files(
+    recorded: ArtifactIdentity, now: ArtifactIdentity | None, then: str = "measured", later: str = "now"
+) -> FilesNow:
     """Whether the files ``now`` (:func:`found_artifact` of a folder) are the ones ``recorded``.
 
     A file with a recorded content digest must have the same content digest (its bytes may differ:
@@ -180,6 +182,7 @@ def compare_files(recorded: ArtifactIdentity, now: ArtifactIdentity | None, then
         recorded: The identity recorded when the files were used (a run's stamp).
         now: The folder's files now; ``None``: the folder is gone or unreadable.
         then: The word for when they were recorded (``"measured"``).
+        later: The word for ``now`` (``"now"``; two runs' records compared: ``"measured in B"``).
     """
     if now is None:
         return FilesNow(changed=(f"{recorded.where}: the model folder is gone or not readable",))
@@ -188,20 +191,20 @@ def compare_files(recorded: ArtifactIdentity, now: ArtifactIdentity | None, then
     for f in recorded.files:
         n = have.pop(f.path, None)
         if n is None:
-            changed.append(f"{f.path}: {then} {_describe(f)}, now gone")
+            changed.append(f"{f.path}: {then} {_describe(f)}, {later} gone")
         elif f.content_sha256 is not None and n.content_sha256 is not None:
             if f.content_sha256 != n.content_sha256:
-                changed.append(f"{f.path}: {then} {_describe(f)}, now {_describe(n)}")
+                changed.append(f"{f.path}: {then} {_describe(f)}, {later} {_describe(n)}")
         elif f.sha256 is not None:
             if f.sha256 != n.sha256:
-                changed.append(f"{f.path}: {then} {_describe(f)}, now {_describe(n)}")
+                changed.append(f"{f.path}: {then} {_describe(f)}, {later} {_describe(n)}")
         elif f.size_bytes != n.size_bytes:
-            changed.append(f"{f.path}: {then} {f.size_bytes:,} bytes, now {n.size_bytes:,} bytes")
+            changed.append(f"{f.path}: {then} {f.size_bytes:,} bytes, {later} {n.size_bytes:,} bytes")
         elif f.mtime_ns is not None and f.mtime_ns != n.mtime_ns:
             changed.append(
                 f"{f.path}: rewritten since it was {then} (modification time differs; its content was not hashed then)"
             )
         else:
             unverified.append(f.path)
-    changed += [f"{path}: not there when {then}, now {_describe(n)}" for path, n in sorted(have.items())]
+    changed += [f"{path}: not there when {then}, {later} {_describe(n)}" for path, n in sorted(have.items())]
     return FilesNow(tuple(changed), tuple(unverified))

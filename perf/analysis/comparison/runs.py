@@ -12,6 +12,8 @@ from pathlib import Path
 from core.errors import PerfError
 from core.units import infer_per_s_legend
 from core.wording import count, sentence
+from perf.analysis.comparison.model_files import BULLET as FILES_BULLET
+from perf.analysis.comparison.model_files import model_files
 from perf.analysis.comparison.unmatched import no_shared_level
 from perf.analysis.comparison.verdicts import (
     HIGHER,
@@ -103,9 +105,11 @@ def compare_markdown(
         if (stopped := unfinished_text(run, f"**{label}** (run `{run.run_id}`)", parent)) is not None:
             lines += [f"> {sentence(stopped)}", ""]
     ea, eb = env_line(a), env_line(b)
+    files = model_files(a, b, [name for name, _, _ in matched_points(a, b)], label_a, label_b)  # T25-5
     lines += table(
         ["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],
-        [[f"{k}{' (differs)' if ea[k] != eb[k] else ''}", ea[k], eb[k]] for k in ea],
+        [[f"{k}{' (differs)' if ea[k] != eb[k] else ''}", ea[k], eb[k]] for k in ea]
+        + [[f"model files{' (differ)' if files.differ else ''}", files.cell(), files.cell()]],
         ["left"] * 3,
     )
     lines += [
@@ -143,6 +147,8 @@ def compare_markdown(
         rows.setdefault(name, []).append(cells)
     lines += ["## Summary", "", f"- Matched levels: {sum(len(r) for r in rows.values())} in {count(len(rows), 'variant')}."]
     lines += _summary(a, b, counts, label_a, label_b)
+    if (differ := files.bullet(label_a, label_b)) is not None:  # beside the verdicts' counts, said by the console too
+        lines.insert(lines.index(next(ln for ln in lines if ln.startswith("- p99 latency:"))) + 1, differ)
     verdict = "verdict" if both_rounds(a, b) else "significant"
     headers = [
         "concurrency",
@@ -178,7 +184,7 @@ def matched_points(a: RunResult, b: RunResult) -> list[tuple[str, Point, Point]]
 
 
 #: The Summary bullets the console prints as the comparison's headline (:func:`headline`).
-HEADLINE_BULLETS = ("- Matched levels:", "- Throughput:", "- p99 latency:")
+HEADLINE_BULLETS = ("- Matched levels:", "- Throughput:", "- p99 latency:", FILES_BULLET)
 
 
 def headline(markdown: str) -> list[str]:
