@@ -4,11 +4,18 @@ Every variant's parameters, the whole Pareto frontier, every pair behind each ma
 and every interaction, every fair pair of :func:`perf.report.conclusions.pairs.pair_bullets`, each
 variant's knee, and the full lists of flagged, excluded and failed variants and levels,
 skipped levels and server starts. ``report.md`` links here wherever it cut a list.
+
+Each thing once (trial 25, T25-16: the cold-start table, each variant's knee and the flagged levels were
+here twice, as the full list and as the part report.md moved for its length): a moved part whose whole form
+this file holds is not written again (:data:`FULL_FORMS`, or the same heading), a moved section with
+findings is written in its whole form (every row: ``whole``), and a section all of whose lines another
+section holds goes (:func:`without_copies`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.wording import count, sentence
@@ -25,6 +32,64 @@ from perf.report.sections.knees import knee_text
 from perf.report.sections.recommendation import flagged_note
 from perf.report.sections.run import variant_table
 from perf.search.plan import describe_skipped
+
+#: A part report.md moves for its length (its heading in the appendix) -> the section of the appendix that holds
+#: it whole. A moved part under the same heading as a full one (the level tables, the traces, the search, the
+#: sweep's sentences) is the same case.
+FULL_FORMS = {
+    "What was run: every variant's parameters": "Every variant",
+    "Recommendation: each variant's knee": "Knees",
+    "Recommendation: the flagged levels": "Flagged levels",
+    "Recommendation: the variants excluded": "Excluded from the recommendation",
+    "Recommendation: the failed measurements": "Failed measurements",
+    "Serving efficiency: served vs in-process, per level": "Serving efficiency, every level",
+    "Serving efficiency: the in-process baseline": "In-process baseline, every point",
+}
+#: A capped list's last line as a moved part says it (:meth:`perf.report.layout.Part.moved`).
+_MORE = re.compile(r"^\s*- … \d+ more\b")
+
+
+def sections(lines: Sequence[str]) -> list[list[str]]:
+    """``lines`` cut at each ``## `` heading (the first piece: what comes before the first heading)."""
+    out: list[list[str]] = [[]]
+    for ln in lines:
+        if ln.startswith("## "):
+            out.append([])
+        out[-1].append(ln)
+    return [s for s in out if s]
+
+
+def _title(section: Sequence[str]) -> str:
+    return section[0][3:] if section and section[0].startswith("## ") else ""
+
+
+def content(section: Sequence[str]) -> set[str]:
+    """What ``section`` says, line by line: no headings, blank lines, lines that point to the appendix or to
+    more of a capped list, or a table's rule; a table row as its cells (the padding is its table's)."""
+    out = set()
+    for ln in section:
+        said = " ".join(ln.split())
+        if not said or said.startswith("#") or APPENDIX_FILE in said or _MORE.match(ln):
+            continue
+        if said.startswith("|"):
+            cells = [c.strip() for c in said.strip("|").split("|")]
+            if all(set(c) <= set(":-") for c in cells):
+                continue
+            said = " | ".join(cells)
+        out.add(said)
+    return out
+
+
+def without_copies(held: Sequence[str], moved: Sequence[str], whole: Mapping[str, Sequence[str]] = {}) -> list[str]:
+    """The appendix's ``held`` lines, then the ``moved`` parts, each thing once (module docstring): a moved part
+    whose whole form ``held`` has (:data:`FULL_FORMS`, the same heading) is left out; one named in ``whole`` is
+    written as that (its section with every row); then a section all of whose lines a moved one holds goes."""
+    mine = sections(held)
+    titles = {_title(s) for s in mine}
+    kept = [list(whole.get(_title(s), s)) for s in sections(moved) if FULL_FORMS.get(_title(s), _title(s)) not in titles]
+    said = [content(s) for s in kept]
+    mine = [s for s in mine if not _title(s) or not (own := content(s)) or not any(own <= c for c in said)]
+    return [ln for s in (*mine, *kept) for ln in s]
 
 
 def _pct(v: float | None) -> str:
@@ -52,11 +117,14 @@ def appendix_lines(
     inters: Sequence[Interaction],
     up: str = "",
     details: Sequence[str] = (),
+    moved: Sequence[str] = (),
+    whole: Mapping[str, Sequence[str]] = {},
 ) -> list[str]:
     """The appendix as markdown lines (see the module docstring); ``up`` prefixes links to the
     run folder's own files (``"../"`` from a what-if folder); ``details`` (markdown lines) are the
     whole forms of the sections report.md shortens (every level's table, the search, the serving
-    efficiency tables, the profiler traces), written last."""
+    efficiency tables, the profiler traces), then ``moved``: the parts report.md moved for its length
+    (:func:`perf.report.layout.fit`), those it holds whole left out (``whole``: :func:`without_copies`)."""
     failed = {v.name for v in run.variants if v.status == "failed"}
     lines = [f"# Appendix of sweep {run.run_id}", "", "The lists [report.md](report.md) shortens, in full.", ""]
     lines += ["## Every variant", "", *variant_table(run), ""]
@@ -90,7 +158,8 @@ def appendix_lines(
         lines.append(f"- `{n}`: {knee_text(points[n], k, unmeasured=unmeasured_text(run, n), fall=rec.falls.get(n), run=run)}")
     lines.append("")
     if rec.flagged:
-        lines += ["## Flagged levels", "", f"{rec.flagged_levels}; {sentence(flagged_note(rec, points))}", ""]
+        said = f"{count(rec.flagged_levels, 'flagged level')}; {flagged_note(rec, points)}"  # T25-16: it read "32; ..."
+        lines += ["## Flagged levels", "", sentence(said), ""]
         lines += [*(f"- {x}" for x in rec.flagged), ""]
     for title, items in (
         ("Excluded from the recommendation", rec.excluded),
@@ -103,7 +172,7 @@ def appendix_lines(
     ):
         if items:
             lines += [f"## {title}", "", *(f"- {x}" for x in items), ""]
-    return [*lines, *details]
+    return without_copies([*lines, *details], moved, whole)
 
 
 def write_appendix(
@@ -115,9 +184,11 @@ def write_appendix(
     inters: Sequence[Interaction],
     up: str = "",
     details: Sequence[str] = (),
+    moved: Sequence[str] = (),
+    whole: Mapping[str, Sequence[str]] = {},
 ) -> Path:
     """Write :data:`perf.markdown.APPENDIX_FILE` into ``run_dir`` (the report's folder); returns its
     path (arguments as :func:`appendix_lines`)."""
     path = Path(run_dir) / APPENDIX_FILE
-    write_kept(path, "\n".join(appendix_lines(run, rec, points, effects, inters, up, details)) + "\n")
+    write_kept(path, "\n".join(appendix_lines(run, rec, points, effects, inters, up, details, moved, whole)) + "\n")
     return path

@@ -324,11 +324,16 @@ def write_report(
         *efficiency_details(run),
         *level_tables(points, failed, top_n, base_name, up, rounds=run.rounds is not None, verdicts=verdicts),
         *(trace_lines(run.profile.traces, up) if run.profile else []),
-        *(failed_lines(run, limit=None) if max(len(failed_measurements(run, s)) for s in (False, True)) > LIST_LIMIT else []),
-        *moved,
+        *(
+            ["## Failed measurements", "", *failed_lines(run, limit=None)]
+            if max(len(failed_measurements(run, s)) for s in (False, True)) > LIST_LIMIT
+            else []
+        ),
         *said_lines(run, CUT_WORDS, limit=None),
     ]
-    write_appendix(run, out, rec, points, effects, inters, up, details)
+    # what moved, once: not where the appendix holds it whole; the cold start with every variant's row (T25-16)
+    whole = {"Cold start": coldstart_report.section(run, limit=max(1, len(coldstart_report.entries(run))))}
+    write_appendix(run, out, rec, points, effects, inters, up, details, moved, whole)
     path = out / REPORT_FILE
     write_kept(path, "\n".join(lines) + "\n")  # an edited one kept aside (trial 25, T25-17)
     log.info("report written to %s", path)

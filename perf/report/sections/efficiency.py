@@ -156,18 +156,25 @@ def efficiency_section(run: RunResult, out: Path, run_dir: Path, unusable: Seque
     if write_plot(shown, out / PLOT_FILE, looks, baseline_unusable(rows)) is not None:
         lines += [f"![Serving efficiency]({PLOT_FILE})", ""]
     lines += ["### Served vs in-process, per level", "", *([note, ""] if note else []), *efficiency_table(table_rows)]
-    lines += [*not_evidence_lines(table_rows), ""]
-    left_out = other_shapes(run)
-    if left_out:
-        lines += [
-            "Not compared (a mixed-size workload: each request holds one of many drawn sizes, and an in-process call "
-            "runs one; or a size the baseline did not time): " + ", ".join(left_out) + ".",
-            "",
-        ]
+    lines += [*not_evidence_lines(table_rows), "", *not_compared_lines(run)]
     lines += ["### In-process baseline", ""]
     if len(run.baseline.points) > TOP_N:  # the table of every point: the appendix (efficiency_details)
         return [*lines, *baseline_lines(run.baseline, table_rows=False), ""]
     return [*lines, *baseline_lines(run.baseline), ""]
+
+
+def not_compared_lines(run: RunResult) -> list[str]:
+    """The levels no in-process point compares with (a mixed-size workload, a size the baseline did not time), said
+    under the section's table and the appendix's every level (:func:`efficiency_details`: the one copy of it
+    there when the section's table moved, trial 25, T25-16)."""
+    left_out = other_shapes(run)
+    if not left_out:
+        return []
+    return [
+        "Not compared (a mixed-size workload: each request holds one of many drawn sizes, and an in-process call "
+        "runs one; or a size the baseline did not time): " + ", ".join(left_out) + ".",
+        "",
+    ]
 
 
 def efficiency_details(run: RunResult) -> list[str]:
@@ -182,6 +189,7 @@ def efficiency_details(run: RunResult) -> list[str]:
         *efficiency_table(rows),
         *not_evidence_lines(rows, None),
         "",
+        *not_compared_lines(run),
         "## In-process baseline, every point",
         "",
         *baseline_lines(run.baseline),

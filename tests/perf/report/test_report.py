@@ -157,7 +157,7 @@ def test_report_content_cpu_only(tmp_path: Path):
     assert "`mlp_onnx_cpu2_nodb_mbs64` at concurrency 8: unstable" in rec
     # the appendix names the list for what it holds (it was headed "Ranked after the stable levels")
     appendix = (tmp_path / "appendix.md").read_text()
-    assert "## Flagged levels\n\n1; †; ranked after the stable levels" in appendix
+    assert "## Flagged levels\n\n1 flagged level; †; ranked after the stable levels" in appendix
     assert "## Ranked after" not in appendix
     assert (
         "**Excluded from the recommendation** (1):" in rec
