@@ -24,7 +24,8 @@ class ToolkitError(Exception):
     Args:
         message: What happened, expected vs found.
         hint: What to do about it (appended as ``"-> hint"``).
-        log_path: A log file with more detail, when there is one.
+        log_path: A log file with more detail, when there is one, or a record that holds it (a ``.json``: said as
+            ``(record: PATH)``, a log as ``(log: PATH)``).
         flag: The flag (``"--shapes"``) whose value or combination with others the user got wrong, for a
             usage error (exit 2); ``None`` (the default) for a problem found while working (exit 1).
     """
@@ -43,8 +44,8 @@ class ToolkitError(Exception):
         text = self.message
         if self.hint:
             text += f"\n  -> {self.hint}"
-        if self.log_path:
-            text += f"\n  (log: {self.log_path})"
+        if self.log_path:  # a record (a build's manifest.json, every export's error) is not a log (trial 25, T25-23)
+            text += f"\n  ({'record' if self.log_path.endswith('.json') else 'log'}: {self.log_path})"
         return text
 
 

@@ -23,6 +23,7 @@ Library code never prints: it calls the callback, the CLI draws.
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -59,31 +60,44 @@ def clock_text(seconds: float) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
 
 
-def progress_text(what: str, done: int, total: int, elapsed_s: float, left_s: float | None = None) -> str:
+#: What the line says in place of the estimate while the units left are larger than every unit timed and only one
+#: size was timed: nothing to scale from (trial 25, T25-23: ``≈ 6:13 left`` at 5/25 of a build done 13 s later).
+NOT_YET = "time left told once a larger unit is timed"
+
+
+def progress_text(what: str, done: int, total: int, elapsed_s: float, left_s: float | None = None, *, told: bool = True) -> str:
     """The progress line of a step: ``what``, the count and a text bar (a step of more than one unit),
     the time so far and, once at least one unit is done and some remain, the estimate of the rest:
     ``left_s`` when given (:func:`estimate_left`), else the mean time per unit so far times the units
-    left; either may be off when the units differ in cost, so it is said with ``≈``."""
+    left; either may be off when the units differ in cost, so it is said with ``≈``. ``told=False``: no
+    estimate yet (:data:`NOT_YET`)."""
     if total <= 1:  # one long unit (an export): what and the time so far
         return f"{what} {clock_text(elapsed_s)}"
     filled = round(BAR_WIDTH * done / total) if total else 0
     bar = "█" * filled + "░" * (BAR_WIDTH - filled)
     text = f"{what} {done}/{total} [{bar}] {clock_text(elapsed_s)}"
-    if 0 < done < total:
+    if 0 < done < total and not told:
+        text += f", {NOT_YET}"
+    elif 0 < done < total:
         left = elapsed_s / done * (total - done) if left_s is None else left_s
         text += f", ≈ {clock_text(left)} left"
     return text
 
 
-def estimate_left(durations: Sequence[float], sizes: Sequence[float], total: int) -> float:
+def estimate_left(durations: Sequence[float], sizes: Sequence[float], total: int) -> float | None:
     """The time the units after the ``len(durations)`` measured ones take, fitted from the measured time
     per unit (s).
 
     A unit whose size was measured is estimated by the mean of the latest :data:`RECENT_UNITS` units of
-    that size; a unit of a size not measured yet is interpolated between the nearest sizes measured below
-    and above it, scaled up in proportion to its size from the largest measured (a larger unit costs at
-    least its share: fixed costs only make the smaller ones dearer), or, smaller than all measured, taken
-    at the smallest measured unit's time (fixed costs do not shrink with it).
+    that size, the step's first unit left out once another of its size is timed (it warms the artifact up:
+    a first run compiles and allocates); a unit of a size not measured yet is interpolated between the
+    nearest sizes measured below and above it, extrapolated from the largest by the power of size the two
+    largest sizes measured show (``t ∝ size^k``, ``k`` within 0, a fixed cost, and 1, in proportion to size;
+    fitted again as each larger size is timed: trial 25, T25-23's ``≈ 6:13 left`` for 13 s scaled a unit's
+    whole time, mostly a fixed cost, in proportion to a size 8x larger at each point; trial 16, T16-17's mean of
+    the small units said a fraction of the large ones' time), or, smaller than all measured, taken at the smallest
+    measured unit's time (fixed costs do not shrink with it). ``None`` while a unit left is larger than every
+    unit measured and only one size was measured: nothing to scale from.
 
     Args:
         durations: The measured time of each unit done, in order (s).
@@ -91,16 +105,19 @@ def estimate_left(durations: Sequence[float], sizes: Sequence[float], total: int
         total: The step's units.
 
     Returns:
-        The estimated time of the units left (s); 0 when none is measured or none is left.
+        The estimated time of the units left (s); 0 when none is measured or none is left; ``None``: not yet.
     """
     if not durations:
         return 0.0
     size = [float(sizes[i]) if i < len(sizes) and sizes[i] > 0 else 1.0 for i in range(total)]
     by_size: dict[float, list[float]] = {}
-    for s, d in zip(size, durations):
-        by_size.setdefault(s, []).append(d)
+    for i, (s, d) in enumerate(zip(size, durations)):
+        if i > 0 or size[1 : len(durations)].count(s) == 0:  # the first unit only while it is its size's only one
+            by_size.setdefault(s, []).append(d)
     known = {s: sum(ds[-RECENT_UNITS:]) / len(ds[-RECENT_UNITS:]) for s, ds in by_size.items()}
     ordered = sorted(known)
+    if len(ordered) == 1 and any(s > ordered[0] for s in size[len(durations) :]):
+        return None
 
     def unit_s(s: float) -> float:
         if s in known:
@@ -110,8 +127,10 @@ def estimate_left(durations: Sequence[float], sizes: Sequence[float], total: int
         if below and above:
             lo, hi = below[-1], above[0]
             return known[lo] + (known[hi] - known[lo]) * (s - lo) / (hi - lo)
-        if below:
-            return known[below[-1]] * s / below[-1]
+        if below:  # past the largest: by the power of size the two largest show, between 0 (a fixed cost) and 1
+            hi, lo = below[-1], below[-2]
+            power = math.log(max(known[hi], 1e-9) / max(known[lo], 1e-9)) / math.log(hi / lo)
+            return known[hi] * (s / hi) ** min(1.0, max(0.0, power))
         return known[above[0]]
 
     return sum(unit_s(s) for s in size[len(durations) :])
@@ -180,16 +199,20 @@ class CountedProgress:
 
     def left_s(self, now: float) -> float | None:
         """The estimate of the rest of the step at ``now`` (s; :func:`estimate_left`, less the time the unit
-        running now has already taken); ``None`` before the first unit is done."""
+        running now has already taken); ``None`` before the first unit is done or while it cannot be told."""
         if not self.durations or self.done >= self.total:
             return None
         rest = estimate_left(self.durations, self.sizes, self.total)
         current = estimate_left(self.durations, self.sizes, self.done + 1)  # the unit running now
-        return max(0.0, rest - min(current, now - self.last))
+        if rest is None:
+            return None
+        return max(0.0, rest - min(current or 0.0, now - self.last))
 
     def _draw(self, now: float, due: bool) -> None:
         assert self.step is not None
-        text = progress_text(self.step, self.done, self.total, now - self.started, self.left_s(now))
+        left = self.left_s(now)
+        told = left is not None or not self.durations or self.done >= self.total
+        text = progress_text(self.step, self.done, self.total, now - self.started, left, told=told)
         if self.show is not None:
             self.show(text)
         if self.log is not None and due:
