@@ -215,10 +215,13 @@ def frontier_section(
         + f" beats on both throughput and {said} ({levels_words(front)}"
         + (
             f"; one frontier per {workloads_noun(sizes)}, never compared across {plural(workloads_noun(sizes))}, each"
+            f" lowest {said} first"
             if len(sizes) > 1
-            else ","
-        )  # fmt: skip
-        + f" lowest {said} first; every other level is slower, has a higher {said}, or both). "
+            else f", lowest {said} first"
+            if len(front) > 1
+            else ""  # one level has no order (trial 25, T25-10)
+        )
+        + f"; every other level is slower, has a higher {said}, or both). "
         + (
             f"{len(shown)} of them shown, evenly spread along it; all in [{APPENDIX_FILE}]({APPENDIX_FILE}). "
             if shown is not front
@@ -277,8 +280,15 @@ def frontier_summary(
     for size in sizes:
         own = [p for p in front if size_of(p) == size]
         lo, hi = own[0], own[-1]
+        at = f"at {size}: " if size else ""
+        if len(own) == 1:  # one level is both ends: said once (trial 25, T25-10: "from `a` at c=4 (...) to `a` at c=4 (...)")
+            ends.append(
+                f"{at}one level, {named(run, lo.variant)} at {_level(lo)} (both the lowest {said} and the highest "
+                f"throughput: {fmt(lo.get(THROUGHPUT))} infer/s, {said} {fmt(lo.get(lat), 2)} ms)"
+            )
+            continue
         ends.append(
-            (f"at {size}: " if size else "")
+            at
             + f"from {named(run, lo.variant)} at {_level(lo)} (lowest {said}, {fmt(lo.get(lat), 2)} ms, {fmt(lo.get(THROUGHPUT))} infer/s) "
             f"to {named(run, hi.variant)} at {_level(hi)} (highest throughput, {fmt(hi.get(THROUGHPUT))} infer/s, {said} {fmt(hi.get(lat), 2)} ms)"
         )

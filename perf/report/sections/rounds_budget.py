@@ -23,7 +23,7 @@ from perf.markdown import capped, fmt
 from perf.records.results import RunResult
 from perf.records.rounds import BudgetRecord, Cut
 from perf.records.workloads import workload
-from perf.report.sections.said import SEE, cut_facts, own
+from perf.report.sections.said import SEE, cut_facts, cut_said, own
 from perf.report.sections.servers import group_end_words
 from perf.search.budget import LOAD_WORDS, not_measured
 from perf.search.promise import CUT_ORDER
@@ -197,14 +197,15 @@ def _cut_line(run: RunResult, c: Cut) -> str:
     """One cut in words; a variant with numbers (from an earlier session) is "not measured
     further in this session", in the label and in a reason recorded before that wording; an older
     toolkit's reason is said apart (:mod:`perf.report.sections.said`), its numbers here."""
+    further = c.kind == "variant" and bool(c.variant) and has_numbers(run, c.variant or "")
+    label = f"variant {not_measured(True)}" if further else CUT_WORDS[c.kind]
     if not own(run):
-        return f"{CUT_WORDS[c.kind]}" + (f" (`{c.variant}`)" if c.variant else "") + f": {cut_facts(c)}"
+        return cut_said(label, c.variant, cut_facts(c))
     if c.kind == "variant":  # a run recorded before the order was said once carries it in each reason
         c = dataclasses.replace(c, reason=c.reason.split(" (cut in this order: ")[0])
-    if c.kind == "variant" and c.variant and has_numbers(run, c.variant):
-        further = not_measured(True)
-        return f"variant {further} (`{c.variant}`): {further}: {c.reason.removeprefix(further + ': ').removeprefix('not measured: ')}"
-    return f"{CUT_WORDS[c.kind]}" + (f" (`{c.variant}`)" if c.variant else "") + f": {c.reason}"
+    if further:  # said once, in the label (trial 25, T25-10: "... (`x`): not measured further in this session: ...")
+        return cut_said(label, c.variant, c.reason.removeprefix(f"{not_measured(True)}: ").removeprefix("not measured: "))
+    return cut_said(label, c.variant, c.reason)
 
 
 def _rounds_of(run: RunResult, group: int) -> str:

@@ -26,6 +26,22 @@ TITLE = "Said by the sweep when it ran"
 SEE = f"the sweep's words: in {TITLE!r}"
 
 
+#: The phrases a cut's reason may open with, the longest first: said once, in its label (trial 25, T25-10: "variant
+#: not measured further in this session (`x`): not measured further in this session: after the rounds ...").
+CUT_OPENINGS = ("not measured further in this session", "not measured")
+
+
+def cut_said(label: str, variant: str | None, reason: str) -> str:
+    """A cut in words, ``"LABEL (`VARIANT`): REASON"``, its "not measured" said once: where ``reason`` opens with one
+    of :data:`CUT_OPENINGS` and ``label`` ends "not measured", the label takes the reason's opening (the reason's
+    words kept, word for word, after it): ``"variant not measured further in this session (`x`): after the rounds
+    ..."``."""
+    opening = next((o for o in CUT_OPENINGS if reason.startswith(f"{o}: ")), None)
+    if opening is not None and label.endswith(CUT_OPENINGS[-1]):
+        label, reason = label.removesuffix(CUT_OPENINGS[-1]) + opening, reason.removeprefix(f"{opening}: ")
+    return f"{label}" + (f" (`{variant}`)" if variant else "") + f": {reason}"
+
+
 def own(run: RunResult) -> bool:
     """The run's saved sentences are today's (every session run by this code): print them in place."""
     return written_by_today(run)
@@ -52,8 +68,7 @@ def said_lines(run: RunResult, cut_label: dict[str, str], limit: int | None = LI
     if rr is not None and rr.ended:
         lines.append(f"The rounds ended: {sentence(rr.ended)}")
     for c in rr.cuts if rr is not None else []:
-        who = f" (`{c.variant}`)" if c.variant else ""
-        lines.append(f"{sentence(cut_label.get(c.kind, c.kind) + who + ': ' + c.reason)}")
+        lines.append(sentence(cut_said(cut_label.get(c.kind, c.kind), c.variant, c.reason)))
     for d in run.search.decisions if run.search is not None else []:
         lines.append(f"`{decision_name(run, d)}`: {sentence(d.words())}")
     if not lines:
