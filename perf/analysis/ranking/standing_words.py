@@ -42,25 +42,32 @@ def tie_words(ranking: Ranking, run: RunResult | None) -> str:
     return "; ".join(tie_parts(ranking, run))
 
 
-def tie_parts(ranking: Ranking, run: RunResult | None) -> list[str]:
+def tie_parts(ranking: Ranking, run: RunResult | None, brief: bool = False) -> list[str]:
     """The tie set (without the pick) in words, one part per group (the module docstring), each member with
     its build's verdict when it is not ``ok`` (:func:`perf.analysis.build_checks.named`; issue 26):
     ``"not distinguishable at this noise from `a`; behind it in every round they shared, not called
     by the rule: `b` (3 rounds, 3.54–9.96 times; too uneven for 3 rounds to tell, p 0.021 (needs ≤ 0.005)), `c`
     (1 round, 2.37 times; too few rounds); too few rounds to tell: `d` (2 rounds)"``; a member with
     fewer rounds that further rounds could not have separated (:func:`perf.analysis.ranking.standing.settled`)
-    is not distinguishable, with why."""
+    is not distinguishable, with why.
+
+    ``brief``: the console's note of the pick (trial 25, T25-3: it said every member "not distinguishable" where
+    report.md said one was behind the pick in every round): each member by the same words, the numbers and whys that
+    report.md adds left to it (``"behind it in every round it shared, not called by the rule: `b` at c=4 (5 rounds)"``),
+    and no higher medians (the note says them apart, :attr:`perf.analysis.recommendation.choice.Choice.rivals`)."""
     members = _members(ranking)
     full = [c for c in members if kind(c) == FULL]
     done = [c for c in members if kind(c) == SETTLED]
     short = [c for c in members if kind(c) == SHORT]
     parts = [f"not distinguishable at this noise from {cut_list(rivals(full, run))}"] if full else []
-    parts += _settled_parts(done, run)
+    parts += _settled_parts(done, run, brief)
     for way, side in (("ahead", "ahead of it"), ("behind", "behind it")):
         steady = [c for c in members if kind(c) == STEADY and consistent(c) == way]
         if steady:
             said = [
-                f"{rival(c, run)} ({count(len(c.rounds), 'round')}, {times_words(c, way)}; {uncalled(c, short=True)})"
+                f"{rival(c, run)} ({count(len(c.rounds), 'round')}"
+                + ("" if brief else f", {times_words(c, way)}; {uncalled(c, short=True)}")
+                + ")"
                 for c in steady
             ]
             they = "it" if len(steady) == 1 else "they"
@@ -68,10 +75,10 @@ def tie_parts(ranking: Ranking, run: RunResult | None) -> list[str]:
     if short:
         said = [f"{rival(c, run)} ({count(len(c.rounds), 'round')})" for c in short]
         parts.append("too few rounds to tell: " + ", ".join(said))
-    return parts + higher_medians(ranking, run)
+    return parts if brief else parts + higher_medians(ranking, run)
 
 
-def _settled_parts(done: list[Comparison], run: RunResult | None) -> list[str]:
+def _settled_parts(done: list[Comparison], run: RunResult | None, brief: bool = False) -> list[str]:
     """The settled members (:func:`perf.analysis.ranking.standing.settled_verdict`), those of one why said once:
     ``"not distinguishable at this noise from `a`, `b` (3 rounds each; further rounds could not have separated
     them: ...)"`` (trial 23, T23-5: four members' same 200-character why, word for word, on one line)."""
@@ -82,6 +89,8 @@ def _settled_parts(done: list[Comparison], run: RunResult | None) -> list[str]:
     for why, cs in whys.items():
         names = ", ".join(rivals(cs, run))
         each = f"{count(len(cs[0].rounds), 'round')} each" if len(cs) > 1 else count(len(cs[0].rounds), "round")
+        if brief:  # the why's first clause: "further rounds could not have separated them"
+            why = why.split(": even ", 1)[0] + ")"
         parts.append(why.replace(f" ({count(len(cs[0].rounds), 'round')};", f" from {names} ({each};", 1))
     return parts
 

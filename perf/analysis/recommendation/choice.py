@@ -48,6 +48,8 @@ class Choice:
         against: The others in words (:mod:`perf.analysis.ranking.standing`): the tie set, or what it beats of how many.
         tie_parts: A tie set's pick: :attr:`against` in its parts, one per kind of member
             (:func:`perf.analysis.ranking.standing_words.tie_parts`): report.md lists them, one bullet each (:meth:`listed`).
+        tie_marks: The same parts in the console note's words (``tie_parts(..., brief=True)``: each member by the
+            report's verdict, without its numbers; :meth:`tie_mark`).
         unreached: The best peak's level is not a measured peak: why, in words (:mod:`perf.analysis.saturation.peaks`).
         short: Its level rests on fewer rounds than a verdict needs, in words (:func:`perf.analysis.stats.rounds_words.few_rounds`).
         outside: A tie set's pick: the variants outside the tie set, in words (:func:`perf.analysis.ranking.standing_words.outside_words`).
@@ -96,6 +98,7 @@ class Choice:
     judged_on: str | None = None
     against: str = ""
     tie_parts: list[str] = dataclasses.field(default_factory=list)
+    tie_marks: list[str] = dataclasses.field(default_factory=list)
     judged_note: str | None = None
     unreached: str | None = None
     short: str | None = None
@@ -124,18 +127,19 @@ class Choice:
         return "; ".join(w for w in [self.dominated_mark, self.short, *beside, self.tie_mark(), *self.rivals_left()] if w)
 
     def tie_mark(self) -> str | None:
-        """A tied pick in a console note's words: ``"not distinguishable from `b`: the Recommendation's pick of them, not
-        the winner"``, the members :meth:`rivals_left` does not name already; ``None`` for a pick the rule separated
-        (trial 22: the console row said "best under budget" where the line above it and report.md said the rule could
-        not separate a tie set). Never "named first": the console's table lists its rows in another order (trial 24,
-        T24-5: "named first" on the row printed second)."""
+        """A tied pick in a console note's words: ``"the Recommendation's pick of its tie set, not the winner: behind it
+        in every round it shared, not called by the rule: `b` at c=4 (5 rounds)"``, each member by report.md's words
+        (:attr:`tie_marks`; trial 25, T25-3: every member was "not distinguishable from" the pick, one report.md said
+        was behind it in every round); ``None`` for a pick the rule separated (trial 22: the console row said "best
+        under budget" where the line above it and report.md said the rule could not separate a tie set). Never
+        "named first": the console's table lists its rows in another order (trial 24, T24-5: "named first" on the row
+        printed second)."""
         if not self.tied:
             return None
-        rivals = self.rivals_left()
-        members = [f"`{n}`" for n in self.tie_set[1:] if not any(r.startswith(f"`{n}`") for r in rivals)]
-        if not members:
-            return "the Recommendation's pick of its tie set, not the winner"
-        return f"not distinguishable from {', '.join(members)}: the Recommendation's pick of them, not the winner"
+        if self.tie_marks:
+            return f"the Recommendation's pick of its tie set, not the winner: {'; '.join(self.tie_marks)}"
+        members = ", ".join(f"`{n}`" for n in self.tie_set[1:])  # no verdicts to say: named, none given
+        return f"the Recommendation's pick of its tie set with {members}, not the winner"
 
     def rivals_left(self) -> list[str]:
         """:attr:`rivals` but the one :attr:`dominated_mark` names (:attr:`dominated_by`: it says that rival's shared

@@ -260,6 +260,7 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     c.short = None if done else few_rounds(p.trials, beats_all, alone)  # one trial a round; alone: no verdict needed
     c.against = tie_words(ranking, run) if c.tied else others_words(ranking, run, under)
     c.tie_parts = tie_parts(ranking, run) if c.tied else []
+    c.tie_marks = tie_parts(ranking, run, brief=True) if c.tied else []  # the console's, in the same words (T25-3)
     c.rivals = higher_medians(ranking, run, short=True) if c.tied else []  # report.md's, in tie_words
     c.trails = trailed(ranking, run) if c.tied else []  # not named first by the shared rounds then (T21-9)
     c.kneed = kneed(ranking, run) if c.tied else []  # named first by its latency at their throughput (trial 22)

@@ -11,9 +11,20 @@ def _pick(**fields: object) -> Choice:
 
 
 def test_a_tied_pick_names_the_members_it_was_not_separated_from() -> None:
+    """Each by report.md's words for it (trial 25, T25-3: "not distinguishable from" a member behind in every round)."""
+    marks = [
+        "not distinguishable at this noise from `b_onnx_cpu2_db500_mbs64` at c=4",
+        "too few rounds to tell: `c` at c=1 (2 rounds)",
+    ]
+    pick = _pick(tie_set=["a_onnx_cpu2_nodb_mbs64", "b_onnx_cpu2_db500_mbs64", "c"], tie_marks=marks)
+    assert pick.note() == (
+        "the Recommendation's pick of its tie set, not the winner: not distinguishable at this noise from "
+        "`b_onnx_cpu2_db500_mbs64` at c=4; too few rounds to tell: `c` at c=1 (2 rounds)"
+    )
+    # without the words (a pick made by hand): named, no verdict given
     pick = _pick(tie_set=["a_onnx_cpu2_nodb_mbs64", "b_onnx_cpu2_db500_mbs64", "c_ts_cpu1_nodb_mbs64"])
     assert pick.note() == (
-        "not distinguishable from `b_onnx_cpu2_db500_mbs64`, `c_ts_cpu1_nodb_mbs64`: the Recommendation's pick of them, not the winner"
+        "the Recommendation's pick of its tie set with `b_onnx_cpu2_db500_mbs64`, `c_ts_cpu1_nodb_mbs64`, not the winner"
     )
 
 
@@ -25,12 +36,12 @@ def test_the_note_never_says_named_first() -> None:
         assert "named first" not in note and "the Recommendation's pick of" in note
 
 
-def test_a_member_a_rival_clause_names_is_not_named_twice() -> None:
+def test_a_member_a_rival_clause_names_keeps_its_verdict() -> None:
+    """A member whose median is higher: its verdict (report.md's words), then why the pick is named over it."""
     rival = "`b_onnx_cpu2_db500_mbs64`'s median higher, 1,350.0: the pick ahead in 3 of 5 shared rounds"
-    pick = _pick(tie_set=["a_onnx_cpu2_nodb_mbs64", "b_onnx_cpu2_db500_mbs64"], rivals=[rival])
-    assert pick.note() == f"the Recommendation's pick of its tie set, not the winner; {rival}"
-    pick = _pick(tie_set=["a_onnx_cpu2_nodb_mbs64", "b_onnx_cpu2_db500_mbs64", "c"], rivals=[rival])
-    assert pick.note() == f"not distinguishable from `c`: the Recommendation's pick of them, not the winner; {rival}"
+    mark = "not distinguishable at this noise from `b_onnx_cpu2_db500_mbs64` at c=4"
+    pick = _pick(tie_set=["a_onnx_cpu2_nodb_mbs64", "b_onnx_cpu2_db500_mbs64"], rivals=[rival], tie_marks=[mark])
+    assert pick.note() == f"the Recommendation's pick of its tie set, not the winner: {mark}; {rival}"
 
 
 def test_a_pick_the_rule_separated_says_no_tie() -> None:

@@ -131,9 +131,9 @@ def test_the_console_and_the_report_name_the_same_level_and_say_why_not_the_high
     cells = [c.strip() for c in row.split("│")]
     assert cells[2:5] == ["824.7", "1 †", "20.02"]  # the report's level, with the report's numbers
     # the tie the report names, then why not c=2's higher median (trial 22: the row named a pick without its tie)
-    assert (
-        "best peak (not distinguishable from `" in row
-        and "`: the Recommendation's pick of them, not the winner); c=2's median higher" in row
+    assert (  # each member in report.md's words (trial 25, T25-3)
+        "best peak (the Recommendation's pick of its tie set, not the winner: not distinguishable at this noise from `" in row
+        and "(5 rounds; further rounds could not have separated them)); c=2's median higher" in row
     )
     assert "c=2's median higher, 833.6 † unstable: not distinguishable by the paired rule; c=1 ahead in 3 of 5 rounds" in row
     assert "best infer/s" in console and "best: each variant's best level, named by the paired ranking" in " ".join(
