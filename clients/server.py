@@ -28,7 +28,7 @@ import tenacity
 from builders.repository.missing import repository_not_found
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
-from clients.runtimes.diagnosis import failed_hint, not_ready_hint, read_log
+from clients.runtimes.diagnosis import exited_words, failed_hint, not_ready_hint, read_log
 from clients.runtimes.health import not_live
 from clients.runtimes.host import choose_ports, default_log_path, log_since, log_size, log_tail, prune_server_logs, started_here
 from clients.runtimes.models import READY_POLL_S, UNLOAD_WAIT_S, expand_model_patterns, model_state, unload_and_wait
@@ -199,11 +199,10 @@ class TritonServer:
                 f"tritonserver exited with code {self._proc.returncode}",
                 "read the log above; a model that fails to load, a busy port or a missing library are the usual causes",
             )
-            raise ServerError(
-                f"{what} during start-up; last lines of its log:\n{tail}",
-                hint=otherwise if launcher else failed_hint(read_log(self.log_path), self.runtime_impl.explain(tail), otherwise),
-                log_path=str(self.log_path),
-            )
+            text = "" if launcher else read_log(self.log_path)  # models that failed to load: a line each (T25-21)
+            hint = otherwise if launcher else failed_hint(text, self.runtime_impl.explain(tail), otherwise)
+            message, hint = exited_words(text, what, tail, hint, Path(self.opts.repository), self.opts.load_models)
+            raise ServerError(message, hint=hint, log_path=str(self.log_path))
         return self.is_ready("ready" if self.runtime_impl.launches else "live")
 
     def _not_ready_in_time(self, state: tenacity.RetryCallState) -> NoReturn:

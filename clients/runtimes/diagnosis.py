@@ -16,7 +16,7 @@ Log lines as Triton writes them (``model_lifecycle.cc``, ``pb_stub.cc``, ``http_
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from clients.runtimes.host import _HARMLESS
@@ -44,12 +44,13 @@ CAUSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     (
         re.compile(r"(?:ModuleNotFoundError|ImportError): (.+?)(?:\"|$)"),
         lambda m: (
-            f"the python backend could not import a module ({m[1].strip()}): install it where the server's python backend runs"
+            f"the python backend could not import a module ({first_line(m[1])}): install it where the server's python "
+            "backend runs"
         ),
     ),
     (
         re.compile(r"failed to load '([^']+)' version \d+: (.+?)\"?$"),
-        lambda m: f"model {m[1]!r} failed to load: {m[2].strip()}",
+        lambda m: f"model {m[1]!r} failed to load: {first_line(m[2])}",
     ),
     (
         re.compile(r"(?:failed to start (\w+) service.*)?Socket '([^']+)' already in use"),
@@ -68,6 +69,51 @@ CAUSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
 )
 
 _ERROR = re.compile(r"^E\d{4} ")
+_FAILED_LOAD = re.compile(r"failed to load '([^']+)' version \d+: (.+?)\"?$")
+
+
+def first_line(text: str) -> str:
+    """The first line of an error Triton logged (its lines escaped as backslash-n within one log line: a python-backend
+    stub's message, then ``At:`` and its Python frames; trial 25, T25-21 printed them all, escapes included)."""
+    return re.split(r"\\n|\n", text.strip(), maxsplit=1)[0].strip()
+
+
+def failed_loads(text: str) -> dict[str, str]:
+    """The models a server log shows failed to load (``failed to load 'NAME' version N: REASON``), each once, in
+    order: name -> the first line of its error (:func:`first_line`)."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if (m := _FAILED_LOAD.search(line)) is not None:
+            found.setdefault(m[1], first_line(m[2]))
+    return found
+
+
+def exited_words(text: str, what: str, tail: str, hint: str, repository: Path, load_models: Sequence[str]) -> tuple[str, str]:
+    """The message and hint of a server that exited during start-up (``what``: how it exited; ``hint``: what
+    :func:`failed_hint` found). When its log shows models that failed to load (a server loading models at start
+    exits on the first that fails), one line per model, the first line of its error, and what to do: `builders
+    validate` names what is wrong, or leave the model out of ``--load-model`` to start the rest (trial 25, T25-21: 38
+    lines of raw log, the stub's Python frames, then the same advice with its backslash-n escapes, nothing to do); else
+    the log's last lines (``tail``)."""
+    failed = failed_loads(text)
+    if not failed:
+        return f"{what} during start-up; last lines of its log:\n{tail}", hint
+    n = len(failed)
+    head = (
+        f"{n} of the {len(load_models)} models it was to load failed"
+        if len(load_models) > n
+        else f"{count(n, 'model')} failed to load"
+    )
+    lines = "\n".join(f"  {name}: {why}" for name, why in failed.items())
+    rest = [m for m in load_models if m not in failed]
+    named = ", ".join(failed)
+    todo = f"`builders validate {repository}` names what is wrong" + (
+        f"; or leave {named} out of --load-model to start the rest ({', '.join(rest)})" if rest else ""
+    )
+    others = [c for c in hint.split("; ") if c and not c.startswith("model '")]  # the causes not said per model
+    return f"{what} during start-up: {head}:\n{lines}", "; ".join([*others, todo])
+
+
 _STARTED = re.compile(r"Started (?:HTTPService|GRPCInferenceService)")
 _LOADING = re.compile(r"loading: ([^:\"\s]+):\d+")
 _LOAD_ENDED = re.compile(r"(?:successfully loaded|failed to load|successfully unloaded) '([^']+)'")

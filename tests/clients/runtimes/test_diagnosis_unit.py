@@ -85,3 +85,43 @@ def test_the_launcher_reads_its_own_log_before_suggesting_a_longer_wait(tmp_path
         srv.start()
     assert time.monotonic() - t0 < 15
     assert "model.py is missing" in (e.value.hint or "") and "--start-timeout" not in (e.value.hint or "")
+
+
+TRIAL25_LOG = Path(__file__).resolve().parents[2] / "data" / "trial25_broken_model" / "tritonserver.log"
+
+
+def test_a_model_that_failed_to_load_at_start_is_one_line_with_what_to_do():
+    """Trial 25, T25-21: a server started with a model whose model.onnx was truncated (the trial's real log, bundled
+    server, python backend) exited, and the launcher printed 38 lines of raw log (the option table, the python
+    stub's frames), then the advice with literal \\n escapes and the frames inlined, and nothing to do."""
+    from clients.runtimes.diagnosis import exited_words, failed_hint, failed_loads, known_causes
+
+    text = TRIAL25_LOG.read_text()
+    first = (
+        "Internal: InvalidProtobuf: [ONNXRuntimeError] : 7 : INVALID_PROTOBUF : Load model from "
+        "/work/trial25/model_repository/brokenseq/1/model.onnx failed:Protobuf parsing failed."
+    )
+    assert failed_loads(text) == {"brokenseq": first}
+    assert all("\\n" not in c and "At:" not in c for c in known_causes(text)), known_causes(text)
+    hint = failed_hint(text, None, "read the log above")
+    message, hint = exited_words(
+        text,
+        "tritonserver exited with code 1",
+        "TAIL",
+        hint,
+        Path("model_repository"),
+        ["brokenseq", "seqnet_onnx_cpu1_nodb_mbs64"],
+    )
+    assert message == (
+        f"tritonserver exited with code 1 during start-up: 1 of the 2 models it was to load failed:\n  brokenseq: {first}"
+    )
+    assert hint == (
+        "`builders validate model_repository` names what is wrong; or leave brokenseq out of --load-model to start the "
+        "rest (seqnet_onnx_cpu1_nodb_mbs64)"
+    )
+    assert "TAIL" not in message and "onnxruntime_inference_collection" not in message + hint
+    # a log without a failed load: the log's last lines, as before
+    assert exited_words("E1205 boom", "tritonserver exited with code 1", "TAIL", "h", Path("r"), []) == (
+        "tritonserver exited with code 1 during start-up; last lines of its log:\nTAIL",
+        "h",
+    )

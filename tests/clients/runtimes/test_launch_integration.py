@@ -314,3 +314,38 @@ def _ready_models(url: str) -> set[str]:
 
     with contextlib.closing(th.InferenceServerClient(url)) as c:
         return {m["name"] for m in c.get_model_repository_index() if m.get("state") == "READY"}
+
+
+def test_a_model_that_fails_to_load_at_start_is_one_line_and_what_to_do(tiny_repo, tmp_path):
+    """Trial 25, T25-21: --load-model broken,good with broken's model.onnx truncated: 38 lines of raw log (the option
+    table, the python stub's frames), then the advice twice with literal \\n escapes, and nothing to do. Now one line
+    per failing model (its error's first line), `builders validate`, or leave it out of --load-model."""
+    import shutil
+
+    good = next(p.name for p in sorted(tiny_repo.iterdir()) if p.name.startswith("tiny_onnx_"))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name in (good, "broken"):
+        shutil.copytree(tiny_repo / good, repo / name, symlinks=False)
+    cfg = repo / "broken" / "config.pbtxt"
+    cfg.write_text(cfg.read_text().replace(f'name: "{good}"', 'name: "broken"'))
+    onnx = repo / "broken" / "1" / "model.onnx"
+    onnx.write_bytes(onnx.read_bytes()[:200])  # truncated, as the trial's
+    res = subprocess.run(
+        [str(LAUNCH), "-r", str(repo), "--runtime", "bundled", "--load-model", f"broken,{good}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert res.returncode == 1, res.stderr
+    error = res.stderr[res.stderr.index("error (server):") :]
+    assert error.splitlines()[0] == (
+        "error (server): tritonserver exited with code 1 during start-up: 1 of the 2 models it was to load failed:"
+    ), error
+    assert re.match(r"  broken: .*INVALID_PROTOBUF.*Protobuf parsing failed\.$", error.splitlines()[1]), error
+    assert error.splitlines()[2] == (
+        f"  -> `builders validate {repo}` names what is wrong; or leave broken out of --load-model to start the rest ({good})"
+    ), error
+    assert len(error.splitlines()) == 4 and error.splitlines()[3].startswith("  (log: "), error
+    assert "\\n" not in res.stderr and "At:" not in res.stderr and "initialize" not in res.stderr
