@@ -106,6 +106,8 @@ class ModelSpec:
                 "input inside forward() and build with the batch first",
             )
         require_axes(self.dynamic_axes, self.multiple_of)
+        # a step of 1 is no step: the spec (its JSON, the build's reuse keys and identity) is the one without it
+        object.__setattr__(self, "multiple_of", {a: s for a, s in self.multiple_of.items() if s != 1})
         for t in self.inputs:
             require_axis_bounds(t.name, t.dtype, t.value_range, self.dynamic_axes)
 

@@ -94,3 +94,15 @@ def test_the_wider_range_advice_keeps_the_step():
     hint = wider_range_hint("H", (64, 128, 256), [300], step=32)
     assert "--dynamic-axis H=64,128,320/32 " in hint and '"multiple_of": {"H": 32}' in hint
     assert wider_range_hint("time", (16, 128, 512), [8]).count("/") == 0
+
+
+def test_a_step_of_one_is_no_step():
+    # --dynamic-axis H=64,128,256/1 (or "multiple_of": {"H": 1}) was recorded as {"H": 1}: another spec JSON than the
+    # same range without it, so the build exported again and, with a --format subset, refused to keep the other
+    # format's measured variants as "of another model (it differs in spec)"
+    plain = ModelSpec.from_flags(IMAGE, axes=["H=64,128,256", "W=64,128,256"])
+    one = ModelSpec.from_flags(IMAGE, axes=["H=64,128,256/1", "W=64,128,256"])
+    assert one.multiple_of == {} and one == plain and one.to_json() == plain.to_json()
+    assert "multiple_of" not in ModelSpec.from_json({**plain.to_json(), "multiple_of": {"H": 1}}).to_json()
+    kept = ModelSpec.from_flags(IMAGE, axes=["H=64,128,256/32", "W=64,128,256/1"])
+    assert kept.multiple_of == {"H": 32}
