@@ -17,8 +17,9 @@ What the manifests hold (:func:`manifests`):
   on ``/v2/health/ready``, liveness on ``/v2/health/live``, and a startup probe on the latter
   so that a slow model load is not taken for a dead server (Triton docs, "Health" in
   ``docs/protocol/extension_health.md`` of the KServe protocol); the metrics port annotated for
-  Prometheus (``prometheus.io/scrape``, ``/port``, ``/path``); ``OMP_WAIT_POLICY=PASSIVE`` in its environment, as
-  the run served and timed torch (:mod:`builders.serving.torch_env`: spinning OpenMP threads beside the server's made a
+  Prometheus (``prometheus.io/scrape``, ``/port``, ``/path``); ``OMP_WAIT_POLICY=PASSIVE`` in its environment (a
+  policy the exporting environment names instead, as the container runtime's ``docker run`` keeps it), as the run
+  served and timed torch (:mod:`builders.serving.torch_env`: spinning OpenMP threads beside the server's made a
   TorchScript variant 6-30x slower).
 - ``Service`` ``<name>``: the HTTP, gRPC and metrics ports (ClusterIP).
 """
@@ -36,7 +37,7 @@ import yaml
 from kubernetes import client as k8s
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.serving.torch_env import TORCH_CPU_ENV
+from builders.serving.torch_env import server_env
 from clients.runtimes.base import TRITON_DEFAULT_PORTS
 from core import wording
 from core.errors import PerfError
@@ -305,7 +306,7 @@ def deployment(plan: ServingPlan) -> k8s.V1Deployment:
         image=plan.image,
         command=["tritonserver"],
         args=server_args(),
-        env=[k8s.V1EnvVar(name=k, value=v) for k, v in TORCH_CPU_ENV.items()],  # as the run had torch (torch_env)
+        env=[k8s.V1EnvVar(name=k, value=v) for k, v in server_env().items()],  # as the run had torch (torch_env)
         ports=_ports(),
         resources=plan.resources.requirements(),
         volume_mounts=[k8s.V1VolumeMount(name="models", mount_path=MODELS_PATH, read_only=True)],
