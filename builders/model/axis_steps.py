@@ -14,6 +14,7 @@ input file, ``triton-perf sweep --shapes``), refused with the nearest valid size
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 
 from core.errors import ModelSpecError
@@ -85,8 +86,18 @@ def require_axes(dynamic_axes: Mapping[str, tuple[int, ...]], multiple_of: Mappi
                 hint=f"give the number every size of {axis} is a multiple of, e.g. --dynamic-axis {axis}=64,128,256/32",
             )
         bad = [v for v in dynamic_axes[axis] if v % step]
+        lo, opt, hi = dynamic_axes[axis]
+        first, last = multiples(lo, hi, step)
+        if first > last:  # rounding to multiples would leave the range (H=64,96,128/512 was told H=512,512,512/512)
+            common = math.gcd(lo, opt, hi)
+            shared = f"are all multiples of {common}" if common > 1 else "share no step above 1: declare none"
+            raise ModelSpecError(
+                f"dynamic axis {axis!r}: its step is {step}, and no multiple of {step} lies within its range {lo}..{hi}",
+                hint=f"give a step the axis's sizes are multiples of: min, opt and max {shared} "
+                f"(--dynamic-axis {axis_flag(axis, (lo, opt, hi), common)}; a spec file: "
+                f"{spec_entry(axis, (lo, opt, hi), common)}), or a range that holds multiples of {step}",
+            )
         if bad:
-            lo, opt, hi = dynamic_axes[axis]
             snapped = (max(step, _down(lo, step)), max(step, _down(opt, step)), max(step, _up(hi, step)))
             raise ModelSpecError(
                 f"dynamic axis {axis!r}: its step is {step}, and {' and '.join(map(str, bad))} of its range "

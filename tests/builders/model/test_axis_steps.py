@@ -106,3 +106,15 @@ def test_a_step_of_one_is_no_step():
     assert "multiple_of" not in ModelSpec.from_json({**plain.to_json(), "multiple_of": {"H": 1}}).to_json()
     kept = ModelSpec.from_flags(IMAGE, axes=["H=64,128,256/32", "W=64,128,256/1"])
     assert kept.multiple_of == {"H": 32}
+
+
+def test_a_step_no_size_of_the_range_is_a_multiple_of_is_told_so_not_moved_out_of_the_range():
+    # H=64,96,128/512 was told to give --dynamic-axis H=512,512,512/512: a fixed size four times the range's max
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_flags(IMAGE, axes=["H=64,96,128/512", "W=64,128,256"])
+    assert "no multiple of 512 lies within its range 64..128" in e.value.message
+    hint = e.value.hint or ""
+    assert "--dynamic-axis H=64,96,128/32" in hint and '"multiple_of": {"H": 32}' in hint and "512,512" not in hint
+    with pytest.raises(ModelSpecError) as e:  # sizes that share no step: the advice is no step (/1 is left out)
+        ModelSpec.from_flags(IMAGE, axes=["H=65,97,129/256", "W=64,128,256"])
+    assert "--dynamic-axis H=65,97,129;" in (e.value.hint or "") and "multiple_of" not in (e.value.hint or "")
