@@ -25,7 +25,7 @@ from perf.cli.baseline import describe_event
 from perf.cli.report import print_report
 from perf.cli.runs import OptionsOnlyCommand, run_named
 from perf.cli.sweep_flags import refuse_unread_sweep
-from perf.markdown import short_error
+from perf.markdown import fmt_given, short_error
 from perf.records.results import RESULTS_FILE
 from perf.records.settings import MEASURE_PANEL
 from perf.records.unfinished import holds_text, resume_budget_words, resume_command
@@ -305,7 +305,7 @@ class _progress:
         log = self.bar.console.log
         if e["event"] == "level_start":
             trial = f" t={e['trial'] + 1}/{self.trials}" if self.trials > 1 else ""
-            load = f"rate={e['request_rate']:g}/s" if e.get("request_rate") else f"c={e['concurrency']}"
+            load = f"rate={fmt_given(e['request_rate'], 0)}/s" if e.get("request_rate") else f"c={e['concurrency']}"
             load += f" {e['shape']}" if e.get("shape") else ""
             where = f"round {e['round'] + 1}: " if e.get("round") is not None else ""
             text = f"{where}{e['variant']} ({e['index'] + 1}/{e['n_variants']}) {load} b={e['batch_size']}{trial}{self.last}"
@@ -325,7 +325,7 @@ class _progress:
                 f"{short_error(lv.error or 'perf_analyzer measured no throughput')}"
             )
             flag = "" if lv.status in ("ok", "failed") else f" [{lv.status}]"
-            load = f"rate={lv.request_rate:g}/s" if lv.request_rate else f"c={lv.concurrency}"
+            load = f"rate={fmt_given(lv.request_rate, 0)}/s" if lv.request_rate else f"c={lv.concurrency}"
             load += f" {lv.shape}" if lv.shape else ""
             # a rounds visit names its round, as the bar does and as the rounds line counts them (trial 15, T15-1: a
             # reader matching a table's median to the console's lines could not tell which round each line was)

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from perf.analysis.ranking.budget_latency import MIN_QUIET_ROUNDS, Judged, judge_rounds
 from perf.analysis.stats.paired import Paired, paired
 from perf.colocate import host
+from perf.markdown import fmt, fmt_given
 from perf.records.colocation import ColocatedModel, ColocationRecord
 from perf.records.colocation_measured import ColocationVisit
 
@@ -141,8 +142,8 @@ def _per_model_words(values: dict[str, float | None], unit: str, each: str, own:
     if not given:
         return "none"
     if len(set(given.values())) == 1 and len(given) == len(values):
-        return f"{next(iter(given.values())):g} {unit} ({each})"
-    return f"{own} (" + ", ".join(f"{k} {'none' if v is None else f'{v:g} {unit}'}" for k, v in values.items()) + ")"
+        return f"{fmt_given(next(iter(given.values())), 0)} {unit} ({each})"
+    return f"{own} (" + ", ".join(f"{k} {'none' if v is None else f'{fmt_given(v, 0)} {unit}'}" for k, v in values.items()) + ")"
 
 
 def targets_words(record: ColocationRecord) -> str:
@@ -176,9 +177,9 @@ def missed(
             far = j.far_over(99, m.latency_budget_ms)  # the sweep's words (budget_latency.Judged.far_over)
             unsure = not far and (j.loaded or j.short)
             loaded = f" ({far})" if far else f" (not verified here: {j.too_few_quiet()})" if unsure else ""
-            out.append((f"{model} p99 {j.ms:.3g} ms > {m.latency_budget_ms:g} ms{loaded}", not unsure))
+            out.append((f"{model} p99 {fmt(j.ms, 2)} ms > {fmt_given(m.latency_budget_ms, 0)} ms{loaded}", not unsure))
         if m is not None and m.required_throughput is not None and thr < m.required_throughput:
-            out.append((f"{model} {thr:,.0f} infer/s < {m.required_throughput:,.6g} required", True))
+            out.append((f"{model} {thr:,.0f} infer/s < {fmt_given(m.required_throughput, 0)} required", True))
     return out
 
 

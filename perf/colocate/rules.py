@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from core.wording import count
 from perf.analysis.stats.paired import ALPHA, Paired, paired, sign_test_p
 from perf.colocate import host, judge, near
+from perf.markdown import fmt, fmt_given
 from perf.records.colocation import ColocatedModel, ColocationRecord, MoveDecision, SearchStep
 
 
@@ -77,7 +78,7 @@ def best_alone(record: ColocationRecord, step: SearchStep, model: ColocatedModel
     fewest = record.objective == "fewest-instances"
     if ok:
         v, thr, p99, _m, _w = max(ok, key=lambda r: (-model.instances_of(r[0]) if fewest else 0, r[1] or 0.0))
-        said = f"{thr:,.0f} infer/s median, p99 {p99:.3g} ms" + _met_words(model) + _partly(record, step, model, v)
+        said = f"{thr:,.0f} infer/s median, p99 {fmt(p99, 2)} ms" + _met_words(model) + _partly(record, step, model, v)
         if fewest:
             return v, f"the fewest instances alone that meet its targets ({model.instances_of(v)}): {said}"
         return v, f"best alone: {said}"
@@ -88,7 +89,7 @@ def best_alone(record: ColocationRecord, step: SearchStep, model: ColocatedModel
     measured = [r for r in rows if r[2] is not None]
     if measured:
         v, _thr, p99, _m, _w = min(measured, key=lambda r: r[2] or 0.0)
-        return v, f"no variant within the budget alone; the lowest p99 alone ({p99:.3g} ms){_partly(record, step, model, v)}"
+        return v, f"no variant within the budget alone; the lowest p99 alone ({fmt(p99, 2)} ms){_partly(record, step, model, v)}"
     return model.variants[0], "no variant measured alone; the first variant"
 
 
@@ -106,9 +107,9 @@ def _partly(record: ColocationRecord, step: SearchStep, model: ColocatedModel, v
 def _met_words(model: ColocatedModel) -> str:
     parts = []
     if model.latency_budget_ms is not None:
-        parts.append(f"within {model.latency_budget_ms:g} ms")
+        parts.append(f"within {fmt_given(model.latency_budget_ms, 0)} ms")
     if model.required_throughput is not None:
-        parts.append(f"at least {model.required_throughput:,.6g} infer/s")
+        parts.append(f"at least {fmt_given(model.required_throughput, 0)} infer/s")
     return f" ({', '.join(parts)})" if parts else ""
 
 

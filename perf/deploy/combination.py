@@ -250,7 +250,7 @@ def readme_lines(rec: ColocationRecord, notes: tuple[str, ...], renamed: dict[st
         lines.append(
             f"- {r.model} = `{r.variant}` ({count(rec.model(r.model).instances_of(r.variant), 'instance')}): "
             f"{fmt(r.together, 0)} infer/s co-located, {fmt(r.alone, 0)} alone "
-            f"(co-located / alone {paired}), p99 {'—' if r.p99_ms is None else f'{r.p99_ms:.3g}'} ms{gpu}"
+            f"(co-located / alone {paired}), p99 {fmt(r.p99_ms, 2)} ms{gpu}"
         )
     lines += [
         "",

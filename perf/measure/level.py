@@ -34,6 +34,7 @@ from pathlib import Path
 
 from clients.server import TritonServer
 from core.errors import PerfError
+from perf.markdown import fmt_given
 from perf.measure import analyzer
 from perf.measure.analyzer_output import STABILITY_WINDOWS, RunOutcome
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler, is_host_busy, own_roots
@@ -66,7 +67,7 @@ class Load:
 
     def describe(self) -> str:
         """``"concurrency 4"`` or ``"request rate 200/s"`` (``" at seq=64"`` in a shape sweep)."""
-        load = f"request rate {self.request_rate:g}/s" if self.request_rate else f"concurrency {self.concurrency}"
+        load = f"request rate {fmt_given(self.request_rate, 0)}/s" if self.request_rate else f"concurrency {self.concurrency}"
         return load + (f" at {self.shape}" if self.shape else "")
 
 

@@ -43,6 +43,7 @@ from builders.verify.verdicts import kernel_precision
 from builders.verify.verification import no_tf32
 from core import precision as precisions
 from perf.analysis.stats.paired import paired
+from perf.markdown import fmt
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
 from perf.profile.timing import ROUNDS, OutOfTime, Timing, TimingSettings, fit_rounds, time_interleaved, timing_s
 from perf.records.profile import CUT, NOT_DISTINGUISHABLE, UNFAIR, PrecisionRow, too_wide
@@ -160,7 +161,8 @@ def plan_words(device: str, firsts: Sequence[tuple[str, float]], settings: Timin
 
 
 def _secs(seconds: float) -> str:
-    return f"{seconds:.2g} s" if seconds >= 0.01 else f"{seconds * 1e3:.2g} ms"
+    """A first call's time as the tables print times: ``"350.0 ms"``, ``"1.50 s"`` (was ``:.2g``: "1.5e+02 s")."""
+    return f"{fmt(seconds * 1e3, 1)} ms" if seconds < 1 else f"{fmt(seconds, 2)} s"
 
 
 def study_precisions(names: Sequence[str]) -> list[str]:

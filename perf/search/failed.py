@@ -20,6 +20,7 @@ A round whose every visit failed is no round (:meth:`perf.records.rounds.RoundsR
 
 from __future__ import annotations
 
+from perf.markdown import fmt_given
 from perf.records.levels import TRANSIENT_WORDS, LevelResult, transient_failure, window_failure
 from perf.records.results import VariantResult
 from perf.search import ladder as ladders
@@ -86,7 +87,7 @@ class FailedLevels:
         if not failed or any(lv.ok for lv in vr.levels):
             return None
         (c, b, r, sh), why = next(iter(failed.items()))
-        load = f"request rate {r:g}/s" if r is not None else f"concurrency {c}"
+        load = f"request rate {fmt_given(r, 0)}/s" if r is not None else f"concurrency {c}"
         where = f"at {load} batch {b}{f' {sh}' if sh else ''}"
         if window_failure(why):
             return f"{why} ({where}: no request completed within the window in any of its {WINDOW_VISITS} visits)"

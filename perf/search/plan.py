@@ -40,6 +40,7 @@ from builders.config.pbtxt import read_config
 from core.errors import ToolkitError
 from perf.analysis.ranking.operating import Side, per_round
 from perf.analysis.stats.points import Point, aggregate
+from perf.markdown import fmt_given
 from perf.records.levels import LevelResult, SkippedLevel
 from perf.records.results import VariantResult, mixed_axes, parse_shape_text
 from perf.records.workloads import workload_text
@@ -169,7 +170,7 @@ def describe_skipped(skipped: Sequence[SkippedLevel]) -> list[str]:
     max_batch_size 8"``."""
     groups: dict[tuple[int, str], list[str]] = {}
     for s in skipped:
-        load = f"{s.request_rate:g}/s" if s.request_rate else f"c={s.concurrency}"
+        load = f"{fmt_given(s.request_rate, 0)}/s" if s.request_rate else f"c={s.concurrency}"
         groups.setdefault((s.batch_size, s.reason), []).append(load)
     out = []
     for (b, reason), loads in groups.items():

@@ -22,6 +22,7 @@ from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
 from perf.analysis.recommendation.budget_origin import budget_from, session_budget
 from perf.coldstart import measure as coldstart
+from perf.markdown import fmt_given
 from perf.measure import analyzer, environment
 from perf.measure.inputs import describe_dynamic, input_args
 from perf.measure.level import HostCheck, Load, measure_level, measure_visit
@@ -214,7 +215,7 @@ class SweepBase:
         recorded with that cause."""
         if self.server and self.server.is_alive():
             return True
-        load = f"request rate {level.request_rate:g}/s" if level.request_rate else f"concurrency {level.concurrency}"
+        load = f"request rate {fmt_given(level.request_rate, 0)}/s" if level.request_rate else f"concurrency {level.concurrency}"
         died = f"{SERVER_DIED} while measuring {vr.name} at {load} batch {level.batch_size} (its log: {self._log_name()})"
         level.error = died + (f"; perf_analyzer: {level.error}" if level.error else "")
         level.settle()

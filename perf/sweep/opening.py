@@ -15,7 +15,7 @@ from core.flag_words import flag_name, flag_words
 from core.wording import count, join_once
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.analysis.recommendation import cuts
-from perf.markdown import fmt
+from perf.markdown import fmt, fmt_given
 from perf.measure.inputs import describe_dynamic, shape_words
 from perf.records.results import RunResult, VariantResult, mixed_axes, parse_shape_text
 from perf.records.rounds import Cut
@@ -102,7 +102,7 @@ def settings_text(opts: SweepOptions) -> str:
     return (
         f"concurrency {conc}, batch {','.join(map(str, opts.batch_sizes))}, {count(opts.trials, 'trial')}, {how}, "
         f"{m.protocol}, {opts.server.runtime} server"
-        + (f", p{opts.latency_percentile} budget {opts.latency_budget_ms:g} ms" if opts.latency_budget_ms else "")
+        + (f", p{opts.latency_percentile} budget {fmt_given(opts.latency_budget_ms, 0)} ms" if opts.latency_budget_ms else "")
     )
 
 

@@ -18,6 +18,7 @@ import statistics
 from collections.abc import Sequence
 
 from builders.backends import BACKENDS
+from core.units import thousands
 from core.wording import count
 from perf.analysis.ranking.budget_latency import host_cores
 from perf.analysis.stats.pairs import BATCHING, differing, pairs, variant_of
@@ -78,8 +79,9 @@ def thread_hints(run: RunResult) -> list[str]:
 
 
 def fast_words(slow: float, fast: float) -> str:
-    """``"12.3 vs 615 infer/s"``: the two medians the ratio comes from."""
-    return f"{slow:.3g} vs {fast:.3g} infer/s"
+    """``"12.3 vs 615.0 infer/s"``: the two medians the ratio comes from, as the tables print them (trial 25,
+    T25-20: "29.1 vs 1.07e+03 infer/s" beside the tables' "1,065.6")."""
+    return f"{thousands(slow)} vs {thousands(fast)} infer/s"
 
 
 def _slowest(one: VariantResult, more: VariantResult) -> tuple[tuple[int, int], float, float, float, str] | None:

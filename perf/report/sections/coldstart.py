@@ -19,7 +19,7 @@ import statistics
 
 from core.wording import count, of, sentence
 from perf.analysis.stats.pairs import differing
-from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, flag_mark, fmt, packed, times
+from perf.markdown import APPENDIX_FILE, TOP_N, UNSTABLE_MARK, flag_mark, fmt, fmt_given, packed, times
 from perf.records.coldstart import CLIENT_ALLOWANCE_MS, STEADY_RATIO, FirstRequests, ratio, steady_count
 from perf.records.levels import FLAG_MEANINGS, HOST_BUSY
 from perf.records.results import RunResult
@@ -331,7 +331,7 @@ def _notes(lines: list[str], run: RunResult | None = None) -> list[str]:
         *out,
         "",
         f"'requests before steady': how many were sent before the first within {STEADY_RATIO:g}× the steady latency "
-        f"its ratio uses (the sweep's p50, plus {CLIENT_ALLOWANCE_MS:g} ms for the other client, else {OWN_MARK} the "
+        f"its ratio uses (the sweep's p50, plus {fmt_given(CLIENT_ALLOWANCE_MS, 0)} ms for the other client, else {OWN_MARK} the "
         "latency its requests settled at), the most over the sizes; 0: the "
         "first request was already steady; 'none of N': every request sent was slower. The first requests are sent by "
         "Python's tritonclient, whose own time per request can be above perf_analyzer's: a ratio to the sweep's p50 "

@@ -103,7 +103,7 @@ def test_a_colocated_model_is_judged_against_its_budget_by_the_same_rule() -> No
     assert misses(visits, 0, combo, 6, models, cores=os.cpu_count()) == []  # 20 ms on its quieter rounds; 30 ms over all six
     for v in visits:
         v.host_busy = False
-    assert misses(visits, 0, combo, 6, models, cores=os.cpu_count()) == ["mlp p99 30 ms > 25 ms"]
+    assert misses(visits, 0, combo, 6, models, cores=os.cpu_count()) == ["mlp p99 30.00 ms > 25 ms"]
 
 
 def test_a_colocated_models_few_quiet_rounds_over_the_budget_are_not_verified_as_a_levels_are() -> None:
@@ -120,7 +120,7 @@ def test_a_colocated_models_few_quiet_rounds_over_the_budget_are_not_verified_as
     ]
     models = [ColocatedModel("mlp", ["mlp_a"], latency_budget_ms=25.0)]
     assert misses(visits, 0, combo, 2, models, cores=os.cpu_count()) == [
-        f"mlp p99 30 ms > 25 ms (not verified here: 2 rounds, fewer than the {MIN_QUIET_ROUNDS} the budget is judged on alone)"
+        f"mlp p99 30.00 ms > 25 ms (not verified here: 2 rounds, fewer than the {MIN_QUIET_ROUNDS} the budget is judged on alone)"
     ]
 
 

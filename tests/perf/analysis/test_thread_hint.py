@@ -31,7 +31,7 @@ def test_the_hint_says_the_threads_the_cores_the_load_and_the_knob():
     (hint,) = thread_hints(_run())
     assert hint == (
         "Hint, not a measured finding: `mlp_torchscript_cpu1_nodb_mbs64` is 50× slower than "
-        "`mlp_torchscript_cpu2_nodb_mbs64` at concurrency 1 (12 vs 600 infer/s; `mlp_torchscript_cpu1_nodb_mbs64`: 3 visits), "
+        "`mlp_torchscript_cpu2_nodb_mbs64` at concurrency 1 (12.0 vs 600.0 infer/s; `mlp_torchscript_cpu1_nodb_mbs64`: 3 visits), "
         "and runs 1 instance × 2 intra-op "
         "threads on 2 cores with load 1.1 (0.9 free; `mlp_torchscript_cpu2_nodb_mbs64`: 2 instances × 1 thread each): "
         "threads that outnumber the free cores wait for one another in every operator; try 1 intra-op thread per "
@@ -66,7 +66,7 @@ def _trial19(twin_thr: float | None) -> RunResult:
 
 def test_the_hint_says_a_single_host_busy_visit_and_is_not_given_where_the_twin_contradicts_it():
     (hint,) = thread_hints(_trial19(None))  # no twin measured: the hint stands, on the visit it rests on
-    assert "at concurrency 4 (54.5 vs 240 infer/s; `mlp_torchscript_cpu1_db500_mbs64`: 1 visit, host busy)" in hint
+    assert "at concurrency 4 (54.5 vs 240.0 infer/s; `mlp_torchscript_cpu1_db500_mbs64`: 1 visit, host busy)" in hint
     assert thread_hints(_trial19(217.0)) == []  # the same threads on the same cores ran 217 infer/s there
     assert len(thread_hints(_trial19(60.0))) == 2  # a twin as slow: the threads explain both; each its own hint
 
@@ -78,4 +78,4 @@ def test_the_hint_rests_on_the_level_visited_most():
     one.levels = [lv for lv in one.levels if lv.concurrency == 1 or lv.trial == 0]  # concurrency 2 visited once
     one.levels[-1].throughput_infer_per_s = 1.0  # 1200x slower there
     (hint,) = thread_hints(run)
-    assert "at concurrency 1 (12 vs 600 infer/s; `mlp_torchscript_cpu1_nodb_mbs64`: 3 visits)" in hint
+    assert "at concurrency 1 (12.0 vs 600.0 infer/s; `mlp_torchscript_cpu1_nodb_mbs64`: 3 visits)" in hint

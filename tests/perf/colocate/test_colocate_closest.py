@@ -91,7 +91,7 @@ def test_the_closest_is_where_the_search_moved_not_a_combination_it_set_aside_in
     assert (round(against.ratio, 3), round(against.other_ratio, 3)) == (1.74, 1.75)
     text = "\n".join(report_lines(rec))
     assert (
-        "**The closest** measured: a=a1, b=b1 (the last held; 2 instances in all), step 3: it misses a p99 40 ms > 20 ms." in text
+        "**The closest** measured: a=a1, b=b1 (the last held; 2 instances in all), step 3: it misses a p99 40.00 ms > 20 ms." in text
     )
     assert (
         "- against a=a2, b=b1: worst ratio 1.74 against 1.75 in the same rounds (step 2; its closeness to its targets "
@@ -137,7 +137,7 @@ def test_a_report_of_an_older_record_leaves_out_the_closest_its_reason_named_by_
     text = "\n".join(report_lines(rec))
     why = next(line for line in text.splitlines() if line.startswith("**Why**"))
     # an older record's reason: marked as said when it ran (re-check 19, NEW-1)
-    assert why.endswith("(the last held: a=a1, b=b1: a p99 40 ms > 20 ms) (said when it ran).") and "a=a2" not in why
+    assert why.endswith("(the last held: a=a1, b=b1: a p99 40.00 ms > 20 ms) (said when it ran).") and "a=a2" not in why
 
 
 @pytest.mark.parametrize("numbers", [True, False])
@@ -175,7 +175,7 @@ def test_not_achieved_is_an_answer_exit_0_pointing_at_the_report_no_numbers_an_e
     if numbers:
         assert r.exit_code == 0, r.output
         assert "combination: not achieved" in said
-        closest = "a=a1, b=b1 (the last held; 2 instances in all), step 3: it misses a p99 40 ms > 20 ms"
+        closest = "a=a1, b=b1 (the last held; 2 instances in all), step 3: it misses a p99 40.00 ms > 20 ms"
         assert f"closest measured: {closest}" in said  # the report's words (perf.colocate.closest.closest_words)
         assert f"**The closest** measured: {closest}." in (run_dir / "report.md").read_text()
         assert f"not achieved: no combination measured meets every target; see {run_dir / 'report.md'}" in said

@@ -47,7 +47,7 @@ def test_a_saved_run_is_judged_with_the_cores_it_recorded(monkeypatch: pytest.Mo
     monkeypatch.setattr(os, "cpu_count", lambda: 64)  # the report's host is another one
     (c,) = judge.measured_combinations(_record(2))
     (missed,) = c.over  # 1.5 of 2 cores may slow it 4x: its 3x is not a verdict
-    assert missed == "a p99 30 ms > 10 ms (not verified here: every round host busy)", missed
+    assert missed == "a p99 30.00 ms > 10 ms (not verified here: every round host busy)", missed
     text = "\n".join(report_lines(_record(2)))
     assert "recorded no host cores" not in text
     (c,) = judge.measured_combinations(_record(64))
