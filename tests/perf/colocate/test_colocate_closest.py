@@ -91,7 +91,8 @@ def test_the_closest_is_where_the_search_moved_not_a_combination_it_set_aside_in
     assert (round(against.ratio, 3), round(against.other_ratio, 3)) == (1.74, 1.75)
     text = "\n".join(report_lines(rec))
     assert (
-        "**The closest** measured: a=a1, b=b1 (the last held; 2 instances in all), step 3: it misses a p99 40.00 ms > 20 ms." in text
+        "**The closest** measured: a=a1, b=b1 (the last held; 2 instances in all), step 3: it misses a p99 40.00 ms > 20 ms."
+        in text
     )
     assert (
         "- against a=a2, b=b1: worst ratio 1.74 against 1.75 in the same rounds (step 2; its closeness to its targets "
