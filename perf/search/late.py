@@ -31,12 +31,15 @@ class Late:
         estimate_s: Estimated wall time of that final group (s; 0 when none fits).
         reason: Why the final group is one (recorded with it), ``""`` when none fits.
         cuts: The variants still cut, each with the real numbers it was judged on.
+        said: The console's words for ``cuts`` when no final group fits, what they share said once (a cut's own
+            reason in :attr:`cuts` is whole, for results.json and report.md); ``""`` otherwise.
     """
 
     variants: list[str]
     estimate_s: float
     reason: str
     cuts: list[Cut]
+    said: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,8 +147,16 @@ def late(
         for i, name in enumerate(cut)
         if i >= k
     ]
-    if not k:
-        return Late([], 0.0, "", cuts)
+    if not k:  # the console's line: when, what was left, who the group holds and the costs, said once (T25: ~1,800 chars)
+        needs = ", ".join(f"{c.variant} {fmt(c.need_s, d)} s" for c in cuts)
+        said = (
+            f"{count(len(cuts), 'variant')} not measured: {when} {left} were left; a final group (each with the more "
+            f"promising cut ones before it{' and ' + tie_said if tie_said else ''}) needs about {needs} for "
+            f"{rounds(1)} a verdict needs ({costs})"
+            if len({rounds(i + 1) for i in range(len(cut))}) == 1 and not measured
+            else ""
+        )
+        return Late([], 0.0, "", cuts, said)
     names = ", ".join(f"`{n}`" for n in cut[:k])
     reason = (
         f"{when}: {left} left fit {names} (cut by the plan)" + (f" with {tie_set}" if tie else "") + ": about "

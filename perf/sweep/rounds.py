@@ -133,7 +133,7 @@ class RoundsSweep(SweepBase):
         rr.late = LateGroup(late.variants, tie, rr.ended or "") if late.variants else None  # under way (sweep.final)
         self._save()
         if not late.variants:  # said, as a fitting final group is (break-it F9: only report.md said why, not the console)
-            text = "rounds: cut for time: " + join_once([f"{c.variant} {c.reason}" for c in late.cuts])  # costs once
+            text = "rounds: cut for time: " + (late.said or join_once([f"{c.variant} {c.reason}" for c in late.cuts]))
             self.progress({"event": "plan", "text": text, "estimate_s": 0.0, "warn": True})  # said once
             return []
         self.progress({"event": "plan", "text": f"rounds: {late.reason}", "estimate_s": late.estimate_s})  # said once

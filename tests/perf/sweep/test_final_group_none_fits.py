@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from simulated_host import SimLoads, budgeted_sweep
 
+from perf.markdown import fmt
+
 AFTER = "not measured: after the rounds "  # a cut the final group's price made (perf.search.late.late)
 
 
@@ -19,9 +21,14 @@ def test_cut_variants_the_time_left_does_not_fit_are_said_with_why(monkeypatch) 
         if not late or "(cut by the plan)" in said:  # none cut so, or a final group measured some
             continue
         seen += 1
-        for c in late:
-            own = c.reason.rsplit(" (measured: ", 1)[0]  # the costs every cut shares: said once (join_once, T23-13)
-            assert f"{c.variant} {own}" in said, (budget_s, c.reason, said)
+        for c in late:  # each named with its price; what they share (when, time left, tie set, costs) said once
+            assert f"{c.variant} {fmt(c.need_s or 0.0, 0)} s" in said or f"{c.variant} {fmt(c.need_s or 0.0, 1)} s" in said, (
+                budget_s,
+                c.reason,
+                said,
+            )
+            when = c.reason.split("; measuring it", 1)[0].removeprefix("not measured: ")
+            assert f"{len(late)} variant{'s' if len(late) > 1 else ''} not measured: {when}" in said, (when, said)
         cut_lines = [e["text"] for e in events if e["event"] == "plan" and e["text"].startswith("rounds: cut for time: ")]
         assert all(t.count("s a visit,") == 1 for t in cut_lines), cut_lines
     assert seen >= 1  # the grid reaches rounds that end with cut variants no final group fits
