@@ -18,6 +18,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from core.errors import ModelSpecError
+from core.names import close_names
 
 
 def split_step(text: str, values: str) -> tuple[str, int | None]:
@@ -75,10 +76,15 @@ def require_axes(dynamic_axes: Mapping[str, tuple[int, ...]], multiple_of: Mappi
             )
     for axis, step in multiple_of.items():
         if axis not in dynamic_axes:
+            near = close_names(axis, dynamic_axes)
+            meant = f" (did you mean {near[0]!r}?)" if near else ""
+            named = near[0] if near else axis  # 'h' for 'H' was told to declare an axis 'h'
+            step = step if isinstance(step, int) and not isinstance(step, bool) and step > 1 else 32
             raise ModelSpecError(
-                f"multiple_of names {axis!r}, not a dynamic axis (the dynamic axes: {', '.join(sorted(dynamic_axes)) or 'none'})",
-                hint=f'declare a step beside the axis\'s range: "dynamic_axes": {{"{axis}": [64, 128, 256]}}, '
-                f'"multiple_of": {{"{axis}": 32}} (--dynamic-axis {axis}=64,128,256/32)',
+                f"multiple_of names {axis!r}, not a dynamic axis{meant} (the dynamic axes: "
+                f"{', '.join(sorted(dynamic_axes)) or 'none'})",
+                hint=f'declare a step beside the axis\'s range: "dynamic_axes": {{"{named}": [64, 128, 256]}}, '
+                f'"multiple_of": {{"{named}": {step}}} (--dynamic-axis {named}=64,128,256/{step})',
             )
         if isinstance(step, bool) or not isinstance(step, int) or step < 1:
             raise ModelSpecError(

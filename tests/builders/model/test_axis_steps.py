@@ -118,3 +118,12 @@ def test_a_step_no_size_of_the_range_is_a_multiple_of_is_told_so_not_moved_out_o
     with pytest.raises(ModelSpecError) as e:  # sizes that share no step: the advice is no step (/1 is left out)
         ModelSpec.from_flags(IMAGE, axes=["H=65,97,129/256", "W=64,128,256"])
     assert "--dynamic-axis H=65,97,129;" in (e.value.hint or "") and "multiple_of" not in (e.value.hint or "")
+
+
+def test_a_step_for_an_axis_of_another_case_is_told_the_axis_it_likely_meant():
+    # "multiple_of": {"h": 32} beside the axis H was told to declare an axis 'h' ("dynamic_axes": {"h": ...})
+    t = TensorSpec("image", "float32", (3, "H", "W"))
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec((t,), (), {"H": (64, 128, 256), "W": (64, 128, 256)}, {"h": 16})
+    assert "(did you mean 'H'?)" in e.value.message
+    assert '"multiple_of": {"H": 16}' in (e.value.hint or "") and '"h"' not in (e.value.hint or "")
