@@ -28,7 +28,7 @@ import tenacity
 from builders.repository.missing import repository_not_found
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
-from clients.runtimes.diagnosis import exited_words, failed_hint, not_ready_hint, read_log
+from clients.runtimes.diagnosis import exited_words, failed_hint, first_line, not_ready_hint, read_log
 from clients.runtimes.health import not_live
 from clients.runtimes.host import choose_ports, default_log_path, log_since, log_size, log_tail, prune_server_logs, started_here
 from clients.runtimes.models import READY_POLL_S, UNLOAD_WAIT_S, expand_model_patterns, model_state, unload_and_wait
@@ -303,7 +303,7 @@ class TritonServer:
             if not impl.launches:  # not started here: no log of it on this host (s16's left open), Triton's words
                 raise load_failed(self.http_url, model, e) from e
             if isinstance(e, InferenceServerException):
-                why = e.message()
+                why = first_line(e.message())  # a python stub's frames are in the log, not in the error (T25-21)
                 raise ServerError(
                     f"tritonserver could not load model {model!r}: {why}",
                     log_path=str(self.log_path),

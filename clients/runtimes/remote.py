@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from clients.runtimes.base import Ports, Runtime
+from clients.runtimes.diagnosis import first_line
 from clients.runtimes.host import not_ours
 from clients.runtimes.identity import found_artifact, uploaded_artifact, with_upload_token
 from clients.runtimes.options import ServerOptions
@@ -54,7 +55,7 @@ def load_failed(url: str, model: str, e: BaseException) -> ServerError:
     did not answer: Triton's words and where that server's log is (:func:`clients.runtimes.host.not_ours`), never a
     log file of this host (s16's left open: it named a launcher's log path no server had written)."""
     said = getattr(e, "message", None)  # tritonclient's InferenceServerException.message()
-    why = said() if callable(said) else f"{type(e).__name__}: {e}"
+    why = first_line(said()) if callable(said) else f"{type(e).__name__}: {e}"  # no python stub's frames (T25-21)
     return ServerError(f"the server at http://{url} could not load model {model!r}: {why}", hint=not_ours(url))
 
 

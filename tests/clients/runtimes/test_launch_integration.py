@@ -316,21 +316,40 @@ def _ready_models(url: str) -> set[str]:
         return {m["name"] for m in c.get_model_repository_index() if m.get("state") == "READY"}
 
 
-def test_a_model_that_fails_to_load_at_start_is_one_line_and_what_to_do(tiny_repo, tmp_path):
-    """Trial 25, T25-21: --load-model broken,good with broken's model.onnx truncated: 38 lines of raw log (the option
-    table, the python stub's frames), then the advice twice with literal \\n escapes, and nothing to do. Now one line
-    per failing model (its error's first line), `builders validate`, or leave it out of --load-model."""
+def _broken_beside(tiny_repo: Path, tmp_path: Path) -> tuple[Path, str]:
+    """A repository of a tiny ONNX variant and ``broken``, its copy with model.onnx truncated (as trial 25's)."""
     import shutil
 
     good = next(p.name for p in sorted(tiny_repo.iterdir()) if p.name.startswith("tiny_onnx_"))
     repo = tmp_path / "repo"
     repo.mkdir()
     for name in (good, "broken"):
-        shutil.copytree(tiny_repo / good, repo / name, symlinks=False)
+        shutil.copytree(tiny_repo / good, repo / name)
     cfg = repo / "broken" / "config.pbtxt"
     cfg.write_text(cfg.read_text().replace(f'name: "{good}"', 'name: "broken"'))
     onnx = repo / "broken" / "1" / "model.onnx"
-    onnx.write_bytes(onnx.read_bytes()[:200])  # truncated, as the trial's
+    onnx.write_bytes(onnx.read_bytes()[:200])
+    return repo, good
+
+
+def test_a_model_that_fails_a_load_request_is_its_error_s_first_line(tiny_repo, tmp_path):
+    """The kind of T25-21 in a load request (clients check, a sweep): Triton's error carries the python stub's frames
+    (``At:`` and a line per frame); the error says its first line, the log keeps the rest."""
+    repo, good = _broken_beside(tiny_repo, tmp_path)
+    with TritonServer(ServerOptions(repo, runtime="bundled", log_file=tmp_path / "s.log", start_timeout_s=120)) as srv:
+        with pytest.raises(ServerError) as e:
+            srv.load("broken")
+        srv.load(good)
+    assert e.value.message.startswith("tritonserver could not load model 'broken': "), e.value.message
+    assert "Protobuf parsing failed" in e.value.message and "\n" not in e.value.message and "At:" not in e.value.message
+    assert len(e.value.message.splitlines()) == 1, e.value.message
+
+
+def test_a_model_that_fails_to_load_at_start_is_one_line_and_what_to_do(tiny_repo, tmp_path):
+    """Trial 25, T25-21: --load-model broken,good with broken's model.onnx truncated: 38 lines of raw log (the option
+    table, the python stub's frames), then the advice twice with literal \\n escapes, and nothing to do. Now one line
+    per failing model (its error's first line), `builders validate`, or leave it out of --load-model."""
+    repo, good = _broken_beside(tiny_repo, tmp_path)
     res = subprocess.run(
         [str(LAUNCH), "-r", str(repo), "--runtime", "bundled", "--load-model", f"broken,{good}"],
         capture_output=True,
