@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from builders.repository.view import DEFAULT_REPOSITORY
-from clients.cli.options import REMOTE_KEYS, server_options
+from clients.cli.options import NO_REMOTE, NO_REMOTE_HINT, REMOTE_KEYS, server_options
 from clients.runtimes.choose import resolve_runtime
 from clients.runtimes.remote import RemoteRuntime
 from clients.runtimes.server_flags import refused_names, server_arg_refusal
@@ -42,13 +42,7 @@ def serve(server_opts: ServerOptions, print_cmd: bool = False, extra: tuple[str,
     import dataclasses
 
     if server_opts.runtime == RemoteRuntime.name:  # it reaches a server at --url, which serve has not: it starts one
-        raise FlagError(
-            "--runtime remote is a running server the toolkit reaches at --url; serve starts a server, so there is "
-            "nothing for it to start or reach",
-            flag="--runtime",
-            hint="pick a runtime that starts one (--runtime auto, bundled, local or container), or use the running "
-            "server directly: clients infer MODEL --url HOST:PORT, clients check --url HOST:PORT",
-        )
+        raise FlagError(NO_REMOTE, flag="--runtime", hint=NO_REMOTE_HINT)
     if print_cmd and (ctx := click.get_current_context(silent=True)) is not None:  # what only a start reads (s19)
         why = "--print-cmd prints the command and starts nothing: nothing waits for it or writes its log (its output)"
         refuse_unread(

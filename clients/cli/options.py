@@ -21,6 +21,31 @@ from clients.runtimes.server_flags import server_arg_refusal
 from core.options import build, given_fields, panel, panel_fields, specs
 
 F = Callable[..., Any]
+#: Why a command that starts its server takes no ``--runtime remote``, and what to do instead (serve, the launcher).
+NO_REMOTE = (
+    "--runtime remote is a running server the toolkit reaches at --url; serve starts a server, so there is nothing for "
+    "it to start or reach"
+)
+NO_REMOTE_HINT = (
+    "pick a runtime that starts one (--runtime auto, bundled, local or container), or use the running server directly: "
+    "clients infer MODEL --url HOST:PORT, clients check --url HOST:PORT"
+)
+
+
+class StartedRuntime(click.Choice):
+    """The ``--runtime`` choices of a command that starts its server: ``remote`` is not offered, and a user who types
+    it is told why and what to do (trial 25, T25-13), not only click's list of choices."""
+
+    def __init__(self) -> None:
+        super().__init__([r for r in RUNTIMES if r != RemoteRuntime.name])
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """``value`` as click's choice takes it; ``remote`` refused with why and what to do."""
+        if value == RemoteRuntime.name:
+            self.fail(f"{NO_REMOTE}\n  -> {NO_REMOTE_HINT}", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 #: The flags of a server the toolkit did not start (``--runtime remote``): its panel's fields.
 REMOTE_KEYS = panel_fields(ServerOptions, REMOTE_PANEL)
 
@@ -69,5 +94,5 @@ def server_options(fn: F | None = None, *, repository_flag: bool = True, omit: t
     if set(REMOTE_KEYS) <= set(left_out):  # a command that starts its server offers no remote one (trial 25, T25-13)
         for spec in flags:
             if spec.name == "runtime":
-                spec.attrs.update(type=click.Choice([r for r in RUNTIMES if r != RemoteRuntime.name]), help=runtime_help(False))
+                spec.attrs.update(type=StartedRuntime(), help=runtime_help(False))
     return panel(*flags)(wrapper)

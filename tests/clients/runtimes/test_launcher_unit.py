@@ -154,8 +154,8 @@ def test_the_log_folder_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPat
 def test_serve_neither_offers_nor_takes_the_remote_runtime(tmp_path: Path, more: list[str]) -> None:
     """s19: `clients serve --runtime remote` said "--runtime remote needs the server's address: pass --url HOST:PORT",
     a flag serve does not have; trial 25, T25-13: the launcher's -h then offered `remote (a running server at --url)`
-    as a choice and refused it when chosen. It starts a server: -h offers no remote, and choosing it is a usage error
-    naming the choices (serve() called directly still refuses it with its advice)."""
+    as a choice and refused it when chosen. It starts a server: -h offers no remote, and typing it is a usage error
+    saying why and what to do (as serve() called directly says)."""
     from click.testing import CliRunner
 
     from clients.cli.launch import serve, serve_command
@@ -170,7 +170,8 @@ def test_serve_neither_offers_nor_takes_the_remote_runtime(tmp_path: Path, more:
         res = CliRunner().invoke(command, [*head, "-r", str(tmp_path / "model_repository"), "--runtime", "remote", *more])
         said = " ".join(res.output.split())
         assert res.exit_code == 2, said
-        assert "'remote' is not one of 'auto', 'bundled', 'local', 'container'" in said
+        assert "--runtime remote is a running server the toolkit reaches at --url; serve starts a server" in said
+        assert "pass --url" not in said and "clients check --url HOST:PORT" in said and "--runtime auto, bundled" in said
     with pytest.raises(FlagError) as e:
         serve(ServerOptions(repository=tmp_path / "model_repository", runtime="remote"))
     assert "serve starts a server" in e.value.message and "clients check --url HOST:PORT" in (e.value.hint or "")
