@@ -11,15 +11,12 @@ from __future__ import annotations
 
 from core.errors import FlagError
 from core.names import unknown_names_error
-from perf.analysis.measured import has_numbers
-from perf.analysis.recommendation.cuts import budget_words, by_resume, failed_budget_s, need_s, unmeasured_text
 from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation
-from perf.analysis.recommendation.uniform_sizes import no_batch_words
+from perf.analysis.recommendation.uniform_sizes import batching_off_instead, no_batch_words
 from perf.analysis.stats.no_batch import formed_no_batch
-from perf.analysis.stats.pairs import pairs
 from perf.records.results import AXIS_SIZE, RunResult
-from perf.records.workloads import MIXED_WORD, batch_sizes_swept, split_by_workload, variant_name, workload
+from perf.records.workloads import MIXED_WORD, batch_sizes_swept, split_by_workload, workload
 
 
 def run_workloads(view: RunResult) -> list[str]:
@@ -118,42 +115,16 @@ def batching_caveat(run: RunResult, series: str) -> str | None:
     """What a bundle of ``series`` (a variant at its client workload: :func:`perf.records.workloads.split_by_workload`)
     says first when its dynamic batching formed no batch in ``run`` (:func:`perf.analysis.stats.no_batch.formed_no_batch`; trial 24, T24-10: a
     bundle of the batching variant said "dynamic batching max_queue_delay 500 µs" and nothing of the run's finding),
-    with what to deploy instead: the same variant with batching off where the run measured it; ``None`` otherwise."""
+    with what to deploy instead (:func:`perf.analysis.recommendation.uniform_sizes.batching_off_instead`); ``None`` otherwise."""
     view = split_by_workload(run)
     held = formed_no_batch(view.variants).get(series)
     v = view.variant(series)
     if held is None or v is None:
         return None
     delay = (v.params or {}).get("max_queue_delay_us")
-    twins = [p.reference for p in pairs(view.variants) if p.kind == "batching" and p.changed.name == series]
-    measured = [t for t in twins if has_numbers(view, t.name)]
-    if measured:
-        instead = f"deploy the same variant with batching off, which the run measured: --variant {variant_name(measured[0])}"
-    else:
-        instead = unmeasured_twin(run, variant_name(v)) or (
-            "build and deploy the variant with dynamic batching off, or pad requests to a few fixed sizes"
-        )
+    instead = batching_off_instead(view, series)
     return (
         f"this variant's {no_batch_words(held).removeprefix('its ')}"
         + (f" (up to {delay} µs)" if delay is not None else "")
         + f" -> {instead}"
-    )
-
-
-def unmeasured_twin(run: RunResult, name: str) -> str | None:
-    """What to do where variant ``name``'s twin with batching off is in ``run`` but has no numbers (trial 25, T25-22:
-    "build and deploy the variant with dynamic batching off" where that twin was built and the run cut it for time,
-    unnamed): name it, say why it has none (:func:`perf.analysis.recommendation.cuts.unmeasured_text`) and the
-    command that measures it (:func:`~perf.analysis.recommendation.cuts.budget_words`, a ``--resume`` of the run
-    where its cut priced a final group); ``None`` where the run has no such twin."""
-    twins = [p.reference.name for p in pairs(run.variants) if p.kind == "batching" and p.changed.name == name]
-    twin = next((t for t in twins if not has_numbers(run, t)), None)
-    if twin is None:
-        return None
-    why = unmeasured_text(run, twin) or "not measured"
-    resume = run.run_id if by_resume(run, [twin]) else None
-    measure = budget_words(need_s(run, [twin]), "it", resume, failed_budget_s(run))
-    return (
-        f"its twin with batching off, `{twin}`, is in this run but {why}: {measure}, then deploy it: --variant {twin}; "
-        "or pad requests to a few fixed sizes"
     )

@@ -55,7 +55,7 @@ from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
 from perf.analysis.recommendation.dominated import dominated
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
 from perf.analysis.recommendation.missed import Missed, missed
-from perf.analysis.recommendation.uniform_sizes import no_batch_words
+from perf.analysis.recommendation.uniform_sizes import batching_off_instead, no_batch_words
 from perf.analysis.saturation.above_cap import above_cap, lifted
 from perf.analysis.saturation.best_level import at_side
 from perf.analysis.saturation.falls import Fall, falls_all
@@ -219,7 +219,8 @@ def _peaks(run: RunResult, points: dict[str, list[Point]], rec: Recommendation) 
     for pick in (rec.best_peak, rec.best_under_budget):
         if pick is not None:
             pick.build_verdict = run_verdict(run, pick.variant)
-            pick.no_batch = no_batch_words(unbatched[pick.variant]) if pick.variant in unbatched else None
+            held = unbatched.get(pick.variant)  # with what to deploy instead (README; T25-22: the twin cut for time)
+            pick.no_batch = None if held is None else f"{no_batch_words(held)} -> {batching_off_instead(run, pick.variant)}"
     if (c := rec.best_peak) is not None:
         at = next(p for p in points[c.variant] if (p.concurrency, p.batch_size) == (c.concurrency, c.batch_size))
         c.unreached, c.level_why = unreached(run, points[c.variant], at), higher_median(run, points[c.variant], at)

@@ -18,11 +18,16 @@ run one per execution and wait the queue delay for nothing.
 
 from __future__ import annotations
 
+import dataclasses
+
 from core.wording import some_of
+from perf.analysis.measured import has_numbers
+from perf.analysis.recommendation.cuts import budget_words, by_resume, failed_budget_s, need_s, unmeasured_text
 from perf.analysis.stats.fair import BATCHED
 from perf.analysis.stats.no_batch import batched_under_mix
+from perf.analysis.stats.pairs import pairs
 from perf.records.results import AXIS_SIZE, RunResult, VariantResult, mixed_axes, parse_shape_text
-from perf.records.workloads import variant_name
+from perf.records.workloads import WORKLOAD, variant_name, workload
 
 
 def uniform_sizes_note(run: RunResult) -> str | None:
@@ -125,3 +130,36 @@ def no_batch_words(held: float) -> str:
         f"its dynamic batching formed no batch under the mixed sizes sent (executions held at most {held:.2f} requests "
         "on average): its requests only wait the queue delay"
     )
+
+
+def batching_off_instead(view: RunResult, series: str) -> str:
+    """What to deploy instead of ``series`` (a variant at its client workload, of ``view``: the run as
+    :func:`perf.records.workloads.split_by_workload` shows it), whose dynamic batching formed no batch: the same
+    variant with batching off where the run measured it; where the run has that twin without numbers (trial 25,
+    T25-22: built, swept and cut for time, and the bundle said "build and deploy the variant with dynamic batching
+    off"), its name, why it has none and the command that measures it (:func:`~perf.analysis.recommendation.cuts.budget_words`,
+    a ``--resume`` of the run where its cut priced a final group); else to build it. Said by a pick of ``series``
+    (report.md, the console) and its bundle."""
+    twins = [p.reference for p in pairs(view.variants) if p.kind == "batching" and p.changed.name == series]
+    measured = [t for t in twins if has_numbers(view, t.name)]
+    if measured:
+        return (  # the command spelled out: said by the report and the console too, not only by export-deployment
+            "deploy the same variant with batching off, which the run measured: `triton-perf export-deployment` with "
+            f"--variant {variant_name(measured[0])}"
+        )
+    v = view.variant(series)
+    name = variant_name(v) if v is not None else series
+    plain = [u for u in view.variants if workload(u) is None and u.name != name and not has_numbers(view, u.name)]
+    if v is not None and plain:  # the series as its variant (no workload) beside the variants without numbers
+        bare = dataclasses.replace(v, name=name, params={k: x for k, x in (v.params or {}).items() if k != WORKLOAD})
+        cut = [p.reference.name for p in pairs([bare, *plain]) if p.kind == "batching" and p.changed is bare]
+        if cut:
+            twin = cut[0]
+            why = unmeasured_text(view, twin) or "not measured"
+            resume = view.run_id if by_resume(view, [twin]) else None
+            measure = budget_words(need_s(view, [twin]), "it", resume, failed_budget_s(view))
+            return (
+                f"its twin with batching off, `{twin}`, is in this run but {why}: {measure}, then "
+                f"`triton-perf export-deployment` with --variant {twin} deploys it; or pad requests to a few fixed sizes"
+            )
+    return "build and deploy the variant with dynamic batching off, or pad requests to a few fixed sizes"

@@ -89,5 +89,7 @@ def test_the_trial_run_names_batching_off_first_and_says_the_finding_with_a_batc
     assert choose_variant(run, results_dir=tmp_path).variant == NODB
     chosen = choose_variant(run, DB, results_dir=tmp_path, workload_text="H=64..256,W=64..256 (mixed)")
     said = [c for c in chosen.caveats if c.startswith("this variant's dynamic batching formed no batch")]
-    assert said and said[0].endswith(f"-> deploy the same variant with batching off, which the run measured: --variant {NODB}")
+    assert said and said[0].endswith(
+        f"-> deploy the same variant with batching off, which the run measured: `triton-perf export-deployment` with --variant {NODB}"
+    )
     assert batching_caveat(run, f"{NODB} [H=64..256,W=64..256 (mixed)]") is None

@@ -33,7 +33,9 @@ def test_a_twin_cut_for_time_is_named_with_the_resume_that_measures_it(tmp_path:
 def test_a_measured_twin_is_still_the_one_to_deploy_and_a_missing_one_is_to_build(tmp_path: Path) -> None:
     run = _run(tmp_path)
     said = batching_caveat(run, "seqnet_onnx_cpu1_db500_mbs64" + MIXED)
-    assert said is not None and said.endswith("which the run measured: --variant seqnet_onnx_cpu1_nodb_mbs64")
+    assert said is not None and said.endswith(
+        "which the run measured: `triton-perf export-deployment` with --variant seqnet_onnx_cpu1_nodb_mbs64"
+    )
     data = json.loads((tmp_path / "results.json").read_text())
     data["variants"] = [v for v in data["variants"] if v["name"] != "seqnet_onnx_cpu2_nodb_mbs64"]
     (tmp_path / "results.json").write_text(json.dumps(data))
@@ -41,3 +43,15 @@ def test_a_measured_twin_is_still_the_one_to_deploy_and_a_missing_one_is_to_buil
     assert said is not None and said.endswith(
         "build and deploy the variant with dynamic batching off, or pad requests to a few fixed sizes"
     )
+
+
+def test_the_pick_says_the_same_in_report_md_and_on_the_console(tmp_path: Path) -> None:
+    """README: a pick whose batching formed no batch is said "with the variant with batching off to deploy instead"
+    in report.md and the console's Recommendation line, not only in the bundle."""
+    from perf.analysis.recommendation.recommend import recommend
+    from perf.records.workloads import split_by_workload
+
+    rec = recommend(split_by_workload(_run(tmp_path)), 15.0)
+    pick = rec.best_under_budget
+    assert pick is not None and pick.variant == "seqnet_onnx_cpu2_db500_mbs64" + MIXED and pick.no_batch is not None
+    assert "`seqnet_onnx_cpu2_nodb_mbs64`, is in this run but not measured (cut for time)" in pick.no_batch
