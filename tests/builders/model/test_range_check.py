@@ -144,6 +144,7 @@ def test_columns_feeding_tables_of_their_own_get_one_range_each():
     refuse_ranges_past_tables(_TwoTables().eval(), ModelSpec.from_flags(["ids:int64:2:0..39,0..59"]))
 
 
+@pytest.mark.slow  # a real torch.jit.script: `make test` only (the fast tier's guard)
 def test_a_scripted_model_is_refused_on_torch_s_error():
     scripted = torch.jit.trace(_Padded().eval(), torch.zeros(1, 6, dtype=torch.int64))
     said, _ = _refused(scripted, ["ids:int64:6:0..50"])
