@@ -25,6 +25,7 @@ from perf.analysis.measured import cut_variants
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import unmeasured_caveat
 from perf.analysis.recommendation.frontier import workload_recommendations
+from perf.analysis.recommendation.models import refuse_several_models, run_models
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.peaks import peak_mark, peak_title
 from perf.analysis.stats.rounds_words import few_rounds
@@ -119,7 +120,9 @@ def choose_variant(
             names the ``--variant`` of the lowest latency at the budget's percentile and of the best peak to deploy one on purpose;
             or the run did not finish and neither ``variant`` nor ``allow_unfinished`` is given, or
             it was measured with a flag this version refuses and ``allow_refused_flags`` is not given, or its time
-            budget cut variants never measured and neither ``variant`` nor ``allow_cut`` is given.
+            budget cut variants never measured and neither ``variant`` nor ``allow_cut`` is given, or, without
+            ``variant``, its variants serve several models (no pick across them; a named variant's level is judged
+            among its own model's: :mod:`perf.analysis.recommendation.models`).
         FlagError: ``workload_text`` names none of the run's workloads (the message lists them).
     """
     refused = measured_with_refused(run)
@@ -129,6 +132,11 @@ def choose_variant(
             "without being asked for",
             hint=f"{MEASURE_AGAIN}; or deploy from these numbers anyway with {ALLOW_REFUSED_FLAGS}",
         )
+    if variant is None:
+        refuse_several_models(run)  # no pick across models (trial 25, T25-12)
+    elif (named := run.variant(variant)) is not None and len(run_models(run)) > 1:  # judged among its own model's
+        model = (named.params or {}).get("model")
+        run = dataclasses.replace(run, variants=[v for v in run.variants if (v.params or {}).get("model") == model])
     if variant is None and (none := nothing_measured(run, results_dir)) is not None:
         raise none  # before any --allow-* refusal (break-it F20)
     stopped = unfinished_text(run, results_dir=results_dir)

@@ -21,6 +21,7 @@ from clients.runtimes.server_flags import server_arg_refusal
 from clients.server import TritonServer
 from core.errors import PerfError, ToolkitError
 from perf.analysis.recommendation.budget_origin import budget_from, session_budget
+from perf.analysis.recommendation.models import WHY, advice, named, several
 from perf.coldstart import measure as coldstart
 from perf.markdown import fmt_given
 from perf.measure import analyzer, environment
@@ -94,6 +95,14 @@ class SweepBase:
         if saved is not None:  # its variants' folders are there (make clean deletes them): one rule with colocate --resume
             refuse_missing(saved, [v.name for v in saved.variants], repo, "the resumed sweep")
         names = self.repository.names(opts.variants, indexed=False)  # every model folder: a hand-made repository too
+        recorded = {n: e.variant.model for n, e in self.repository.index.entries().items()}
+        if (models := several(names, recorded)) is not None:  # one model's setups ranked (trial 25, T25-12)
+            raise PerfError(
+                f"the variants of this {'resumed run' if saved else 'sweep'} serve {named(models)}; {WHY}, so a sweep "
+                "measures the variants of one model",
+                hint=advice(models) + ("" if saved else " (--variants defaults to every model in the repository)"),
+                flag="--resume" if saved else "--variants",
+            )
         if isinstance(opts.concurrency, str) and opts.concurrency != AUTO:
             hint = f"pass --concurrency {AUTO} or levels such as --concurrency 1,2,4,8"
             raise PerfError(

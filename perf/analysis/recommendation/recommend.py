@@ -55,6 +55,7 @@ from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
 from perf.analysis.recommendation.dominated import dominated
 from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
 from perf.analysis.recommendation.missed import Missed, missed
+from perf.analysis.recommendation.models import refuse_several_models
 from perf.analysis.recommendation.uniform_sizes import batching_off_instead, no_batch_words
 from perf.analysis.saturation.above_cap import above_cap, lifted
 from perf.analysis.saturation.best_level import at_side
@@ -163,8 +164,10 @@ def recommend(
             (:func:`perf.analysis.ranking.rank.rank_variants`).
 
     Raises:
-        PerfError: the budget is not a positive number, or the percentile is not reported.
+        PerfError: the budget is not a positive number, or the percentile is not reported, or the run's variants
+            serve several models (:func:`perf.analysis.recommendation.models.refuse_several_models`: no pick across them).
     """
+    refuse_several_models(run)
     if latency_budget_ms is not None and not latency_budget_ms > 0:
         raise PerfError(f"latency budget must be a positive number of ms, got {latency_budget_ms}", hint="give one above 0 ms")
     pct = int(latency_percentile or run.settings.get("latency_percentile") or DEFAULT_LATENCY_PERCENTILE)
