@@ -87,6 +87,6 @@ def refuse_several_models(run: RunResult) -> None:
         raise PerfError(
             f"run {run.run_id} measured variants of {named(models)}; {WHY}, so no variant is ranked or picked across "
             "them (a sweep of this version refuses such a run before it starts)",
-            hint=f"its numbers stay in results.json and flat.csv; {advice(models)}; export-deployment --variant NAME "
+            hint=f"its numbers stay in results.json and flat.csv; {advice(models)}; triton-perf export-deployment --variant NAME "
             "still bundles a variant named on purpose",
         )

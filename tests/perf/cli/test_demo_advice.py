@@ -118,7 +118,7 @@ def test_every_flag_the_advice_after_make_demo_names_is_something_its_user_can_r
             else:
                 assert "make demo has no setting for it" in said
     else:  # another command's flag: said inside that command, spelled out in the same module
-        named = [c for c in ("baseline", "export-deployment", "report", "compare") if flag in options_of(c)]
+        named = [c for c in ("baseline", "export-deployment", "report", "compare", "colocate") if flag in options_of(c)]
         source = (ROOT / where).read_text()
         assert any(f"triton-perf {c}" in source for c in named), (where, flag)
         line = f"`triton-perf {named[0]} results/r {flag}` does it"
