@@ -58,10 +58,10 @@ from perf.analysis.recommendation.missed import Missed, missed
 from perf.analysis.recommendation.models import refuse_several_models
 from perf.analysis.recommendation.uniform_sizes import batching_off_instead, no_batch_words
 from perf.analysis.saturation.above_cap import above_cap, lifted
-from perf.analysis.saturation.best_level import at_side
+from perf.analysis.saturation.best_level import at_side, best_levels
 from perf.analysis.saturation.falls import Fall, falls_all
 from perf.analysis.saturation.peaks import budget_unreached, higher_median, unreached, unreached_all
-from perf.analysis.saturation.rises import judge, knee, knee_words
+from perf.analysis.saturation.rises import judge, knee, knee_words, least_rounds
 from perf.analysis.stats.no_batch import formed_no_batch
 from perf.analysis.stats.notes import notes_text, repeat_noun
 from perf.analysis.stats.paired import ALPHA
@@ -175,7 +175,8 @@ def recommend(
     tol = tolerance(run)
     points = run_points(run)
     rule = judge(run)
-    knees = {v.name: knee(points[v.name], rule) for v in run.variants}
+    tops, least = best_levels(run, points), least_rounds(run)  # a knee is never below the variant's best (T25-18)
+    knees = {v.name: knee(points[v.name], rule, best=tops.get(v.name), min_rounds=least) for v in run.variants}
     notes: list[str] = []
     excluded = excluded_levels(run, points)
     cands = [p for v in run.variants if v.status != "failed" for p in points[v.name] if candidate(p)]

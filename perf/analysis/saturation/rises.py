@@ -37,6 +37,7 @@ from perf.analysis.stats.paired import median_gain
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import fmt, times
 from perf.records.results import RunResult, VariantResult
+from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
 
 
@@ -69,6 +70,12 @@ class Rising:
     def flat(self) -> bool:
         """More load does not pay: a gain of at most :attr:`min_gain_pct` (a plateau or a fall)."""
         return self.gain_pct is not None and self.gain_pct <= self.min_gain_pct
+
+    def flat_on(self, min_rounds: int) -> bool:
+        """:attr:`flat`, and in a rounds run judged on at least ``min_rounds`` shared rounds (the run's
+        ``min_rounds``, 3: "never on one visit"): what a knee needs of each step (trial 25, T25-18: a knee on 2
+        rounds whose ratios were 1.56x and 0.56x)."""
+        return self.flat and (self.rounds is None or self.rounds >= min_rounds)
 
     @property
     def told(self) -> bool:
@@ -156,9 +163,15 @@ def min_gain(run: RunResult) -> float:
 def knee_words(run: RunResult | None = None) -> str:
     """The throughput side of :func:`knee`'s rule in words, as ``run`` judges it (default: a run of trials
     with the default least gain): ``"throughput gains no more than 5 % to every higher level (the median of
-    the paired rounds' gains)"``."""
-    how = " (the median of the paired rounds' gains)" if run is not None and run.rounds is not None else ""
+    the paired rounds' gains, on at least 3 shared rounds each; never below a best level more than 5 % above it)"``
+    (:func:`knee`)."""
     least = min_gain(run) if run is not None else SearchRules().min_gain_pct
+    how = (
+        f" (the median of the paired rounds' gains, on at least {least_rounds(run)} shared rounds each; never below a "
+        f"best level more than {least:g} % above it)"
+        if run is not None and run.rounds is not None
+        else ""
+    )
     return f"throughput gains no more than {least:g} % to every higher level{how}"
 
 
@@ -201,17 +214,41 @@ def p99_step(run: RunResult, low: Point, high: Point) -> Step:
     return step(run, low, high, P99)
 
 
-def knee(points: Sequence[Point], rise: Judge, batch_size: int | None = None) -> int | None:
+def _below_best(p: Point, best: Point, rise: Judge) -> bool:
+    """Whether ``p`` is below ``best``, a higher level of its batch size, by more than the least gain a step must
+    give (``rise``'s), by the medians the tables show: no knee there, whatever the rounds both shared said."""
+    if best.batch_size != p.batch_size or best.concurrency <= p.concurrency:
+        return False
+    lo, hi = p.get(THROUGHPUT), best.get(THROUGHPUT)
+    return lo is not None and hi is not None and lo > 0 and (hi / lo - 1.0) * 100.0 > rise(p, best).min_gain_pct
+
+
+def least_rounds(run: RunResult | None) -> int:
+    """The shared rounds a flat step needs in ``run`` (its rounds rules' ``min_rounds``; default 3)."""
+    return run.rounds.rules.min_rounds if run is not None and run.rounds is not None else RoundRules().min_rounds
+
+
+def knee(
+    points: Sequence[Point],
+    rise: Judge,
+    batch_size: int | None = None,
+    best: Point | None = None,
+    min_rounds: int = RoundRules().min_rounds,
+) -> int | None:
     """Saturation point of one variant: the concurrency after which more load stops paying.
 
     Rule: with levels ``c_1 < ... < c_n`` of one client batch size (default: the smallest measured), the
     knee is the smallest ``c_i`` (``i < n``) from which throughput is **flat** to every higher level by the
-    module rule (``rise``: at most the least gain a step must give, paired in a rounds run) while the median
-    p99 is higher at each (by Little's law the extra requests only wait: at flat throughput, latency grows
-    with concurrency). A curve whose throughput still rises, or whose rise the noise does not tell, has no
-    knee within the swept range; nor has one whose median throughput *fell* as load rose
-    (:func:`perf.analysis.stats.curves.interference`): interference, not saturation, or noise that tells
-    neither (:func:`perf.analysis.saturation.falls.fall` says which).
+    module rule (``rise``: at most the least gain a step must give, paired in a rounds run, there on at least
+    ``min_rounds`` shared rounds each: :meth:`Rising.flat_on`) while the median p99 is higher at each (by
+    Little's law the extra requests only wait: at flat throughput, latency grows with concurrency), never
+    below ``best``, the variant's own best level (:func:`perf.analysis.saturation.best_level.best_levels`), where
+    that is more than the least gain above it by the medians the tables show (:func:`_below_best`: more load paid
+    up to it; trial 25, T25-18: "knee c=1" on 2 disagreeing rounds beside its best level at c=4, +55 % by the
+    medians; a plateau's best a few % above the knee, within the rule's flat, leaves it where it is). A curve whose throughput still rises, or whose rise
+    the noise does not tell (or tells on fewer rounds), has no knee within the swept range; nor has one whose
+    median throughput *fell* as load rose (:func:`perf.analysis.stats.curves.interference`): interference, not
+    saturation, or noise that tells neither (:func:`perf.analysis.saturation.falls.fall` says which).
 
     Returns:
         The knee's concurrency, or ``None`` (fewer than 2 levels, or no knee).
@@ -221,6 +258,8 @@ def knee(points: Sequence[Point], rise: Judge, batch_size: int | None = None) ->
     pts = [p for p in curve(points, batch_size) if p.get(P99) is not None]
     for i, p in enumerate(pts[:-1]):
         later = pts[i + 1 :]
-        if all(q.value(P99) > p.value(P99) for q in later) and all(rise(p, q).flat for q in later):
+        if best is not None and _below_best(p, best, rise):
+            continue
+        if all(q.value(P99) > p.value(P99) for q in later) and all(rise(p, q).flat_on(min_rounds) for q in later):
             return p.concurrency
     return None

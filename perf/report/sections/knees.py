@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from core.wording import count
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.falls import Fall
-from perf.analysis.saturation.rises import p99_step, rise_between
+from perf.analysis.saturation.rises import least_rounds, p99_step, rise_between
 from perf.analysis.stats.curves import curve
 from perf.analysis.stats.points import P99, Point
 from perf.markdown import APPENDIX_FILE, TOP_N
@@ -31,7 +31,7 @@ def no_knee_reason(run: RunResult, points: list[Point]) -> str:
     p99 = (b.value(P99) / a.value(P99) - 1) * 100.0 if a.value(P99) else None
     facts = Facts(
         last_gain_pct=r.gain_pct,
-        last_gain="rose" if r.rises else None if r.flat else "untold",
+        last_gain="rose" if r.rises else None if r.flat_on(least_rounds(run)) else "untold",  # a knee's rule (T25-18)
         last_gain_evidence=r.step.evidence if r.rises else r.step.said(),
         last_gain_basis=r.basis(),
         last_p99_change_pct=p99,

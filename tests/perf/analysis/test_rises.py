@@ -91,7 +91,8 @@ def test_the_knee_is_where_the_paired_rule_finds_throughput_flat():
     rec = recommend(run)
     assert rec.knees[V] == 4
     section = "\n".join(recommendation_section(rec, run_points(run)))
-    assert "throughput gains no more than 5 % to every higher level (the median of the paired rounds' gains)" in section
+    rule = "the median of the paired rounds' gains, on at least 3 shared rounds each; never below a best level more than 5 % above it"
+    assert f"throughput gains no more than 5 % to every higher level ({rule})" in section
 
 
 def test_p99_trend_words_only_beyond_the_noise():
