@@ -5,13 +5,13 @@ peak** when the sweep measured above it: a higher concurrency (same client batch
 measured and was not faster, the variant has a knee (:func:`perf.analysis.saturation.rises.knee`), or
 its throughput is flat from the best lower level (:mod:`perf.analysis.saturation.rises`: a gain of at
 most the least one a step must give, paired over the shared rounds in a rounds run). Otherwise, a level
-at the top of its curve whose last step still raised throughput beyond the noise (or the only level
-measured), its peak lies above what was measured: the **peak was not reached**, and every sentence,
+at the top of its curve whose last step still raised throughput beyond the noise, its peak lies above what
+was measured: the **peak was not reached**, and every sentence,
 table and mark says "best measured" with why (trial 7: "Best peak throughput: 753.1 infer/s" and a
 "peak infer/s" column for a level whose ladder stopped at the p99 budget with throughput still rising
 129 %, as the same report's Search section said). Where the noise does not tell whether the last step
 rose, neither is said: the level is the highest measured, and whether it is the peak is **not told**
-(:data:`UNTOLD`), with the step's evidence.
+(:data:`UNTOLD`), with the step's evidence; so is it of the only level measured (:data:`ONE_LEVEL`: no step).
 """
 
 from __future__ import annotations
@@ -50,7 +50,12 @@ FAILED_ABOVE = "the level above it failed"
 FAILED_MARK, FAILED_NOTE = f"best measured ({FAILED_ABOVE})", "peak not measured: the level above failed"
 #: :data:`FAILED_NOTE` where that level's windows saw no request complete in every visit (trial 14, T14-3).
 WINDOW_NOTE = "peak not measured: no request completed within the level above's windows"
-UNREACHED_MARKS = (UNREACHED_MARK, UNTOLD_MARK, FAILED_MARK)
+#: A level with no other of its client batch size measured: nothing says whether throughput still rose into it, so
+#: its peak is not told, never "not reached" (trial 25, T25-19: "peak not reached" on every row of a --concurrency 2
+#: run); how :func:`unreached` says it, the pick's mark and another variant's note.
+ONE_LEVEL = f"{UNTOLD}: only concurrency"
+ONE_MARK, ONE_NOTE = "best measured (peak not told: one level measured)", "peak not told: one level measured"
+UNREACHED_MARKS = (UNREACHED_MARK, UNTOLD_MARK, FAILED_MARK, ONE_MARK)
 #: The short note (a table, the console) of a best under the budget that is best among the levels measured only (:func:`budget_unreached`).
 HEADROOM_NOTE = "the budget not reached: no higher c measured"
 
@@ -168,7 +173,7 @@ def unreached(run: RunResult, points: list[Point], at: Point) -> str | None:
         told = f": {TRANSIENT_WORDS}" if transient_failure(err) and not window_failure(err) else ""
         return f"{FAILED_ABOVE}: c={first.concurrency}" + (f" ({err}{told})" if err else "")
     if r.below is None or r.trend is None:
-        return f"only concurrency {at.concurrency} was measured"
+        return f"{ONE_LEVEL} {at.concurrency} was measured"
     rising = f"with {r.trend.words(r.below.concurrency, at.concurrency)}"
     untold = "" if r.rising else f"{UNTOLD}: "
     sr = run.variant(at.variant)  # a series of one client workload in the report: that workload's ladder's stop
@@ -347,20 +352,26 @@ def peak_heading(choice: Choice | None) -> str:
 
 def peak_mark(choice: Choice | None) -> str:
     """The short mark of the best-peak pick (a table note, a plot legend): :data:`PEAK_MARK`,
-    :data:`UNREACHED_MARK`, or :data:`UNTOLD_MARK` where the noise does not tell its last step."""
+    :data:`UNREACHED_MARK`, or :data:`UNTOLD_MARK` where the noise does not tell its last step (:data:`ONE_MARK`
+    where it is the only level measured)."""
     if choice is None or choice.unreached is None:
         return PEAK_MARK
     if choice.unreached.startswith(FAILED_ABOVE):
         return FAILED_MARK
+    if choice.unreached.startswith(ONE_LEVEL):
+        return ONE_MARK
     return UNTOLD_MARK if choice.unreached.startswith(UNTOLD) else UNREACHED_MARK
 
 
 def unreached_mark(why: str) -> str:
     """The short mark of a variant (not the pick) whose highest measured level is not a measured peak
-    (:func:`unreached`'s ``why``): ``"peak not reached"``, ``"peak not told"`` (:data:`UNTOLD`), or
+    (:func:`unreached`'s ``why``): ``"peak not reached"``, ``"peak not told"`` (:data:`UNTOLD`; :data:`ONE_NOTE` of the
+    only level measured), or
     :data:`FAILED_NOTE` where the level above it failed (:data:`WINDOW_NOTE`: its windows saw no request)."""
     if why.startswith(FAILED_ABOVE):
         return WINDOW_NOTE if window_failure(why) else FAILED_NOTE
+    if why.startswith(ONE_LEVEL):
+        return ONE_NOTE
     return "peak not told" if why.startswith(UNTOLD) else "peak not reached"
 
 

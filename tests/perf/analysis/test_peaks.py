@@ -92,4 +92,4 @@ def test_the_words_say_why_the_peak_was_not_reached():
     )
     one = run_result([variant_result(RISING, [level_result(1, 100.0, 5.0, spread=True)])])
     (p,) = run_points(one)[RISING]
-    assert unreached(one, [p], p) == "only concurrency 1 was measured"
+    assert unreached(one, [p], p) == "whether it is the peak is not told: only concurrency 1 was measured"  # T25-19

@@ -112,7 +112,7 @@ def test_a_workloads_two_picks_at_one_level_are_one_line_by_the_top_picks_rule(t
     text = write_report(tmp_path).read_text()
     section = text.split("\n  - frames=98:", 1)[1].split("\n- ", 1)[0]
     assert "    - best under the budget: `b [frames=98]` at concurrency 4: " in section
-    pair = "    - best measured (peak not reached): the same level as the best under the budget above, said there with its verdicts: `b [frames=98]` at concurrency 4: "  # fmt: skip
+    pair = "    - best measured (peak not told: one level measured): the same level as the best under the budget above, said there with its verdicts: `b [frames=98]` at concurrency 4: "  # fmt: skip
     assert pair in section and section.count("beats every other ranked variant") == 1, section
     assert not said_twice(section), said_twice(section)[:2]  # the repeat scan finds it (the old code's two lines)
 
@@ -174,7 +174,10 @@ def test_one_level_both_picks_with_their_own_verdicts_says_the_why_and_the_numbe
     results.save(run, tmp_path)
     text = write_report(tmp_path).read_text()
     section = text.split("## Recommendation")[1].split("\n## ")[0]
-    assert "- **Best measured throughput (peak not reached; why: as said of the pick above):** `lead` at concurrency 4" in section
+    assert (
+        "- **Best measured throughput (peak not told: one level measured; why: as said of the pick above):** `lead` at concurrency 4"
+        in section
+    )
     assert section.count(peak.unreached) == 1
     ranking = text.split("## Paired ranking")[1].split("\n## ")[0]
     assert ranking.count("`lead` at concurrency 4 (round-adjusted") == 1

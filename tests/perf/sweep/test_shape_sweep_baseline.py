@@ -58,7 +58,7 @@ def test_the_report_gives_a_pick_at_every_swept_size(tmp_path: Path) -> None:
     line = text.split("\n  - frames=98:", 1)[1].split("\n- ", 1)[0]  # a workload's picks: a bullet each (9059bc2)
     assert (
         "best under the budget: `b [frames=98]` at concurrency 4" in line
-        and "best measured (peak not reached): the same level as the best under the budget above, said there with its "
+        and "best measured (peak not told: one level measured): the same level as the best under the budget above, said there with its "
         "verdicts: `b [frames=98]`"
         in line
     )  # one level: no peak; both picks at it: one line, as the top picks (s18c)
