@@ -6,16 +6,28 @@ removed four measured ONNX variants named none, while the TorchScript line of th
 from __future__ import annotations
 
 import json
+import logging
+import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from builders.repository.build_lock import repository_lock
 from core.wording import agree
+
+log = logging.getLogger(__name__)
 
 #: Where ``triton-perf sweep`` writes its runs by default (``perf.cli.runs.DEFAULT_RESULTS_DIR``); the runs
 #: that measured a variant are looked for there, in the working folder and beside the repository (:func:`results_dirs`).
 RESULTS_DIR = Path("results")
 #: A run's record in its folder (``perf.records.results.RESULTS_FILE``).
 RESULTS_FILE = "results.json"
+#: The runs that measured a repository, wherever their results folder is (``--results-dir``): their run folders'
+#: absolute paths, a JSON list in this file at the repository's root, written by :func:`record_run` when a sweep
+#: makes (or resumes) its run folder. Triton serves the repository's model folders only; files at its root, as
+#: ``index.json``, are not read (break-it s21k, item 1: a run in ``--results-dir other_results`` was not found, and a
+#: rebuild wrote over and removed the variants it measured).
+RUNS_FILE = ".runs.json"
 
 
 def results_dirs(repo: Path, results_dir: Path = RESULTS_DIR) -> list[Path]:
@@ -28,11 +40,53 @@ def results_dirs(repo: Path, results_dir: Path = RESULTS_DIR) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in (RESULTS_DIR, Path(repo).resolve().parent / RESULTS_DIR)))
 
 
+def recorded_runs(repo: Path) -> list[Path]:
+    """The run folders :data:`RUNS_FILE` of ``repo`` lists that are still there, absolute, each once, in the order
+    recorded; none when the file is missing or cannot be read (a folder since removed is passed over)."""
+    try:
+        listed = json.loads((Path(repo) / RUNS_FILE).read_text())
+    except (OSError, ValueError):
+        return []
+    paths = [Path(p) for p in listed if isinstance(p, str) and Path(p).is_absolute()] if isinstance(listed, list) else []
+    return [p for p in dict.fromkeys(paths) if p.is_dir()]
+
+
+def record_run(repo: Path, run_dir: Path) -> None:
+    """Add run folder ``run_dir`` (made absolute) to :data:`RUNS_FILE` of ``repo``, so that every build looks it up
+    wherever its results folder is; folders since removed are dropped from the list. A repository that cannot be
+    written (read-only) is said in a warning: the sweep goes on, and a build then finds the run only in the folders
+    :func:`results_dirs` names."""
+    repo, run = Path(repo), Path(run_dir).resolve()
+    try:
+        with repository_lock(repo):  # two sweeps of one repository: neither's line is lost
+            runs = [str(p) for p in dict.fromkeys([*recorded_runs(repo), run])]
+            fd, tmp = tempfile.mkstemp(dir=repo, prefix=f"{RUNS_FILE}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w") as f:
+                    f.write(json.dumps(runs, indent=1) + "\n")
+                os.replace(tmp, repo / RUNS_FILE)  # a build reading it meanwhile reads the old list or the new
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+    except OSError as e:
+        log.warning(
+            "could not record run %s in %s (%s): a rebuild of %s finds it only in %s; keep the run there, "
+            "or make the repository writable",
+            run,
+            repo / RUNS_FILE,
+            e,
+            repo,
+            " and ".join(str(d) for d in results_dirs(repo)),
+        )
+
+
 def where_runs(repo: Path, results_dir: Path = RESULTS_DIR) -> str:
     """Where :func:`results_dirs` looked, as a message says it: the folders that are there (``/p/results``, or
-    ``/a/results and /p/results``); none there: every folder looked in."""
+    ``/a/results and /p/results``), then those of runs :data:`RUNS_FILE` lists elsewhere (``/p/other_results``);
+    none there: every folder looked in."""
     dirs = results_dirs(repo, results_dir)
-    return " and ".join(str(d) for d in [d for d in dirs if d.is_dir()] or dirs)
+    found = [d for d in dirs if d.is_dir()] or dirs
+    return " and ".join(str(d) for d in dict.fromkeys([*found, *(r.parent for r in recorded_runs(repo))]))
 
 
 def measured_words(repo: Path, ids: list[str], what: str = "it", results_dir: Path = RESULTS_DIR) -> str:
@@ -56,8 +110,12 @@ def removed_words(repo: Path, ids: list[str], results_dir: Path = RESULTS_DIR) -
 
 
 def run_files(repo: Path, results_dir: Path) -> list[Path]:
-    """The runs' ``results.json`` files in :func:`results_dirs`, each folder's in name order."""
-    return [p for d in results_dirs(repo, results_dir) for p in sorted(d.glob(f"*/{RESULTS_FILE}"))]
+    """The runs' ``results.json`` files in :func:`results_dirs`, each folder's in name order, then those of the runs
+    :data:`RUNS_FILE` of ``repo`` lists elsewhere (:func:`recorded_runs`), each file once: the one source of the runs
+    that measured a repository, for every build line that refuses, removes or replaces a measured variant."""
+    found = [p for d in results_dirs(repo, results_dir) for p in sorted(d.glob(f"*/{RESULTS_FILE}"))]
+    listed = [r / RESULTS_FILE for r in recorded_runs(repo) if (r / RESULTS_FILE).is_file()]
+    return list(dict.fromkeys(p.resolve() for p in [*found, *listed]))
 
 
 def measuring_runs(repo: Path, names: Iterable[str], results_dir: Path = RESULTS_DIR) -> dict[str, list[str]]:

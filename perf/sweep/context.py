@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from builders.repository.measured_runs import record_run
 from builders.repository.missing import repository_not_found
 from builders.repository.view import Repository
 from clients.request_refusals import past_table_line
@@ -163,6 +164,7 @@ class SweepBase:
         self.budget = Budget(ms, opts.latency_percentile, cores=environment.cores()) if (ms := opts.latency_budget_ms) else None
         self.search = Search(self.plans, self.run.search, levels, self.budget, opts.measure.stability_pct)
         (self.run_dir / RAW_DIR).mkdir(parents=True, exist_ok=True)  # a resumed run's too
+        record_run(repo, self.run_dir)  # before any measurement: a build finds it wherever --results-dir put it (s21k)
         self._lock = threading.RLock()  # several servers measure in parallel threads (perf.sweep.servers)
         self.servers = ServerPool(
             opts.server,
