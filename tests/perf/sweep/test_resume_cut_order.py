@@ -84,7 +84,7 @@ def test_a_cut_variant_with_numbers_is_never_listed_as_not_measured(monkeypatch:
     lines = "\n".join(budget_lines(run))
     assert "variant not measured (" not in lines and "not measured further in this session (`cpu2_nodb`)" in lines
     out = io.StringIO()
-    Console(file=out, width=500).print(summary_table(run))  # the row on one line: the tie and the cut said in its note
+    Console(file=out, width=3000).print(summary_table(run))  # the row on one line: the tie and the cut said in its note
     row = next(line for line in out.getvalue().splitlines() if "cpu2_nodb" in line)
     assert "skipped" not in row and "not measured further in this session" in row
 

@@ -268,7 +268,7 @@ def test_the_demo_passes_no_flag_its_design_ignores() -> None:
     knobs = re.search(r"KNOBS=\((.*?)\)", demo, re.S)
     assert knobs is not None
     words = [w for k in knobs.group(1).split() for w in (f"--{k.split(':')[0]}", k.split(":")[2])]
-    sweep = next(ln for ln in demo.splitlines() if ln.startswith("perf/run_sweep.sh"))
+    sweep = next(ln for ln in demo.splitlines() if re.match(r"(\w+=\S+ )*perf/run_sweep.sh ", ln))  # env settings first (ebfccb7)
     assert "--design" not in sweep and not _design_only_flags_passed(words + sweep.split()), words
 
 
