@@ -57,6 +57,7 @@ def test_a_check_stopped_while_its_server_stops_keeps_every_row(monkeypatch: pyt
     assert e.value.results == [rows["a"], rows["b"]] and e.value.not_checked == []
 
 
+@pytest.mark.slow  # a real export: `make test` only (the fast tier's guard)
 def test_a_coldstart_stopped_while_its_server_stops_keeps_and_shows_every_record(
     monkeypatch: pytest.MonkeyPatch, tiny_repo: Path, tmp_path: Path
 ) -> None:

@@ -170,6 +170,7 @@ def test_the_build_records_each_input_s_tables_and_rows():
     assert found is not None and [u.name for u in found["ids"]] == ["words"] and found["tags"][0].rows == 20
 
 
+@pytest.mark.slow  # a real export: `make test` only (the fast tier's guard)
 def test_an_exported_program_s_flattened_bag_is_traced_to_its_input():
     """torch.export's module looks up aten.embedding_bag with the ids flattened to one row: still the input."""
 

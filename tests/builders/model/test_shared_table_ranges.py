@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 
+import pytest
 import torch
 import torch.nn.functional as F
 
@@ -52,6 +53,7 @@ def _examples(*columns: tuple[int, int]) -> torch.Tensor:
     return torch.tensor([[lo for lo, _ in columns], [hi for _, hi in columns]], dtype=torch.int64)
 
 
+@pytest.mark.slow  # a real export: `make test` only (the fast tier's guard)
 def test_a_bag_of_ids_into_one_table_gets_the_union_of_its_positions_ranges(tmp_path, caplog):
     ids = torch.randint(0, 1000, (8, 8), generator=torch.Generator().manual_seed(3))
     opts = BuildOptions(

@@ -72,15 +72,18 @@ assert run({{"x": np.ones((2, 3, 8, 8), np.float32)}})["y"].shape == (2, 4, 8, 8
 """
 
 
+@pytest.mark.slow  # a real export: `make test` only (the fast tier's guard)
 def test_the_torchscript_runner_loads_torch_with_the_passive_wait_policy(ts_model: Path, tmp_path: Path):
     # the old runner imported torch with the environment as it was: libgomp spun (GOMP_SPINCOUNT 300000)
     assert _spin_count(RUN_RUNNER.format(path=str(ts_model)), tmp_path) == "0"
 
 
+@pytest.mark.slow  # a real export: `make test` only (the fast tier's guard)
 def test_a_wait_policy_the_environment_names_is_kept(ts_model: Path, tmp_path: Path):
     assert _spin_count(RUN_RUNNER.format(path=str(ts_model)), tmp_path, policy="ACTIVE") == "30000000000"
 
 
+@pytest.mark.slow  # a real export: `make test` only (the fast tier's guard)
 def test_the_served_model_py_imports_no_torch_before_its_runner_sets_the_policy(ts_model: Path, tmp_path: Path):
     config = {
         "name": "m",
