@@ -7,10 +7,10 @@ sweep of 8 CTR variants, every level host busy, 2 failed, cut for time, resumed)
 from __future__ import annotations
 
 import gzip
-import re
 from pathlib import Path
 
 import pytest
+from report_lines import said_lines
 
 import perf.report.write as report_write
 from perf.plots import figures as plots
@@ -24,17 +24,6 @@ def _run(folder: Path) -> Path:
     folder.mkdir()
     (folder / "results.json").write_bytes(gzip.decompress(RUN.read_bytes()))
     return folder
-
-
-def _said(text: str) -> list[str]:
-    """A report's lines as said, bullets and indents taken off, spaces collapsed; headings, blank lines and
-    the lines that point to the appendix (how much moved differs by design) left out."""
-    out = []
-    for ln in text.splitlines():
-        said = " ".join(re.sub(r"^\s*(?:[->] )?", "", ln).split())
-        if said and not ln.startswith("#") and "appendix.md" not in said:
-            out.append(said)
-    return out
 
 
 def test_the_trial_run_reads_within_the_bound_and_moves_nothing_out_of_both_files(
@@ -58,6 +47,6 @@ def test_the_trial_run_reads_within_the_bound_and_moves_nothing_out_of_both_file
     both = text + (run / "appendix.md").read_text()
     monkeypatch.setattr(report_write, "MAX_REPORT_LINES", 10**6)  # the same report, unbounded
     whole = write_report(_run(tmp_path / "whole")).read_text()
-    said = " ".join(_said(both))
-    lost = [s for s in _said(whole) if s not in said]
+    said = " ".join(said_lines(both))
+    lost = [s for s in said_lines(whole) if s not in said]
     assert not lost, f"{len(lost)} lines of the report are in neither file: {lost[:3]}"

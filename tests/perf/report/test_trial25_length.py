@@ -10,10 +10,10 @@ variants at two client workloads, interrupted and resumed). No server."""
 from __future__ import annotations
 
 import gzip
-import re
 from pathlib import Path
 
 import pytest
+from report_lines import said_lines
 
 import perf.report.write as report_write
 from perf.plots import figures as plots
@@ -27,17 +27,6 @@ def _run(folder: Path, name: str) -> Path:
     folder.mkdir()
     (folder / "results.json").write_bytes(gzip.decompress((DATA / name / "results.json.gz").read_bytes()))
     return folder
-
-
-def _said(text: str) -> list[str]:
-    """A report's lines as said (bullets, indents and spaces collapsed), without headings, blank lines and the lines
-    that point to the appendix."""
-    out = []
-    for ln in text.splitlines():
-        said = " ".join(re.sub(r"^\s*(?:[->] )?", "", ln).split())
-        if said and not ln.startswith("#") and "appendix.md" not in said:
-            out.append(said)
-    return out
 
 
 @pytest.mark.parametrize(
@@ -63,8 +52,8 @@ def test_a_small_trial_run_reads_within_the_bound_and_loses_nothing(
     both = text + (run / "appendix.md").read_text()
     monkeypatch.setattr(report_write, "MAX_REPORT_LINES", 10**6)  # the same report, unbounded
     whole = write_report(_run(tmp_path / "whole", name)).read_text()
-    said = " ".join(_said(both))
-    lost = [s for s in _said(whole) if s not in said]
+    said = " ".join(said_lines(both))
+    lost = [s for s in said_lines(whole) if s not in said]
     assert not lost, f"{len(lost)} lines of the report are in neither file: {lost[:3]}"
 
 
