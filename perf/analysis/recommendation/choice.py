@@ -230,7 +230,7 @@ class Choice:
         if self.kneed:  # named at the members' knee (perf.analysis.ranking.leader.knee; trial 22, F-mixed-pick)
             return (
                 f"its latency at as much throughput: by the medians {', '.join(self.kneed)} "
-                f"{'has' if len(self.kneed) == 1 else 'have'} less than {GAP_MIN:g}× more infer/s at a latency "
+                f"{'has' if len(self.kneed) == 1 else 'have'} at most {GAP_MIN:g}× the pick's infer/s at a latency "
                 f"{FAR_GAP:g}× the pick's or more, higher in every round they shared (the knee, not the flat top)"
             )
         if not self.trails:
