@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,30 @@ def server_log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         os.environ.pop(SERVER_LOG_DIR_ENV, None)
     else:
         os.environ[SERVER_LOG_DIR_ENV] = old
+
+
+@pytest.fixture(autouse=True)
+def signal_state() -> Iterator[None]:
+    """Each test leaves the test process's stop handling as it found it: a command run in-process by
+    ``core.cli.run_cli`` installs SIGTERM/SIGHUP handlers, marks the process a CLI's (so a later interrupted command
+    sets Ctrl-C, SIGTERM and SIGHUP to ignored, which every child process then inherits) and a finalizer hook that
+    sends a swallowed stop again; a later test's signals then went nowhere (tests/core/test_held_stops.py and
+    test_stops.py failed in the whole suite, passed alone)."""
+    import signal
+    import sys
+
+    from core import console
+
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    in_cli, hook = console._IN_CLI["process"], sys.unraisablehook
+    try:
+        yield
+    finally:
+        for sig, handler in handlers.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+        console._IN_CLI["process"], sys.unraisablehook = in_cli, hook
+        console.reset_stop()
 
 
 @pytest.fixture(autouse=True)
