@@ -19,13 +19,11 @@ from core.cli import CONTEXT_SETTINGS, EXIT_INTERRUPTED, EXIT_VARIANT_FAILED, ve
 from core.cli import console as make_console
 from core.console import ignore_further_interrupts
 from core.options import OptionSpec, build, given_fields, panel, specs
-from core.units import thousands, throughput_text
 from core.wording import count, fold_clauses, of
-from perf.cli.baseline import describe_event
 from perf.cli.report import print_report
 from perf.cli.runs import OptionsOnlyCommand, run_named
 from perf.cli.sweep_flags import refuse_unread_sweep
-from perf.markdown import fmt_given, short_error
+from perf.cli.sweep_progress import SweepProgress
 from perf.records.results import RESULTS_FILE
 from perf.records.settings import MEASURE_PANEL
 from perf.records.unfinished import holds_text, resume_budget_words, resume_command
@@ -125,7 +123,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
     if not resume:  # refused before its run folder is made; a resume's, once its saved settings are read (F14)
         refuse_unread_sweep(given, SimpleNamespace(opts=opts, nothing_to_measure=False))
     console = make_console()
-    progress = _progress(console)
+    progress = SweepProgress(console)
     sw = Sweep(opts, progress.on_event)
     sw.invoked_at = process_started()  # its start-up is timed from the process's start (perf.sweep.budget_scope)
     o = sw.opts  # after --resume these are the run's saved settings
@@ -268,105 +266,6 @@ def _whole_budget(sw: Any, run: Any) -> float | None:
     """A resumed run's own time budget (its saved settings; ``--time-budget`` on a resume is what is left of it)."""
     whole = (run.settings or {}).get("time_budget_s") if sw.opts.resume else None
     return float(whole) if isinstance(whole, (int, float)) else None
-
-
-class _progress:
-    """The sweep's progress bar and log lines, fed by its events."""
-
-    def __init__(self, console: Any):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(  # off a terminal no bar: the log lines say each step (a log file got its last frame)
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            disable=not console.is_terminal,
-        )
-        self.task: Any = None
-        self.trials = 1
-        self.last = ""  # the last measured throughput, shown on the progress bar
-        self.said: set[tuple[str, str]] = set()  # (variant, error) of the failed levels said: a variant's failure not again
-
-    def drop_if_idle(self) -> None:
-        """Remove the bar before it is drawn for the last time when nothing moved it (no level
-        planned, none measured: e.g. a resume whose rounds were all cut, or an interrupt while
-        the server started): its "starting tritonserver 0/0" said nothing true."""
-        task = next((t for t in self.bar.tasks if t.id == self.task), None)
-        if task is not None and not task.completed and not task.total:
-            self.bar.remove_task(self.task)
-
-    def on_event(self, e: dict[str, Any]) -> None:
-        from rich.markup import escape
-
-        from perf.records.levels import TRANSIENT_WORDS, transient_failure, window_failure
-
-        log = self.bar.console.log
-        if e["event"] == "level_start":
-            trial = f" t={e['trial'] + 1}/{self.trials}" if self.trials > 1 else ""
-            load = f"rate={fmt_given(e['request_rate'], 0)}/s" if e.get("request_rate") else f"c={e['concurrency']}"
-            load += f" {e['shape']}" if e.get("shape") else ""
-            where = f"round {e['round'] + 1}: " if e.get("round") is not None else ""
-            text = f"{where}{e['variant']} ({e['index'] + 1}/{e['n_variants']}) {load} b={e['batch_size']}{trial}{self.last}"
-            self.bar.update(self.task, description=escape(text))
-        elif e["event"] == "level_done":
-            lv = e["level"]
-            trial = f" t={lv.trial + 1}/{self.trials}" if self.trials > 1 else ""
-            self.last = f" | last {thousands(lv.throughput_infer_per_s)} infer/s" if lv.ok else ""
-            self.said |= {(e["variant"], lv.error)} if not lv.ok and lv.error else set()
-            # a round's transient error (no request in a window, the server's state) is no measurement this round (perf.search.failed)
-            missed = e.get("round") is not None and transient_failure(lv.error)
-            note = (
-                f"{throughput_text(lv.throughput_infer_per_s, lv.batch_size)}, p99 {lv.latency_p99_ms:.2f} ms"
-                if lv.ok
-                else f"{'not measured this round' if missed else 'failed'}"
-                f"{f' ({TRANSIENT_WORDS})' if missed and not window_failure(lv.error) else ''}: "
-                f"{short_error(lv.error or 'perf_analyzer measured no throughput')}"
-            )
-            flag = "" if lv.status in ("ok", "failed") else f" [{lv.status}]"
-            load = f"rate={fmt_given(lv.request_rate, 0)}/s" if lv.request_rate else f"c={lv.concurrency}"
-            load += f" {lv.shape}" if lv.shape else ""
-            # a rounds visit names its round, as the bar does and as the rounds line counts them (trial 15, T15-1: a
-            # reader matching a table's median to the console's lines could not tell which round each line was)
-            where = f"round {e['round'] + 1}: " if e.get("round") is not None else ""
-            log(escape(f"{where}{e['variant']} {load} b={lv.batch_size}{trial}: {note}{flag}"))
-            self.bar.advance(self.task)
-        elif e["event"] == "search_decision":
-            from perf.search.events import subject  # the variant, or its series at one of several client workloads
-
-            d = e["decision"]
-            if d is not None and e.get("provisional"):  # a rounds ladder: judged again after every round
-                said = f"{subject(e)}: its ladder stops at concurrency {d.concurrency} for now (re-judged each round): {d.reason}"
-                log(escape(fold_clauses(said)))
-            elif d is not None:
-                log(escape(fold_clauses(f"{subject(e)}: {d.words(past=False)}")))
-            elif e.get("reopened") and e.get("why"):  # a drop taken back (perf.search.drops)
-                log(escape(fold_clauses(f"{e['variant']}: measured again, no longer dropped: {e['why']}")))
-            elif e.get("reopened"):
-                log(escape(f"{subject(e)}: its ladder climbs again: the latest rounds no longer back its stop"))
-            self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels the search left out
-        elif e["event"] == "level_changed":  # a level retired, joined or measured again at one client workload, and why
-            from perf.search.events import change_words
-
-            log(escape(fold_clauses(change_words(e["change"]))))
-        elif e["event"] == "variant_failed":
-            again = (e["variant"], e["error"]) in self.said  # its level's line above said it (trial 23, T23-6)
-            log(f"[red]{escape(e['variant'])} failed: {'its level failed as said above' if again else escape(e['error'])}[/red]")
-            self.bar.advance(self.task, e.get("levels_left", 0))  # its planned levels that will not run now
-        elif e["event"] in ("plan", "spent"):  # the rounds' time budget: the estimate, then the real time
-            log(escape(fold_clauses(e.get("after_opening") or e["text"])))  # the resume line printed above says the rest
-        elif e["event"] == "round_start":  # a round says its size as it starts
-            done = self.bar.tasks[0].completed if self.bar.tasks else 0
-            self.bar.update(self.task, total=done + e["visits"])
-        elif e["event"] == "variant_loading":  # a load takes seconds: the bar says what it waits for
-            self.bar.update(self.task, description=escape(f"loading {e['variant']}"))
-        elif e["event"] == "variant_loaded":  # one line per variant loaded, in a log file too
-            from perf.search.events import loaded_words
-
-            log(escape(loaded_words(e["variant"], e["seconds"])))
-        elif e["event"] in ("baseline_point", "baseline_rounds", "baseline_cut", "baseline_loading"):
-            log(escape("in-process baseline " + describe_event(e)))
 
 
 def skipped_summary(run: Any) -> list[str]:

@@ -9,12 +9,12 @@ from pathlib import Path
 from factories import level_result
 from rich.console import Console
 
-from perf.cli.sweep import _progress
+from perf.cli.sweep_progress import SweepProgress
 
 
 def _line(batch: int) -> str:
     out = io.StringIO()
-    p = _progress(Console(file=out, width=300))
+    p = SweepProgress(Console(file=out, width=300))
     p.task = p.bar.add_task("x", total=1)
     level = level_result(1, 7923.0, 1.32, batch_size=batch)
     p.on_event({"event": "level_done", "level": level, "variant": "v", "round": 0})

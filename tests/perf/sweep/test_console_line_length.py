@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from core.cli import console as make_console
 from core.wording import CONSOLE_WIDTH, fold_clauses, join_once, top_clauses
 from perf.cli import main as perf_cli
-from perf.cli.sweep import _progress
+from perf.cli.sweep_progress import SweepProgress
 from perf.search.ending.unverified import assuming
 from perf.search.late import late
 from perf.sweep.opening import Ended, cut_words
@@ -37,7 +37,7 @@ BOX = set("┏┃┡│└┗━─╇╈┳┻┓┛┩┐┘┌")
 
 def _printed(events: list[dict]) -> list[str]:
     console = make_console(record=True, file=io.StringIO())  # the sweep's own: off a terminal, unwrapped
-    p = _progress(console)
+    p = SweepProgress(console)
     p.task = p.bar.add_task("x", total=100)  # as the sweep adds it before its events
     for e in events:
         p.on_event(e)

@@ -301,11 +301,11 @@ def test_on_a_terminal_a_bar_nothing_moved_is_not_drawn() -> None:
 
     from rich.console import Console
 
-    from perf.cli.sweep import _progress
+    from perf.cli.sweep_progress import SweepProgress
 
     for total, drawn in ((0, False), (3, True)):
         buf = io.StringIO()
-        progress = _progress(Console(file=buf, force_terminal=True, width=100))
+        progress = SweepProgress(Console(file=buf, force_terminal=True, width=100))
         with progress.bar:
             progress.task = progress.bar.add_task("starting tritonserver", total=total)
             progress.drop_if_idle()

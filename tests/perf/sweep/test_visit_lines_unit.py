@@ -15,7 +15,7 @@ import simulated_host
 from rich.console import Console
 from simulated_host import SimHost, SimSweep, sim_run
 
-from perf.cli.sweep import _progress
+from perf.cli.sweep_progress import SweepProgress
 from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
 from perf.search import budget as budgets
@@ -45,7 +45,7 @@ def test_every_counted_visit_prints_one_line_naming_its_round(monkeypatch: pytes
     SimSweep(run, plans, host, events, 1.0).run_rounds(engine, fit.variants, fit)
 
     out = io.StringIO()
-    progress = _progress(Console(file=out, width=300, log_time=False, log_path=False))
+    progress = SweepProgress(Console(file=out, width=300, log_time=False, log_path=False))
     progress.task = progress.bar.add_task("starting tritonserver", total=0)  # as the sweep command starts its bar
     for e in events:
         progress.on_event(e)

@@ -96,10 +96,10 @@ def test_a_rounds_visit_whose_window_saw_no_request_is_said_not_measured_this_ro
 
     from rich.console import Console
 
-    from perf.cli.sweep import _progress
+    from perf.cli.sweep_progress import SweepProgress
 
     out = io.StringIO()
-    p = _progress(Console(file=out, width=400))
+    p = SweepProgress(Console(file=out, width=400))
     p.task = p.bar.add_task("x", total=1)
     lv = dataclasses.replace(level_result(1), error=PA, throughput_infer_per_s=None).settle()
     assert not lv.ok
@@ -114,11 +114,11 @@ def test_a_rounds_visit_that_found_no_version_is_said_not_measured_this_round_no
 
     from rich.console import Console
 
-    from perf.cli.sweep import _progress
+    from perf.cli.sweep_progress import SweepProgress
     from perf.records.levels import TRANSIENT_WORDS
 
     out = io.StringIO()
-    p = _progress(Console(file=out, width=400))
+    p = SweepProgress(Console(file=out, width=400))
     p.task = p.bar.add_task("x", total=1)
     version = "failed to find the requested model version"
     lv = dataclasses.replace(level_result(16), error=version, throughput_infer_per_s=None).settle()
