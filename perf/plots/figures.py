@@ -16,7 +16,7 @@ budget's percentile, as the budget judged it). ``c=`` labels of trade-off plots 
 label (:func:`perf.plots.canvas.place_labels`); one that fits nowhere is left out and the
 legend says how many. A metric that is null at a level is left out of the curve at that
 level — never drawn as 0; a utilisation panel exists only for a metric the run recorded.
-The frontier plot and the small multiples are in :mod:`perf.plots.frontier`, the latency
+The frontier plot is in :mod:`perf.plots.frontier`, the small multiples in :mod:`perf.plots.small_multiples`, the latency
 breakdown bars and the request-rate plot in :mod:`perf.plots.bars`.
 
 Every ``plot_*`` function returns what it drew, read back from the matplotlib artists:
@@ -38,6 +38,7 @@ from perf.analysis.stats.points import THROUGHPUT, Point, run_points
 from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt_given
 from perf.plots import bars as plot_bars
 from perf.plots import frontier as plot_frontier
+from perf.plots import small_multiples
 from perf.plots.canvas import (
     Drawn,
     batch_sizes,
@@ -306,7 +307,7 @@ def write_plots(
             per_workload,
         )
         made[title] = out_dir / file
-    if plot_frontier.plot_small_multiples(run, points, out_dir / "small_multiples.png", failed) is not None:
+    if small_multiples.plot_small_multiples(run, points, out_dir / "small_multiples.png", failed) is not None:
         made["Throughput by factor (small multiples)"] = out_dir / "small_multiples.png"
     if plot_utilisation(points, out_dir / "utilisation_vs_concurrency.png", failed, looks) is not None:
         made["Utilisation vs concurrency"] = out_dir / "utilisation_vs_concurrency.png"

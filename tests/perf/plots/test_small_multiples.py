@@ -12,7 +12,7 @@ from factories import levels, params, run_result, variant_result
 
 from perf.analysis.stats.points import run_points
 from perf.markdown import flag_mark
-from perf.plots import frontier as plot_frontier
+from perf.plots import small_multiples
 from perf.plots.styles import ALL_DISTINCT
 
 CUT = "cut for time: after the rounds 34 s of the time budget were left; measuring it needs 60 s"
@@ -44,7 +44,7 @@ def _trial_run():
 @pytest.fixture
 def titles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every panel title of the figure the plot closes (read back before it is closed)."""
-    real = plot_frontier.pyplot()
+    real = small_multiples.pyplot()
     seen: list[str] = []
 
     class Spy:
@@ -55,13 +55,13 @@ def titles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             seen.extend(ax.get_title() for ax in fig.axes if ax.get_visible())
             real.close(fig)
 
-    monkeypatch.setattr(plot_frontier, "pyplot", Spy)
+    monkeypatch.setattr(small_multiples, "pyplot", Spy)
     return seen
 
 
 def test_a_line_never_pools_formats(tmp_path: Path, titles: list[str]):
     run = _trial_run()
-    drawn = plot_frontier.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
+    drawn = small_multiples.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
     assert drawn is not None
     one = drawn["1 instance"]
     # before: one "queue delay 500 µs" line, the median of ONNX and TorchScript (110 and 315 infer/s)
@@ -73,7 +73,7 @@ def test_a_line_never_pools_formats(tmp_path: Path, titles: list[str]):
 
 def test_flagged_levels_are_ringed_with_the_tables_mark(tmp_path: Path, titles: list[str]):
     run = _trial_run()
-    drawn = plot_frontier.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
+    drawn = small_multiples.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
     assert drawn is not None
     ring = f"ring: a flagged level behind the point{flag_mark('host busy')}"
     assert ring.endswith("† host busy")
@@ -84,7 +84,7 @@ def test_flagged_levels_are_ringed_with_the_tables_mark(tmp_path: Path, titles: 
     for v in run.variants[1:]:
         for lv in v.levels:
             lv.host_busy = False
-    drawn = plot_frontier.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
+    drawn = small_multiples.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
     assert drawn is not None
     assert drawn["1 instance"][ring] == ([1.0], [200.0])
     assert ring not in drawn["2 instances"]
@@ -92,7 +92,7 @@ def test_flagged_levels_are_ringed_with_the_tables_mark(tmp_path: Path, titles: 
 
 def test_a_panel_missing_a_line_says_which_and_why(tmp_path: Path, titles: list[str]):
     run = _trial_run()
-    drawn = plot_frontier.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
+    drawn = small_multiples.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
     assert drawn is not None
     note = "no line batching off · onnx: 1 variant cut for time"
     assert note in drawn["2 instances"] and note not in drawn["1 instance"]
@@ -102,7 +102,7 @@ def test_a_panel_missing_a_line_says_which_and_why(tmp_path: Path, titles: list[
     (two,) = [t for t in titles if t.startswith("2 instances")]
     assert note in two.replace("\n", " ")
     run.variants[3].status, run.variants[3].error = "failed", "server crashed while loading"
-    drawn = plot_frontier.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
+    drawn = small_multiples.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
     assert drawn is not None
     assert "no line batching off · onnx: 1 variant failed" in drawn["2 instances"]
 
@@ -118,7 +118,7 @@ def test_past_the_line_limit_a_line_names_what_its_median_pools(tmp_path: Path, 
                     p = params(count, db, fmt, model="tabular", max_batch_size=mbs)
                     variants.append(variant_result(params=p, levels=levels([100.0 * mbs, 110.0 * mbs], [1.0, 2.0])))
     run = run_result(variants)
-    drawn = plot_frontier.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
+    drawn = small_multiples.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
     assert drawn is not None
     lines = {k for p in drawn.values() for k in p}
     assert 1 < len(lines) <= ALL_DISTINCT
@@ -136,7 +136,7 @@ def test_a_format_that_differs_only_between_panels_is_named_on_its_lines(tmp_pat
             _variant(2, False, "onnx", [310, 350]),
         ]
     )
-    drawn = plot_frontier.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
+    drawn = small_multiples.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
     assert drawn is not None
     assert {k for k in drawn["1 instance"] if not k.startswith("ring")} == {
         "batching off · torchscript",

@@ -1,7 +1,7 @@
 """small_multiples.png draws every client workload (review of trial 11, F20): with ``--batch-sizes 1,8``
 it drew the lowest client batch size alone (a b=8 workload got no line and no word), and a shape
 sweep's input sizes were pooled into one line's median, a number no workload had. Now one row of
-panels per workload (:func:`perf.plots.frontier.workload_rows`), each line its workload's series
+panels per workload (:func:`perf.plots.small_multiples.workload_rows`), each line its workload's series
 only. Read back from the matplotlib artists of the figure the plot closes."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from factories import level_result, params, run_result, variant_result
 
 from perf.analysis.stats.curves import curve
 from perf.analysis.stats.points import THROUGHPUT, run_points
-from perf.plots import frontier as plot_frontier
+from perf.plots import small_multiples
 from perf.records.workloads import split_by_workload, workload
 
 GRID = [params(count, db, model="tabular") for count in (1, 2) for db in (False, True)]
@@ -35,10 +35,10 @@ def _run(workloads: list[tuple[str | None, int]]):
 
 @pytest.mark.parametrize("workloads", [[(None, 1), (None, 8)], [("ncat=1", 1), ("ncat=32", 1)]], ids=["batch sizes", "shapes"])
 def test_every_workload_gets_its_row_of_panels_and_a_line_never_pools_two(tmp_path: Path, keep_figures, workloads) -> None:
-    figures = keep_figures(plot_frontier)
+    figures = keep_figures(small_multiples)
     run = _run(workloads)
     points = run_points(run)
-    assert plot_frontier.plot_small_multiples(run, points, tmp_path / "s.png") is not None
+    assert small_multiples.plot_small_multiples(run, points, tmp_path / "s.png") is not None
     (fig,) = figures
     drawn = {
         (ax.get_title().split("\n")[0], ln.get_label()): (list(map(float, ln.get_xdata())), list(map(float, ln.get_ydata())))
