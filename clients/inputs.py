@@ -45,6 +45,7 @@ from builders.model.value_ranges import (
 from builders.repository.view import Repository
 from clients import shapes as shp
 from clients.request_ranges import request_range
+from clients.request_shapes import request_shape
 from core import dtypes
 from core.casts import astype_code, convert_array, same_family
 from core.errors import ClientError, DataTypeError, RecordError, RepositoryError
@@ -236,6 +237,7 @@ class InputChoice:
             axis where the build's spec gives one each).
         domain: The build's domain of the input (:mod:`builders.model.domains`: a ``mask``
             has at least one 1 per row), which the values respect; ``None``: none.
+        batched: Whether :attr:`shape` starts with the batch axis (a model with ``max_batch_size > 0``).
     """
 
     name: str
@@ -245,10 +247,13 @@ class InputChoice:
     dims: str = ""
     value_range: ValueRange = DEFAULT_INT_RANGE
     domain: str | None = None
+    batched: bool = True
 
     def describe(self) -> str:
-        """``"input_ids [1, 64] int64: integers uniform in [0, 999] (...); seq=64 (...)"``."""
-        return f"{self.name} {list(self.shape)} {self.dtype}: {self.values}" + (f"; {self.dims}" if self.dims else "")
+        """``"input_ids [1, 64] (batch 1 × [64] per sample) int64: integers uniform in [0, 999] (...); seq=64 (...)"``
+        (:func:`clients.request_shapes.request_shape`, the one way every output states an input's shape)."""
+        shape = request_shape(self.shape[1:], self.shape[0]) if self.batched else request_shape(self.shape, None)
+        return f"{self.name} {shape} {self.dtype}: {self.values}" + (f"; {self.dims}" if self.dims else "")
 
 
 def plan_inputs(
@@ -300,7 +305,7 @@ def plan_inputs(
                 of = f" {range_text(decided.range)} at {at}" if at else ""
                 values = f"integers uniform in {range_words(value_range)} (the build's value_range{of})"
         domain = s.domain if s is not None else None
-        out.append(InputChoice(t.name, tuple(shape), t.dtype, values, r.describe(), value_range, domain))
+        out.append(InputChoice(t.name, tuple(shape), t.dtype, values, r.describe(), value_range, domain, sig.max_batch_size > 0))
     return out
 
 

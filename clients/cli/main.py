@@ -143,7 +143,7 @@ def infer(
             input_path, sig, batch_size, spec_for(repository, model), batch_given=given_b, cast=not no_cast, said=held.__setitem__
         )
         how = [
-            f"{k} {list(v.shape)} {v.dtype}: from {input_path}" + (f", which holds {held[k]}" if k in held else "")
+            f"{k} {_shape(v.shape, sig.max_batch_size)} {v.dtype}: from {input_path}" + (f", which holds {held[k]}" if k in held else "")
             for k, v in inputs.items()
         ]
     else:
@@ -184,7 +184,7 @@ def infer(
     print_table(table, console)
     for line in not_finite_lines(stats.outputs):  # NaN printed as a number is read as an answer (trial 10)
         click.secho(line, fg="yellow", err=True)
-    sent = ", ".join(f"{k} {shape} {dtype}" for k, (shape, dtype) in stats.sent.items())  # after the cast
+    sent = ", ".join(f"{k} {_shape(shape, sig.max_batch_size)} {dtype}" for k, (shape, dtype) in stats.sent.items())  # after the cast
     click.echo(f"inputs: {sent}")
     if requests > 1:
         click.echo(
@@ -269,6 +269,14 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     click.echo(check_summary(results))
     if not all(r.passed for r in results):
         raise click.exceptions.Exit(1)
+
+
+def _shape(shape: Any, max_batch_size: int) -> str:
+    """An array's shape sent to a model, as every output states it (:func:`clients.request_shapes.request_shape`)."""
+    from clients.request_shapes import request_shape
+
+    dims = [int(d) for d in shape]
+    return request_shape(dims[1:], dims[0]) if max_batch_size > 0 and dims else request_shape(dims, None)
 
 
 def results_table(results: list[Any]) -> Any:

@@ -42,6 +42,7 @@ from clients import shapes as shp
 from clients.input_files import FILE_KINDS, load_samples
 from clients.inputs import ModelSignature
 from clients.request_ranges import request_range
+from clients.request_shapes import per_sample_shape, request_shape
 from core import dtypes
 from core.errors import ClientError, DataTypeError, PerfError
 from perf.measure.mixed import mixed_sizes, spec_at
@@ -81,22 +82,29 @@ def resolve_shapes(
 
 
 def shape_words(
-    config: dict[str, Any], spec: ModelSpec | None, shapes: Mapping[str, Sequence[int]] = {}, axes: Collection[str] = ()
+    config: dict[str, Any],
+    spec: ModelSpec | None,
+    shapes: Mapping[str, Sequence[int]] = {},
+    axes: Collection[str] = (),
+    batch_sizes: Sequence[int] = (1,),
 ) -> dict[str, str]:
-    """Each input's dims as :func:`resolve_shapes` sends them, in words: ``"[4, 128]"``; a dim on one
-    of the swept ``axes`` is named by its axis, ``"[4, time]"``: its size is each level's, never the
-    default one (trial 9, F22: "series [4, 128]" was printed for a sweep of time=16,512).
+    """Each input's shape in a request as :func:`resolve_shapes` sends it, in the words every output states
+    shapes in (:func:`clients.request_shapes.request_shape`, trial 26, T26-3): ``"[4, 4, 128] (batch 4 × [4, 128]
+    per sample)"`` at ``batch_sizes`` ``(4,)``; a dim on one of the swept ``axes`` is named by its axis,
+    ``"[4, time]"``: its size is each level's, never the default one (trial 9, F22: "series [4, 128]" was printed
+    for a sweep of time=16,512).
 
     Raises:
         PerfError: see :func:`resolve_shapes`.
     """
     words, config_dims = {}, dict(config_inputs(config))
+    batching = int(config.get("max_batch_size", 0) or 0) > 0
     for name, r in _resolve(config, spec, shapes).items():
         dynamic, dims = iter(r.sizes), list[str]()
         for d, c in zip(r.dims, config_dims[name]):
             label = next(dynamic).label if c < 0 else ""  # r.sizes: one per dynamic dim, in order
             dims.append(label if label in axes and not r.given else str(d))
-        words[name] = f"[{', '.join(dims)}]"
+        words[name] = request_shape(dims, batch_sizes if batching else None)
     return words
 
 
@@ -297,7 +305,7 @@ def describe_dynamic(
 ) -> str | None:
     """How :func:`input_args` sizes the dynamic dims of ``config``'s inputs when no axis is
     swept, in words for the report: ``"seq=64 (the build's opt size of axis seq)"`` or
-    ``"ids [12] (--shape)"``; a file of the user's inputs (:func:`user_file`): its entries' own
+    ``"ids [12] per sample (--shape)"``; a file of the user's inputs (:func:`user_file`): its entries' own
     shapes, what is sent; ``None`` when no input has a dynamic dim or a size is missing
     (the sweep has refused to start then, :func:`resolve_shapes`)."""
     if user_file(user_data) and any(d < 0 for _, dims in config_inputs(config) for d in dims):
@@ -307,9 +315,10 @@ def describe_dynamic(
     except PerfError:
         return None
     said: dict[str, str] = {}
+    batching = int(config.get("max_batch_size", 0) or 0) > 0
     for name, r in resolved.items():
-        if r.given and r.sizes:
-            said[name] = f"{name} {list(r.dims)} (--shape)"
+        if r.given and r.sizes:  # the dims as every output states them, per sample (clients.request_shapes)
+            said[name] = f"{name} {per_sample_shape(r.dims, batching)} (--shape)"
             continue
         for s in r.sizes:
             if s.label != BATCH_AXIS:  # a max_batch_size 0 model's one sample per request: no choice to report

@@ -38,8 +38,9 @@ def _names(names: list[str], total: int) -> str:
 
 
 def inputs_text(plan: VariantPlan, spec: Any, opts: SweepOptions) -> str | None:
-    """The inputs one variant is sent, per request and without the batch axis of a batching
-    model: ``"input_ids [64] int64, attention_mask [64] int64 (seq=64: the build's opt size of
+    """The inputs one variant is sent, per request with the batch axis of a batching model, as every output
+    states shapes (:func:`clients.request_shapes.request_shape`; trial 26, T26-3: the per-sample dims were said
+    "per request"): ``"input_ids [1, 64] (batch 1 × [64] per sample) int64, ... — seq=64 (the build's opt size of
     axis seq)"``; swept axes and a user's ``--input-data`` are named. ``None`` without a config."""
     if plan.config is None:
         return None
@@ -47,7 +48,8 @@ def inputs_text(plan: VariantPlan, spec: Any, opts: SweepOptions) -> str | None:
         return f"your --input-data {opts.input_data} (its shapes and values)"
     swept = [s for s in plan.shapes if s]
     try:  # a swept axis is named in the dims, never shown at a size the run does not send (trial 9, F22)
-        shapes = shape_words(plan.config, spec, opts.shapes, {a for s in swept for a in (*parse_shape_text(s), *mixed_axes(s))})
+        axes = {a for s in swept for a in (*parse_shape_text(s), *mixed_axes(s))}
+        shapes = shape_words(plan.config, spec, opts.shapes, axes, plan.batch_sizes or opts.batch_sizes)  # within its limit
     except ToolkitError:  # the sweep refused to start then (perf.sweep.variant_inputs.check_inputs); nothing to say here
         return None
     parts = []

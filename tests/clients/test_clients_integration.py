@@ -149,7 +149,10 @@ def test_cli_infer_generated_and_from_file(bundled_server, variant, tiny_repo, t
     )
     assert res.exit_code == 0, res.output
     assert "OUTPUT__0" in res.output and "[3, 8]" in res.output and "float32" in res.output
-    assert "inputs: INPUT__0 [3, 16] float32" in res.output and "requests: 6 (concurrency 2), failed: 0" in res.output
+    assert (
+        "inputs: INPUT__0 [3, 16] (batch 3 × [16] per sample) float32" in res.output
+        and "requests: 6 (concurrency 2), failed: 0" in res.output
+    )
     said = re.search(r"throughput ([\d.,]+) infer/s \(([\d.,]+) requests/s of batch 3\)", res.output)  # 1,234.5 (T25-4)
     assert said and float(said[1].replace(",", "")) == pytest.approx(3 * float(said[2].replace(",", "")), rel=0.01)
     np.save(tmp_path / "x.npy", np.ones((2, 16), np.float32))

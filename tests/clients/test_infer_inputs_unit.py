@@ -42,7 +42,7 @@ def test_without_a_build_a_dynamic_dim_needs_shape_and_the_value_default_is_name
     )
     assert ids.dims == "axis 0=16 (--shape)"
     assert feats.shape == (2, 5, 3) and feats.values == "N(0, 1)"
-    assert ids.describe().startswith("ids [2, 16] int64: integers uniform in [0, 100]")
+    assert ids.describe().startswith("ids [2, 16] (batch 2 × [16] per sample) int64: integers uniform in [0, 100]")
 
 
 def test_shape_flags_set_dynamic_dims_and_are_checked() -> None:

@@ -101,7 +101,7 @@ def test_a_shape_for_one_of_two_inputs_sizes_the_other_through_their_shared_axis
     res = _infer(name, repo, "--shape", "input_ids:100", "-b", "2")
     assert res.exit_code == 0, _message(res)
     assert sent.shapes() == {"input_ids": (2, 100), "attention_mask": (2, 100)}  # not mask at the opt size 64
-    assert "attention_mask [2, 100] int64: integers uniform in [0, 1]" in _message(res)
+    assert "attention_mask [2, 100] (batch 2 × [100] per sample) int64: integers uniform in [0, 1]" in _message(res)
     assert "seq=100 (as --shape input_ids:100 gives it)" in _message(res)
     res = _infer(name, repo, "--shape", "input_ids:100", "--shape", "attention_mask:90")
     assert res.exit_code != 0 and len(sent.inputs) == 1  # refused: nothing more sent
@@ -339,7 +339,9 @@ def test_an_input_file_is_sent_as_it_says_or_refused_with_the_reason(monkeypatch
     monkeypatch.setattr(clients.infer, "model_signature", lambda *a: sig)
     res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", str(tmp_path), "--input-data", str(ok)])
     assert res.exit_code == 0, res.output
-    assert "inputs: x [2, 16] float32, ids [2, 8] int64" in res.output  # as sent, after the cast
+    assert (
+        "inputs: x [2, 16] (batch 2 × [16] per sample) float32, ids [2, 8] (batch 2 × [8] per sample) int64" in res.output
+    )  # as sent, after the cast
 
 
 def test_an_input_files_cast_is_said_on_its_inputs_line(
@@ -369,16 +371,19 @@ def test_an_input_files_cast_is_said_on_its_inputs_line(
     res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", str(tmp_path), "--input-data", str(src)])
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
-    assert f"input x [2, 16] float32: from {src}, which holds {rounded}" in lines
+    assert f"input x [2, 16] (batch 2 × [16] per sample) float32: from {src}, which holds {rounded}" in lines
     assert (
-        f"input ids [2, 4] int64: from {src}, which holds int32, cast to the served int64 (TYPE_INT64) with every value kept"
+        f"input ids [2, 4] (batch 2 × [4] per sample) int64: from {src}, which holds int32, cast to the served int64 (TYPE_INT64) with every value kept"
         in lines
     )
     assert sum("float64" in line for line in lines) == 1  # on its line, not again as a log line above it
     same = tmp_path / "same.npz"
     np.savez(same, x=np.zeros((2, 16), np.float32), ids=np.ones((2, 4), np.int64))
     res = CliRunner().invoke(cli, ["infer", "m", "--url", "h:1", "-r", str(tmp_path), "--input-data", str(same)])
-    assert f"input x [2, 16] float32: from {same}" in res.output.splitlines() and "which holds" not in res.output
+    assert (
+        f"input x [2, 16] (batch 2 × [16] per sample) float32: from {same}" in res.output.splitlines()
+        and "which holds" not in res.output
+    )
 
 
 @pytest.mark.parametrize("protocol", ["grpc", "http"])

@@ -71,7 +71,9 @@ def test_codes_outside_the_verified_range_are_sent_with_one_warning_at_both_ends
         res = _infer(served, tmp_path / f"{side}.npz")
         assert res.exit_code == 0, res.output  # answered by ONNX Runtime at both ends
         said[side] = " ".join(res.output.split())  # the warning as logged, rich's line breaks undone
-        assert "inputs: codes [2, 2] int64" in said[side] and "│ y " in said[side]  # sent, and answered
+        assert (
+            "inputs: codes [2, 2] (batch 2 × [2] per sample) int64" in said[side] and "│ y " in said[side]
+        )  # sent, and answered
         assert said[side].count("outside the build's verified range") == 1
         assert f"outside the build's verified range 0..{hi} (its value_range)" in said[side]
     assert "holds -1..-1, outside" in said["below"] and "4 below 0 of its 4 values" in said["below"]

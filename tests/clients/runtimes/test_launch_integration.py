@@ -260,7 +260,7 @@ def test_launcher_loads_a_pattern_and_prints_a_clients_infer_line_that_works_as_
         assert ep["infer"].startswith(".venv/bin/clients infer tiny_onnx_") and f"--url localhost:{port}" in ep["infer"]
         res = subprocess.run(shlex.split(ep["infer"]), capture_output=True, text=True, timeout=120, cwd=ROOT)
         assert res.returncode == 0, res.stderr
-        assert "OUTPUT__0" in res.stdout and "inputs: INPUT__0 [1, 16] float32" in res.stdout
+        assert "OUTPUT__0" in res.stdout and "inputs: INPUT__0 [1, 16] (batch 1 × [16] per sample) float32" in res.stdout
     finally:
         proc.send_signal(signal.SIGTERM)
         with contextlib.suppress(subprocess.TimeoutExpired):

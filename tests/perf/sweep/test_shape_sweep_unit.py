@@ -54,7 +54,7 @@ def test_perf_analyzer_gets_the_swept_size(tmp_path: Path) -> None:
     b = input_args(CONFIG, SPEC, tmp_path)
     assert b[b.index("--shape") + 1] == "ids:24"  # the opt size when not swept
     assert describe_dynamic(CONFIG, SPEC) == "seq=24 (the build's opt size of axis seq)"
-    assert describe_dynamic(CONFIG, None, {"ids": (12,)}) == "ids [12] (--shape)"
+    assert describe_dynamic(CONFIG, None, {"ids": (12,)}) == "ids [12] per sample (--shape)"
     assert (
         describe_dynamic(
             {"name": "f", "max_batch_size": 8, "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [4]}]}, None

@@ -37,11 +37,12 @@ def test_clients_infer_says_what_it_made_up_and_takes_shapes_and_input_data(seq_
         assert res.exit_code == 0, res.output
         out = " ".join(res.output.split())
         assert (
-            "input ids [1, 24] int64: integers uniform in [0, 49] (the build's value_range); seq=24 (the build's opt size" in out
+            "input ids [1, 24] (batch 1 × [24] per sample) int64: integers uniform in [0, 49] (the build's value_range); seq=24 "
+            "(the build's opt size" in out
         )
         res = runner.invoke(clients_cli, [*base, "--shape", "ids:12", "-b", "2"])
         assert res.exit_code == 0, res.output
-        assert "inputs: ids [2, 12] int64" in res.output and "seq=12 (--shape)" in res.output
+        assert "inputs: ids [2, 12] (batch 2 × [12] per sample) int64" in res.output and "seq=12 (--shape)" in res.output
         res = runner.invoke(clients_cli, [*base, "--shape", "ids:12,3"])
         said = " ".join(f"{res.output} {res.exception}".split())  # a typed mistake: exit 2 (3aa151c), the words either way
         assert res.exit_code == 2 and "does not fit its config dims [-1]" in said, said
@@ -52,7 +53,7 @@ def test_clients_infer_says_what_it_made_up_and_takes_shapes_and_input_data(seq_
         data.write_text(json.dumps({"data": [{"ids": {"content": [1, 2, 3, 4, 5], "shape": [5]}}]}))
         res = runner.invoke(clients_cli, [*base, "--input-data", str(data)])
         assert res.exit_code == 0, res.output
-        assert f"input ids [1, 5] int64: from {data}" in res.output
+        assert f"input ids [1, 5] (batch 1 × [5] per sample) int64: from {data}" in res.output
 
 
 def test_a_sweep_says_the_size_it_used_and_sweeps_shapes_as_levels(seq_repo: Path, tmp_path: Path) -> None:

@@ -42,19 +42,21 @@ def test_the_inputs_are_said_per_group_of_variants():
     specs = {n: SPEC for n in plans if n.startswith("enc")}
     lines = input_lines(plans, specs, _opts())
     assert lines == [
-        "inputs sent per request (enc_onnx_cpu1, enc_ts_cpu1): input_ids [64] int64, attention_mask [64] int64"
-        " — seq=64 (the build's opt size of axis seq)",
-        "inputs sent per request (mlp_onnx_cpu1): INPUT__0 [512] float32",
+        "inputs sent per request (enc_onnx_cpu1, enc_ts_cpu1): input_ids [1, 64] (batch 1 × [64] per sample) int64, "
+        "attention_mask [1, 64] (batch 1 × [64] per sample) int64 — seq=64 (the build's opt size of axis seq)",
+        "inputs sent per request (mlp_onnx_cpu1): INPUT__0 [1, 512] (batch 1 × [512] per sample) float32",
     ]
     given = input_lines(
         {"e": VariantPlan("e", LEVELS, config=CONFIG)}, {"e": None}, _opts(shapes={"input_ids": (16,), "attention_mask": (16,)})
     )
     assert given == [
-        "inputs sent per request (e): input_ids [16] int64, attention_mask [16] int64 — input_ids [16] (--shape); attention_mask [16] (--shape)"
+        "inputs sent per request (e): input_ids [1, 16] (batch 1 × [16] per sample) int64, attention_mask [1, 16] (batch 1 × "
+        "[16] per sample) int64 — input_ids [16] per sample (--shape); attention_mask [16] per sample (--shape)"
     ]
     swept = input_lines({"e": VariantPlan("e", LEVELS, config=CONFIG, shapes=("seq=16", "seq=128"))}, {"e": SPEC}, _opts())
     assert swept == [  # trial 9, F22: "[64]" first, a size the sweep never sends
-        "inputs sent per request (e): input_ids [seq] int64, attention_mask [seq] int64; swept (--shapes): seq=16, "
+        "inputs sent per request (e): input_ids [1, seq] (batch 1 × [seq] per sample) int64, attention_mask [1, seq] (batch "
+        "1 × [seq] per sample) int64; swept (--shapes): seq=16, "
         "seq=128, each a level of its own"
     ]
     two = ModelSpec(
@@ -69,7 +71,10 @@ def test_the_inputs_are_said_per_group_of_variants():
         ],
     }
     swept = input_lines({"f": VariantPlan("f", LEVELS, config=config, shapes=("time=16", "time=512"))}, {"f": two}, _opts())
-    assert swept[0].startswith("inputs sent per request (f): series [4, time] float32, calendar [8] float32; swept")
+    assert swept[0].startswith(
+        "inputs sent per request (f): series [1, 4, time] (batch 1 × [4, time] per sample) float32, calendar [1, 8] (batch 1 × "
+        "[8] per sample) float32; swept"
+    )
     assert "128" not in swept[0]
     data = input_lines({"e": VariantPlan("e", LEVELS, config=CONFIG)}, {"e": SPEC}, _opts(input_data=Path("d.json")))
     assert data == ["inputs sent per request (e): your --input-data d.json (its shapes and values)"]
@@ -106,7 +111,8 @@ def test_the_sweep_opens_with_the_inputs_it_will_send(monkeypatch: pytest.Monkey
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(perf_cli.cli, ["sweep", "--no-report"])
     said = " ".join(res.output.split())
-    assert "inputs sent per request (enc_onnx_cpu1): input_ids [64] int64, attention_mask [64] int64 — seq=64" in said
+    assert "inputs sent per request (enc_onnx_cpu1): input_ids [1, 64] (batch 1 × [64] per sample) int64, attention_mask" in said
+    assert "— seq=64" in said
     assert said.index("inputs sent per request") < said.index("interrupted")
 
 
