@@ -115,7 +115,8 @@ def infer(
     from clients.input_values import verified_range
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
     from clients.request_stats import RequestsInterrupted, not_finite_lines
-    from clients.shapes import check_batch_size, parse_shapes
+    from clients.shape_flags import parse_shapes
+    from clients.shapes import check_batch_size
     from core.console import ignore_further_interrupts
     from core.errors import ClientError
     from core.names import require_known
@@ -143,7 +144,8 @@ def infer(
             input_path, sig, batch_size, spec_for(repository, model), batch_given=given_b, cast=not no_cast, said=held.__setitem__
         )
         how = [
-            f"{k} {_shape(v.shape, sig.max_batch_size)} {v.dtype}: from {input_path}" + (f", which holds {held[k]}" if k in held else "")
+            f"{k} {_shape(v.shape, sig.max_batch_size)} {v.dtype}: from {input_path}"
+            + (f", which holds {held[k]}" if k in held else "")
             for k, v in inputs.items()
         ]
     else:
@@ -184,7 +186,9 @@ def infer(
     print_table(table, console)
     for line in not_finite_lines(stats.outputs):  # NaN printed as a number is read as an answer (trial 10)
         click.secho(line, fg="yellow", err=True)
-    sent = ", ".join(f"{k} {_shape(shape, sig.max_batch_size)} {dtype}" for k, (shape, dtype) in stats.sent.items())  # after the cast
+    sent = ", ".join(
+        f"{k} {_shape(shape, sig.max_batch_size)} {dtype}" for k, (shape, dtype) in stats.sent.items()
+    )  # after the cast
     click.echo(f"inputs: {sent}")
     if requests > 1:
         click.echo(

@@ -74,7 +74,7 @@ def coldstart(
     cannot run them. With --into RUN, a variant whose cold start the run has is kept, not
     measured again, unless --replace."""
     from builders.repository.view import Repository
-    from clients.shapes import parse_shapes
+    from clients.shape_flags import parse_shapes
     from perf.records.run_lock import holding_run
 
     refuse_unread(  # the one rule of unread flags (s19: its own usage error before)

@@ -1,6 +1,6 @@
 """The values of ``triton-perf sweep``'s flags that are more than a click type:
 ``--concurrency`` (levels, ranges, ``auto``), ``--request-rates`` and ``--shapes`` (``--shape``
-is :func:`clients.shapes.parse_shapes`)
+is :func:`clients.shape_flags.parse_shapes`)
 (:class:`perf.sweep.options.SweepOptions` names them as its fields' parsers)."""
 
 from __future__ import annotations

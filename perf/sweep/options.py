@@ -15,7 +15,7 @@ from pydantic.dataclasses import dataclass
 
 from clients.runtimes.models import UNLOAD_WAIT_S
 from clients.runtimes.options import SERVER_PANEL, ServerOptions
-from clients.shapes import parse_shapes
+from clients.shape_flags import parse_shapes
 from core.options import NOT_A_FLAG, VARIANT_PATTERNS, Flag
 from core.units import parse_ms
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES

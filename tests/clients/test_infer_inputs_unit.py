@@ -15,7 +15,7 @@ from builders.model.tensor import DEFAULT_INT_RANGE
 from builders.repository.view import Repository
 from clients.input_files import load_input_file
 from clients.inputs import ModelSignature, generate_inputs, plan_inputs
-from clients.shapes import parse_shape
+from clients.shape_flags import parse_shape
 from core.errors import ClientError
 
 SEQ_CONFIG = {

@@ -8,7 +8,7 @@ import pytest
 
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from clients import shapes
+from clients import shape_flags, shapes
 from clients.inputs import infer_input, request_inputs
 from core import dtypes
 from core.errors import ClientError
@@ -27,18 +27,18 @@ INPUTS = [("ids", [-1]), ("mask", [-1]), ("img", [3, -1, -1]), ("scale", [4])]
 
 
 def test_the_grammar() -> None:
-    assert shapes.parse_shape("input_ids:1,128") == ("input_ids", (1, 128))
-    assert shapes.parse_shape("ns:x:4") == ("ns:x", (4,))  # the last colon splits
-    assert shapes.parse_shape("x: 4 , 5") == ("x", (4, 5))
+    assert shape_flags.parse_shape("input_ids:1,128") == ("input_ids", (1, 128))
+    assert shape_flags.parse_shape("ns:x:4") == ("ns:x", (4,))  # the last colon splits
+    assert shape_flags.parse_shape("x: 4 , 5") == ("x", (4, 5))
     for bad in ("x", "x:", "x:0", "x:-1", "x:a", "x:4,", ":3", "x:4.5"):
         with pytest.raises(ClientError, match="is not NAME:dims|every dim must be an integer >= 1") as e:
-            shapes.parse_shape(bad)
+            shape_flags.parse_shape(bad)
         assert "--shape input_ids:128" in (e.value.hint or "")
-    assert shapes.parse_shapes(["a:1", "b:2,3"]) == {"a": (1,), "b": (2, 3)}
+    assert shape_flags.parse_shapes(["a:1", "b:2,3"]) == {"a": (1,), "b": (2, 3)}
     # one input named twice, as if each flag gave one dim of a two-dim input: refused, with the one-flag form
     for twice in (["a:32", "a:48"], ["a:32", "b:2", "a:32"]):
         with pytest.raises(ClientError, match=r"--shape a given 2 times \(32, (48|32)\): one flag gives every dim") as e:
-            shapes.parse_shapes(twice)
+            shape_flags.parse_shapes(twice)
         assert "--shape a:32," in (e.value.hint or "")
 
 
@@ -89,7 +89,7 @@ def test_shapes_that_do_not_fit_the_config() -> None:
 def test_colon_separated_dims_are_told_the_comma_form() -> None:
     # trial 13, T13-1: `--shape image:3:300:300` was "'image:3:300' names no input": the name was right, the separator not
     for flag, meant in (("img:3:32:48", "img:3,32,48"), ("img:3:32,48", "img:3,32,48"), ("ids:8:8", "ids:8,8")):
-        given = shapes.parse_shapes([flag])
+        given = shape_flags.parse_shapes([flag])
         with pytest.raises(
             ClientError, match=f"--shape '{flag}': dims are comma-separated, not colon-separated: did you mean {meant}"
         ) as e:
@@ -98,7 +98,7 @@ def test_colon_separated_dims_are_told_the_comma_form() -> None:
     # a name that merely starts like an input, or with words after the colon, is still an unknown name
     for flag in ("imgs:3:32", "img:x:32"):
         with pytest.raises(ClientError, match="names no input of m"):
-            shapes.resolve("m", INPUTS, 8, SPEC, shapes.parse_shapes([flag]))
+            shapes.resolve("m", INPUTS, 8, SPEC, shape_flags.parse_shapes([flag]))
 
 
 def test_without_a_spec_every_dynamic_dim_needs_a_shape() -> None:
@@ -175,7 +175,7 @@ def test_requests_take_their_wire_dtypes_from_core_dtypes() -> None:
 def test_a_zero_or_negative_dim_is_named_as_such() -> None:
     for bad in ("x:0", "x:4,-1"):
         with pytest.raises(ClientError, match="every dim must be an integer >= 1"):
-            shapes.parse_shape(bad)
+            shape_flags.parse_shape(bad)
 
 
 def test_one_input_named_by_two_shape_flags_is_a_usage_error_before_any_request() -> None:
@@ -193,7 +193,7 @@ def test_a_shape_with_the_batch_axis_first_is_told_apart_from_the_dims() -> None
     """Trial 10, F2: ``--shape ids:3x64`` on a one-dim input was told "did you mean ids:3,64?", which
     then failed for its rank with no word of the batch axis; both messages name the batch flag."""
     with pytest.raises(ClientError, match=r"did you mean ids:3,64\?") as e:
-        shapes.parse_shape("ids:3x64")
+        shape_flags.parse_shape("ids:3x64")
     assert "if 3 is the batch size: --shape takes the dims without the batch axis (--shape ids:64)" in (e.value.hint or "")
     assert "clients infer -b 3" in (e.value.hint or "")
     with pytest.raises(ClientError, match=r"ids:3,64 does not fit .*: 2 dims for 1, the first read as the batch axis") as e:
@@ -204,5 +204,5 @@ def test_a_shape_with_the_batch_axis_first_is_told_apart_from_the_dims() -> None
         shapes.resolve("m", [("ids", [-1])], 0, None, {"ids": (3, 64)})
     assert e.value.message.endswith("does not fit its config dims [-1] (-1 = dynamic)") and "-b" not in (e.value.hint or "")
     with pytest.raises(ClientError) as e:  # any rank: the first dim split off
-        shapes.parse_shape("img:4x3x32x48")
+        shape_flags.parse_shape("img:4x3x32x48")
     assert "if 4 is the batch size: --shape takes the dims without the batch axis (--shape img:3,32,48)" in (e.value.hint or "")

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from builders.cli.main import cli as builders_cli
 from builders.model.spec import ModelSpec
 from builders.model.spec_flags import parse_axis_flag
-from clients.shapes import parse_shape
+from clients.shape_flags import parse_shape
 from core.errors import ClientError, ModelSpecError
 from core.names import x_separated_dims
 from perf.sweep.flags import parse_shapes_flag

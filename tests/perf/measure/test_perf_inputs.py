@@ -132,7 +132,7 @@ def test_a_dynamic_dim_without_a_spec_or_shape_is_an_error_naming_input_and_axis
 def test_a_shape_flag_must_fit_the_config(tmp_path: Path):
     import pytest
 
-    from clients.shapes import parse_shape
+    from clients.shape_flags import parse_shape
     from core.errors import ClientError, PerfError
 
     assert parse_shape("input_ids:1,128") == ("input_ids", (1, 128))

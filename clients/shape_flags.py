@@ -1,0 +1,115 @@
+"""The ``--shape NAME:dims`` grammar (perf_analyzer's ``--shape``: one input's dims without the batch axis of a
+batching model), read by ``clients infer``, ``triton-perf sweep`` and ``triton-perf coldstart``; the sizes it gives
+are checked and used by :mod:`clients.shapes`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from core.errors import ClientError
+from core.names import x_separated_list
+
+#: How a shape that holds the batch axis is given instead (trial 10, F2: ``--shape input_ids:3x64``
+#: for a one-dim input was told "did you mean input_ids:3,64?", which fails next for its rank).
+BATCH_APART = (
+    "--shape takes the dims without the batch axis (--shape {shape}) and the batch size goes to the "
+    "command's batch flag (clients infer -b {batch}; triton-perf sweep and coldstart --batch-sizes {batch})"
+)
+
+
+def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
+    """``--shape NAME:D1,D2`` (perf_analyzer's form; dims without the batch axis) -> ``(NAME, (D1, D2))``.
+
+    The last ``:`` splits the name from the dims (``ns:x:4`` names ``ns:x``).
+
+    Raises:
+        ClientError: not ``NAME:dims`` with integer dims >= 1.
+    """
+    name, sep, dims = text.rpartition(":")
+    meant = x_separated_list(dims)
+    if sep and name and meant:
+        first, _, rest = meant.partition(",")
+        raise ClientError(
+            f"--shape {text!r}: dims are comma-separated: did you mean {name}:{meant}?",
+            hint=f"--shape {name}:{meant} (the dims without the batch axis, perf_analyzer's --shape)"
+            + (f"; if {first} is the batch size: {BATCH_APART.format(batch=first, shape=f'{name}:{rest}')}" if rest else ""),
+            flag="--shape",
+        )
+    bad = [d.strip() for d in dims.split(",") if not d.strip().lstrip("-").isdigit()]
+    if sep and name and dims.strip() and bad:  # name the part that is wrong, not the whole flag's form
+        what = ", ".join(repr(b) if b else "an empty dim" for b in dict.fromkeys(bad))
+        raise ClientError(
+            f"--shape {text!r}: {what} {'is not an integer' if len(set(bad)) == 1 else 'are not integers'}: "
+            "every dim must be an integer >= 1, the dims comma-separated",
+            hint=f"give every dim of {name} as an integer, without the batch axis (perf_analyzer's --shape), "
+            "e.g. --shape input_ids:128",
+            flag="--shape",
+        )
+    try:
+        shape = tuple(int(d) for d in dims.split(","))
+    except ValueError:
+        shape = ()
+    if sep and name and shape and min(shape) < 1:
+        raise ClientError(
+            f"--shape {text!r}: every dim must be an integer >= 1",
+            hint="give the dims without the batch axis, e.g. --shape input_ids:128 (perf_analyzer's --shape)",
+            flag="--shape",
+        )
+    if not sep or not name or not shape:
+        raise ClientError(
+            f"--shape {text!r} is not NAME:dims",
+            hint="give the dims without the batch axis, each >= 1, e.g. --shape input_ids:128 (perf_analyzer's --shape)",
+            flag="--shape",
+        )
+    return name, shape
+
+
+def parse_shapes(values: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """Every ``--shape`` flag -> ``{NAME: dims}``; one flag per input, holding all its dims.
+
+    Raises:
+        ClientError: a flag that does not parse (:func:`parse_shape`), or one input named by two
+            flags (each read as one dim of a two-dim input, or as two sizes, it would be neither).
+    """
+    given: dict[str, list[tuple[int, ...]]] = {}
+    for text in values:
+        name, dims = parse_shape(text)
+        given.setdefault(name, []).append(dims)
+    twice = {name: all_dims for name, all_dims in given.items() if len(all_dims) > 1}
+    if twice:
+        name, all_dims = next(iter(twice.items()))
+        raise ClientError(
+            "; ".join(f"--shape {n} given {len(d)} times ({', '.join(_text(x) for x in d)})" for n, d in twice.items())
+            + ": one flag gives every dim of an input",
+            hint=f"give its dims in one flag, comma-separated, without the batch axis: --shape {name}:"
+            + ",".join(str(x) for dims in all_dims for x in dims)
+            + " (a model with two dims), or the one size you meant",
+            flag="--shape",
+        )
+    return {name: all_dims[0] for name, all_dims in given.items()}
+
+
+def colon_separated_dims(sizes: Mapping[str, Sequence[int]], config: Mapping[str, object]) -> None:
+    """Refuse a ``--shape`` whose dims were colon-separated (``image:3:300:300``, trial 13, T13-1).
+
+    :func:`parse_shape` splits at the last colon, so that flag names ``image:3:300``; when the text
+    before the last colon is an input's name followed by ``:`` and integers, the name was right and
+    the separator was not, and "names no input" would point at the wrong part.
+
+    Raises:
+        ClientError: naming the comma form, ``--shape image:3,300,300``.
+    """
+    for name, given in sizes.items():
+        known = next((n for n in config if name.startswith(f"{n}:")), None)
+        dims = name[len(known) + 1 :].split(":") if known else []
+        if known and name not in config and all(d.strip().isdigit() for d in dims):
+            meant = f"{known}:{_text([*map(int, dims), *given])}"
+            raise ClientError(
+                f"--shape '{name}:{_text(given)}': dims are comma-separated, not colon-separated: did you mean {meant}?",
+                hint=f"--shape {meant} (NAME:dims, the dims without the batch axis, comma-separated; perf_analyzer's --shape)",
+                flag="--shape",
+            )
+
+
+def _text(dims: Sequence[int]) -> str:
+    return ",".join(map(str, dims))
