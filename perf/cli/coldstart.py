@@ -143,7 +143,8 @@ def _measure(
             e.flag = e.flag if given else None  # --into's own sizes, not typed here: a problem found (exit 1)
             raise
         if into and given:
-            _refuse_other_sizes(name, resolve_shapes(cfg, spec, dims), resolve_shapes(cfg, spec, swept), into)
+            batching = int(cfg.get("max_batch_size", 0) or 0) > 0
+            _refuse_other_sizes(name, resolve_shapes(cfg, spec, dims), resolve_shapes(cfg, spec, swept), into, batching)
     opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())
     records = []
     server = TritonServer(opts)  # a server that could load none of them is not started (the sweep's rule, T15-9)
@@ -267,15 +268,25 @@ def _refuse_all_held(run: Any, chosen: list[str], held: list[str], into: Path) -
     )
 
 
-def _refuse_other_sizes(name: str, sent: dict[str, list[int]], swept: dict[str, list[int]], into: Path) -> None:
+def _refuse_other_sizes(
+    name: str, sent: dict[str, list[int]], swept: dict[str, list[int]], into: Path, batching: bool = True
+) -> None:
     """Refuse ``coldstart --into RUN --shape`` sizes other than those the run's levels were measured at: its
     first requests would be divided by a steady p50 of another input size (trial 16, T16-11: a cold start's
-    reference must be the level at the same batch size and shape).
+    reference must be the level at the same batch size and shape). The dims are said as every output says them
+    (:func:`clients.request_shapes.per_sample_shape`; ``batching``: the model's ``max_batch_size`` is above 0).
 
     Raises:
         PerfError: an input's sizes differ (each named, with both sizes).
     """
-    differ = [f"{k} {sent[k]} (--shape) where the run sent {swept.get(k)}" for k in sent if sent[k] != swept.get(k)]
+    from clients.request_shapes import per_sample_shape
+
+    differ = [
+        f"{k} {per_sample_shape(sent[k], batching)} (--shape) where the run sent "
+        + (per_sample_shape(swept[k], batching) if k in swept else "none")
+        for k in sent
+        if sent[k] != swept.get(k)
+    ]
     if differ:
         raise PerfError(
             f"{name}: {'; '.join(differ)}: its first requests would be compared with the run's steady levels at "

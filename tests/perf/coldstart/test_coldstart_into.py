@@ -164,6 +164,6 @@ def test_into_sends_at_the_runs_sizes_and_refuses_other_sizes_before_any_server(
     r = _invoke(["--variants", cut, "--into", str(run_dir), "-r", str(repo), "--shape", "input_ids:128"])
     # a typed --shape that does not go with --into RUN: a usage mistake, exit 2 (trial 20: it exited 1)
     assert r.exit_code == 2 and not got, r.output
-    assert f"{cut}: input_ids [128] (--shape) where the run sent [32]" in " ".join(r.output.split())
+    assert f"{cut}: input_ids [128] per sample (--shape) where the run sent [32] per sample" in " ".join(r.output.split())
     _invoke(["--variants", cut, "--into", str(run_dir), "-r", str(repo)])
     assert got == [{"input_ids": [32]}]  # no --shape: the run's own
