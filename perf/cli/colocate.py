@@ -17,6 +17,7 @@ from core.cli import console as make_console
 from core.console import ignore_further_interrupts
 from core.options import build, given_fields, panel, specs
 from core.wording import count
+from perf.cli.report import COLOCATION_NOT_WRITTEN, print_colocation_report
 from perf.cli.runs import run_named
 from perf.colocate.options import COLOCATE_SETS, RUN_PANEL, WHAT_PANEL, ColocateOptions
 
@@ -54,7 +55,13 @@ class ColocateCommand(ToolkitCommand):
 
 @click.command("colocate", cls=ColocateCommand, context_settings=CONTEXT_SETTINGS)
 @panel(*_ordered(specs(ColocateOptions, omit=OMIT)))
-@click.option("--no-report", "no_report", is_flag=True, help="Do not write report.md at the end.")
+@click.option(
+    "--no-report",
+    "no_report",
+    is_flag=True,
+    help=f"Do not write {COLOCATION_NOT_WRITTEN} at the end; the console still prints the combination (or why none), "
+    "its numbers and each model's neighbours' cost. `triton-perf report RUN_DIR` writes them later.",
+)
 @verbosity_option
 def colocate(no_report: bool, **params: Any) -> None:
     """Serve several models from one server and find the combination of their variants with the
@@ -210,10 +217,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
         click.echo(verdict.lead_words(rec))
         click.echo(f"to finish it: {verdict.finish_words(rec, run.opts.results_dir)}")
         click.echo(f"results: {run.run_dir}")
-        if not no_report:
-            from perf.cli.report import print_colocation_report
-
-            print_colocation_report(run.run_dir)
+        print_colocation_report(run.run_dir, write=not no_report)
         return
     near = closest(rec) if rec.pick is None else None
     if rec.pick is not None:
@@ -233,10 +237,7 @@ def _finish(run: Any, console: Any, no_report: bool) -> None:
         mib = "no reading" if g.delta_bytes is None else f"{g.delta_bytes / 2**20:,.0f} MiB"
         click.echo(f"GPU memory of {g.variant} ({g.model}), at its load: {mib} ({g.source})")
     click.echo(f"results: {run.run_dir}")
-    if not no_report:
-        from perf.cli.report import print_colocation_report
-
-        print_colocation_report(run.run_dir)
+    print_colocation_report(run.run_dir, write=not no_report)
     if rec.pick is None:
         report = (
             f"see {run.run_dir / REPORT_FILE}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,6 +19,9 @@ from perf.cli.runs import RunFolder
 from perf.markdown import TOP_N
 from perf.records.run_lock import refuse_live
 from perf.sweep.options import SweepOptions
+
+if TYPE_CHECKING:
+    from perf.records.results import RunResult
 
 
 def print_report(
@@ -32,10 +36,11 @@ def print_report(
 
 
 @contextlib.contextmanager
-def interrupted_report(run_dir: Path, coloc: bool = False) -> Iterator[None]:
+def interrupted_report(run_dir: Path, coloc: bool = False, writing: bool = True) -> Iterator[None]:
     """A Ctrl-C (or SIGTERM/SIGHUP) while a report is written ends the command with one line: the run's numbers
     are kept, its report may be missing or part-written, and ``triton-perf report RUN_DIR`` writes it; exit 130
-    (143/129 for a signal); ``coloc``: a co-location run's (its record is colocation.json). Trial 23, T23-3: a sweep stopped while it wrote its report printed only "aborted",
+    (143/129 for a signal); ``coloc``: a co-location run's (its record is colocation.json); ``writing=False``: its
+    summary printed, no file written (``sweep --no-report``: :func:`print_summary`). Trial 23, T23-3: a sweep stopped while it wrote its report printed only "aborted",
     and nothing said that the run was saved or how to get its report."""
     try:
         yield
@@ -44,10 +49,12 @@ def interrupted_report(run_dir: Path, coloc: bool = False) -> Iterator[None]:
         from perf.records.results import RESULTS_FILE
 
         ignore_further_interrupts()  # a second Ctrl-C cuts no word of what was kept
+        doing = "writing the report" if writing else "printing the summary"
+        files = "its report.md and plots may be missing or part-written" if writing else f"{NOT_WRITTEN} are not written"
         click.secho(
-            f"{interrupted_words()} while writing the report of {Path(run_dir).name}: its numbers are kept in "
-            f"{Path(run_dir) / (COLOCATION_FILE if coloc else RESULTS_FILE)} (nothing measured is lost); its report.md and plots may be missing or "
-            f"part-written: `triton-perf report {run_dir}` writes them",
+            f"{interrupted_words()} while {doing} of {Path(run_dir).name}: its numbers are kept in "
+            f"{Path(run_dir) / (COLOCATION_FILE if coloc else RESULTS_FILE)} (nothing measured is lost); {files}: "
+            f"`triton-perf report {run_dir}` writes them",
             fg="yellow",
             err=True,
         )
@@ -55,14 +62,9 @@ def interrupted_report(run_dir: Path, coloc: bool = False) -> Iterator[None]:
 
 
 def _print_report(run_dir: Path, budget: float | None, percentile: int | None, top: int, html: bool) -> None:
-    from perf.cli.summary import summary
     from perf.deploy.stale import stale_bundles
     from perf.records import results
-    from perf.records.measured_files import rebuilt_text
-    from perf.records.unfinished import unfinished_text
-    from perf.report.sections.said import said_note
     from perf.report.write import write_report
-    from perf.sweep.refused_run import refused_flags_text
 
     folders = {d: _files(d) for d in (Path(run_dir), *Path(run_dir).glob("report-*/"))}
     # seconds to minutes on a busy host (the plots): said before, not after a silence (trial 18, T18-4: 2 min 17 s)
@@ -70,6 +72,39 @@ def _print_report(run_dir: Path, budget: float | None, percentile: int | None, t
     run = results.load(run_dir)
     stale = stale_bundles(Path(run_dir), run)  # a bundle of an earlier pick: a resume's end and report.md (trial 22)
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html, stale=stale)
+    _say_summary(run, Path(run_dir), budget, percentile, top, stale)
+    if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
+        click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
+    else:
+        click.echo(f"report: {path}")
+    echo_written(path, folders.get(path.parent, {}))
+
+
+#: What ``sweep --no-report`` leaves out, its help's words and the line it ends with (trial 26, T26-10: it also left
+#: out the summary table and the Recommendation line, which its help did not say).
+NOT_WRITTEN = "report.md, appendix.md and the plots"
+
+
+def print_summary(run: RunResult, run_dir: Path, budget: float | None, percentile: int | None = None) -> None:
+    """What :func:`print_report` prints of ``run`` (saved in ``run_dir``), without writing a file (``sweep
+    --no-report``): the summary table, the notes below it and the Recommendation line, then that :data:`NOT_WRITTEN`
+    were not written and the command that writes them. Interrupted, as :func:`print_report` (exit 130)."""
+    from perf.deploy.stale import stale_bundles
+
+    with interrupted_report(run_dir, writing=False):
+        _say_summary(run, Path(run_dir), budget, percentile, TOP_N, stale_bundles(Path(run_dir), run))
+        click.echo(f"not written (--no-report): {NOT_WRITTEN}; `triton-perf report {run_dir}` writes them")
+
+
+def _say_summary(run: RunResult, run_dir: Path, budget: float | None, percentile: int | None, top: int, stale: list[str]) -> None:
+    """The console's part of a report: the summary table (:func:`perf.cli.summary.summary`), its notes, what a rebuild,
+    refused flags, an unfinished run, an older toolkit's words and stale bundles mean for it, the Recommendation last."""
+    from perf.cli.summary import summary
+    from perf.records.measured_files import rebuilt_text
+    from perf.records.unfinished import unfinished_text
+    from perf.report.sections.said import said_note
+    from perf.sweep.refused_run import refused_flags_text
+
     view = summary(run, budget, percentile, top)
     print_table(view.table)
     rebuilt = rebuilt_text(run)  # a resume it would advise is refused (trial 22, F-rebuild-runs)
@@ -80,7 +115,7 @@ def _print_report(run_dir: Path, budget: float | None, percentile: int | None, t
         click.secho(fold_clauses(rebuilt), fg="yellow", err=True)
     if (refused := refused_flags_text(run)) is not None:  # report.md says it first too (R16-10)
         click.secho(fold_clauses(refused), fg="yellow", err=True)
-    if (stopped := unfinished_text(run, results_dir=None if rebuilt else Path(run_dir).parent)) is not None:
+    if (stopped := unfinished_text(run, results_dir=None if rebuilt else run_dir.parent)) is not None:
         click.secho(fold_clauses(stopped), fg="yellow", err=True)
     if (said := said_note(run)) is not None:  # an older toolkit's words, never today's verdict (issue 26)
         click.secho(fold_clauses(said), fg="yellow", err=True)
@@ -88,18 +123,21 @@ def _print_report(run_dir: Path, budget: float | None, percentile: int | None, t
         click.secho(fold_clauses(line), fg="yellow", err=True)
     if view.recommendation is not None:  # the pick and its numbers, last (trial 23, T23-9)
         click.echo(fold_clauses(view.recommendation))
-    if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
-        click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
-    else:
-        click.echo(f"report: {path}")
-    echo_written(path, folders.get(path.parent, {}))
 
 
-def print_colocation_report(run_dir: Path) -> None:
+#: What ``colocate --no-report`` leaves out, its help's words and the line it ends with (:data:`NOT_WRITTEN`).
+COLOCATION_NOT_WRITTEN = "report.md and its trade-off plot"
+
+
+def print_colocation_report(run_dir: Path, write: bool = True) -> None:
     """Write a co-location run's report (``triton-perf colocate``: :func:`perf.report.colocation.write_report`) and
-    print every file it wrote, report.md first."""
+    print every file it wrote, report.md first; ``write=False`` (``colocate --no-report``): the line that says they
+    were not written, and the command that writes them."""
     from perf.report.colocation import write_report as write_colocation_report
 
+    if not write:
+        click.echo(f"not written (--no-report): {COLOCATION_NOT_WRITTEN}; `triton-perf report {run_dir}` writes them")
+        return
     before = _files(Path(run_dir))
     click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)
     with interrupted_report(run_dir, coloc=True):

@@ -20,7 +20,7 @@ from core.cli import console as make_console
 from core.console import ignore_further_interrupts
 from core.options import OptionSpec, build, given_fields, panel, specs
 from core.wording import count, fold_clauses, of
-from perf.cli.report import print_report
+from perf.cli.report import NOT_WRITTEN, print_report, print_summary
 from perf.cli.runs import OptionsOnlyCommand, run_named
 from perf.cli.sweep_flags import refuse_unread_sweep
 from perf.cli.sweep_progress import SweepProgress
@@ -51,7 +51,15 @@ COMMAND_FLAGS = (
         {"is_flag": True, "help": f"Exit 0 even when a variant failed to load or measure [default: exit {EXIT_VARIANT_FAILED}]."},
         REPORT_PANEL,
     ),
-    OptionSpec(("--no-report", "no_report"), {"is_flag": True, "help": "Do not write report.md at the end."}, REPORT_PANEL),
+    OptionSpec(
+        ("--no-report", "no_report"),
+        {
+            "is_flag": True,
+            "help": f"Do not write {NOT_WRITTEN} at the end (seconds to minutes on a busy host); the console still "
+            "prints the summary table, its notes and the Recommendation line. `triton-perf report RUN_DIR` writes them later.",
+        },
+        REPORT_PANEL,
+    ),
 )
 #: The server fields the sweep sets itself, left out of its flags.
 OMIT = tuple(f"server.{k}" for k in SWEEP_SETS)
@@ -178,7 +186,8 @@ def _why(variant: Any, said: list[tuple[str, str]]) -> str:
 
 
 def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_variants: bool, no_report: bool) -> None:
-    """List what was skipped, write the report, say the time in and outside the budget, and exit by what failed."""
+    """List what was skipped, write the report (--no-report: print its summary only), say the time in and outside the
+    budget, and exit by what failed."""
     from rich.markup import escape
 
     from perf.report.sections.tables import failed_measurements
@@ -209,7 +218,8 @@ def _finish(ctx: click.Context, sw: Any, run: Any, console: Any, allow_failed_va
         began = time.monotonic()
         print_report(sw.run_dir, sw.opts.latency_budget_ms, sw.opts.latency_percentile)
         _time_report(sw, run, time.monotonic() - began)
-    else:
+    else:  # the console's summary all the same, no file (trial 26, T26-10: its table and Recommendation went too)
+        print_summary(run, sw.run_dir, sw.opts.latency_budget_ms, sw.opts.latency_percentile)
         click.echo(
             end_line(
                 run.sessions[-1] if run.sessions else None,

@@ -47,10 +47,10 @@ def fake_server_source(
     monkeypatch.setattr(run_module, "TritonServer", server or (lambda opts: FakeColocationServer()))
 
 
-def invoke_faked(tmp_path: Any, monkeypatch: Any, variants: dict[str, int]) -> Any:
+def invoke_faked(tmp_path: Any, monkeypatch: Any, variants: dict[str, int], *extra: str) -> Any:
     """``perf colocate`` run through the command on a faked server (:func:`fake_server_source`), each visit 100 infer/s
     and p99 5 ms for every model, over a repository of ``variants`` (name -> instances; models "big" and "small")
-    under ``tmp_path``, results in ``tmp_path/results``, run id ``r``: click's result."""
+    under ``tmp_path``, results in ``tmp_path/results``, run id ``r``, with the ``extra`` arguments: click's result."""
     from click.testing import CliRunner
     from colocation_repo import colocate_argv
 
@@ -63,4 +63,4 @@ def invoke_faked(tmp_path: Any, monkeypatch: Any, variants: dict[str, int]) -> A
 
     fake_server_source(monkeypatch, fake_visit)
     _repo, _results, args = colocate_argv(tmp_path, variants)
-    return CliRunner().invoke(cli, [*args, "--model", "big=big_*", "--model", "small=small_*"])
+    return CliRunner().invoke(cli, [*args, "--model", "big=big_*", "--model", "small=small_*", *extra])
