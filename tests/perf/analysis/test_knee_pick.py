@@ -77,5 +77,8 @@ def test_a_pick_named_first_at_a_members_knee_says_its_latency_named_it_not_the_
     pick = recommend(_run(levels, None), 50.0).best_under_budget
     assert pick is not None and pick.variant == "b" and pick.tie_set == ["b", "a"]  # old: a, "not decided" beside it
     text = pick.describe()
-    assert "named first by its latency at as much throughput: by the medians `a` at c=1 (3 rounds) has at most 1.1× the pick's infer/s" in text
+    assert (
+        "named first by its latency at as much throughput: by the medians `a` at c=1 (3 rounds) has at most 1.1× the pick's infer/s"
+        in text
+    )
     assert "by throughput in the rounds it shared" not in text and "not as the winner" in text
