@@ -2,10 +2,12 @@
 measured in a rounds sweep, judged after every round (:func:`retire`).
 
 A level with ``min_rounds`` rounds, not among the top ``flat_window + 1``
-of a ladder still growing, is no longer measured when the variant's own best level (round-
-adjusted, :class:`perf.analysis.ranking.operating.Adjusted`) is ahead of it by more than
-``min_gain_pct`` in the median of their paired rounds (:func:`perf.analysis.stats.paired.median_gain`), or when its latency is over the
-budget; its rounds so far stay in the results. A level :data:`RETIRE_GAP` (2) times or more
+of a ladder still growing, is no longer measured when the project's paired rule
+(:func:`perf.analysis.stats.paired.paired`: the sign test, or a large consistent gap) calls the variant's own best level
+(round-adjusted, :class:`perf.analysis.ranking.operating.Adjusted`) higher over their paired rounds, or when its latency
+is over the budget; its rounds so far stay in the results. The median of the rounds' ratios alone never retires a
+level (trial 26, T26-4: "concurrency 4 ahead by 15.6 % in the median of 5 paired rounds" retired c=16, ahead in 2 of
+those 5 rounds and the higher of the two per-level medians). A level :data:`RETIRE_GAP` (2) times or more
 behind the best in every round both had stops at once, from its first round: a gap far beyond
 one visit's noise (the median perf_analyzer window spread was 19-36 % in bench_search's runs on a busy 2-core host). This only
 saves visits: no verdict rests on it, and a retired level comes back when the best moves to a
@@ -36,8 +38,8 @@ import dataclasses
 
 from core.wording import count
 from perf.analysis.ranking.operating import Adjusted, Operating, best_of, summary
-from perf.analysis.stats.paired import median_gain
-from perf.markdown import ahead_by, fmt, fmt_given
+from perf.analysis.stats.paired import ALPHA, Paired, paired
+from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
 from perf.records.search import LevelChange, SearchRules
@@ -46,6 +48,9 @@ from perf.search.policy import Budget
 
 #: A client workload of a level: its client batch size and swept size (:func:`perf.search.plan.workloads`).
 Workload = tuple[int, "str | None"]
+
+#: What retired a level its variant's best beats (module rules): the paired rule, named with its level.
+RULE_WORDS = f"higher by the rule (paired rounds at {ALPHA * 100:g} %)"
 
 #: A level this many times behind its variant's best level in every round both had (one or more)
 #: stops being measured at once (module docstring): far beyond a visit's noise.
@@ -83,7 +88,7 @@ def retire(
         ended: Whether it has ended (a ladder still growing keeps its top ``flat_window + 1`` levels).
         plan: The variant's plan at the ladder's one client workload (:func:`perf.search.plan.at_workload`).
         vr: Its record so far.
-        rules: The search's rules (``min_gain_pct``).
+        rules: The search's rules (retirement reads none of its thresholds since trial 26, T26-4: the paired rule decides).
         rounds: The rounds' rules (``min_rounds``, ``flat_window``).
         budget: The latency budget, ``None`` without one.
         peak: The engine ranks that workload by peak, no contender having a level within ``budget`` there.
@@ -150,7 +155,7 @@ def _back(vr: VariantResult, plan: VariantPlan, c: int, levels: list[int], budge
     b, n = best.side.concurrency, len(step_gains(vr, plan, c, best.side.concurrency))
     if n < min_rounds:
         return f"its best level{within} is now concurrency {b}, which it shares {count(n, 'round')} with, fewer than the {min_rounds} a retirement needs"  # fmt: skip
-    return f"its best level{within} is now concurrency {b}, not ahead of it by the retirement's margin in the median of their {count(n, 'paired round')}"  # fmt: skip
+    return f"its best level{within} is now concurrency {b}, which the rule (paired rounds at {ALPHA * 100:g} %) does not call higher than it over their {count(n, 'paired round')}"  # fmt: skip
 
 
 def _active(
@@ -184,12 +189,8 @@ def _active(
                 f"its p{budget.percentile} {fmt(s.latency_ms, 2)} ms over {count(s.rounds, 'round')} is over the budget "
                 f"of {fmt_given(budget.ms)} ms"
             )
-        elif (j := next((j for j in judges if _behind(vr, plan, c, j, rules.min_gain_pct, rounds.min_rounds)), None)) is not None:
-            gains = step_gains(vr, plan, c, j)
-            out[c] = (
-                f"{ahead_by(f'concurrency {j}', median_gain(gains))} in the median of "
-                f"{count(len(gains), 'paired round')} (more than {fmt(rules.min_gain_pct)} %)"
-            )
+        elif (hit := next(((j, v) for j in judges if (v := _behind(vr, plan, c, j, rounds.min_rounds))), None)) is not None:
+            out[c] = f"concurrency {hit[0]} {RULE_WORDS}: {hit[1].spread_text()}"
     return out
 
 
@@ -218,7 +219,10 @@ def _far_behind(vr: VariantResult, plan: VariantPlan, c: int, best: int) -> bool
     return bool(gains) and all(g >= RETIRE_GAP - 1.0 for g in gains)
 
 
-def _behind(vr: VariantResult, plan: VariantPlan, c: int, best: int, min_gain_pct: float, min_rounds: int) -> bool:
-    """Level ``c`` trails level ``best`` by more than ``min_gain_pct`` in the median of at least ``min_rounds`` paired rounds."""
+def _behind(vr: VariantResult, plan: VariantPlan, c: int, best: int, min_rounds: int) -> Paired | None:
+    """The paired rule's comparison of level ``best`` with level ``c`` when ``c`` shares at least ``min_rounds`` paired
+    rounds with it and the rule calls ``best`` higher over them (module rules; never the median of their ratios
+    alone), else ``None``."""
     gains = step_gains(vr, plan, c, best)
-    return len(gains) >= min_rounds and median_gain(gains) * 100.0 > min_gain_pct
+    verdict = paired([1.0 + g for g in gains], [1.0] * len(gains))
+    return verdict if verdict is not None and verdict.rounds >= min_rounds and verdict.verdict == "higher" else None

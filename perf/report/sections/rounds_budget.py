@@ -60,7 +60,7 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         f"{_nth(r.first_step)}) and adds coarse levels while fewer "
         f"than {r.flat_window} doublings at its top are flat (median paired gain below the search's minimum gain); it "
         f"ends after {r.flat_window} flat doublings judged on at least {r.min_rounds} paired rounds each, never on one "
-        f"flagged visit; the doubling levels next to a variant's best join once it has {r.min_rounds} rounds. A level behind the variant's best in the median of {r.min_rounds} paired rounds, "
+        f"flagged visit; the doubling levels next to a variant's best join once it has {r.min_rounds} rounds. A level the rule calls below the variant's best on {r.min_rounds} or more paired rounds (never the median alone), "
         f"or {RETIRE_GAP:g}× behind it in every round from its first, or over the budget, is no longer measured, each "
         "client workload's levels judged on that workload's own numbers (a size or a batch size is the client's, never "
         "compared across workloads); a variant the pick beats by the rule, and that cannot climb, is dropped (pruning). Rounds end "

@@ -29,8 +29,9 @@ def _vr() -> VariantResult:
 def test_a_level_far_behind_is_said_as_the_leader_s_gain_never_over_100_pct_behind() -> None:
     done = retirement.retire([1, 2], True, plan_levels("v", 2, (1, 2), [1]), _vr(), SearchRules(), RoundRules(), None)
     why = done.why[1]
-    assert why.startswith("concurrency 2 ahead by 104.8 % in the median of 3 paired rounds"), why
-    assert "behind" not in why  # was "behind concurrency 2 by 104.8 %"
+    # retired by the paired rule's gap tier (trial 26, T26-4: never by the median alone), said as c=2's ratio
+    assert why.startswith("concurrency 2 higher by the rule (paired rounds at 5 %): 2.05× median of the per-round ratios"), why
+    assert "behind" not in why and "ahead in 3 of 3" in why  # was "behind concurrency 2 by 104.8 %"
 
 
 @pytest.mark.parametrize(("gain", "said"), [(1.048, "c=2 ahead by 104.8 %"), (0.05, "c=2 ahead by 5.0 %")])
