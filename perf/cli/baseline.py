@@ -168,6 +168,10 @@ def baseline(
 
         run = estimate_opts.run if estimate_opts is not None else load(target)  # unreadable: refused in its own words
         refuse_replacing(run, baseline=not profile_only, trace=trace, precision=bool(precisions))
+    if estimate_opts is not None and estimate_opts.run is not None:  # before an estimate is said (trial 26, T26-15)
+        from perf.profile.checks import BASELINE_DOING, TRACES_DOING, refuse_unusable
+
+        refuse_unusable(estimate_opts.run, variants, estimate_opts.repository, TRACES_DOING if profile_only else BASELINE_DOING)
     say = _say()
     if not profile_only:
         if said := estimate_words(estimate_opts, time_budget):

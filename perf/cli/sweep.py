@@ -108,10 +108,11 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
 
     from core.errors import ToolkitError
     from perf.records import results
-    from perf.records.measured_files import SERVED, refuse_changed
+    from perf.records.measured_files import LOADED, SERVED, refuse_changed
     from perf.sweep.budget_scope import process_started
     from perf.sweep.opening import opening_lines
     from perf.sweep.preflight import interrupted_text
+    from perf.sweep.resuming import baseline_missing
     from perf.sweep.run import Sweep
 
     run_id = params.pop("run_id")
@@ -140,6 +141,8 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
             refuse_unread_sweep(given, sw)  # its servers and plan are the run's (break-it F11, F14)
             if not sw.nothing_to_measure:
                 refuse_changed(sw.run, sw.names, Path(o.server.repository), "resumed measurement", SERVED)
+            elif baseline_missing(sw.run, o):  # the baseline it owes loads them: refused before its resume line promises
+                refuse_changed(sw.run, sw.names, Path(o.server.repository), "baseline filed under the run", LOADED)  # T26-15
         except ToolkitError:
             sw.close()
             raise

@@ -40,7 +40,7 @@ from core.records import RecordKind, write_record
 from core.versions import package_versions
 from perf.analysis.efficiency import SIZES_APART_HINT, sent_sizes, sizes_apart
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
-from perf.profile.checks import acted_on, refuse_nothing_measured, run_repository
+from perf.profile.checks import BASELINE_DOING, refuse_nothing_measured, refuse_unusable, run_repository
 from perf.profile.points import At, measure_keys
 from perf.profile.replacing import file_baseline, refuse_replacing, set_aside
 from perf.profile.runners import baseline_keys, other_weights, reference_size, torch_threads_kept
@@ -55,7 +55,6 @@ from perf.records.baseline import (
     BaselineSize,
     BaselineTarget,
 )
-from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
 from perf.records.results import RunResult, mixed_axes
 from perf.records.run_lock import holding_run
 from perf.records.workloads import input_size
@@ -358,8 +357,7 @@ def _baseline_for_run(
         refuse_replacing(run, baseline=True)
     repo = run_repository(run, repository)
     opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
-    refuse_missing(run, acted_on(run, opts.variants, repo), repo, "the in-process baseline")
-    refuse_changed(run, [v.name for v in run.variants], repo, "baseline filed under the run", LOADED)
+    refuse_unusable(run, opts.variants, repo, BASELINE_DOING)
     if why := sizes_apart(sent_sizes(run)):  # trial 12, F23
         raise PerfError(f"no in-process baseline for run {run.run_id}: {why}", hint=SIZES_APART_HINT)
     kept = f"run {run.run_id}'s results.json keeps what it held"

@@ -2,7 +2,8 @@
 (trial 8, F21: after ``make clean`` the baseline of a run measured nothing, exited 0 and stored an
 empty record over the run's note): which repository and variants they act on, and a refusal of a
 result that measured nothing. :func:`perf.records.measured_files.refuse_missing` refuses variants
-that are not in the repository at all."""
+that are not in the repository at all, and :func:`refuse_unusable` those and rebuilt ones together, before anything
+is said of what would be measured (trial 26, T26-15)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from core.errors import PerfError
 from core.names import require_known
 from perf.profile.timing import cut_for_time
 from perf.records.baseline import BaselineResult
+from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
 from perf.records.results import RunResult
 
 
@@ -60,6 +62,24 @@ def acted_on(run: RunResult, patterns: Sequence[str] = (), repository: Path | No
             owner=f"run {run.run_id}",
         )
     return hits + plain
+
+
+#: What the baseline and the traces of a run do with its artifacts, in :func:`refuse_unusable`'s refusals.
+BASELINE_DOING = ("the in-process baseline", "baseline filed under the run")
+TRACES_DOING = ("the traces and the precision study", "trace filed under the run")
+
+
+def refuse_unusable(run: RunResult, patterns: Sequence[str], repository: Path, doing: tuple[str, str]) -> None:
+    """Refuse an in-process measurement of ``run`` (``doing``: :data:`BASELINE_DOING` or :data:`TRACES_DOING`) whose
+    variants are gone from ``repository`` (:func:`perf.records.measured_files.refuse_missing`) or whose artifacts a
+    rebuild replaced (:func:`~perf.records.measured_files.refuse_changed`): the one check, made by the command before
+    it says an estimate, and again where it measures (trial 26, T26-15: a promise said before the refusal).
+
+    Raises:
+        PerfError: naming the variants missing, or the files changed (measured vs now).
+    """
+    refuse_missing(run, acted_on(run, patterns, repository), repository, doing[0])
+    refuse_changed(run, [v.name for v in run.variants], repository, doing[1], LOADED)
 
 
 #: What a baseline its time budget cut before any point is told to do.

@@ -32,7 +32,7 @@ from core.errors import PerfError, ToolkitError
 from core.records import RecordKind, load_record, write_record
 from perf.measure.host import HostSampler
 from perf.profile.baseline import BaselineOptions, busy_threshold, formed_batches, plan_targets
-from perf.profile.checks import acted_on, run_repository
+from perf.profile.checks import TRACES_DOING, refuse_unusable, run_repository
 from perf.profile.precision_study import precision_study
 from perf.profile.replacing import keep_replaced_profile, refuse_replacing, set_aside, traces_set_aside
 from perf.profile.runners import (
@@ -50,7 +50,6 @@ from perf.profile.stopped import ProfileInterrupted, stopped_study, stopped_trac
 from perf.profile.trace import trace_onnx, trace_torch
 from perf.records import results
 from perf.records.baseline import EAGER, BaselineKey
-from perf.records.measured_files import LOADED, refuse_changed, refuse_missing
 from perf.records.profile import CUT, STOPPED, PrecisionRow, ProfileRecord, TraceRecord
 from perf.records.run_lock import holding_run
 
@@ -193,8 +192,7 @@ def _profile_target(
         if not replace:
             refuse_replacing(run, baseline=False, trace=trace, precision=bool(precisions))
         repo = run_repository(run, repository)
-        refuse_missing(run, acted_on(run, opts.variants, repo), repo, "the traces and the precision study")
-        refuse_changed(run, [v.name for v in run.variants], repo, "trace filed under the run", LOADED)
+        refuse_unusable(run, opts.variants, repo, TRACES_DOING)
         opts, out_dir, earlier = dataclasses.replace(opts, repository=repo, run=run), target, run.profile
     if out_dir is None:
         raise PerfError("no folder for the traces", hint="pass --out", flag="--out")

@@ -136,3 +136,19 @@ def test_each_command_checks_the_files_it_uses_an_edit_of_the_wrapper_refuses_on
     refuse_changed(run, [NAME], repo, "baseline filed under the run", LOADED)  # the baseline does not run it
     with pytest.raises(PerfError, match=r"1/model\.py: measured [\d,]+ bytes \(sha256 [0-9a-f]{12}\), now"):
         refuse_changed(run, [NAME], repo, "resumed measurement", SERVED)  # a resumed sweep serves through it
+
+
+@pytest.mark.parametrize("flags", [[], ["--profile-only", "--trace", "--no-eager"]])
+def test_the_baseline_of_a_run_with_rebuilt_files_is_refused_before_its_estimate_is_said(
+    repo: Path, tmp_path: Path, flags: list[str]
+) -> None:
+    """Trial 26, T26-15 (the kind): `triton-perf baseline RUN` said "in-process baseline: an estimated 2 s (...)" (or
+    the traces' estimate), then refused the files a rebuild replaced; the refusal comes first, the estimate not said."""
+    first = _run(repo, tmp_path / "first", found_artifact(repo / NAME))  # the files as measured: its estimate is said
+    said = CliRunner().invoke(cli, ["baseline", str(first), *flags]).output
+    assert any(w in said for w in ("in-process baseline: an estimated", "traces and precision study: ")), said
+    run_dir = _run(repo, tmp_path, found_artifact(repo / NAME))
+    _other_weights(repo)
+    res = CliRunner().invoke(cli, ["baseline", str(run_dir), *flags])
+    assert res.exit_code == 1 and "are not the ones run m measured" in str(res.exception), res.output
+    assert "filed under the run" in str(res.exception) and "estimated" not in res.output and "traces and" not in res.output

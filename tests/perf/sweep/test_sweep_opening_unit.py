@@ -195,12 +195,14 @@ def test_a_resumed_finished_run_says_it_measures_nothing_and_draws_no_bar(
     assert not any(bar in said for bar in ("0/0", "4/4", "tritonserver", "nothing to measure"))
 
 
-def test_a_resumed_finished_run_with_rebuilt_files_says_nothing_is_left_and_its_baseline_refuses_them(
+def test_a_resumed_finished_run_with_rebuilt_files_refuses_before_its_resume_line(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ):
     """Trial 7 (F22): --resume of a finished run refused on the model files a rebuild changed
     before saying there was nothing left to measure; nothing is served, so nothing is refused,
-    except the in-process baseline it still owes: it loads the files, which must be the measured ones."""
+    except the in-process baseline it still owes: it loads the files, which must be the measured ones.
+    Trial 26 (T26-15): that refusal came after the resume line and "its in-process baseline is measured
+    now": it comes first, before anything is promised. With --no-baseline nothing is loaded: no refusal."""
     from perf.sweep.servers import ServerPool
 
     results_dir = _finished(tmp_path, "sequential")
@@ -210,7 +212,9 @@ def test_a_resumed_finished_run_with_rebuilt_files_says_nothing_is_left_and_its_
     res = CliRunner().invoke(perf_cli.cli, args)  # its baseline was never measured: it would load the rebuilt file
     refused = str(res.exception)
     assert res.exit_code != 0 and "a baseline filed under the run of them" in refused, res.output
-    assert "1/model.bin: measured" in refused and "nothing more is measured into it" in " ".join(res.output.split())
+    assert "1/model.bin: measured" in refused
+    said = " ".join(res.output.split())
+    assert not any(w in said for w in ("resume done", "nothing more is measured", "baseline is measured now")), said
     res = CliRunner().invoke(perf_cli.cli, [*args, "--no-baseline"])
     assert res.exit_code == 0, res.output
     assert "nothing more is measured into it" in " ".join(res.output.split())
