@@ -4,10 +4,38 @@ are checked and used by :mod:`clients.shapes`."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from core.errors import ClientError
 from core.names import x_separated_list
+
+#: ``AXIS=SIZE[,SIZE...]``: ``triton-perf sweep --shapes``' form (a dynamic axis and its sizes), typed to ``--shape``.
+AXIS_FORM = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*=\s*(\d+(?:\s*,\s*\d+)*)\s*$")
+
+
+class AxisForm(ClientError):
+    """A ``--shape`` typed in ``--shapes``' ``AXIS=SIZE`` form (trial 26, T26-14: ``--shape time=4000`` was told only
+    "is not NAME:dims ... e.g. --shape input_ids:128"). Its words say the form; where the model is known,
+    :func:`clients.shapes.axis_form_refusal` says the ``NAME:dims`` to give, built from the model's config.
+
+    Attributes:
+        text: The flag's value as typed.
+        axis: The axis it names (or an input's name, with ``=`` for ``:``).
+        sizes: The sizes it gives.
+    """
+
+    def __init__(self, text: str, axis: str, sizes: tuple[int, ...]):
+        self.text, self.axis, self.sizes = text, axis, sizes
+        super().__init__(
+            f"--shape {text!r} is AXIS=SIZE (triton-perf sweep --shapes' form: a dynamic axis and its size), not NAME:dims: "
+            "--shape gives one input's dims",
+            hint=f"give the input's dims without the batch axis, with {sizes[0]} where the {axis} axis is (an input of dims "
+            f"[1, {axis}]: --shape NAME:1,{sizes[0]}; perf_analyzer's --shape); in triton-perf sweep, --shapes "
+            f"{axis}={_text(sizes)} sends that size of the axis",
+            flag="--shape",
+        )
+
 
 #: How a shape that holds the batch axis is given instead (trial 10, F2: ``--shape input_ids:3x64``
 #: for a one-dim input was told "did you mean input_ids:3,64?", which fails next for its rank).
@@ -23,8 +51,12 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
     The last ``:`` splits the name from the dims (``ns:x:4`` names ``ns:x``).
 
     Raises:
+        AxisForm: ``AXIS=SIZE``, ``--shapes``' form (``time=4000``).
         ClientError: not ``NAME:dims`` with integer dims >= 1.
     """
+    form = AXIS_FORM.match(text)
+    if form and ":" not in text:
+        raise AxisForm(text, form.group(1), tuple(int(x) for x in form.group(2).split(",")))
     name, sep, dims = text.rpartition(":")
     meant = x_separated_list(dims)
     if sep and name and meant:

@@ -89,7 +89,10 @@ def coldstart(
             )
         ],
     )
-    dims = parse_flag(parse_shapes, shapes, hint="--shape")
+    try:
+        dims = parse_flag(parse_shapes, shapes, hint="--shape")
+    except click.BadParameter as e:  # --shapes' AXIS=SIZE form: the NAME:dims to give, from a variant's config (T26-14)
+        _refuse_axis_form(e, shapes, lambda: Repository(server_opts.repository), variants)
     repo = Repository(server_opts.repository)
     # --into: the run is held from its read to its save, so neither this nor another command loses measurements
     with holding_run(into, "this cold start") if into else contextlib.nullcontext():
@@ -266,6 +269,40 @@ def _refuse_all_held(run: Any, chosen: list[str], held: list[str], into: Path) -
         hint="--replace measures them again (the run's stay in results.json, beside the new ones); "
         "without --into the cold starts are measured on their own, leaving the run as it is",
     )
+
+
+def _refuse_axis_form(error: click.BadParameter, shapes: tuple[str, ...], repository: Any, variants: tuple[str, ...]) -> None:
+    """Raise ``error`` (a ``--shape`` that does not parse); a ``--shape AXIS=SIZE`` (``--shapes``' form, trial 26,
+    T26-14) with the ``NAME:dims`` to give, built from the config and build spec of the first variant measured
+    (:func:`clients.shapes.axis_form_refusal`), where they can be read.
+
+    Raises:
+        click.BadParameter: always.
+    """
+    from google.protobuf import json_format
+
+    from builders.config.pbtxt import read_config
+    from clients.shape_flags import AxisForm, parse_shape
+    from clients.shapes import axis_form_refusal
+    from perf.measure.inputs import config_inputs
+
+    for text in shapes:
+        try:
+            parse_shape(text)
+        except AxisForm as typed:
+            try:
+                repo = repository()  # the repository's view, read only for this refusal
+                name = repo.names(variants, indexed=False)[0]
+                cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
+                spec = repo.variant(name).served_spec
+            except (ToolkitError, IndexError):  # no such variant, no readable config: the form's own words
+                break
+            mbs = int(cfg.get("max_batch_size", 0) or 0)
+            said = axis_form_refusal(typed, name, config_inputs(cfg), mbs, spec)
+            raise click.BadParameter(str(said), param_hint="--shape") from None
+        except ToolkitError:
+            break
+    raise error
 
 
 def _refuse_other_sizes(

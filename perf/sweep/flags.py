@@ -77,6 +77,15 @@ def parse_shapes_flag(text: str) -> tuple[str, tuple[int | str, ...]]:
             message names the item that is wrong and why (break test B5: a reversed range, a range
             of one size, a size below 1 and two axes in one flag all got the form alone).
     """
+    name, colon, dims = text.rpartition(":")
+    if colon and name.strip() and "=" not in text and dims.replace(",", "").strip().isdigit():  # --shape's form (T26-14)
+        last = dims.split(",")[-1].strip()
+        raise click.BadParameter(
+            f"--shapes {text!r} is NAME:dims (--shape's form: one input's dims), not AXIS=SIZE: --shapes sweeps a dynamic "
+            f"axis by its name in the build's spec; did you mean --shapes AXIS={last}, AXIS the build's name of "
+            f"{name.strip()}'s dynamic axis (a name the build does not have is refused with its axes listed), or --shape "
+            f"{text.strip()} to send these dims at every level?"
+        )
     axis, sep, sizes = text.partition("=")
     axis = axis.strip()
     meant = x_separated_list(sizes)
