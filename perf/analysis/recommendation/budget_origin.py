@@ -34,17 +34,25 @@ def budget_from(ms: float | None) -> str | None:
     return said if ms is not None and said else None
 
 
+#: What the sweep's latency budget is when none is given, said without naming its flag: a script's console says the
+#: sweep's flags as its own variables (``make demo``: --latency-budget-ms as DEMO_BUDGET_MS, which has a default), and
+#: "(`--latency-budget-ms` itself has no default)" became "DEMO_BUDGET_MS ... itself has no default" right after giving
+#: its default (trial 26, T26-12). Said of the sweep, it reads true in the sweep's output, the report and the demo's.
+NO_DEFAULT = "the sweep itself has no default budget"
+
+
 def set_by(run: RunResult, budget_ms: float | None, percentile: int) -> str | None:
-    """``"The p99 25 ms budget is make demo's default (DEMO_BUDGET_MS unset), not one given with
-    --latency-budget-ms (which has no default)"`` where the last session under the run's budget recorded who set it
-    (:func:`budget_from`); ``None`` otherwise."""
+    """``"Budget: the p99 25 ms budget is make demo's default (DEMO_BUDGET_MS unset), not typed (the sweep itself has
+    no default budget)"`` where the last session under the run's budget recorded who set it (:func:`budget_from`: a
+    script's default or its variable); ``None`` otherwise (typed with the flag, or a run saved before it was recorded).
+    One sentence for every output it reaches: it names no flag a script says as its own variable (:data:`NO_DEFAULT`)."""
     if budget_ms is None or budget_ms != run.settings.get("latency_budget_ms"):
         return None
     now = session_budget(budget_ms, percentile)
     last = next((s for s in reversed(run.sessions) if s.budget == now), None)
     if last is None or last.budget_from is None:
         return None
-    return f"Budget: the {now} budget is {last.budget_from}, not typed (`--latency-budget-ms` itself has no default)"
+    return f"Budget: the {now} budget is {last.budget_from}, not typed ({NO_DEFAULT})"
 
 
 def budget_origin(run: RunResult, budget_ms: float | None, percentile: int) -> str | None:
@@ -67,6 +75,6 @@ def budget_origin(run: RunResult, budget_ms: float | None, percentile: int) -> s
     )
     they = "its ladders were" if len(other) == 1 else "their ladders were"
     return (
-        f"Budget given on a resume: the {now} budget was {given} (`--latency-budget-ms` has no default); {ran}, so "
+        f"Budget given on a resume: the {now} budget was {given} ({NO_DEFAULT}); {ran}, so "
         f"{they} not stopped at this budget: a level within it that they would have measured may be missing"
     )
