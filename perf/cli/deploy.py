@@ -158,6 +158,8 @@ def export_deployment(
     click.echo(f"{LEVEL_WORDS}: {c.level.describe()}")
     for caveat in c.caveats:  # the README's list (perf.deploy.caveats.level_caveats)
         click.secho(f"note: {caveat}", fg="yellow", err=True)
+    if bundle.input_sizes:  # the README's words: any size taken, a range verified, the sizes measured (T26-8)
+        click.echo(f"input sizes: {bundle.input_sizes}")
     if bundle.files_check is not None:
         same = bundle.files_check.verdict == "same"
         click.secho(f"model files: {bundle.files_check.text()}", fg=None if same else "yellow", err=not same)

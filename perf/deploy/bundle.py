@@ -44,10 +44,11 @@ from builders.repository.writer import PYTHON_MODEL_FILE, update_index
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from clients.runtimes.served import ServedSettings
 from core import formats
-from core.errors import PerfError, RecordError
+from core.errors import PerfError, RecordError, ToolkitError
 from core.wording import sentence
 from perf.deploy import k8s
 from perf.deploy.choose import Chosen, choose_variant
+from perf.deploy.input_sizes import input_sizes
 from perf.deploy.measured import Measured, busy_words, check_as_measured, cpu_request_cores, difference_lines, measured
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, readme
 from perf.deploy.release import ReleaseCheck, check_release, refuse_unloadable
@@ -80,6 +81,8 @@ class Bundle:
         files_check: Whether its model files are the ones the run measured
             (:func:`perf.records.measured_files.check_files`); ``None``: not checked.
         release_check: The image's release checks of its model files (:func:`perf.deploy.release.check_release`).
+        input_sizes: What its config takes of a dynamic dim, the build's verified range and the sizes measured
+            (:func:`perf.deploy.input_sizes.input_sizes`); ``None``: no dynamic dim.
     """
 
     folder: Path
@@ -93,6 +96,7 @@ class Bundle:
     files_check: FilesCheck | None = None
     release_check: ReleaseCheck | None = None
     renamed: tuple[str, ...] = ()
+    input_sizes: str | None = None
 
 
 def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:
@@ -225,6 +229,16 @@ def _to_native(rv: RepositoryVariant, folder: Path, threads: int | None) -> str:
     )
 
 
+def _build_ranges(rv: RepositoryVariant) -> dict[str, tuple[int, int, int]] | None:
+    """The repository build's dynamic axes, ``axis -> (min, opt, max)`` (a run saved before it recorded them);
+    ``None`` without a readable build record."""
+    try:
+        spec = rv.served_spec
+    except ToolkitError:
+        return None
+    return dict(spec.dynamic_axes) if spec else None
+
+
 def _image(run: RunResult, image: str | None) -> str:
     """``image``, else the image the run's container runtime measured with, else NVIDIA's
     image of the toolkit's default release."""
@@ -347,8 +361,19 @@ def export_deployment(
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
         files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
         differences = tuple(difference_lines(m, ServedSettings.of(config), renamed))
+        sizes = input_sizes(run, chosen.variant, m.shape, [(i.name, list(i.dims)) for i in config.input], _build_ranges(rv))
         bundle = Bundle(
-            out, chosen, plan, note, files, m, differences, files_check=files_check, release_check=checked, renamed=renamed
+            out,
+            chosen,
+            plan,
+            note,
+            files,
+            m,
+            differences,
+            files_check=files_check,
+            release_check=checked,
+            renamed=renamed,
+            input_sizes=sizes,
         )
         (tmp / README_FILE).write_text("\n".join(readme(bundle, run, repo)) + "\n")
         bundle = dataclasses.replace(bundle, previous=move_in(tmp, out))

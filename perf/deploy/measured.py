@@ -49,12 +49,14 @@ class Measured:
         others_cpu_cores: CPU other processes used on the host while the level was measured, in
             cores (median over its trials), where the host was busy then (the server's own CPU is
             then what they left it: a floor, not its need); ``None`` on a quiet host or unsampled.
+        shape: The ``--shapes`` size of the chosen level's series (``"time=4000"``), ``None``: not swept.
     """
 
     served: ServedModel | None
     server_cpu_cores: float | None
     level: str
     others_cpu_cores: float | None = None
+    shape: str | None = None
 
     @property
     def threads(self) -> int | None:
@@ -82,7 +84,7 @@ def measured(run: RunResult, variant: str, level: Choice) -> Measured:
         f", {', '.join(workload_text(part, None) for part in shape.split(','))}" if shape else ""
     )
     busy = [lv.host_busy_pct / 100 for lv in levels if lv.host_busy and lv.host_busy_pct is not None]
-    return Measured(first, statistics.median(cores) if cores else None, where, statistics.median(busy) if busy else None)
+    return Measured(first, statistics.median(cores) if cores else None, where, statistics.median(busy) if busy else None, shape)
 
 
 def cpu_request_cores(m: Measured) -> float | None:

@@ -90,6 +90,8 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         lines += ["", bundle.serving_note]
     lines += ["", "## What was measured and what the bundle runs", "", *files_lines(bundle.files_check), *bundle.differences]
     lines += bundle.release_check.lines() if bundle.release_check is not None else []
+    if bundle.input_sizes:  # a dynamic dim: the config's -1 takes any size, the build verified a range (trial 26, T26-8)
+        lines += ["", f"**Input sizes.** {bundle.input_sizes}"]
     lines += [
         "",
         "## What is here",

@@ -124,7 +124,7 @@ def test_a_bundle_of_the_runs_recommendation_says_a_resume_may_change_it_and_is_
     )
     bundle = SimpleNamespace(
         plan=plan, chosen=chosen, folder=tmp_path, files_check=None, serving_note=None, differences=[], renamed=(),
-        previous=None, release_check=None,
+        previous=None, release_check=None, input_sizes=None,
     )  # fmt: skip
     lines = readme(bundle, run, tmp_path)
     assert any("a later `--resume` of run" in ln and "of an earlier pick" in ln for ln in lines)

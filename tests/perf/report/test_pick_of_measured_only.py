@@ -70,6 +70,7 @@ def _bundle(chosen, folder: Path) -> SimpleNamespace:
         renamed=(),
         previous=None,
         release_check=None,
+        input_sizes=None,
     )
 
 

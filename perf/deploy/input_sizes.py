@@ -1,0 +1,67 @@
+"""What a deployment bundle says of its inputs' sizes (trial 26, T26-8): Triton's ``config.pbtxt`` states a dynamic
+dim as ``-1`` and holds no range, so the deployed server takes a request of any size; the build compared the
+export's outputs with PyTorch's only within each dynamic axis's ``min..max``, and the run measured at its own sizes
+(the build's ``opt`` size, a ``--shape``, or the ``--shapes`` size of the series deployed). The bundle's README
+("What was measured and what the bundle runs") and ``export-deployment``'s lines say all three.
+
+The ranges are the run's record of the build it measured (:attr:`perf.records.results.VariantResult.axis_ranges`),
+else the repository's build spec; the sizes are the deployed series' (its ``--shapes`` label, a mixed range too),
+else the sizes the run recorded for the variant (:attr:`perf.records.results.VariantResult.dynamic_axes`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from perf.records.results import RunResult
+from perf.records.workloads import workload_text
+
+#: What a bundle says of a size outside the verified range.
+OUTSIDE = "never verified"
+
+
+def input_sizes(
+    run: RunResult,
+    variant: str,
+    shape: str | None,
+    inputs: Sequence[tuple[str, Sequence[int]]],
+    build_ranges: Mapping[str, Sequence[int]] | None = None,
+) -> str | None:
+    """The sentence on the deployed variant's input sizes; ``None`` when no input has a dynamic dim.
+
+    Args:
+        run: The run the bundle is of.
+        variant: The variant deployed.
+        shape: The ``--shapes`` size of the series deployed (``"time=4000"``, ``"time=1600..16000"``), ``None``: not swept.
+        inputs: The bundle config's inputs, ``(name, dims)``.
+        build_ranges: The repository build's dynamic axes, ``axis -> (min, opt, max)``: used where the run did not
+            record the ranges (runs saved before it did).
+    """
+    dynamic = [(n, list(d)) for n, d in inputs if any(int(x) < 0 for x in d)]
+    if not dynamic:
+        return None
+    vr = run.variant(variant)
+    ranges = {a: list(r) for a, r in ((vr.axis_ranges if vr else None) or build_ranges or {}).items()}
+    dims = ", ".join(f"{n} dims {d}" for n, d in dynamic)
+    text = f"The bundle's config takes any size of its dynamic dims ({dims}; -1 = dynamic: Triton's config holds no range)."
+    said = _measured_at(run.run_id, shape, vr.dynamic_axes if vr else None)
+    if not ranges:
+        return f"{text} The build recorded no verified range for them; {said}."
+    verified = ", ".join(f"{a} {r[0]}..{r[-1]}" for a, r in ranges.items())
+    return (
+        f"{text} The build verified its outputs against PyTorch's for {verified} only, and {said}. A request outside "
+        f"{'that range' if len(ranges) == 1 else 'those ranges'} was {OUTSIDE} nor measured: keep clients within "
+        f"{'it' if len(ranges) == 1 else 'them'}, or "
+        "rebuild with a wider `--dynamic-axis` and measure again."
+    )
+
+
+def _measured_at(run_id: str, shape: str | None, recorded: str | None) -> str:
+    """``"every number of run `s1` was measured at time=8000 (the build's opt size of axis time) only"``."""
+    if shape:
+        size = workload_text(shape, None)
+        if size != shape:  # a mixed range: sizes drawn across it
+            return f"every number of run `{run_id}` was measured at {size}: sizes drawn across that range"
+        return f"every number of run `{run_id}` was measured at {size} only (its `--shapes` size deployed)"
+    if recorded:
+        return f"every number of run `{run_id}` was measured at {recorded} only"
+    return f"run `{run_id}` did not record the sizes it measured at"
