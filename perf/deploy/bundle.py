@@ -361,7 +361,8 @@ def export_deployment(
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
         files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
         differences = tuple(difference_lines(m, ServedSettings.of(config), renamed))
-        sizes = input_sizes(run, chosen.variant, m.shape, [(i.name, list(i.dims)) for i in config.input], _build_ranges(rv))
+        inputs = [(i.name, list(i.dims)) for i in config.input]
+        sizes = input_sizes(run, chosen.variant, m.shape, inputs, _build_ranges(rv), config.max_batch_size > 0)
         bundle = Bundle(
             out,
             chosen,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from clients.request_shapes import per_sample_shape
 from perf.records.results import RunResult
 from perf.records.workloads import workload_text
 
@@ -25,6 +26,7 @@ def input_sizes(
     shape: str | None,
     inputs: Sequence[tuple[str, Sequence[int]]],
     build_ranges: Mapping[str, Sequence[int]] | None = None,
+    batching: bool = True,
 ) -> str | None:
     """The sentence on the deployed variant's input sizes; ``None`` when no input has a dynamic dim.
 
@@ -35,13 +37,15 @@ def input_sizes(
         inputs: The bundle config's inputs, ``(name, dims)``.
         build_ranges: The repository build's dynamic axes, ``axis -> (min, opt, max)``: used where the run did not
             record the ranges (runs saved before it did).
+        batching: Whether the config's ``max_batch_size`` is above 0 (its dims are then per sample), for the words
+            every output states dims in (:func:`clients.request_shapes.per_sample_shape`).
     """
     dynamic = [(n, list(d)) for n, d in inputs if any(int(x) < 0 for x in d)]
     if not dynamic:
         return None
     vr = run.variant(variant)
     ranges = {a: list(r) for a, r in ((vr.axis_ranges if vr else None) or build_ranges or {}).items()}
-    dims = ", ".join(f"{n} dims {d}" for n, d in dynamic)
+    dims = ", ".join(f"{n} {per_sample_shape(d, batching)}" for n, d in dynamic)
     text = f"The bundle's config takes any size of its dynamic dims ({dims}; -1 = dynamic: Triton's config holds no range)."
     said = _measured_at(run.run_id, shape, vr.dynamic_axes if vr else None)
     if not ranges:

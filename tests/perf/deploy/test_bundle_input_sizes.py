@@ -65,7 +65,7 @@ def test_the_bundle_says_the_verified_range_and_the_size_measured(repo: Path, tm
     res = CliRunner().invoke(cli, ["export-deployment", str(run_dir)], terminal_width=400)
     assert res.exit_code == 0, res.output
     said = " ".join(res.output.split())
-    assert "input sizes: The bundle's config takes any size of its dynamic dims (pulse dims [1, -1]" in said
+    assert "input sizes: The bundle's config takes any size of its dynamic dims (pulse [1, -1] per sample" in said
     assert "verified its outputs against PyTorch's for span 400..4000 only" in said
     assert f"every number of run `sonar1` was measured at {OPT} only" in said
     readme = (run_dir / f"deployment-{VARIANT.name}" / README_FILE).read_text()
@@ -87,5 +87,6 @@ def test_the_words_of_a_mixed_workload_and_of_no_dynamic_dim():
     mixed = input_sizes(run, "v", "span=400..4000", [("pulse", [1, -1])])
     assert mixed is not None and "measured at span=400..4000 (mixed): sizes drawn across that range" in mixed
     assert input_sizes(run, "v", None, [("gain", [2])]) is None  # nothing dynamic: nothing to say
-    bare = input_sizes(run_result([variant_result("v")], run_id="m"), "v", None, [("pulse", [1, -1])])
+    bare = input_sizes(run_result([variant_result("v")], run_id="m"), "v", None, [("pulse", [-1, 3])], batching=False)
+    assert bare is not None and "(pulse [-1, 3] (max_batch_size 0: the whole request);" in bare
     assert bare is not None and "The build recorded no verified range for them; run `m` did not record" in bare
