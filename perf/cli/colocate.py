@@ -159,8 +159,10 @@ def _events(console: Any) -> Any:
 
     from perf.colocate import judge
     from perf.colocate.source import LOAD_HOLDS
+    from perf.markdown import flag_mark
     from perf.records.colocation import step_number
     from perf.records.levels import window_failure
+    from perf.records.load import HOST_BUSY
     from perf.search.events import loaded_words
 
     def on_event(e: dict[str, Any]) -> None:
@@ -186,7 +188,7 @@ def _events(console: Any) -> Any:
                 else f"{s.model}{':' if window_failure(s.error) else ' error:'} {s.error}"  # a miss: this round's (T16-12)
                 for s in v.samples
             ]
-            flag = " [host busy]" if v.host_busy else ""
+            flag = flag_mark(HOST_BUSY) if v.host_busy else ""  # the report's mark and words (trial 26, T26-11)
             if v.gpu_utilization_pct is not None:
                 flag = f"; GPU {v.gpu_utilization_pct:.0f} %" + flag
             console.log(escape(f"round {v.round + 1}: {judge.describe(v.combination)}: {'; '.join(parts)}{flag}"), style="dim")

@@ -7,8 +7,9 @@ from typing import Any
 
 from core.units import thousands, throughput_text
 from core.wording import fold_clauses
+from perf.analysis.stats.notes import flag_statuses
 from perf.cli.baseline import describe_event
-from perf.markdown import fmt_given, short_error
+from perf.markdown import flag_mark, fmt_given, short_error
 
 
 class SweepProgress:
@@ -66,7 +67,8 @@ class SweepProgress:
                 f"{f' ({TRANSIENT_WORDS})' if missed and not window_failure(lv.error) else ''}: "
                 f"{short_error(lv.error or 'perf_analyzer measured no throughput')}"
             )
-            flag = "" if lv.status in ("ok", "failed") else f" [{lv.status}]"
+            # the report's mark and words for the level (trial 26, T26-11: "[unstable]" here, "† host busy" there)
+            flag = "" if lv.status in ("ok", "failed") else flag_mark(flag_statuses(lv.status, lv.notes))
             load = f"rate={fmt_given(lv.request_rate, 0)}/s" if lv.request_rate else f"c={lv.concurrency}"
             load += f" {lv.shape}" if lv.shape else ""
             # a rounds visit names its round, as the bar does and as the rounds line counts them (trial 15, T15-1: a

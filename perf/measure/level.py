@@ -39,7 +39,7 @@ from perf.measure import analyzer
 from perf.measure.analyzer_output import STABILITY_WINDOWS, RunOutcome
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler, is_host_busy, own_roots
 from perf.measure.metrics import MetricsSampler, NvmlSampler
-from perf.records.levels import LevelResult
+from perf.records.levels import NO_STABLE_WINDOWS_NOTE, SPREAD_NOTE, LevelResult
 from perf.records.settings import MeasureSettings
 
 log = logging.getLogger(__name__)
@@ -185,7 +185,7 @@ def measure_visit(
     spread = level.throughput_window_spread_pct
     level.stable = spread is None or spread <= settings.stability_pct
     if not level.stable:
-        level.notes.append(f"its 3 windows' throughput spread {spread:.0f} % (more than ±{settings.stability_pct:g} %)")
+        level.notes.append(f"{SPREAD_NOTE} {spread:.0f} % (more than ±{settings.stability_pct:g} %)")
     busy = level.host_busy_pct
     if is_host_busy(busy, host.threshold_pct):
         level.host_busy = True
@@ -312,7 +312,7 @@ def _fill(
     if not level.stable:
         spread = level.throughput_window_spread_pct
         level.notes.append(
-            f"perf_analyzer found no three windows within ±{m.stability_pct:g} % of each other"
+            f"{NO_STABLE_WINDOWS_NOTE} within ±{m.stability_pct:g} % of each other"
             + (f" (the kept run's last three spread {spread:.0f} % in throughput)" if spread is not None else "")
         )
     offered = level.request_rate

@@ -26,6 +26,12 @@ USABLE_STATUSES = ("ok", "unstable", "host busy")
 HOST_BUSY: LevelStatus = _HOST_BUSY  # defined once with the other records' load fields (perf.records.load)
 #: The status of a level whose perf_analyzer windows never agreed within the stability tolerance.
 UNSTABLE: LevelStatus = "unstable"
+#: How the notes that say why a level is unstable begin (:mod:`perf.measure.level` writes them): a rounds visit's 3
+#: windows, a sequential level's windows. Said under "unstable" wherever a level's flags are said
+#: (:func:`perf.analysis.stats.notes.flag_words`), never under "host busy" (trial 26, T26-11).
+SPREAD_NOTE = "its 3 windows' throughput spread"
+NO_STABLE_WINDOWS_NOTE = "perf_analyzer found no three windows"
+UNSTABLE_NOTES = (SPREAD_NOTE, NO_STABLE_WINDOWS_NOTE)
 #: What each flag a usable level can carry means, the one wording every legend starts from (each adds
 #: where it applies: "at this level", "while those requests were sent"); review of trial 9's F3: four
 #: legends worded each flag their own way ("no stable perf_analyzer windows", "other processes used the CPU").

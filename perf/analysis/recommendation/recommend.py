@@ -63,7 +63,7 @@ from perf.analysis.saturation.falls import Fall, falls_all
 from perf.analysis.saturation.peaks import budget_unreached, higher_median, unreached, unreached_all
 from perf.analysis.saturation.rises import judge, knee, knee_words, least_rounds
 from perf.analysis.stats.no_batch import formed_no_batch
-from perf.analysis.stats.notes import notes_text, repeat_noun
+from perf.analysis.stats.notes import flag_words, repeat_noun
 from perf.analysis.stats.paired import ALPHA
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.analysis.stats.rounds_words import few_rounds
@@ -280,17 +280,17 @@ def flagged_items(flagged: list[Point], run: RunResult) -> tuple[list[str], int]
     an item above said already point to it (``"`w` at concurrency 4: host busy (the words of `v` at concurrency 8,
     12)"``): trial 19, T19-17, the same words said per level."""
     groups: dict[tuple[str, int, str, str], list[Point]] = {}
-    for p in flagged:
-        said = notes_text(p.notes, repeat_noun(run))
-        groups.setdefault((p.variant, p.batch_size, p.status, f" ({said})" if said else ""), []).append(p)
+    for p in flagged:  # its status and why, each reason under its own word (perf.analysis.stats.notes.flag_words)
+        said = flag_words(p.status, p.notes, repeat_noun(run))
+        groups.setdefault((p.variant, p.batch_size, p.status, said), []).append(p)
     items: list[str] = []
-    first: dict[tuple[str, str], str] = {}  # (status, words) -> the levels whose item said them
+    first: dict[str, str] = {}  # words -> the levels whose item said them
     for (_, _, status, said), ps in groups.items():
         concs = ", ".join(str(p.concurrency) for p in ps)
         at = where(ps[0]).replace(f"concurrency {ps[0].concurrency}", f"concurrency {concs}", 1)
-        items.append(f"{at}: {status}" + (f" (the words of {first[status, said]})" if (status, said) in first else said))
-        if said:
-            first.setdefault((status, said), at)
+        items.append(f"{at}: {status} (the words of {first[said]})" if said in first else f"{at}: {said}")
+        if said != status:
+            first.setdefault(said, at)
     return items, len(flagged)
 
 

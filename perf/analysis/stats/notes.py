@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from core.wording import count
+from perf.records.levels import UNSTABLE, UNSTABLE_NOTES
 from perf.records.results import RunResult
 
 #: A number as the notes write it: ``92``, ``1,234``, ``-3.5``.
@@ -53,3 +54,32 @@ def notes_text(notes: Sequence[str], noun: str = "trial") -> str:
         text = parts[0] + "".join(s + p for s, p in zip(slots, parts[1:], strict=True))
         out.append(text if len(numbers) == 1 else f"in {count(len(numbers), noun)}, {text}")
     return "; ".join(out)
+
+
+def flag_words(status: str, notes: Sequence[str], noun: str = "trial") -> str:
+    """A flagged level's status and why, the one way every output says it: ``"unstable (its 3 windows' throughput
+    spread 38 % ...)"``, ``"host busy (in 3 rounds, other processes used ...)"``; a level whose rounds were host busy
+    and also unstable says each reason under its own word: ``"host busy (...); unstable (in 2 rounds, its 3 windows'
+    throughput spread 12–38 % ...)"``. Trial 26, T26-11: the console said such rounds "[unstable]" and the report said
+    the windows' spread under "host busy" (:data:`perf.records.levels.UNSTABLE_NOTES`: the notes said as unstable).
+
+    Args:
+        status: The level's status (the worst of its rounds': ``host busy``, ``unstable``, ``not achieved`` ...).
+        notes: The notes of its rounds or trials, as :func:`notes_text` takes them.
+        noun: What one note stands for (``"round"``, ``"trial"``).
+    """
+    spread = _spread(status, notes)
+    own = notes_text([n for n in notes if n not in spread], noun)
+    said = f"{status} ({own})" if own else status
+    return f"{said}; {UNSTABLE} ({notes_text(spread, noun)})" if spread else said
+
+
+def flag_statuses(status: str, notes: Sequence[str]) -> str:
+    """:func:`flag_words` without the reasons, for a line too short for them (the sweep's console line of a visit):
+    ``"unstable"``, ``"host busy"``, ``"host busy; unstable"``."""
+    return f"{status}; {UNSTABLE}" if _spread(status, notes) else status
+
+
+def _spread(status: str, notes: Sequence[str]) -> list[str]:
+    """The notes of ``notes`` that say the level unstable, where its status says another flag."""
+    return [n for n in notes if status != UNSTABLE and n.startswith(UNSTABLE_NOTES)]

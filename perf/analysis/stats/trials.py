@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from perf.analysis.stats.notes import notes_text
+from perf.analysis.stats.notes import flag_words
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import fmt
 from perf.records.results import RunResult
@@ -72,10 +72,7 @@ def rank(points: Iterable[Point], tolerance_pct: float = DEFAULT_TOLERANCE_PCT) 
         best = max(flagged, key=key, default=None)
         if best is None:
             return None, None
-        return best, (
-            f"no stable level qualifies, so this {best.status} level is the best there is"
-            + (f" ({notes_text(best.notes)})" if best.notes else "")
-        )
+        return best, (f"no stable level qualifies, so this level is the best there is: {flag_words(best.status, best.notes)}")
     beat = [p for p in flagged if p.value(THROUGHPUT) - spread(p, tolerance_pct) > best_ok.value(THROUGHPUT)]
     best = max(beat, key=key, default=None)
     if best is None:
