@@ -12,7 +12,7 @@ from builders.build_stop import BuildInterrupted
 from builders.graph.facts import build_summary_lines
 from builders.model.forward_args import binding_line
 from builders.repository.records import BuildManifest, ExportRecord, FailedExport
-from builders.repository.view import read_index
+from builders.repository.view import served_entries
 from builders.verify.compare import differing_words
 from builders.verify.explain import rejection_line
 from builders.verify.value_sources import bool_lines, range_lines
@@ -227,7 +227,7 @@ def repository_line(repository: Path, written: list[Path]) -> str:
     by model, format and precision, so the words match what the repository holds after it."""
     line = f"repository: {repository} (this build wrote {count(len(written), 'variant')}"
     try:
-        index = read_index(repository)
+        index = served_entries(repository)
     except RecordError:
         return line + ")"
     names = {p.name for p in written}

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from core.errors import RepositoryError
 from core.names import close_names
@@ -53,6 +55,21 @@ def unmatched_error(where: str, missing: Sequence[str], known: Sequence[str], fl
         listed = ", ".join(f"{m}_* ({count(n, 'variant')})" for m, n in by_model.items())
         listed += "; `builders variants` prints a grid's names"
     return RepositoryError(f"no variant in {where} matches {named}", hint=f"known: {listed}", flag=flag)
+
+
+def gone_words(error: RepositoryError, repo: Path, patterns: Sequence[str], entries: Mapping[str, Any]) -> RepositoryError:
+    """``error`` (:func:`unmatched_error`), its hint naming the variants of ``patterns`` that repository ``repo``'s index
+    still lists although their folders are gone (``entries``: its index entries; trial 26, T26-9), and what to do."""
+    gone = [n for n in entries if not (repo / n).is_dir() and any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+    if not gone:
+        return error
+    listed = ", ".join(gone) if len(gone) <= LISTED else f"{gone[0]} and {count(len(gone) - 1, 'other')}"
+    error.hint = (
+        f"{error.hint}; {repo}/index.json still lists {listed}, whose "
+        f"{'folder is' if len(gone) == 1 else 'folders are'} gone: rebuild with `builders build`, or drop "
+        f"{'it' if len(gone) == 1 else 'them'} from the index with `builders prune -r {repo}`"
+    )
+    return error
 
 
 def _model(name: str) -> str:

@@ -53,13 +53,15 @@ from builders.config.settings import name_problems
 from builders.config.warmup import warmup_domain_problems, warmup_file_problems, warmup_value_problems
 from builders.model.artifact_io import read_artifact_io
 from builders.repository.missing import not_found_parts
+from builders.repository.records import INDEX_FILE
 from builders.repository.validate_summary import CONFIG, model_folders, relative, summary
 from builders.repository.version_checks import version_folders, version_problems
-from builders.repository.view import Repository
+from builders.repository.view import Repository, gone_entries
 from builders.triton.releases import TritonRelease, coverage
 from builders.triton.rules import Problem
 from core.errors import ConfigError, RecordError, RepositoryError
 from core.names import read_text
+from core.wording import count
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,7 @@ log = logging.getLogger(__name__)
 __all__ = [
     "Problem",
     "Validation",
+    "index_problems",
     "read_artifact_io",
     "relative",
     "summary",
@@ -151,6 +154,7 @@ def validate(
         result.problems.append(Problem(str(root), "repository", *not_found_parts(root, flag="")))
         return result
     models = model_folders(root)
+    result.problems += index_problems(root)  # its index's entries whose folder is gone (trial 26, T26-9)
     if not models:
         fix = "a repository holds <model>/config.pbtxt and <model>/<version>/"
         result.problems.append(Problem(str(root), "repository", "holds no model folders", fix))
@@ -168,6 +172,32 @@ def validate(
     if progress is not None:
         progress(len(models), len(models), "")
     return _finish(result, root, opts)
+
+
+def index_problems(root: Path) -> list[Problem]:
+    """The repository index's entries whose variant folder is gone (:func:`builders.repository.view.gone_entries`: a
+    folder removed by hand, ``rm -rf model_repository/bb_*``), one problem naming them and what to do; none when
+    the index cannot be read (each model's record check says so) or is not there (trial 26, T26-9: "9 models
+    checked, no problems" beside an index that listed 8 variants gone)."""
+    try:
+        gone = gone_entries(root)
+    except RecordError:
+        return []
+    if not gone:
+        return []
+    it = "it" if len(gone) == 1 else "them"
+    builds = sorted({relative(e.build, Path.cwd()) for e in gone.values() if e.build and Path(e.build).is_dir()})
+    left = f"; to remove the model, delete its build folder {', '.join(builds)} too" if builds else ""
+    return [
+        Problem(
+            str(root / INDEX_FILE),
+            "variants",
+            f"lists {count(len(gone), 'variant')} whose folder is gone: {', '.join(gone)}; no command serves, "
+            f"matches or counts {it}",
+            f"rebuild {it} with `builders build`, or drop {it} from the index with `builders prune -r {root}` "
+            f'(README, "Remove one model"){left}',
+        )
+    ]
 
 
 def _finish(result: Validation, root: Path, opts: _Options) -> Validation:

@@ -29,7 +29,7 @@ from builders.model.tensor import TensorSpec
 from builders.repository.build_verdict import BuildVerdict, build_verdict
 from builders.repository.missing import DEFAULT_REPOSITORY as DEFAULT_REPOSITORY  # every command's default -r
 from builders.repository.missing import empty_repository, repository_not_found
-from builders.repository.patterns import unmatched_error
+from builders.repository.patterns import gone_words, unmatched_error
 from builders.repository.records import (
     INDEX_FILE,
     INDEX_KIND,
@@ -56,6 +56,30 @@ def read_index(repo: Path) -> dict[str, IndexEntry]:
     """
     path = Path(repo) / INDEX_FILE
     return load_record(path, INDEX_KIND).entries() if path.is_file() else {}
+
+
+def served_entries(repo: Path, entries: Mapping[str, IndexEntry] | None = None) -> dict[str, IndexEntry]:
+    """The variants repository ``repo`` serves: the entries of its index (``entries``, default :func:`read_index`) whose
+    variant folder is there. Every command that lists, matches or counts a repository's variants reads them through
+    this (trial 26, T26-9: after ``rm -rf model_repository/bb_*``, ``clients check`` named the 8 variants gone as
+    known, and ``builders validate`` found no problem). The entries whose folder is gone are :func:`gone_entries`.
+
+    Raises:
+        RecordError: the index exists but cannot be read.
+    """
+    entries = read_index(repo) if entries is None else entries
+    return {n: e for n, e in entries.items() if (Path(repo) / n).is_dir()}
+
+
+def gone_entries(repo: Path, entries: Mapping[str, IndexEntry] | None = None) -> dict[str, IndexEntry]:
+    """The entries of ``repo``'s index (``entries``, default :func:`read_index`) whose variant folder is gone (removed
+    by hand): ``builders validate`` names them, ``builders prune`` drops them; no command serves or counts them.
+
+    Raises:
+        RecordError: the index exists but cannot be read.
+    """
+    entries = read_index(repo) if entries is None else entries
+    return {n: e for n, e in entries.items() if not (Path(repo) / n).is_dir()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -251,6 +275,14 @@ class Repository:
             self._index = load_record(self.index_path, INDEX_KIND) if self.index_path.is_file() else RepositoryIndex()
         return self._index
 
+    def served(self) -> dict[str, IndexEntry]:
+        """The variants it serves: its index's entries whose folder is there (:func:`served_entries`).
+
+        Raises:
+            RecordError: the index exists but cannot be read.
+        """
+        return served_entries(self.path, self.index.entries())
+
     def model_folders(self) -> list[str]:
         """Model folders (those holding a ``config.pbtxt``), sorted: what a server loads,
         listed in the index or not."""
@@ -275,7 +307,7 @@ class Repository:
         """
         if not self.path.is_dir():
             raise repository_not_found(self.path)
-        known = sorted(self.index.entries()) if indexed else self.model_folders()
+        known = sorted(self.served()) if indexed else self.model_folders()
         where = f"{self.path}/{INDEX_FILE}" if indexed else str(self.path)
         if not known:
             raise empty_repository(
@@ -288,7 +320,7 @@ class Repository:
             missing += [] if hits else [pattern]
             names += [h for h in hits if h not in names]
         if missing:
-            raise unmatched_error(where, missing, known, flag)
+            raise gone_words(unmatched_error(where, missing, known, flag), self.path, missing, self.index.entries())
         return names or known
 
     def manifest(self, build_dir: Path) -> BuildManifest | None:
@@ -319,7 +351,7 @@ class Repository:
         if entry is None and not (folder / "config.pbtxt").is_file():
             raise RepositoryError(
                 f"{self.path} has no variant {name!r}",
-                hint=f"known: {', '.join(sorted(self.index.entries()) or self.model_folders()) or '(none)'}",
+                hint=f"known: {', '.join(sorted(self.served()) or self.model_folders()) or '(none)'}",
             )
         return RepositoryVariant(name, folder, entry, self)
 

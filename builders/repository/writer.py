@@ -327,3 +327,20 @@ def drop_stale_variants(
         if stale:
             update_index(folder, [])
     return lines
+
+
+def prune_index(repo: Path) -> list[str]:
+    """``builders prune``: drop the entries of ``repo``'s index whose variant folder is gone (removed by hand), under
+    the repository's lock (:func:`update_index`, which drops them at every build); no file but the index is touched.
+
+    Returns:
+        The names dropped, sorted (none: the index is left as it was).
+
+    Raises:
+        RecordError: the index cannot be read (it is not rewritten).
+    """
+    with repository_lock(repo):
+        gone = sorted(n for n in read_index_entries(repo) if not (repo / n).is_dir())
+        if gone:
+            _merge_index(repo, [], None)
+    return gone

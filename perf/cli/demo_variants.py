@@ -24,7 +24,7 @@ import click
 
 from builders.build_options import BuildOptions
 from builders.repository.records import MANIFEST_FILE, MANIFEST_KIND, IndexEntry
-from builders.repository.view import read_index
+from builders.repository.view import served_entries
 from core.errors import RecordError
 from core.naming import variant_patterns
 from core.records import load_record
@@ -59,7 +59,7 @@ def chosen(name: str, given: str | None) -> tuple[list[str], str]:
     defaults = BuildOptions(model=name)
     repository = defaults.repository
     try:
-        entries = read_index(repository)
+        entries = served_entries(repository)  # a variant folder removed by hand is not the repository's (T26-9)
         manifest = load_record(defaults.build_dir / name / MANIFEST_FILE, MANIFEST_KIND)
     except (RecordError, OSError) as e:
         raise click.UsageError(f"the build of {name} left no manifest or index to read the variants from: {e}") from e

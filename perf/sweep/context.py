@@ -96,7 +96,7 @@ class SweepBase:
         if saved is not None:  # its variants' folders are there (make clean deletes them): one rule with colocate --resume
             refuse_missing(saved, [v.name for v in saved.variants], repo, "the resumed sweep")
         names = self.repository.names(opts.variants, indexed=False)  # every model folder: a hand-made repository too
-        recorded = {n: e.variant.model for n, e in self.repository.index.entries().items()}
+        recorded = {n: e.variant.model for n, e in self.repository.served().items()}
         if (models := several(names, recorded)) is not None:  # one model's setups ranked (trial 25, T25-12)
             raise PerfError(
                 f"the variants of this {'resumed run' if saved else 'sweep'} serve {named(models)}; {WHY}, so a sweep "

@@ -1,0 +1,90 @@
+"""A model removed by hand (``rm -rf model_repository/bb_* builds/bb``: the README's ``make clean`` removes every
+build) is gone for every command: none lists, matches or counts the variants ``index.json`` still names, and
+``builders validate`` names them with what to do (trial 26, T26-9: "9 models checked, no problems" beside an index
+listing 8 variants gone, and ``clients check --variants 'typo_*'`` answered "known: audionet_int_* (8 variants)").
+Two one-variant builds ``aa`` and ``bb`` in a repository of their own; ``bb``'s folders removed by hand."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builders.config.variants import Variant
+from builders.model.artifact_signature import ArtifactIO, TensorIO
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
+from builders.repository.records import INDEX_FILE, IndexEntry
+from builders.repository.validate import summary, validate
+from builders.repository.view import Repository, gone_entries, served_entries
+from builders.repository.writer import update_index, write_variant
+from core.errors import RepositoryError
+
+ROOT = Path(__file__).resolve().parents[3]
+SPEC = ModelSpec((TensorSpec("INPUT__0", "float32", (4,)),), (TensorSpec("OUTPUT__0", "float32", (2,)),))
+IO = ArtifactIO("onnx", (TensorIO("INPUT__0", "TYPE_FP32", (-1, 4)),), (TensorIO("OUTPUT__0", "TYPE_FP32", (-1, 2)),))
+AA, BB = Variant("aa", "onnx", max_batch_size=8), Variant("bb", "onnx", max_batch_size=8)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """``aa`` and ``bb`` built into ``repo`` (one variant each), then ``rm -rf repo/bb_* builds/bb``."""
+    repo = tmp_path / "repo"
+    for v in (AA, BB):
+        build = tmp_path / "builds" / v.model
+        build.mkdir(parents=True)
+        (build / "model.onnx").write_bytes(b"not a graph")
+        write_variant(repo, v, build / "model.onnx", SPEC, "python", io=IO)
+        update_index(repo, [IndexEntry.of(v, "python", str(build.resolve()))])
+    shutil.rmtree(repo / BB.name)
+    shutil.rmtree(tmp_path / "builds" / "bb")
+    assert [e["name"] for e in json.loads((repo / INDEX_FILE).read_text())["variants"]] == [AA.name, BB.name]
+    return repo
+
+
+def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "250"}
+    return subprocess.run([sys.executable, "-m", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=180)
+
+
+def test_the_variants_a_repository_serves_are_those_whose_folder_is_there(repo: Path) -> None:
+    assert list(served_entries(repo)) == [AA.name] and list(gone_entries(repo)) == [BB.name]
+    assert Repository(repo).names() == [AA.name]  # clients check's default: every variant it serves
+    with pytest.raises(RepositoryError) as typo:
+        Repository(repo).names(["zz_*"])
+    assert typo.value.hint == f"known: {AA.name}"  # was "known: aa_onnx_cpu1_nodb_mbs8, bb_onnx_cpu1_nodb_mbs8"
+    with pytest.raises(RepositoryError) as gone:
+        Repository(repo).names(["bb_*"])
+    assert f"index.json still lists {BB.name}, whose folder is gone" in str(gone.value.hint)
+    assert f"`builders prune -r {repo}`" in str(gone.value.hint)
+
+
+def test_validate_names_the_variants_gone_and_what_to_do(repo: Path) -> None:
+    found = validate(repo, check_artifacts=False)
+    (problem,) = [p for p in found.problems if p.file == str(repo / INDEX_FILE)]
+    assert problem.problem.startswith(f"lists 1 variant whose folder is gone: {BB.name}"), problem
+    assert "rebuild it with `builders build`" in problem.fix and f"`builders prune -r {repo}`" in problem.fix
+    assert summary(found.problems, repo).endswith("in the repository itself")  # was "1 model checked, no problems"
+
+
+def test_every_command_says_the_same(repo: Path) -> None:
+    """builders validate, clients check and the sweep, each as typed; then builders prune drops the entry."""
+    cwd = repo.parent
+    said = _run(cwd, "builders.cli.main", "validate", "repo", "--no-artifacts")
+    assert said.returncode == 1 and BB.name in said.stdout and "builders prune" in said.stdout, said.stdout + said.stderr
+    check = _run(cwd, "clients.cli.main", "check", "-r", "repo", "--variants", "zz_*")
+    assert check.returncode == 2 and f"known: {AA.name}" in check.stderr and BB.name not in check.stderr, check.stderr
+    sweep = _run(cwd, "perf.cli.main", "sweep", "--repository", "repo", "--variants", "zz_*")
+    assert "no variant in repo matches 'zz_*'" in sweep.stderr and BB.name not in sweep.stderr, sweep.stderr
+    pruned = _run(cwd, "builders.cli.main", "prune", "-r", "repo")
+    assert pruned.returncode == 0 and f"dropped from repo/index.json (1 variant whose folder is gone): {BB.name}" in pruned.stdout
+    assert [e["name"] for e in json.loads((repo / INDEX_FILE).read_text())["variants"]] == [AA.name]
+    again = _run(cwd, "builders.cli.main", "prune", "-r", "repo")
+    assert "nothing to drop" in again.stdout, again.stdout
+    clean = _run(cwd, "builders.cli.main", "validate", "repo", "--no-artifacts")
+    assert BB.name not in clean.stdout and "builders prune" not in clean.stdout, clean.stdout
