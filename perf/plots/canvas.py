@@ -1,5 +1,5 @@
 """The canvas of the sweep's plots: matplotlib (Agg, imported lazily), stacked panels with the
-legend to their right, labels that never overlap each other or cover a point (:func:`place_labels`), and :func:`finish`,
+legend to their right, labels that never overlap each other or cover a point, nor lie across a line where they fit elsewhere (:func:`place_labels`), and :func:`finish`,
 which saves a figure and reads back what it drew, so tests can check the picture's data:
 ``{panel title: {curve label: (xs, ys)}}``.
 """
@@ -77,6 +77,7 @@ def place_labels(
     what: str,
     listed: str,
     apart: bool = False,
+    lines: Sequence[Line2D] = (),
 ) -> tuple[list, int]:
     """Annotate points so that no label overlaps another label or covers a point (simple
     collision avoidance), and say in the legend how many were left out.
@@ -105,6 +106,9 @@ def place_labels(
         apart: Points that no curve joins, each a thing of its own (the co-location plot's combinations): a label
             must not sit nearer another point than :data:`NEARER_X` times its own point's distance. Off (default)
             for curves, whose labels (``c=4``) next to the same curve's neighbours say their order, in its colour.
+        lines: Lines no label may cross where a position clear of them exists (:func:`_drawn_paths`: as drawn, a
+            staircase's steps included; trial 26, T26-7: the Pareto frontier ran through its pick's label); a label
+            that fits only across one is still placed there rather than left out.
 
     Returns:
         The annotations placed and the number left out.
@@ -120,9 +124,11 @@ def place_labels(
     for x, y, r in avoid:
         px, py = ax.transData.transform((x, y))
         taken.append(Bbox.from_extents(px - r, py - r, px + r, py + r))
+    paths = _drawn_paths(ax, lines)
+    tries = [(o, True) for o in LABEL_OFFSETS] + ([(o, False) for o in LABEL_OFFSETS] if paths else [])
     placed, left_out = [], 0
     for x, y, text, *colour in items:
-        for dx, dy, ha, va in LABEL_OFFSETS:
+        for (dx, dy, ha, va), off_lines in tries:
             ann = ax.annotate(
                 text,
                 (x, y),
@@ -137,6 +143,7 @@ def place_labels(
             box = ann.get_window_extent(renderer).padded(LABEL_PAD)  # a fixed margin: a 3-line label's is a 1-line one's
             inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
             clear = not any(box.overlaps(b) for b in taken) and not _covers(box, centres, radii)
+            clear = clear and not (off_lines and any(path.intersects_bbox(box, filled=False) for path in paths))
             if inside and clear and not (apart and _nearer_other(box, ax.transData.transform((x, y)), centres)):
                 taken.append(box)
                 placed.append(ann)
@@ -153,6 +160,30 @@ def place_labels(
             f"cover a point ({listed})",
         )
     return placed, left_out
+
+
+def joined_lines(ax) -> list[Line2D]:
+    """The lines drawn on ``ax`` that join points (a curve, a frontier's staircase, a budget line): every visible one
+    with a line style, for :func:`place_labels`' ``lines``."""
+    return [ln for ln in ax.get_lines() if ln.get_visible() and ln.get_linestyle() not in ("None", "none", "", " ")]
+
+
+def _drawn_paths(ax, lines: Sequence[Line2D]) -> list:
+    """Each of ``lines`` as drawn on ``ax``, in display pixels: its finite points joined in order, with the steps its
+    drawstyle puts between them (``steps-post``: across, then up), as matplotlib draws it."""
+    from matplotlib.cbook import STEP_LOOKUP_MAP
+    from matplotlib.path import Path as MplPath
+
+    out = []
+    for line in lines:
+        xs, ys = np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)
+        keep = np.isfinite(xs) & np.isfinite(ys)
+        if keep.sum() < 2:
+            continue
+        xy = line.get_transform().transform(np.column_stack([xs[keep], ys[keep]]))
+        steps = STEP_LOOKUP_MAP[line.get_drawstyle() or "default"](xy[:, 0], xy[:, 1])
+        out.append(MplPath(np.column_stack(steps)))
+    return out
 
 
 def _markers(ax) -> tuple[np.ndarray, np.ndarray]:

@@ -43,6 +43,7 @@ from perf.plots.canvas import (
     Drawn,
     batch_sizes,
     finish,
+    joined_lines,
     log_scale_if_wide,
     panel_title,
     panels,
@@ -211,7 +212,7 @@ def plot_metric(
             draw(latency_budget_ms, color=REFERENCE, ls=":", lw=1.2, label=f"{name} budget {fmt_given(latency_budget_ms, 0)} ms")
         _mark_picks(ax, points, picks, metric, x_metric, bs, lat, looks)
         if labels:
-            place_labels(ax, labels, what="c= label", listed="the tables list every level")
+            place_labels(ax, labels, what="c= label", listed="the tables list every level", lines=joined_lines(ax))
     return finish(fig, axes, path)
 
 

@@ -7,7 +7,7 @@
   line, one per client workload (:func:`perf.analysis.recommendation.frontier.workload_frontiers`: swept input size,
   client batch size; a black staircase, its own line style: workloads are never compared), each of its
   points in its series' colour and marker (:func:`perf.plots.styles.series_looks`, the curves' own) and
-  labelled ``variant c=N`` in that colour (labels never overlap each other or cover a point), the recommended
+  labelled ``variant c=N`` in that colour (labels never overlap each other or cover a point, nor lie across the staircase where they fit elsewhere), the recommended
   levels marked in their series' colour and the latency budget drawn (trial 15, T15-4: the frontiers took colours
   of their own, the reverse of the curves' for the same series, and the picks were black); a higher median than a
   pick's that its legend entry leaves unexplained is named in a note (:func:`perf.plots.picks.higher_words`; T17-17).
@@ -26,7 +26,7 @@ from perf.analysis.recommendation.frontier import levels_words, operating_fronti
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import flag_mark, fmt_given
-from perf.plots.canvas import Drawn, finish, log_scale_if_wide, panels, place_labels, series_linestyle
+from perf.plots.canvas import Drawn, finish, joined_lines, log_scale_if_wide, panels, place_labels, series_linestyle
 from perf.plots.palette import BLACK, REFERENCE
 from perf.plots.picks import LOWEST, draw_pick, higher_words, judged_latency, pick_colour, pick_points
 from perf.plots.styles import GREY, LINESTYLES, Style, series_looks
@@ -147,5 +147,6 @@ def plot_frontier(
         [(x, p.choice.throughput_infer_per_s, 14.0) for p in picks if (x := p.latency_ms) is not None],
         what="frontier label",
         listed="report table",
+        lines=joined_lines(ax),  # never across the frontier's staircase where a label fits elsewhere (T26-7)
     )
     return finish(fig, [ax], path)
