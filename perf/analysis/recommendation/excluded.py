@@ -6,7 +6,7 @@ Recommendation.excluded`)."""
 from __future__ import annotations
 
 from core.wording import count
-from perf.analysis.stats.notes import notes_text, repeat_noun
+from perf.analysis.stats.notes import flag_words, repeat_noun
 from perf.analysis.stats.points import Point
 from perf.analysis.stats.trials import candidate, where
 from perf.markdown import fmt_given
@@ -24,8 +24,12 @@ def excluded_levels(run: RunResult, points: dict[str, list[Point]]) -> list[str]
             continue
         for p in points[v.name]:
             if not candidate(p):
-                why = "; ".join(p.errors) or notes_text(p.notes, repeat_noun(run)) or ("no p99" if p.ok else "no throughput")
-                out.append(f"{where(p)}: {p.status if p.status != 'ok' else 'not rankable'} ({why}).")
+                status = p.status if p.status != "ok" else "not rankable"
+                if p.notes and not p.errors:  # each reason under its own word, as every output says them (T26-11)
+                    out.append(f"{where(p)}: {flag_words(status, p.notes, repeat_noun(run))}.")
+                    continue
+                why = "; ".join(p.errors) or ("no p99" if p.ok else "no throughput")
+                out.append(f"{where(p)}: {status} ({why}).")
         rate = [lv for lv in v.levels if lv.request_rate is not None]
         if rate:
             missed = [lv for lv in rate if lv.status in ("not achieved", "failed")]

@@ -70,3 +70,14 @@ def test_the_console_report_and_appendix_say_one_levels_flags_alike(tmp_path: Pa
         progress.on_event({"event": "level_done", "variant": "v", "level": lv, "round": r})
     lines = out.getvalue().splitlines()
     assert [ln.rsplit("ms", 1)[1].rstrip() for ln in lines] == [" † unstable", " † unstable", " † host busy; unstable"], lines
+
+
+def test_a_level_left_out_of_the_ranking_says_its_flags_the_same_way() -> None:
+    """The kind: the excluded levels' list said every note under the level's status too."""
+    from perf.analysis.recommendation.excluded import excluded_levels
+    from perf.analysis.stats.points import run_points
+
+    lv = level_result(4, 900.0, None, trial=0, stable=False, host_busy=True, notes=[_spread(20), BUSY])  # no p99
+    run = run_result([variant_result("x", [lv])], settings={"design": "rounds"}, rounds=RoundsRecord(seed=1))
+    said = excluded_levels(run, run_points(run))
+    assert said == [f"`x` at concurrency 4: host busy ({BUSY}); unstable ({_spread(20)})."], said
