@@ -62,14 +62,16 @@ def interrupted_report(run_dir: Path, coloc: bool = False, writing: bool = True)
 
 
 def _print_report(run_dir: Path, budget: float | None, percentile: int | None, top: int, html: bool) -> None:
+    from perf.analysis.recommendation.models import refuse_several_models
     from perf.deploy.stale import stale_bundles
     from perf.records import results
     from perf.report.write import write_report
 
     folders = {d: _files(d) for d in (Path(run_dir), *Path(run_dir).glob("report-*/"))}
+    run = results.load(run_dir)
+    refuse_several_models(run)  # before it says it writes (trial 26, T26-6: said, then refused)
     # seconds to minutes on a busy host (the plots): said before, not after a silence (trial 18, T18-4: 2 min 17 s)
     click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)
-    run = results.load(run_dir)
     stale = stale_bundles(Path(run_dir), run)  # a bundle of an earlier pick: a resume's end and report.md (trial 22)
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html, stale=stale)
     _say_summary(run, Path(run_dir), budget, percentile, top, stale)

@@ -129,3 +129,4 @@ def test_an_old_run_of_two_models_gets_no_pick_across_them(tmp_path: Path) -> No
     assert isinstance(res.exception, PerfError) and res.exception.flag is None, res.output
     assert "2 models: mlp (1 variant), seqnet (1 variant)" in res.exception.message
     assert not (run_dir / "report.md").exists()
+    assert "writing the report" not in res.output  # refused before it says it writes (trial 26, T26-6's NIT)
