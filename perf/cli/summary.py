@@ -292,7 +292,7 @@ def _compared_elsewhere(run: RunResult, rec: Recommendation, name: str, p: Point
             ("best peak", sub.best_peak, sub.ranking),
         ):
             if c is not None and (cmp := compared_elsewhere(ranking, name, p.concurrency, p.batch_size)) is not None:
-                said.append(elsewhere_words(cmp, what))
+                said.append(elsewhere_words(cmp, what, ranking))
     if not said:
         return None
     level = _level_label(p.concurrency, p.batch_size, "ok")

@@ -305,7 +305,9 @@ def _named(
         first = " (--workload)" if asked else " (the client workload of the report's first pick)"
         why += f", at {label}" + (first if label == at else "")
     short = few_rounds(pick.trials, False, named=True) if pick.short else None  # no verdict against the others to state
-    return Chosen(variant, why, dataclasses.replace(pick, tie_set=[], beats=[], confidence=None, against="", short=short))
+    return Chosen(
+        variant, why, dataclasses.replace(pick, tie_set=[], beats=[], through=[], confidence=None, against="", short=short)
+    )
 
 
 def _over_budget_hint(rec: Recommendation, of_series: dict[str, str]) -> str | None:

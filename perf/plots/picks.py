@@ -135,6 +135,8 @@ def higher_words(pick: Pick, higher: list[Point]) -> str:
         why = (
             "behind it by the paired rule"
             if p.variant in c.beats
+            else "behind another variant by the paired rule, not compared with it (the search dropped it)"
+            if p.variant in c.through  # not the pick's own verdict (trial 26, T26-1)
             else "not compared with it in shared rounds"
             if p.variant in c.uncompared
             else "not ranked against it here: see the report's paired ranking"

@@ -31,11 +31,15 @@ def compared_elsewhere(ranking: Ranking | None, variant: str, concurrency: int, 
     return c
 
 
-def elsewhere_words(c: Comparison, pick: str) -> str:
+def elsewhere_words(c: Comparison, pick: str, ranking: Ranking | None = None) -> str:
     """``"compared with the best under budget at c=1 (2 rounds): not distinguishable"``, or where every round
     went one way, ``"...: the pick ahead in every one, not called (too few rounds)"`` (``pick``: what the leader
-    was picked as)."""
+    was picked as); a verdict another variant of ``ranking`` reached in the pick's place
+    (:meth:`~perf.analysis.ranking.rank.Ranking.beaten_through`), ``"not compared with the best under budget:
+    `x` at c=4 beats it at c=1 (the search dropped it)"`` (trial 26, T26-1)."""
     level = f"c={c.b.concurrency}" + (f", b={c.b.batch_size}" if c.b.batch_size != 1 else "")
+    if ranking is not None and c.verdict == "a" and not ranking.own(c):
+        return f"not compared with the {pick}: `{c.a.variant}` at {c.a.level()} beats it at {level} (the search dropped it)"
     if c.result is None:
         return f"compared with the {pick} at {level}: no round shared"
     said = f"compared with the {pick} at {level} ({count(c.result.rounds, 'round')})"

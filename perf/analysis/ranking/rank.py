@@ -56,6 +56,9 @@ search compared, stays beaten: its comparison is that one, re-computed on the re
 rounds no longer back the drop (the verdict lost, or the level that beat it over the budget since:
 :mod:`perf.search.drops`), it ranks like any other. A drop holds in the ranking it was made in only
 (:mod:`perf.analysis.recommendation.recommend` passes ``dropped``): not on peaks, nor under another budget.
+Such a runner-up is beaten by the variant that dropped it, not by the leader (:meth:`Ranking.beaten_through`): what the
+pick beats counts its own comparisons only (:meth:`Ranking.beaten`), and every place that says it names the other
+variant (:func:`perf.analysis.ranking.standing_words.through_parts`).
 """
 
 from __future__ import annotations
@@ -105,8 +108,21 @@ class Ranking:
         return [o.side.variant for o in self.tie_set]
 
     def beaten(self) -> list[Comparison]:
-        """The comparisons the leader won."""
-        return [c for c in self.comparisons if c.verdict == "a"]
+        """The comparisons the leader won by its own paired rounds (:meth:`own`): what the pick beats. A runner-up
+        another variant beat in its place (:meth:`beaten_through`) is not among them."""
+        return [c for c in self.comparisons if c.verdict == "a" and self.own(c)]
+
+    def beaten_through(self) -> list[Comparison]:
+        """The comparisons another variant won in the leader's place (module docstring, "Dropped by the search"): out
+        of the tie set, but never compared with the leader itself, so never counted as the pick's verdicts (trial 26,
+        T26-1: "beats every other ranked variant (7, 4 by the sign test ...)" of a pick compared with 3, three lines
+        above "it beats 3 of the 7 others ...; 4 not compared" of the same level)."""
+        return [c for c in self.comparisons if c.verdict == "a" and not self.own(c)]
+
+    def own(self, c: Comparison) -> bool:
+        """``c`` is the leader's variant's own comparison, at its level or another of its levels (module docstring,
+        "The pick's other levels"), not another variant's."""
+        return self.leader is not None and c.a.variant == self.leader.side.variant
 
 
 def rank_variants(

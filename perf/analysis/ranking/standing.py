@@ -43,6 +43,11 @@ What the pick beats is counted against every variant of the run, with the others
 without a level to rank (under a budget: none within it, with the lowest latency each reached),
 those never measured (cut for time) and those that failed; a tie set's pick says the same of the
 variants outside its tie set (:func:`perf.analysis.ranking.standing_words.outside_words`), so every variant is accounted for.
+What it beats is its own verdicts only (:meth:`perf.analysis.ranking.rank.Ranking.beaten`); a runner-up another variant
+beat in its place (the search dropped it) is said with that variant and how the pick stands against it
+(:func:`perf.analysis.ranking.standing_words.through_parts`), never as beaten by the pick, and a pick with such
+runner-ups is never said to beat "every other ranked variant" (:func:`perf.analysis.ranking.standing_words.beats_words`,
+the one wording; trial 26, T26-1).
 """
 
 from __future__ import annotations

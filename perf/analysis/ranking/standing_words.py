@@ -11,10 +11,11 @@ from perf.analysis.measured import cut_variants, rounds_measured
 from perf.analysis.ranking.budget_latency import host_cores, judged
 from perf.analysis.ranking.leader import knee
 from perf.analysis.ranking.levels_said import rival, rivals
-from perf.analysis.ranking.operating import Comparison, Operating, compare, levels_of, records
+from perf.analysis.ranking.operating import Comparison, Operating, Side, compare, levels_of, records
 from perf.analysis.ranking.rank import Ranking
 from perf.analysis.ranking.standing import (
     FULL,
+    NOT_COMPARED,
     SETTLED,
     SHORT,
     STEADY,
@@ -157,16 +158,83 @@ def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) ->
     many rounds: :func:`perf.analysis.stats.rounds_words.tiers_words`; the only ranked variant: only the rest, ``""``
     when there is none, as in a run of one variant). The others: those without an operating point (``"no level within the
     budget"`` under a budget, with the lowest latency they reached, else ``"no level to rank"``),
-    the never-measured ones (``"not measured: cut for time"``) and failed ones (:func:`rest_parts`)."""
-    beaten = ranking.beaten()
+    the never-measured ones (``"not measured: cut for time"``) and failed ones (:func:`rest_parts`).
+
+    Its counts, tiers and rounds are of the pick's own verdicts (:meth:`~perf.analysis.ranking.rank.Ranking.beaten`);
+    runner-ups another variant beat in its place are said apart, with that variant (:func:`through_parts`):
+    ``"3 of the 7 others by its own paired rounds, by the sign test after 6–9 rounds; 4 were beaten by `x` at c=4, ..."``
+    (trial 26, T26-1: "7, 4 by the sign test" of a pick that had 3 verdicts of its own)."""
+    beaten, via = ranking.beaten(), through_parts(ranking)
     how = f", {tiers}" if (tiers := tiers_words([c.result for c in beaten if c.result is not None])) else ""
-    others = len(beaten) if run is None else len(run.variants) - 1 - len(ranking.other_sizes)
-    if run is None or others <= len(beaten):  # nothing beaten, none else: no count to say (not "(0)")
+    ahead = len(beaten) + len(ranking.beaten_through())
+    others = ahead if run is None else len(run.variants) - 1 - len(ranking.other_sizes)
+    if not via and (run is None or others <= len(beaten)):  # nothing beaten, none else: no count to say (not "(0)")
         return f"{len(beaten)}{how}" if beaten else ""
-    rest = rest_parts(ranking, run, under_budget)
-    if not beaten and not uncompared(ranking):  # the only ranked variant: only why the others are not ranked
+    rest = [*via, *(rest_parts(ranking, run, under_budget) if run is not None else [])]
+    if not beaten and not uncompared(ranking) and not via:  # the only ranked variant: only why the others are not ranked
         return "; ".join(rest)
-    return "; ".join([f"{len(beaten) or 'none'} of the {others} others{how}", *rest])
+    own = " by its own paired rounds" if via else ""
+    return "; ".join([f"{len(beaten) or 'none'} of the {others} others{own}{how}", *rest])
+
+
+def through_parts(ranking: Ranking, run: RunResult | None = None) -> list[str]:
+    """The runner-ups another variant beat in the pick's place (:meth:`~perf.analysis.ranking.rank.Ranking.beaten_through`:
+    the search dropped them), one part per level that beat them, with how the pick stands against that variant
+    (:func:`_standing`): ``"4 were beaten by `x` at c=4, which the pick beats by the rule, and dropped by the search:
+    not compared with the pick itself: `y0` at c=4, ..."``. Never counted as the pick's own verdicts, and never said
+    to be beaten by the pick where it does not itself beat that variant (trial 26, T26-1)."""
+    by: dict[Side, list[Comparison]] = {}
+    for c in ranking.beaten_through():
+        by.setdefault(c.a, []).append(c)
+    return [
+        f"{len(cs)} {'was' if len(cs) == 1 else 'were'} beaten by `{side.variant}` at {side.level()}, "
+        f"{_standing(ranking, side.variant)}, and dropped by the search: not compared with the pick itself: "
+        f"{cut_list(rivals(cs, run))}"
+        for side, cs in by.items()
+    ]
+
+
+def _standing(ranking: Ranking, name: str) -> str:
+    """How the pick stands against ``name``, a variant that beat runner-ups in its place (:func:`through_parts`)."""
+    c = next((c for c in ranking.comparisons if c.b.variant == name), None)
+    if c is None:
+        return "which the pick was not ranked against"
+    if c.verdict == "a" and ranking.own(c):
+        return "which the pick beats by the rule"
+    if c.verdict == "a":
+        return f"which `{c.a.variant}` beats in the pick's place"
+    if c.verdict == "b":
+        return "which beats the pick by the rule"
+    if kind(c) == NOT_COMPARED:
+        return "which was never measured in the same round as the pick's level"
+    return "which the rule did not separate from the pick (its tie set)"
+
+
+def rule_words(alpha: float) -> str:
+    """The paired rule a verdict is by, ``"paired rounds at 5 %"`` (``alpha``: its level)."""
+    return f"paired rounds at {alpha * 100:g} %"
+
+
+def beats_words(against: str, rule: str, *, uncompared: bool = False, through: bool = False, subject: str = "") -> str:
+    """What a pick the rule separated from every other beats, in the one wording of report.md's Recommendation
+    (:meth:`perf.analysis.recommendation.choice.Choice.verdict`) and Paired ranking, export-deployment's chosen level
+    and the bundle's README. ``"beats every other ranked variant (7, by the sign test after 6–8 rounds; paired rounds
+    at 5 %)"`` only where each of the others is one of its own verdicts; else ``"by the rule (paired rounds at 5 %) it
+    beats 3 of the 7 others by its own paired rounds, ...; 4 were beaten by `x` at c=4, ..."``.
+
+    Args:
+        against: The others in words (:func:`others_words`).
+        rule: The rule's words (:func:`rule_words`).
+        uncompared: Some were never in a round with its level: ``"; it is named first by throughput, not as the
+            winner"`` follows.
+        through: Another variant beat some in its place (:func:`through_parts`).
+        subject: Said before the verb of the first form (``"It "`` starting a sentence).
+    """
+    if uncompared:  # neither beaten nor tied: no evidence either way (trial 11, F9)
+        return f"by the rule ({rule}) it beats {against}; it is named first by throughput, not as the winner"
+    if through:  # not "every other": some were beaten by another variant (trial 26, T26-1)
+        return f"by the rule ({rule}) it beats {against}"
+    return f"{subject}beats every other ranked variant ({against}; {rule})"
 
 
 def outside_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -> str:
@@ -175,14 +243,16 @@ def outside_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -
     4, and the other 4 of 8 variants, none with a level within the budget, said nowhere):
     ``"the 4 others outside the tie set: it beats 1 by the rule; 3 have no level within the budget:
     `a` (lowest p95 5.45 ms, at c=1), ..."`` (a p95 budget: the lowest latency at its percentile, :func:`lowest`); ``""`` when every other variant is in the tie set
-    (or without a run)."""
+    (or without a run). Those another variant beat in the pick's place are said apart (:func:`through_parts`)."""
     if run is None:
         return ""
     outside = len(run.variants) - len(ranking.tie_set) - len(ranking.other_sizes)
     if outside <= 0:
         return ""
     beaten = len(ranking.beaten())
-    parts = ([f"it beats {beaten} by the rule"] if beaten else []) + rest_parts(ranking, run, under_budget)
+    parts = (
+        ([f"it beats {beaten} by the rule"] if beaten else []) + through_parts(ranking) + rest_parts(ranking, run, under_budget)
+    )
     return f"the {count(outside, 'other')} outside the tie set: " + "; ".join(parts)
 
 

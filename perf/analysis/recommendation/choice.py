@@ -10,6 +10,7 @@ from builders.repository.build_verdict import BuildVerdict
 from core.units import throughput_text
 from core.wording import count
 from perf.analysis.ranking.budget_latency import LATENCY_PERCENTILES, latency_metric
+from perf.analysis.ranking.standing_words import beats_words, rule_words
 from perf.analysis.stats.paired import FAR_GAP, GAP_MIN, GAP_ROUNDS
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import UNSTABLE_MARK, fmt
@@ -40,7 +41,11 @@ class Choice:
         tie_set: In a rounds sweep, the variants the pick does not beat by the paired rule and shared a round
             with, the pick first (one name: it beats every other it was compared with; empty: not a rounds sweep).
         uncompared: In a rounds sweep, those never in a round with the pick's level (:func:`perf.analysis.ranking.standing.uncompared`).
-        beats: In a rounds sweep, the variants it beats by the paired rule.
+        beats: In a rounds sweep, the variants it beats by the paired rule, by its own rounds
+            (:meth:`perf.analysis.ranking.rank.Ranking.beaten`).
+        through: In a rounds sweep, the variants another variant beat in its place, never compared with it
+            (:meth:`perf.analysis.ranking.rank.Ranking.beaten_through`: the search dropped them): not among :attr:`beats`,
+            and :attr:`against` names that variant (trial 26, T26-1).
         confidence: ``1 - alpha`` of the paired rule (a rounds sweep), else ``None``.
         judged_on: A pick under the budget within it only on its quieter rounds, in words (:meth:`~perf.analysis.ranking.budget_latency.Judged.picked_on`).
         judged_note: The same without its basis (:meth:`~perf.analysis.ranking.budget_latency.Judged.picked_note`):
@@ -94,6 +99,7 @@ class Choice:
     why: str | None = None
     tie_set: list[str] = dataclasses.field(default_factory=list)
     beats: list[str] = dataclasses.field(default_factory=list)
+    through: list[str] = dataclasses.field(default_factory=list)
     confidence: float | None = None
     judged_on: str | None = None
     against: str = ""
@@ -245,7 +251,7 @@ class Choice:
         """The paired verdict in words (a rounds sweep): the tie set, what it beats, or that it is the only
         variant ranked (with why the others are not, :attr:`against`; a run of one variant has none to say);
         ``listed``: a tie set's members and the others are said by :meth:`listed`, after it."""
-        rule = f"paired rounds at {(1 - (self.confidence or 0)) * 100:g} %"
+        rule = rule_words(1 - (self.confidence or 0))
         if self.tied and listed:
             return (
                 f"the rule ({rule}) did not separate it from {count(len(self.tie_set) - 1, 'other')} (the tie set follows); "
@@ -257,10 +263,9 @@ class Choice:
                 f"the rule ({rule}) did not separate it from {count(len(self.tie_set) - 1, 'other')}: {others}; "
                 f"it is named first by {self.named_by()}, not as the winner" + (f"; {self.outside}" if self.outside else "")
             )
-        if self.uncompared:  # neither beaten nor tied: no evidence either way (trial 11, F9)
-            return f"by the rule ({rule}) it beats {self.against}; it is named first by throughput, not as the winner"
-        if self.beats:
-            return f"beats every other ranked variant ({self.against or len(self.beats)}; {rule})"
+        if self.beats or self.through or self.uncompared:  # the one wording of what it beats (trial 26, T26-1)
+            said = self.against or str(len(self.beats))
+            return beats_words(said, rule, uncompared=bool(self.uncompared), through=bool(self.through))
         if not self.against:  # no other variant to count (a run of one): none is said as "(0)"
             return "the only variant ranked: no other to compare it with"
         return f"the only ranked variant ({self.against})"

@@ -259,9 +259,9 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
         return None
     c = Choice.of(p)
     c.tie_set, c.beats, c.confidence = ranking.names, [x.b.variant for x in ranking.beaten()], 1 - ALPHA
-    c.uncompared = [x.b.variant for x in uncompared(ranking)]
+    c.uncompared, c.through = [x.b.variant for x in uncompared(ranking)], [x.b.variant for x in ranking.beaten_through()]
     done = c.tied and all(settled(x) for x in ranking.comparisons if x.b.variant in c.tie_set[1:])
-    beats_all, alone = bool(c.beats) and not (c.tied or c.uncompared), not (c.beats or c.tied or c.uncompared)
+    beats_all, alone = bool(c.beats) and not (c.tied or c.uncompared), not (c.beats or c.tied or c.uncompared or c.through)
     c.short = None if done else few_rounds(p.trials, beats_all, alone)  # one trial a round; alone: no verdict needed
     c.against = tie_words(ranking, run) if c.tied else others_words(ranking, run, under)
     c.tie_parts = tie_parts(ranking, run) if c.tied else []

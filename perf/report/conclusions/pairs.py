@@ -146,6 +146,11 @@ def ranked_text(run: RunResult, rec: Recommendation, name: str, of_pick: bool = 
     c = next((c for c in (rec.ranking.comparisons if rec.ranking else []) if c.b.variant == name), None)
     if c is None or c.result is None:
         return None
+    if c.verdict == "a" and rec.ranking is not None and not rec.ranking.own(c):  # another variant's verdict (T26-1)
+        return (
+            f"not compared with the pick itself: `{c.a.variant}` at c={c.a.concurrency} beats it by the paired rule, "
+            "and the search dropped it"
+        )
     ratios = c.result.ratios if of_pick else tuple(1.0 / r for r in c.result.ratios)  # each round's, turned: not 1/median
     pick, other = (median_over(run, c.a, c.rounds), median_over(run, c.b, c.rounds))
     first, second = ((f"the pick at c={c.a.concurrency}", pick), (f"it at c={c.b.concurrency}", other))

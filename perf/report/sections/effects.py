@@ -214,7 +214,7 @@ def beside_recommendation(effects: Sequence[MainEffect], rec: Recommendation) ->
     for e in effects:
         for c in ranking.comparisons:
             d = next((d for d in e.pairs if {d.reference, d.changed} == {pick, c.b.variant}), None)
-            if d is None:
+            if d is None or (c.verdict == "a" and not ranking.own(c)):  # another variant's verdict, not the pick's (T26-1)
                 continue
             toward = 1 if d.changed == pick else -1  # +1: the pick holds the effect's changed value
             ranked = {"a": toward, "b": -toward}.get(c.verdict, 0)

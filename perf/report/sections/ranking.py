@@ -27,11 +27,11 @@ from perf.analysis.ranking.standing import (
     member_words,
     uncompared,
 )
-from perf.analysis.ranking.standing_words import others_words, outside_words, tie_words
+from perf.analysis.ranking.standing_words import beats_words, others_words, outside_words, rule_words, tie_words
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import peak_heading
-from perf.analysis.stats.paired import FAR_GAP, GAP_ALPHA, GAP_MIN, GAP_ROUNDS, UNCALLED, p_cell
+from perf.analysis.stats.paired import ALPHA, FAR_GAP, GAP_ALPHA, GAP_MIN, GAP_ROUNDS, UNCALLED, p_cell
 from perf.analysis.stats.points import Point
 from perf.markdown import fmt, ratio_number, ratio_span, table
 from perf.records.levels import HOST_BUSY
@@ -188,13 +188,15 @@ def comparison_lines(
     ]
     if len(ranking.tie_set) > 1:
         lines.append(tie_set_words(ranking, pruned, run, said_above))
-    elif uncompared(ranking):  # neither beaten nor tied (trial 11, F9)
-        lines.append(
-            f"- It beats {others_words(ranking, run, budget_ms is not None)} by the rule; it is named first by "
-            "throughput (round-adjusted), not as the winner."
+    elif ranking.comparisons:  # the Recommendation's words of the same pick (trial 26, T26-1: "beats every other" here)
+        said = beats_words(
+            others_words(ranking, run, budget_ms is not None),
+            rule_words(ALPHA),
+            uncompared=bool(uncompared(ranking)),
+            through=bool(ranking.beaten_through()),
+            subject="It ",
         )
-    elif ranking.comparisons:
-        lines.append(f"- It beats every other ranked variant by the rule ({others_words(ranking, run, budget_ms is not None)}).")
+        lines.append(f"- {sentence(said, capital=True)}")
     if ranking.comparisons:
         head = ["runner-up", "at c", "ratio (median)", "min–max", "pick ahead", "p", f"Δ p{percentile} ms", "verdict"]
         metric = latency_metric(percentile)

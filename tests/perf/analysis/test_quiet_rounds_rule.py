@@ -103,7 +103,7 @@ def test_the_only_ranked_pick_and_a_pick_beating_on_the_gap_rule_never_lack_the_
     assert peak is not None and peak.variant == FAST and short not in peak.describe()
     assert "beats every other ranked variant (1, on a large, consistent gap after 3 rounds;" in peak.describe()
     lines = "\n".join(comparison_lines(rec.ranking, "Best measured throughput", 99, run=run))
-    assert "It beats every other ranked variant by the rule (1, on a large, consistent gap after 3 rounds)." in lines
+    assert "It beats every other ranked variant (1, on a large, consistent gap after 3 rounds; paired rounds at 5 %)." in lines
     assert "the pick beats it" in lines
 
 

@@ -64,7 +64,7 @@ def test_a_pick_ranked_alone_under_the_budget_and_beating_on_the_gap_rule_never_
     assert f"the only ranked variant (1 has no level within the budget: `{SLOW}` (lowest p99 8.83 ms, at c=1))" in under
     assert "measured in 3 rounds (ranked alone: no verdict against another variant was needed)" in under
     ranking = text.split("## Paired ranking", 1)[1]
-    assert "It beats every other ranked variant by the rule (1, on a large, consistent gap after 3 rounds)." in ranking
+    assert "It beats every other ranked variant (1, on a large, consistent gap after 3 rounds; paired rounds at 5 %)." in ranking
     assert "the pick beats it" in ranking
 
 
