@@ -28,6 +28,7 @@ from perf.analysis.ranking.standing import (
     uncompared,
 )
 from perf.analysis.ranking.standing_words import beats_words, others_words, outside_words, rule_words, tie_words
+from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import peak_heading
@@ -44,6 +45,9 @@ SHOWN = 7
 
 #: Marks a row whose numbers are another level's comparison with the runner-up (a drop, the pick's other level).
 OTHER_SIDE = "‡"
+#: What the section says of what its pick beats where the Recommendation says it of the same pick (one verdict, said
+#: once: trial 26, T26-1; trial 19, T19-17).
+VERDICT_ABOVE = "What it beats by its own paired rounds, by which test, and the others: said with the pick in Recommendation."
 
 
 def _unranked_higher(run: RunResult | None, c: Comparison, budget_ms: float | None, metric: str) -> str:
@@ -170,10 +174,13 @@ def comparison_lines(
     pruned: Collection[str] = (),
     run: RunResult | None = None,
     said_above: bool = False,
+    verdict_above: bool = False,
 ) -> list[str]:
     """The pick against each runner-up as a table, and its tie set in words (:func:`tie_set_words`; ``said_above``:
     the Recommendation lists its members); what it beats is counted against ``run``'s variants
-    (:func:`perf.analysis.ranking.standing_words.others_words`). The rule for fewer rounds is said by
+    (:func:`perf.analysis.ranking.standing_words.others_words`) in the Recommendation's words
+    (:func:`perf.analysis.ranking.standing_words.beats_words`), or, where the Recommendation says them of this pick
+    (``verdict_above``), pointed to: said once (trial 19, T19-17). The rule for fewer rounds is said by
     :func:`ranking_lines`, once."""
     if ranking is None or ranking.leader is None:
         return [f"- {what}: no variant has a level {'within the budget' if budget_ms is not None else 'to rank'}."]
@@ -196,7 +203,7 @@ def comparison_lines(
             through=bool(ranking.beaten_through()),
             subject="It ",
         )
-        lines.append(f"- {sentence(said, capital=True)}")
+        lines.append(f"- {VERDICT_ABOVE}" if verdict_above else f"- {sentence(said, capital=True)}")
     if ranking.comparisons:
         head = ["runner-up", "at c", "ratio (median)", "min–max", "pick ahead", "p", f"Δ p{percentile} ms", "verdict"]
         metric = latency_metric(percentile)
@@ -306,6 +313,12 @@ def same_ranking(under: list[str], peak: list[str], title: str, same: bool) -> l
     return [f"- **{title}:** the same level as the best under the budget above, with the same runner-ups, verdicts and notes."]
 
 
+def _names(pick: Choice | None, ranking: Ranking | None) -> bool:
+    """The Recommendation's ``pick`` is ``ranking``'s leader: it says what that level beats (its verdict)."""
+    lead = ranking.leader.side if ranking is not None and ranking.leader is not None else None
+    return pick is not None and lead is not None and pick.variant == lead.variant and pick.at(lead.concurrency, lead.batch_size)
+
+
 def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
     """The ``## Paired ranking`` section (module docstring); none for a sequential run."""
     if run.rounds is None:
@@ -324,11 +337,20 @@ def ranking_lines(run: RunResult, rec: Recommendation) -> list[str]:
             pruned,
             run,
             tied(rec.best_under_budget),
+            _names(rec.best_under_budget, rec.ranking_under_budget),
         )
     peak = peak_heading(rec.best_peak)
     lines += under + same_ranking(
         under,
-        comparison_lines(rec.ranking, peak, rec.latency_percentile, pruned=pruned, run=run, said_above=tied(rec.best_peak)),
+        comparison_lines(
+            rec.ranking,
+            peak,
+            rec.latency_percentile,
+            pruned=pruned,
+            run=run,
+            said_above=tied(rec.best_peak),
+            verdict_above=_names(rec.best_peak, rec.ranking),
+        ),
         peak,
         rec.latency_budget_ms is not None and same_leader(rec.ranking_under_budget, rec.ranking),
     )

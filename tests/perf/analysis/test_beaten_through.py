@@ -48,7 +48,7 @@ def test_a_pick_that_beats_the_variant_that_dropped_the_others_counts_only_its_o
 def test_a_pick_tied_with_that_variant_is_never_said_to_beat_what_it_beat() -> None:
     rec = recommend(drop_run("ties"), BUDGET_MS)
     u = rec.best_under_budget
-    assert u is not None and u.tie_set == ["p", "x"], u.tie_set
+    assert u is not None and u.tie_set == ["p", "x"], u
     said = u.describe()
     assert "it beats 6" not in said, said
     assert (
