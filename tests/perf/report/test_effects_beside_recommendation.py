@@ -7,9 +7,12 @@ section; the conclusions point to it (trial 19, T19-17: the same words in both).
 
 from __future__ import annotations
 
+import dataclasses
+
 from factories import params
 
 from perf.analysis.effects.main_effects import main_effects
+from perf.analysis.ranking.operating import Side
 from perf.analysis.recommendation.recommend import recommend
 from perf.analysis.stats.points import run_points
 from perf.records.levels import LevelResult
@@ -82,3 +85,17 @@ def test_no_line_where_they_agree_or_without_a_budget() -> None:
     assert beside_recommendation(effects, recommend(run)) is None  # no budget: no ranking under one
     run.variants[1].levels = [lv for lv in run.variants[1].levels if lv.concurrency == 16]  # the twin has no level within
     assert beside_recommendation(main_effects(run, run_points(run)), recommend(run, 25.0)) is None
+
+
+def test_a_verdict_another_variant_reached_on_the_twin_is_not_the_picks() -> None:
+    """Trial 26, T26-1's kind: a runner-up the search dropped on another variant's verdict (Ranking.beaten_through)
+    was never compared with the pick; "the pick beats its twin" would be that variant's verdict, with its numbers."""
+    run = _run()
+    rec = recommend(run, 25.0)
+    effects = main_effects(run, run_points(run))
+    assert beside_recommendation(effects, rec) is not None  # the pick's own verdict on its twin
+    ranking = rec.ranking_under_budget
+    assert ranking is not None
+    (c,) = [c for c in ranking.comparisons if c.verdict == "a"]
+    ranking.comparisons = [dataclasses.replace(c, a=Side("other", c.a.concurrency))]  # another variant beat the twin
+    assert beside_recommendation(effects, rec) is None
