@@ -9,6 +9,13 @@ added, in backticks: ``--shapes time=400..16000`` -> ``perf/run_sweep.sh --runti
 model_repository --variants 'sigconv_*' ... --shapes time=400..16000``. A flag named without a value ("add one to
 --shapes") is followed by that command with the flag's metavar. Flags inside a command the text already spells
 out (```triton-perf baseline RUN --replace```) and the command's own flags (``own``) are left as they are.
+
+A flag is said as something to run only where it is offered to be given (:func:`offered`, for the ``DEMO_*``
+settings of :func:`perf.cli.demo_settings.as_demo` too): with its value it is a command; without, the words around it
+offer it ("a longer --time-budget", "pass --latency-budget-ms", "add one to --shapes", "(--time-budget gives one)").
+A sentence that names a flag as a fact ("`--latency-budget-ms` itself has no default", "the given
+--latency-budget-ms 25", "time windows of --round-window") keeps it as it is (trial 26, T26-12: make demo said
+"DEMO_BUDGET_MS (`DEMO_BUDGET_MS=... make demo`) itself has no default" right after saying its default).
 """
 
 from __future__ import annotations
@@ -28,6 +35,14 @@ SCRIPT = "perf/run_sweep.sh"
 _COMMAND = re.compile(r"`(?:\S*/)?(?:triton-perf|run_sweep\.sh|builders|clients|make|kubectl|tritonserver|python)\b[^`]*`")
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 _TOKEN = re.compile(r"[ =]([^\s`;,)]+)")
+#: The words right before a flag with no value that offer it to be given: "a longer", "a", "pass", "give", "add one
+#: to", "try", "with", "or", "and" (then an optional backtick).
+_OFFER_BEFORE = re.compile(r"(?:\b(?:an?(?: \w+)?|give|pass|set|raise|lower|use|try|with|or|and|add(?: \w+)? to)|->) `?$")
+#: The words right after a flag with no value that offer it: "(--time-budget gives one)", "--time-budget 8m keeps it".
+_OFFER_AFTER = re.compile(r"^`? (?:gives|measures|keeps)\b")
+#: The words right before a flag with its value that name a setting already made, not one to give: "the given
+#: --latency-budget-ms 25", "its --time-budget 6m", "pruning applies to --concurrency auto".
+_NAMED_BEFORE = re.compile(r"\b(?:the|its|this|their|given|of|to) `?$")
 #: A placeholder value (``--run-id NEW``) or one with a number, list, range, path or pattern in it.
 _VALUE_LIKE = re.compile(r"^[A-Z][A-Z_]*$|[0-9=/*,_.:]")
 
@@ -46,6 +61,16 @@ def options_of(command: str) -> set[str]:
     from perf.cli.main import cli
 
     return {o for p in cli.commands[command].params for o in [*p.opts, *p.secondary_opts] if o.startswith("--")}
+
+
+def offered(text: str, start: int, end: int, valued: bool) -> bool:
+    """Whether the flag (or run of flags) at ``text[start:end]`` is offered for its reader to give (module
+    docstring): ``valued`` (a flag with its value) unless the words before it name a setting already made; one
+    without a value only where the words before or after it offer it."""
+    before, after = text[max(0, start - 40) : start], text[end : end + 20]
+    if valued:
+        return not _NAMED_BEFORE.search(before)
+    return bool(_OFFER_BEFORE.search(before) or _OFFER_AFTER.match(after))
 
 
 def _takes(option: click.Option, token: str) -> bool:
@@ -109,6 +134,8 @@ def sweep_commands(text: str, sweep: Sequence[str], knobs: Collection[str], own:
         if not any(f in options and f not in knobs and f not in own for f, _ in flags) or any(f not in options for f, _ in flags):
             continue
         start, end = run[0][0], run[-1][1]
+        if not offered(text, start, end, any(v is not None for _, v in flags)):
+            continue  # a flag named as a fact, not offered to be given
         tick = start > 0 and text[start - 1] == "`" and text[end : end + 1] == "`"
         start, end = (start - 1, end + 1) if tick else (start, end)
         bare = [f for f, v in flags if v is None and not options[f].is_flag]

@@ -19,13 +19,13 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import click
 
 from core.names import close_names, file_problem
-from perf.cli.demo_commands import restore, sweep_commands
+from perf.cli.demo_commands import offered, restore, sweep_commands
 
 #: Every ``DEMO_*`` variable ``scripts/demo.sh`` reads (its header lists them; tests/project/test_demo_script.py checks
 #: the script reads these and no others): another one set is a typo make demo would ignore (trial 21 kind K1).
@@ -191,8 +191,23 @@ def problems(
 _VALUE = r"[0-9][^\s`;,)]*|auto|none"
 
 
+def _said_as(var: str, valued: bool) -> Callable[[re.Match[str]], str]:
+    """The replacement of a knob's flag found with its value (``valued``: the ``make demo`` command) or without (the
+    variable, with that command after a backticked one), where the words offer it; else the words as they are."""
+
+    def said(m: re.Match[str]) -> str:
+        if not offered(m.string, m.start(), m.end(), valued):
+            return m[0]
+        if valued:
+            return f"`{var}={m[1]} make demo`"
+        return f"{var} (`{var}=... make demo`)" if m[0].startswith("`") else var
+
+    return said
+
+
 def as_demo(text: str, knobs: Sequence[tuple[str, str]], sweep: Sequence[str] | None = None, own: Collection[str] = ()) -> str:
-    """``text`` with each advice that names one of ``knobs``' flags said as ``make demo`` takes it:
+    """``text`` with each advice that offers one of ``knobs``' flags (:func:`perf.cli.demo_commands.offered`; a
+    sentence that names a flag as a fact keeps it) said as ``make demo`` takes it:
     "`--time-budget 8m` keeps it" -> "DEMO_TIME_BUDGET=8m make demo keeps it", "a longer `--time-budget`"
     -> "a longer DEMO_TIME_BUDGET (`DEMO_TIME_BUDGET=... make demo`)", "--round-window 1000" ->
     "`DEMO_WINDOW_MS=1000 make demo`" (trial 13, T13-13: the second
@@ -212,9 +227,10 @@ def as_demo(text: str, knobs: Sequence[tuple[str, str]], sweep: Sequence[str] | 
         text, kept = sweep_commands(text, sweep, {f for f, _ in knobs}, own)
     for flag, var in knobs:
         text = re.sub(rf"`?{re.escape(flag)} (\S+?)`? keeps it", rf"{var}=\1 make demo keeps it", text)
-        # a flag with its value is a command to run (trial 16, T16-20: "or DEMO_BUDGET_MS 31")
-        text = re.sub(rf"`?{re.escape(flag)}[ =]({_VALUE})`?", rf"`{var}=\1 make demo`", text)
-        text = text.replace(f"`{flag}`", f"{var} (`{var}=... make demo`)").replace(flag, var)
+        # a flag with its value is a command to run (trial 16, T16-20: "or DEMO_BUDGET_MS 31"); one named as a fact
+        # is not (trial 26, T26-12: "DEMO_BUDGET_MS (`DEMO_BUDGET_MS=... make demo`) itself has no default")
+        text = re.sub(rf"`?{re.escape(flag)}[ =]({_VALUE})`?", _said_as(var, True), text)
+        text = re.sub(rf"`{re.escape(flag)}`|(?<![\w-]){re.escape(flag)}(?![\w-])", _said_as(var, False), text)
     return restore(text, kept)
 
 
