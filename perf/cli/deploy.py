@@ -261,6 +261,8 @@ def _export_combination(
     for note in bundle.notes:
         click.secho(note, fg="yellow", err=True)
     _said_release_check(bundle.release_check)
+    for sizes in bundle.input_sizes:  # the README's words, per variant with a dynamic dim (T26-8)
+        click.echo(f"input sizes: {sizes}")
     click.echo(f"bundle: {bundle.folder} (README.md says how to serve and deploy it)")
     for f in bundle.files:
         click.echo(f"  {f}")

@@ -44,11 +44,11 @@ from builders.repository.writer import PYTHON_MODEL_FILE, update_index
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
 from clients.runtimes.served import ServedSettings
 from core import formats
-from core.errors import PerfError, RecordError, ToolkitError
+from core.errors import PerfError, RecordError
 from core.wording import sentence
 from perf.deploy import k8s
 from perf.deploy.choose import Chosen, choose_variant
-from perf.deploy.input_sizes import input_sizes
+from perf.deploy.input_sizes import build_ranges, input_sizes
 from perf.deploy.measured import Measured, busy_words, check_as_measured, cpu_request_cores, difference_lines, measured
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, readme
 from perf.deploy.release import ReleaseCheck, check_release, refuse_unloadable
@@ -229,16 +229,6 @@ def _to_native(rv: RepositoryVariant, folder: Path, threads: int | None) -> str:
     )
 
 
-def _build_ranges(rv: RepositoryVariant) -> dict[str, tuple[int, int, int]] | None:
-    """The repository build's dynamic axes, ``axis -> (min, opt, max)`` (a run saved before it recorded them);
-    ``None`` without a readable build record."""
-    try:
-        spec = rv.served_spec
-    except ToolkitError:
-        return None
-    return dict(spec.dynamic_axes) if spec else None
-
-
 def _image(run: RunResult, image: str | None) -> str:
     """``image``, else the image the run's container runtime measured with, else NVIDIA's
     image of the toolkit's default release."""
@@ -362,7 +352,7 @@ def export_deployment(
         files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
         differences = tuple(difference_lines(m, ServedSettings.of(config), renamed))
         inputs = [(i.name, list(i.dims)) for i in config.input]
-        sizes = input_sizes(run, chosen.variant, m.shape, inputs, _build_ranges(rv), config.max_batch_size > 0)
+        sizes = input_sizes(run, chosen.variant, m.shape, inputs, build_ranges(rv), config.max_batch_size > 0)
         bundle = Bundle(
             out,
             chosen,

@@ -32,13 +32,15 @@ from pathlib import Path
 from tritonclient.grpc import model_config_pb2 as mc
 
 from builders.config.pbtxt import read_config
+from builders.repository.view import RepositoryVariant
 from clients.runtimes.options import DEFAULT_TAG, image_for_tag
-from core.errors import PerfError
+from core.errors import PerfError, ToolkitError
 from core.wording import count, sentence
 from perf.colocate import judge, neighbours, verdict
 from perf.colocate.resume import SERVER_FAILED
 from perf.deploy import k8s
 from perf.deploy.bundle import README_FILE, copy_variant, move_in, renamed_tensors, source_variant
+from perf.deploy.input_sizes import build_ranges, input_sizes_lines, sizes_words
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, files_lines
 from perf.deploy.release import ReleaseCheck, check_release, refuse_unloadable
 from perf.markdown import fmt
@@ -69,6 +71,8 @@ class CombinationBundle:
         release_check: The image's release checks of the model files (:func:`perf.deploy.release.check_release`).
         renamed: Variant -> the tensor names its copy serves differently from what the run
             measured (:func:`perf.deploy.bundle.renamed_tensors`), in words; every variant listed.
+        input_sizes: Per variant with a dynamic dim, what its config takes, the build's verified range and the
+            sizes the run measured at (:func:`input_sizes_of`), in the pick's order.
     """
 
     folder: Path
@@ -79,6 +83,29 @@ class CombinationBundle:
     files_checks: tuple[FilesCheck, ...] = ()
     release_check: ReleaseCheck | None = None
     renamed: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    input_sizes: tuple[str, ...] = ()
+
+
+def input_sizes_of(rec: ColocationRecord, rv: RepositoryVariant, config: mc.ModelConfig) -> str | None:
+    """What the bundle's ``config`` of ``rv`` takes of its dynamic dims, the build's verified range of them and the
+    sizes the run measured at, in a sweep's bundle's words (:func:`perf.deploy.input_sizes.sizes_words`; trial 26,
+    T26-8); ``None`` when no input has a dynamic dim. A co-location run sends each model's inputs at its build's
+    sizes (:meth:`perf.colocate.source.ServerSource._inputs`: no ``--shape``), which the run does not record:
+    said from the config it served and the build's spec, as it sized them."""
+    from google.protobuf import json_format
+
+    from perf.measure.inputs import describe_dynamic
+
+    try:
+        spec = rv.served_spec
+    except ToolkitError:
+        spec = None
+    served = json_format.MessageToDict(read_config(rv.folder / "config.pbtxt"), preserving_proto_field_name=True)
+    inputs = [(i.name, list(i.dims)) for i in config.input]
+    batching = config.max_batch_size > 0
+    return sizes_words(
+        rec.run_id, inputs, build_ranges(rv), None, describe_dynamic(served, spec), batching, f"`{rv.name}`'s config"
+    )
 
 
 def combined_resources(configs: dict[str, mc.ModelConfig]) -> k8s.Resources:
@@ -160,6 +187,7 @@ def export_combination(
         notes += tuple(f"`{rv.name}`: {sentence(v.text())}" for rv in variants if (v := rv.build_verdict))  # T13-10
         configs = {v: read_config(tmp / BUNDLE_REPOSITORY / v / "config.pbtxt") for v in rec.pick.values()}
         renamed = {rv.name: renamed_tensors(rv, tmp / BUNDLE_REPOSITORY) for rv in variants}
+        sizes = tuple(w for rv in variants if (w := input_sizes_of(rec, rv, configs[rv.name])) is not None)
         size = sum(p.stat().st_size for p in (tmp / BUNDLE_REPOSITORY).rglob("*") if p.is_file())
         plan = k8s.ServingPlan(
             kname, ", ".join(rec.pick.values()), image or image_for_tag(DEFAULT_TAG), combined_resources(configs), size
@@ -170,14 +198,14 @@ def export_combination(
         (tmp / MANIFEST_DIR / STORAGE_FILE).write_text(k8s.to_yaml([k8s.claim(plan), k8s.loader_pod(plan)]))
         (tmp / MANIFEST_DIR / SERVER_FILE).write_text(k8s.to_yaml([k8s.deployment(plan), k8s.service(plan)]))
         lines = [*readme_lines(rec, notes, renamed), "", *[line for c in checks for line in files_lines(c)], *checked.lines()]
-        lines += kubernetes_lines(rec, plan)
+        lines += [*input_sizes_lines(sizes), *kubernetes_lines(rec, plan)]
         (tmp / README_FILE).write_text("\n".join(lines) + "\n")
         move_in(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     log.info("combination bundle written to %s", out)
     files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
-    return CombinationBundle(out, dict(rec.pick), notes, plan, files, checks, checked, renamed)
+    return CombinationBundle(out, dict(rec.pick), notes, plan, files, checks, checked, renamed, sizes)
 
 
 def kubernetes_lines(rec: ColocationRecord, plan: k8s.ServingPlan) -> list[str]:

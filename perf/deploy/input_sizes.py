@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from builders.repository.view import RepositoryVariant
 from clients.request_shapes import per_sample_shape
+from core.errors import ToolkitError
 from perf.records.results import RunResult
 from perf.records.workloads import workload_text
 
@@ -28,7 +30,8 @@ def input_sizes(
     build_ranges: Mapping[str, Sequence[int]] | None = None,
     batching: bool = True,
 ) -> str | None:
-    """The sentence on the deployed variant's input sizes; ``None`` when no input has a dynamic dim.
+    """The sentence on a sweep's deployed variant's input sizes (:func:`sizes_words`); ``None`` when no input has a
+    dynamic dim.
 
     Args:
         run: The run the bundle is of.
@@ -40,14 +43,32 @@ def input_sizes(
         batching: Whether the config's ``max_batch_size`` is above 0 (its dims are then per sample), for the words
             every output states dims in (:func:`clients.request_shapes.per_sample_shape`).
     """
+    vr = run.variant(variant)
+    ranges = (vr.axis_ranges if vr else None) or build_ranges
+    return sizes_words(run.run_id, inputs, ranges, shape, vr.dynamic_axes if vr else None, batching)
+
+
+def sizes_words(
+    run_id: str,
+    inputs: Sequence[tuple[str, Sequence[int]]],
+    ranges: Mapping[str, Sequence[int]] | None,
+    shape: str | None,
+    recorded: str | None,
+    batching: bool = True,
+    subject: str = "The bundle's config",
+) -> str | None:
+    """What a config of a bundle takes of its dynamic dims, the build's verified range of them and the sizes run
+    ``run_id`` measured at (the ``--shapes`` size ``shape``, else ``recorded``: the sizes as
+    :func:`perf.measure.inputs.describe_dynamic` says them); ``None`` when no input has a dynamic dim. A sweep's
+    bundle (:func:`input_sizes`) and a co-location run's (``subject``: one variant's config of its several) say it
+    in these words."""
     dynamic = [(n, list(d)) for n, d in inputs if any(int(x) < 0 for x in d)]
     if not dynamic:
         return None
-    vr = run.variant(variant)
-    ranges = {a: list(r) for a, r in ((vr.axis_ranges if vr else None) or build_ranges or {}).items()}
+    ranges = {a: list(r) for a, r in (ranges or {}).items()}
     dims = ", ".join(f"{n} {per_sample_shape(d, batching)}" for n, d in dynamic)
-    text = f"The bundle's config takes any size of its dynamic dims ({dims}; -1 = dynamic: Triton's config holds no range)."
-    said = _measured_at(run.run_id, shape, vr.dynamic_axes if vr else None)
+    text = f"{subject} takes any size of its dynamic dims ({dims}; -1 = dynamic: Triton's config holds no range)."
+    said = _measured_at(run_id, shape, recorded)
     if not ranges:
         return f"{text} The build recorded no verified range for them; {said}."
     verified = ", ".join(f"{a} {r[0]}..{r[-1]}" for a, r in ranges.items())
@@ -57,6 +78,24 @@ def input_sizes(
         f"{'it' if len(ranges) == 1 else 'them'}, or "
         "rebuild with a wider `--dynamic-axis` and measure again."
     )
+
+
+def input_sizes_lines(sizes: tuple[str, ...]) -> list[str]:
+    """A bundle README's **Input sizes.** paragraph: one sentence (a sweep's bundle, :mod:`perf.deploy.readme`), or a
+    list of one per variant (a co-location run's, :mod:`perf.deploy.combination`); ``[]`` when no dim is dynamic."""
+    if len(sizes) == 1:
+        return ["", f"**Input sizes.** {sizes[0]}"]
+    return ["", "**Input sizes.**", "", *[f"- {s}" for s in sizes]] if sizes else []
+
+
+def build_ranges(rv: RepositoryVariant) -> dict[str, tuple[int, int, int]] | None:
+    """The repository build's dynamic axes, ``axis -> (min, opt, max)`` (a run saved before it recorded them, or a
+    co-location run, which records none); ``None`` without a readable build record."""
+    try:
+        spec = rv.served_spec
+    except ToolkitError:
+        return None
+    return dict(spec.dynamic_axes) if spec else None
 
 
 def _measured_at(run_id: str, shape: str | None, recorded: str | None) -> str:

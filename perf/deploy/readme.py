@@ -10,6 +10,7 @@ from typing import Any
 from core.wording import sentence
 from perf.deploy import k8s
 from perf.deploy.choose import ALLOW_REFUSED_FLAGS, LEVEL_WORDS
+from perf.deploy.input_sizes import input_sizes_lines
 from perf.deploy.pick_state import ALLOW_CUT, RECOMMENDATION_WHY
 from perf.markdown import mark_legend
 from perf.records.results import RunResult
@@ -90,8 +91,8 @@ def readme(bundle: Any, run: RunResult, repository: Path) -> list[str]:
         lines += ["", bundle.serving_note]
     lines += ["", "## What was measured and what the bundle runs", "", *files_lines(bundle.files_check), *bundle.differences]
     lines += bundle.release_check.lines() if bundle.release_check is not None else []
-    if bundle.input_sizes:  # a dynamic dim: the config's -1 takes any size, the build verified a range (trial 26, T26-8)
-        lines += ["", f"**Input sizes.** {bundle.input_sizes}"]
+    # a dynamic dim: the config's -1 takes any size, the build verified a range (trial 26, T26-8)
+    lines += input_sizes_lines((bundle.input_sizes,) if bundle.input_sizes else ())
     lines += [
         "",
         "## What is here",
