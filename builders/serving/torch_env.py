@@ -14,12 +14,18 @@ libgomp reads ``OMP_WAIT_POLICY`` once, when torch is first imported, so :func:`
 (unless the environment already names one: a user's choice is kept) before that first import. The
 served ``model.py``, verification and the in-process baseline all get torch from here, so the baseline
 times the artifact with the served policy.
+
+One rule, :func:`torch_cpu_env`, gives the policy everywhere: in this process (:func:`apply_torch_cpu_env`)
+and for every server the toolkit starts or writes a manifest for (:func:`server_env`: the bundled,
+local and container runtimes, the bundle's Deployment). An empty or blank ``OMP_WAIT_POLICY=`` names
+no policy (libgomp itself rejects it, "Invalid value", and spins): it is taken as unset, so PASSIVE.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from types import ModuleType
 
 #: Environment the toolkit gives torch's OpenMP runtime before torch is first imported (module docstring).
@@ -28,20 +34,27 @@ TORCH_CPU_ENV: dict[str, str] = {"OMP_WAIT_POLICY": "PASSIVE"}
 _state: dict[str, str] = {}
 
 
+def torch_cpu_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """:data:`TORCH_CPU_ENV` as ``environ`` (default ``os.environ``) has it: a value it names is kept (stripped),
+    an absent, empty or blank one is taken as unset and gets the toolkit's (the module's one rule)."""
+    env = os.environ if environ is None else environ
+    return {k: (env.get(k) or "").strip() or v for k, v in TORCH_CPU_ENV.items()}
+
+
 def server_env() -> dict[str, str]:
-    """:data:`TORCH_CPU_ENV` for a server the toolkit starts or writes a manifest for (a container, a pod), where
-    torch is LibTorch in NVIDIA's image or this model.py: a value this process's environment names is kept."""
-    return {k: os.environ.get(k) or v for k, v in TORCH_CPU_ENV.items()}
+    """:data:`TORCH_CPU_ENV` for a server the toolkit starts or writes a manifest for (the bundled, local and
+    container runtimes, a pod), where torch is this model.py or LibTorch in NVIDIA's image: :func:`torch_cpu_env`
+    of this process's environment."""
+    return torch_cpu_env()
 
 
 def apply_torch_cpu_env() -> None:
-    """Put :data:`TORCH_CPU_ENV` in the environment (``os.environ.setdefault``: a value the user set is kept)
-    when torch is not imported yet in this process, and remember the policy torch then starts with; once
-    torch is imported this does nothing (libgomp read its environment then)."""
+    """Put :data:`TORCH_CPU_ENV` in the environment (:func:`torch_cpu_env`: a value the user set is kept, an empty
+    one is unset) when torch is not imported yet in this process, and remember the policy torch then starts
+    with; once torch is imported this does nothing (libgomp read its environment then)."""
     if "torch" in sys.modules:
         return
-    for k, v in TORCH_CPU_ENV.items():
-        os.environ.setdefault(k, v)
+    os.environ.update(torch_cpu_env())
     _state["at_import"] = os.environ.get("OMP_WAIT_POLICY", "")
 
 
@@ -58,7 +71,7 @@ def wait_policy_words() -> str:
     (set, or to be set at torch's first import), ``"not set (libgomp spins)"`` or ``"unknown (torch was
     imported before the toolkit set OMP_WAIT_POLICY)"``."""
     if "torch" not in sys.modules:
-        return f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY') or TORCH_CPU_ENV['OMP_WAIT_POLICY']}"
+        return f"OMP_WAIT_POLICY={torch_cpu_env()['OMP_WAIT_POLICY']}"
     policy = _state.get("at_import")
     if policy is None:
         return "unknown (torch was imported before the toolkit set OMP_WAIT_POLICY)"

@@ -26,6 +26,7 @@ import abc
 import dataclasses
 from typing import Any, ClassVar
 
+from builders.serving.torch_env import server_env
 from clients.runtimes.host import HeldPorts
 from clients.runtimes.identity import found_artifact
 from clients.runtimes.options import ServerOptions
@@ -133,6 +134,12 @@ class Runtime(abc.ABC):
     def environment(self) -> dict[str, str]:
         """Environment variables added to the launcher's for the server process."""
         return {}
+
+    def wait_policy(self) -> str | None:
+        """The OpenMP wait policy of torch (``OMP_WAIT_POLICY``) the server runs with, as every runtime that starts one
+        passes it (its environment or ``docker run -e``: :func:`builders.serving.torch_env.server_env`); ``None``
+        for a server the toolkit did not start (not known here). Recorded with the run's server."""
+        return server_env()["OMP_WAIT_POLICY"] if self.launches else None
 
     def host(self) -> str:
         """The host clients connect to: ``localhost`` for a loopback or wildcard address."""

@@ -22,6 +22,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from builders.serving.torch_env import server_env
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.options import ServerOptions
 from core.errors import ServerError
@@ -129,8 +130,10 @@ class BundledRuntime(Runtime):
         ]
 
     def environment(self) -> dict[str, str]:
-        """``LD_LIBRARY_PATH`` and the python backend's site-packages for the bundled binary."""
-        return self._found().env()
+        """``LD_LIBRARY_PATH`` and the python backend's site-packages for the bundled binary, and torch's OpenMP
+        wait policy (:func:`builders.serving.torch_env.server_env`: the stubs' torch threads sleep while they
+        wait, an empty ``OMP_WAIT_POLICY=`` read as unset, as every runtime reads it)."""
+        return {**self._found().env(), **server_env()}
 
 
 def write_local_wrapper(path: Path) -> Path:

@@ -18,6 +18,7 @@ from core.options import given, option
 from core.wording import of
 from perf.cli.runs import RunFolder
 from perf.sweep.options import SweepOptions
+from perf.sweep.server import server_record
 
 
 @click.command("coldstart", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
@@ -168,9 +169,7 @@ def _measure(
                         f"stopping ({stop_name()}): {name} left unfinished; stopping tritonserver ({wait})", fg="yellow", err=True
                     )
                     break
-            run.environment.setdefault(
-                "server", {"runtime": srv.runtime, "reason": srv.runtime_reason, "command": srv.command_line}
-            )
+            run.environment.setdefault("server", server_record(srv))
     except KeyboardInterrupt:
         if len(records) < len(names) or stopped:
             raise

@@ -47,6 +47,7 @@ from perf.records.provenance import stamp
 from perf.records.resumed import left_of_run
 from perf.records.run_lock import RunHold, hold_run
 from perf.sweep.preflight import RAW_DIR, check_runtime, new_run_folder
+from perf.sweep.server import server_record
 
 log = logging.getLogger(__name__)
 
@@ -327,7 +328,7 @@ class Colocate:
             self.record.server_starts_s.append(round(time.monotonic() - begun, 2))  # a resume's start is priced by it
             self.record.environment = {
                 **self.record.environment,  # an earlier session's keys this one does not set are kept
-                "server": {"runtime": srv.runtime, "command": srv.command_line},
+                "server": server_record(srv),
                 "perf_analyzer": str(self.pa),
                 host.CORES_KEY: cores(),  # what its p99s are judged with, on any host (perf.colocate.host)
             }

@@ -343,7 +343,8 @@ def export_deployment(
         renamed = renamed_tensors(rv, tmp / BUNDLE_REPOSITORY)
         check_as_measured(m, ServedSettings.of(config), chosen.variant)
         res = k8s.resources(config, cpu_request_cores(m), m.level, busy_words(m))
-        plan = k8s.ServingPlan(kname, chosen.variant, _image(run, image), res, _tree_bytes(tmp / BUNDLE_REPOSITORY))
+        served = run.environment.get("server", {}).get("omp_wait_policy")  # as the run's server had torch
+        plan = k8s.ServingPlan(kname, chosen.variant, _image(run, image), res, _tree_bytes(tmp / BUNDLE_REPOSITORY), served)
         checked = check_release(tmp / BUNDLE_REPOSITORY, plan.image)
         refuse_unloadable(checked, plan.image)
         (tmp / MANIFEST_DIR).mkdir()

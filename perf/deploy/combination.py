@@ -189,8 +189,10 @@ def export_combination(
         renamed = {rv.name: renamed_tensors(rv, tmp / BUNDLE_REPOSITORY) for rv in variants}
         sizes = tuple(w for rv in variants if (w := input_sizes_of(rec, rv, configs[rv.name])) is not None)
         size = sum(p.stat().st_size for p in (tmp / BUNDLE_REPOSITORY).rglob("*") if p.is_file())
+        served = rec.environment.get("server")
+        policy = served.get("omp_wait_policy") if isinstance(served, dict) else None  # as the run's server had torch
         plan = k8s.ServingPlan(
-            kname, ", ".join(rec.pick.values()), image or image_for_tag(DEFAULT_TAG), combined_resources(configs), size
+            kname, ", ".join(rec.pick.values()), image or image_for_tag(DEFAULT_TAG), combined_resources(configs), size, policy
         )
         checked = check_release(tmp / BUNDLE_REPOSITORY, plan.image)
         refuse_unloadable(checked, plan.image)

@@ -17,10 +17,9 @@ What the manifests hold (:func:`manifests`):
   on ``/v2/health/ready``, liveness on ``/v2/health/live``, and a startup probe on the latter
   so that a slow model load is not taken for a dead server (Triton docs, "Health" in
   ``docs/protocol/extension_health.md`` of the KServe protocol); the metrics port annotated for
-  Prometheus (``prometheus.io/scrape``, ``/port``, ``/path``); ``OMP_WAIT_POLICY=PASSIVE`` in its environment (a
-  policy the exporting environment names instead, as the container runtime's ``docker run`` keeps it), as the run
-  served and timed torch (:mod:`builders.serving.torch_env`: spinning OpenMP threads beside the server's made a
-  TorchScript variant 6-30x slower).
+  Prometheus (``prometheus.io/scrape``, ``/port``, ``/path``); ``OMP_WAIT_POLICY`` in its environment as the run's
+  server had it (``environment.server``; not recorded: this environment's, PASSIVE unless it names one), as the run
+  served and timed torch (:mod:`builders.serving.torch_env`: spinning OpenMP threads made TorchScript 6-30x slower).
 - ``Service`` ``<name>``: the HTTP, gRPC and metrics ports (ClusterIP).
 """
 
@@ -37,7 +36,7 @@ import yaml
 from kubernetes import client as k8s
 from tritonclient.grpc import model_config_pb2 as mc
 
-from builders.serving.torch_env import server_env
+from builders.serving.torch_env import torch_cpu_env
 from clients.runtimes.base import TRITON_DEFAULT_PORTS
 from core import wording
 from core.errors import PerfError
@@ -198,6 +197,7 @@ class ServingPlan:
         image: The tritonserver image (``nvcr.io/nvidia/tritonserver:<yy.mm>-py3``).
         resources: From the variant's instance group.
         storage_bytes: Bytes of the repository the claim must hold.
+        wait_policy: The ``OMP_WAIT_POLICY`` the run's server ran with; ``None``: not recorded (this environment's).
     """
 
     name: str
@@ -205,6 +205,7 @@ class ServingPlan:
     image: str
     resources: Resources
     storage_bytes: int
+    wait_policy: str | None = None
 
     @property
     def labels(self) -> dict[str, str]:
@@ -301,12 +302,13 @@ def loader_pod(plan: ServingPlan) -> k8s.V1Pod:
 
 def deployment(plan: ServingPlan) -> k8s.V1Deployment:
     """One tritonserver replica serving the claim's repository (module docstring)."""
+    served = {"OMP_WAIT_POLICY": plan.wait_policy} if plan.wait_policy else None  # as the run had torch (torch_env)
     container = k8s.V1Container(
         name="tritonserver",
         image=plan.image,
         command=["tritonserver"],
         args=server_args(),
-        env=[k8s.V1EnvVar(name=k, value=v) for k, v in server_env().items()],  # as the run had torch (torch_env)
+        env=[k8s.V1EnvVar(name=k, value=v) for k, v in torch_cpu_env(served).items()],
         ports=_ports(),
         resources=plan.resources.requirements(),
         volume_mounts=[k8s.V1VolumeMount(name="models", mount_path=MODELS_PATH, read_only=True)],

@@ -96,12 +96,15 @@ class GpuRecord(TypedDict, total=False):
 
 
 class ServerRecord(TypedDict, total=False):
-    """The tritonserver the sweep measured: runtime, why that runtime, version, command line."""
+    """The tritonserver the sweep measured: runtime, why that runtime, version, command line, and torch's OpenMP
+    wait policy it ran with (``OMP_WAIT_POLICY``, ``clients.runtimes.base.Runtime.wait_policy``; ``None``: a server
+    the toolkit did not start, not known; absent: a run saved before it was recorded)."""
 
     runtime: str
     reason: str | None
     version: str | None
     command: str
+    omp_wait_policy: str | None
 
 
 class PerfAnalyzerRecord(TypedDict, total=False):

@@ -36,6 +36,7 @@ from core.errors import ServerError
 from perf.records import results
 from perf.records.measured_files import measured_artifact, refuse_reloaded
 from perf.records.results import RunResult, ServerStart, VariantResult
+from perf.records.settings import ServerRecord
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,19 @@ def next_log(run_dir: Path) -> Path:
     ]
     n = max(used, default=0) + 1
     return run_dir / (FIRST_LOG if n == 1 else f"server-{n}.log")
+
+
+def server_record(srv: TritonServer, version: str | None = None) -> ServerRecord:
+    """What a run records of its server: the runtime and why, the command line (``""`` for a server the toolkit did
+    not start), Triton's version, and torch's OpenMP wait policy it ran with (``Runtime.wait_policy``). The one
+    record of every command that measures through a server (sweep, coldstart, colocate)."""
+    return {
+        "runtime": srv.runtime,
+        "reason": srv.runtime_reason,
+        "command": srv.command_line if srv.runtime_impl.launches else "",
+        "version": version,
+        "omp_wait_policy": srv.runtime_impl.wait_policy(),
+    }
 
 
 class SweepServer:
@@ -137,12 +151,7 @@ class SweepServer:
         self._save()
         srv.start()
         self._version = _server_version(srv.http_url)
-        self.run.environment["server"] = {
-            "runtime": srv.runtime,
-            "reason": srv.runtime_reason,
-            "command": srv.command_line,
-            "version": self._version,
-        }
+        self.run.environment["server"] = server_record(srv, self._version)
         return srv
 
     def _reach(self) -> TritonServer:
@@ -157,12 +166,7 @@ class SweepServer:
         self.current = srv
         srv.start()
         self._version = srv.runtime_impl.version if isinstance(srv.runtime_impl, RemoteRuntime) else None
-        self.run.environment["server"] = {
-            "runtime": srv.runtime,
-            "reason": srv.runtime_reason,
-            "command": "",
-            "version": self._version,
-        }
+        self.run.environment["server"] = server_record(srv, self._version)
         return srv
 
     def version(self) -> str | None:

@@ -7,8 +7,9 @@ the client's threads; the toolkit now loads torch with ``OMP_WAIT_POLICY=PASSIVE
 per-call time was 5-20x before and 0.5-1.2x after. Served and in-process calls are timed in alternating
 blocks (A/B/A/B) so the host's moments fall on both alike; the bound is the median served request
 within 3x the median in-process call plus 5 ms (HTTP and the python backend's copies).
-Setting ``OMP_WAIT_POLICY=""`` in the server's environment brings the old spin back (the toolkit keeps
-a value the environment names): the test then fails on a busy host, as the old code did.
+Setting ``GOMP_SPINCOUNT=300000`` in the server's environment brings the old spin back (libgomp's default;
+an empty ``OMP_WAIT_POLICY=`` no longer does: the toolkit reads it as unset, so PASSIVE; ``OMP_WAIT_POLICY=ACTIVE``
+spins even longer): the test then fails on a busy host, as the old code did.
 """
 
 from __future__ import annotations

@@ -96,9 +96,9 @@ def test_every_runtime_builds_its_command_from_the_same_options(repo: Path, fake
         assert flag in common
     assert common[-1] == "--log-info=true"
     assert "--http-address=127.0.0.1" in common and "--metrics-address=127.0.0.1" in common
-    # environment: bundled needs its libraries and the site-packages (its model.py sets torch's wait policy itself);
-    # local the site-packages and torch's OpenMP wait policy, for a native LibTorch backend (builders.serving.torch_env)
-    assert set(BundledRuntime(opts).environment()) == {"LD_LIBRARY_PATH", "TRITON_TOOLKIT_SITE_PACKAGES"}
+    # environment: bundled needs its libraries and the site-packages; bundled and local torch's OpenMP wait policy
+    # (the one rule of builders.serving.torch_env, for the stubs' torch and a native LibTorch backend)
+    assert set(BundledRuntime(opts).environment()) == {"LD_LIBRARY_PATH", "TRITON_TOOLKIT_SITE_PACKAGES", "OMP_WAIT_POLICY"}
     assert set(LocalRuntime(opts).environment()) <= {"TRITON_TOOLKIT_SITE_PACKAGES", "OMP_WAIT_POLICY"}
     assert ContainerRuntime(opts).environment() == {}
 

@@ -184,6 +184,22 @@ def test_the_image_is_the_runs_container_image_unless_given(run_dir: Path):
 
 
 @pytest.mark.slow  # the session's real tiny build
+def test_the_deployment_has_the_wait_policy_the_runs_server_ran_with(run_dir: Path, monkeypatch):
+    # it had the exporting environment's, whatever the run's server ran with (a sweep under ACTIVE: 15 infer/s, s21k)
+    monkeypatch.setenv("OMP_WAIT_POLICY", "")
+
+    def policy() -> dict[str, str]:
+        (c,) = _by_kind(export_deployment(run_dir, CPU1).folder)["Deployment"].spec.template.spec.containers
+        return {e.name: e.value for e in c.env}
+
+    assert policy() == {"OMP_WAIT_POLICY": "PASSIVE"}  # not recorded (a run saved before it was): empty is unset
+    run = results.load(run_dir)
+    run.environment["server"]["omp_wait_policy"] = "ACTIVE"
+    results.save(run, run_dir)
+    assert policy() == {"OMP_WAIT_POLICY": "ACTIVE"}
+
+
+@pytest.mark.slow  # the session's real tiny build
 def test_unknown_and_failed_variants_are_refused_with_the_valid_names(run_dir: Path):
     for name, what in (("nope", "is not in run r1"), (CPU2, "was not measured in run r1 (status failed: server crashed")):
         with pytest.raises(PerfError) as e:
