@@ -15,8 +15,12 @@ class FakeColocationServer:
     def __init__(self) -> None:
         self.grpc_url, self.http_url, self.metrics_url = "203.0.113.9:8001", "203.0.113.9:8000", "203.0.113.9:8002/metrics"
         self.container_name, self.pid = None, None
-        self.runtime_impl = type("R", (), {"host": staticmethod(lambda: "203.0.113.9")})()
-        self.runtime, self.command_line = "fake", "tritonserver --fake"
+        self.runtime_impl = type(
+            "R",
+            (),
+            {"host": staticmethod(lambda: "203.0.113.9"), "launches": True, "wait_policy": staticmethod(lambda: "PASSIVE")},
+        )()
+        self.runtime, self.runtime_reason, self.command_line = "fake", "a test's fake", "tritonserver --fake"
 
     def start(self) -> FakeColocationServer:
         return self

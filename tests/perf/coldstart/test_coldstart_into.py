@@ -5,6 +5,7 @@ the fact); ``--replace`` measures them again and keeps the earlier ones in resul
 from __future__ import annotations
 
 import contextlib
+import types
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from perf.records.rounds import RoundsRecord
 
 class _FakeServer:
     runtime, runtime_reason, command_line = "bundled", "given", "tritonserver ..."
+    runtime_impl = types.SimpleNamespace(launches=True, wait_policy=lambda: "PASSIVE")
 
     def __init__(self, opts: Any) -> None:
         pass

@@ -221,8 +221,8 @@ class _GpuServer:
     def __init__(self, url: str, state: dict[str, object]) -> None:
         self.grpc_url, self.http_url, self.metrics_url = "203.0.113.9:8001", url, f"{url}/metrics"
         self.container_name, self.pid, self.state = None, None, state
-        self.runtime_impl = types.SimpleNamespace(host=lambda: "203.0.113.9")
-        self.runtime, self.command_line = "fake", "tritonserver --fake"
+        self.runtime_impl = types.SimpleNamespace(host=lambda: "203.0.113.9", launches=True, wait_policy=lambda: "PASSIVE")
+        self.runtime, self.runtime_reason, self.command_line = "fake", "a test's fake", "tritonserver --fake"
         self.opts = types.SimpleNamespace(metrics_interval_ms=20)
 
     def start(self) -> _GpuServer:

@@ -305,8 +305,8 @@ class _FakeServer:
 
     def __init__(self) -> None:
         self.grpc_url, self.http_url, self.container_name, self.pid = "203.0.113.9:8001", "203.0.113.9:8000", None, None
-        self.runtime_impl = types.SimpleNamespace(host=lambda: "203.0.113.9")
-        self.runtime, self.command_line = "fake", "tritonserver --fake"
+        self.runtime_impl = types.SimpleNamespace(host=lambda: "203.0.113.9", launches=True, wait_policy=lambda: "PASSIVE")
+        self.runtime, self.runtime_reason, self.command_line = "fake", "a test's fake", "tritonserver --fake"
         self.loaded: list[str] = []
         self.events: list[str] = []
 
