@@ -91,7 +91,7 @@ def require_axes(dynamic_axes: Mapping[str, tuple[int, ...]], multiple_of: Mappi
                 f"dynamic axis {axis!r}: step {step!r} is not a whole number of at least 1",
                 hint=f"give the number every size of {axis} is a multiple of, e.g. --dynamic-axis {axis}=64,128,256/32",
             )
-        bad = [v for v in dynamic_axes[axis] if v % step]
+        bad = sorted({v for v in dynamic_axes[axis] if v % step})
         lo, opt, hi = dynamic_axes[axis]
         first, last = multiples(lo, hi, step)
         if first > last:  # rounding to multiples would leave the range (H=64,96,128/512 was told H=512,512,512/512)
@@ -104,13 +104,13 @@ def require_axes(dynamic_axes: Mapping[str, tuple[int, ...]], multiple_of: Mappi
                 f"{spec_entry(axis, (lo, opt, hi), common)}), or a range that holds multiples of {step}",
             )
         if bad:
-            snapped = (max(step, _down(lo, step)), max(step, _down(opt, step)), max(step, _up(hi, step)))
+            snapped = narrowed((lo, opt, hi), step)
             raise ModelSpecError(
                 f"dynamic axis {axis!r}: its step is {step}, and {' and '.join(map(str, bad))} of its range "
                 f"{lo},{opt},{hi} {'is' if len(bad) == 1 else 'are'} not a multiple of {step}: min, opt and max are "
                 "sizes the build verifies the model at",
-                hint=f"give min, opt and max as multiples of {step}: --dynamic-axis {axis_flag(axis, snapped, step)} "
-                f"(a spec file: {spec_entry(axis, snapped, step)})",
+                hint=f"give min, opt and max as multiples of {step} within the range given ({lo}..{hi}): --dynamic-axis "
+                f"{axis_flag(axis, snapped, step)} (a spec file: {spec_entry(axis, snapped, step)})",
             )
 
 
@@ -170,6 +170,16 @@ def multiples(lo: int, hi: int, step: int) -> tuple[int, int]:
     """``(first, last)`` index of the multiples of ``step`` within ``lo..hi``: size ``k * step`` for ``k`` in
     ``first..last`` (``lo..hi`` itself for step 1)."""
     return -(-lo // step), hi // step
+
+
+def narrowed(bounds: tuple[int, int, int], step: int) -> tuple[int, int, int]:
+    """``(min, opt, max)`` rounded inward to multiples of ``step`` (min up, max down; opt to the nearest multiple
+    within them), so the build verifies the model only at sizes within the range it was given (s21k:
+    ``H=60,128,256/32`` was told ``H=32,128,256/32``, a min below the 60 the user said the model takes). The range
+    must hold a multiple of ``step`` (:func:`require_axes` says so first when it does not)."""
+    lo, opt, hi = bounds
+    lo, hi = _up(lo, step), _down(hi, step)
+    return lo, min(nearest(opt, step, lo, hi), key=lambda v: (abs(v - opt), v)), hi
 
 
 def widened(bounds: tuple[int, int, int], step: int) -> tuple[int, int, int]:

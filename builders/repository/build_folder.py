@@ -24,7 +24,7 @@ from typing import Any
 
 from builders.export.artifacts import ExportResult, file_sha256
 from builders.model.spec import ModelSpec
-from builders.repository.manifest import write_manifest
+from builders.repository.manifest import export_spec_json, write_manifest
 from builders.repository.records import (
     FAILED_MANIFEST_FILE,
     INDEX_FILE,
@@ -161,17 +161,18 @@ def same_source(recorded: str, current: str) -> bool:
 
 def identity_differences(old: BuildManifest, new: dict[str, Any]) -> list[str]:
     """The :data:`IDENTITY_FIELDS` in which the earlier build ``old`` differs from the manifest
-    ``new`` being written (``"weights_sha256_16"``...); empty when its exports may be kept."""
+    ``new`` being written (``"weights_sha256_16"``...); empty when its exports may be kept. The spec is compared
+    without its axes' steps (:func:`builders.repository.manifest.export_spec_json`)."""
     then: dict[str, Any] = {
         "source": old.source,
         "weights_sha256_16": old.weights_sha256_16,
         "source_sha256_16": old.source_sha256_16,
-        "spec": old.spec.to_spec().to_json(),
+        "spec": export_spec_json(old.spec.to_spec()),
         "max_batch_size": old.max_batch_size,
         "rtol": dict(old.rtol),
         "versions": dict(old.versions),
     }
-    now = {**{f: new.get(f) for f in IDENTITY_FIELDS}, "spec": ModelSpec.from_json(new["spec"]).to_json()}
+    now = {**{f: new.get(f) for f in IDENTITY_FIELDS}, "spec": export_spec_json(ModelSpec.from_json(new["spec"]))}
     out = [f for f in IDENTITY_FIELDS if f != "source" and then[f] != now[f]]
     if not same_source(old.source, str(new["source"])):
         out.insert(0, "source")

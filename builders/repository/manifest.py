@@ -49,6 +49,14 @@ def library_versions() -> dict[str, str | None]:
     }
 
 
+def export_spec_json(spec: ModelSpec) -> dict[str, Any]:
+    """The part of ``spec``'s JSON an export and its verification depend on: all of it but the axes' steps
+    (``multiple_of``). A step restricts the sizes sent, not what is exported or verified (min, opt and max, the only
+    sizes a build uses, are multiples of it either way), so adding or changing one alone neither exports again nor
+    makes the earlier build "another model"; the manifest still records it (s21k)."""
+    return {k: v for k, v in spec.to_json().items() if k != "multiple_of"}
+
+
 def export_key(
     fmt: str,
     precision: str,
@@ -68,7 +76,7 @@ def export_key(
     Args:
         fmt: Export format.
         precision: Export precision.
-        spec: The I/O signature, outputs filled in.
+        spec: The I/O signature, outputs filled in (:func:`export_spec_json`: its steps left out).
         model_hash: Weights hash and model source fingerprint, joined.
         versions: :func:`library_versions`.
         mbs: The largest max_batch_size of the grid (verified and profiled up to it).
@@ -79,7 +87,7 @@ def export_key(
         verification: What the verification depends on besides the export (policy version,
             devices, the user's sample hash), when given.
     """
-    parts: list[Any] = [fmt, precision, spec.to_json(), model_hash, versions, mbs, sorted(rtol.items())]
+    parts: list[Any] = [fmt, precision, export_spec_json(spec), model_hash, versions, mbs, sorted(rtol.items())]
     if verification is not None:
         parts.append(verification)
     if fmt in ("onnx", "trt"):

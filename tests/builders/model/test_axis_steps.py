@@ -36,7 +36,8 @@ def test_min_opt_and_max_must_be_multiples_of_the_step():
     with pytest.raises(ModelSpecError) as e:
         ModelSpec.from_flags(IMAGE, axes=["H=60,100,256/32", "W=64,128,256/32"])
     assert "60 and 100" in e.value.message and "not a multiple of 32" in e.value.message
-    assert "--dynamic-axis H=32,96,256/32" in (e.value.hint or "")
+    # rounded inward, within the 60..256 given (was widened to H=32,96,256/32: a min below the user's 60, s21k)
+    assert "--dynamic-axis H=64,96,256/32" in (e.value.hint or "") and "within the range given (60..256)" in (e.value.hint or "")
     assert '"multiple_of": {"H": 32}' in (e.value.hint or "")
 
 
@@ -127,3 +128,23 @@ def test_a_step_for_an_axis_of_another_case_is_told_the_axis_it_likely_meant():
         ModelSpec((t,), (), {"H": (64, 128, 256), "W": (64, 128, 256)}, {"h": 16})
     assert "(did you mean 'H'?)" in e.value.message
     assert '"multiple_of": {"H": 16}' in (e.value.hint or "") and '"h"' not in (e.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("given", "advised"),
+    [
+        ("H=60,128,256/32", "H=64,128,256/32"),  # s21k: was H=32,128,256/32, below the 60 given
+        ("H=64,128,250/32", "H=64,128,224/32"),  # was H=64,128,256/32, above the 250 given
+        ("H=33,112,250/32", "H=64,96,224/32"),  # opt to the nearest multiple (112: 96 and 128 tie, the smaller)
+        ("H=40,40,70/32", "H=64,64,64/32"),  # the one multiple within 40..70
+    ],
+)
+def test_an_off_step_range_is_advised_within_the_range_given(given, advised):
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec.from_flags(IMAGE, axes=[given, "W=64,128,256"])
+    hint = e.value.hint or ""
+    assert f"--dynamic-axis {advised} " in hint, hint
+    assert "40 and 40" not in e.value.message  # each size said once
+    lo, _opt, hi = map(int, given.split("=")[1].split("/")[0].split(","))
+    a_lo, a_opt, a_hi = map(int, advised.split("=")[1].split("/")[0].split(","))
+    assert lo <= a_lo <= a_opt <= a_hi <= hi and ModelSpec.from_flags(IMAGE, axes=[advised, "W=64,128,256"])

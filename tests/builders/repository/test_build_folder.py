@@ -151,3 +151,22 @@ def test_the_earlier_variants_of_kept_exports_stay_listed(tmp_path):
     assert earlier_variants(old, kept, [], repo) == [ts.name]
     assert earlier_variants(old, kept, [ts.name], repo) == []  # rewritten by this build: listed as written
     assert earlier_variants(old, kept, [], tmp_path / "other_repo") == []
+
+
+def test_a_dynamic_axis_step_alone_is_the_same_model_and_the_same_export():
+    # s21k: adding or changing only a step (--dynamic-axis T=8,16,32/8) made the earlier build "another model (it
+    # differs in spec)" and every export's reuse key another; a step restricts the sizes sent, not the export
+    from builders.repository.manifest import export_key
+
+    plain, step8, step16 = (ModelSpec.from_flags(["x:float32:2,T"], ["y"], axes=[f"T=16,16,32{s}"]) for s in ("", "/8", "/16"))
+    old = _manifest([], spec=ModelSpecRecord.from_spec(step8))
+    assert identity_differences(old, _new(spec=plain.to_json())) == []
+    assert identity_differences(old, _new(spec=step16.to_json())) == []
+    assert step16.to_json()["multiple_of"] == {"T": 16}  # the manifest still records it
+    keys = {
+        export_key("onnx", "fp32", s, "h", {}, 4, rtol={}, opset=17, external_data_threshold_bytes=0, workspace_bytes=0)
+        for s in (plain, step8, step16)
+    }
+    assert len(keys) == 1
+    other = ModelSpec.from_flags(["x:float32:2,T"], ["y"], axes=["T=8,16,32/8"])  # a range is another spec
+    assert identity_differences(old, _new(spec=other.to_json())) == ["spec"]
