@@ -117,11 +117,13 @@ def rise_into(vr: VariantResult, top: Side, min_gain_pct: float) -> Rise | None:
 
 
 #: The words of a ladder cut that claims its throughput still rose (:mod:`perf.search.rounds`), and the
-#: words of a ladder cut whose search had not ended although its throughput did not still rise.
-CAP_RISING, STOPPED_RISING, STOPPED_CLIMBING = (
+#: words of a ladder cut whose search had not ended although its throughput did not still rise; a cap's cut at
+#: a ladder's only level, where no step says whether throughput rose (s21m: it said "still rose" from one level).
+CAP_RISING, STOPPED_RISING, STOPPED_CLIMBING, CAP_ONE_LEVEL = (
     "its throughput still rose at concurrency",
     "while still rising",
     "before its search ended it",
+    "its ladder ended at its only level measured, concurrency",
 )
 
 
@@ -129,9 +131,9 @@ def judged_cut(run: RunResult, cut: Cut) -> Cut | None:
     """``cut`` as :func:`rise` judges it on ``run``'s numbers: a ladder cut that says its throughput
     still rose at its level (:data:`CAP_RISING`, :data:`STOPPED_RISING`) where the rule does not find it
     rising into that level (a lower level is its best, a knee, a plateau, a step the noise does not
-    tell) is no cut of its peak:
-    the cap's is left out (``None``), a ladder stopped before its search ended says only that
-    (:data:`STOPPED_CLIMBING`). Runs recorded before the rule was shared (trial 11, F10: "its
+    tell, its only level: no step) is no cut of its peak:
+    the cap's is left out (``None``; at its only level it says that, :data:`CAP_ONE_LEVEL`), a ladder stopped
+    before its search ended says only that (:data:`STOPPED_CLIMBING`). Runs recorded before the rule was shared (trial 11, F10: "its
     throughput still rose at concurrency 4, the time budget's cap" of a variant whose c=2 median
     was above its c=4 one) read right; any other cut is returned as it is."""
     if cut.kind != "ladder" or cut.variant is None or cut.concurrency is None:
@@ -142,8 +144,11 @@ def judged_cut(run: RunResult, cut: Cut) -> Cut | None:
     pts = aggregate(vr.levels, vr.name) if vr is not None else []
     line = curve(pts)
     at = next((p for p in line if p.concurrency == cut.concurrency), None)
-    if at is None or ((r := rise(line, at, judge(run))) is not None and r.rising):
+    r = rise(line, at, judge(run)) if at is not None else None
+    if at is None or (r is not None and r.rising and r.below is not None):
         return cut
+    if r is not None and r.below is None and CAP_RISING in cut.reason:  # one level: no trend to claim
+        return dataclasses.replace(cut, reason=cut.reason.replace(CAP_RISING, CAP_ONE_LEVEL))
     if STOPPED_RISING in cut.reason:
         return dataclasses.replace(cut, reason=cut.reason.replace(STOPPED_RISING, STOPPED_CLIMBING))
     return None

@@ -53,6 +53,8 @@ class Rising:
             :attr:`gain_pct` is; ``None``: the gain is of the two levels' medians over trials.
         medians: The two levels' medians as the tables show them (infer/s, over all their rounds or
             trials), low first; ``None`` when not known here.
+        min_rounds: The shared rounds a flat verdict needs in a rounds run (the run's ``min_rounds``, as any other
+            verdict: :func:`rise_between`); 0: none (the search's own judge, which decides when to measure more).
     """
 
     gain_pct: float | None
@@ -60,6 +62,7 @@ class Rising:
     min_gain_pct: float
     rounds: int | None = None
     medians: tuple[float, float] | None = None
+    min_rounds: int = 0
 
     @property
     def rises(self) -> bool:
@@ -68,8 +71,11 @@ class Rising:
 
     @property
     def flat(self) -> bool:
-        """More load does not pay: a gain of at most :attr:`min_gain_pct` (a plateau or a fall)."""
-        return self.gain_pct is not None and self.gain_pct <= self.min_gain_pct
+        """More load does not pay: a gain of at most :attr:`min_gain_pct` (a plateau or a fall), on at least
+        :attr:`min_rounds` shared rounds in a rounds run (s21m: a step flat on 2 rounds made its top level a measured
+        peak, "flat into the top level", where the same 2 rounds told no knee); fewer: not told, said as noise."""
+        enough = self.rounds is None or self.rounds >= self.min_rounds
+        return self.gain_pct is not None and self.gain_pct <= self.min_gain_pct and enough
 
     def flat_on(self, min_rounds: int) -> bool:
         """:attr:`flat`, and in a rounds run judged on at least ``min_rounds`` shared rounds (the run's
@@ -194,10 +200,12 @@ def shown(low: Point, high: Point) -> tuple[float, float] | None:
 
 def rise_between(run: RunResult, low: Point, high: Point) -> Rising:
     """The module rule between two levels of one variant's series in ``run`` (``low`` below ``high``):
-    paired (:func:`paired_rise`) in a rounds run, else on the medians over trials and their spreads."""
+    paired (:func:`paired_rise`) in a rounds run, flat only on the run's ``min_rounds`` shared rounds
+    (:attr:`Rising.min_rounds`), else on the medians over trials and their spreads."""
     vr = run.variant(low.variant) if run.rounds is not None else None
     if vr is not None:
-        return paired_rise(vr, side_of(vr, low), side_of(vr, high), min_gain(run), shown(low, high))
+        r = paired_rise(vr, side_of(vr, low), side_of(vr, high), min_gain(run), shown(low, high))
+        return dataclasses.replace(r, min_rounds=least_rounds(run))  # a flat verdict on as many rounds as any other
     base = low.value(THROUGHPUT)
     gain = (high.value(THROUGHPUT) / base - 1.0) * 100.0 if base > 0 else None
     return Rising(gain, step(run, low, high), min_gain(run))

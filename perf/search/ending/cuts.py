@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from perf.analysis.saturation.peaks import CAP_RISING, STOPPED_CLIMBING, STOPPED_RISING
+from perf.analysis.saturation.peaks import CAP_ONE_LEVEL, CAP_RISING, STOPPED_CLIMBING, STOPPED_RISING
 from perf.records.results import VariantResult
 from perf.records.rounds import Cut
 from perf.records.workloads import series_name
@@ -49,18 +49,22 @@ def stopped(sched: Engine, alive: Sequence[str]) -> list[Cut]:
             got = dataclasses.replace(lad, levels=sorted(set(lad.levels) & ladders.seen(vr, load)))
             if lad.end is None and got.levels and ladders.climbing(got, plan, vr, s.rules):
                 top = got.levels[-1]
-                how = STOPPED_RISING if ladders.rising_top(vr, plan, top, s.rules) is not None else STOPPED_CLIMBING
+                r = ladders.rising_top(vr, plan, top, s.rules)  # from its only level no trend is told (s21m)
+                how = STOPPED_RISING if r is not None and r.below is not None else STOPPED_CLIMBING
                 out.append(Cut("ladder", f"its ladder stopped at concurrency {top} {how}", series_of(sched, n, load), top))
     return out
 
 
 def capped(sched: Engine) -> list[Cut]:
-    """The ladders ended at the time budget's cap while their throughput still rose into it, one cut per client workload."""
+    """The ladders ended at the time budget's cap while their throughput still rose into it, or at their only level
+    (no step to tell: :data:`~perf.analysis.saturation.peaks.CAP_ONE_LEVEL`), one cut per client workload."""
     s, out = sched.setup, []
     for n, lanes in sched.ladders.items():
         for load, lad in lanes.items():
             top = lad.levels[-1]  # at its own top, the cap or a level a resume measured before
             plan = at_workload(s.plans[n], load)
-            if lad.capped and s.cap is not None and ladders.rising_top(sched.run_variant(n), plan, top, s.rules) is not None:
-                out.append(Cut("ladder", f"{CAP_RISING} {top}, the time budget's cap", series_of(sched, n, load), top))
+            r = ladders.rising_top(sched.run_variant(n), plan, top, s.rules) if lad.capped and s.cap is not None else None
+            if r is not None:  # at its only level no step says it rose: that is said instead (s21m)
+                said = CAP_RISING if r.below is not None else CAP_ONE_LEVEL
+                out.append(Cut("ladder", f"{said} {top}, the time budget's cap", series_of(sched, n, load), top))
     return out
