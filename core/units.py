@@ -79,6 +79,23 @@ def parse_ms(text: str | float | None, what: str = "latency budget") -> float | 
 INFER_PER_S_MEANS = "infer/s counts inferences (rows), as perf_analyzer does: requests/s × the client batch size"
 
 
+#: The smallest p-value written as a number; below it a p-value is said as ``"p < 0.001"`` (:func:`p_text`).
+P_FLOOR = 0.001
+
+
+def p_number(p: float) -> str:
+    """A p-value as a number, the one format of every p the toolkit shows (a table cell, ``"p 0.031"``):
+    ``"<0.001"`` below :data:`P_FLOOR`, else 2 significant digits (``"0.25"``, ``"0.0078"``, ``"1"``), never in
+    scientific notation (s21o: report.md said ``"p = 1.4e-05"``). Two digits tell a p from the rules' thresholds
+    (0.05, 0.005), which 3 decimals would not (``0.0049`` and ``0.0051`` both ``"0.005"``)."""
+    return f"<{P_FLOOR:g}" if p < P_FLOOR else f"{p:.2g}"
+
+
+def p_text(p: float) -> str:
+    """A p-value in words (:func:`p_number`): ``"p < 0.001"``, ``"p = 0.25"``."""
+    return f"p < {P_FLOOR:g}" if p < P_FLOOR else f"p = {p_number(p)}"
+
+
 def thousands(value: float) -> str:
     """``6312.66`` -> ``"6,312.7"``: a throughput as the toolkit's tables print it."""
     return f"{value:,.1f}"

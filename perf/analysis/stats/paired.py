@@ -51,6 +51,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
+from core.units import p_number, p_text
 from core.wording import count
 from perf.markdown import ratio_span, times
 
@@ -228,8 +229,8 @@ class Paired:
             way, least = ("ahead", self.low) if self.wins else ("behind", 1 / self.high)
             return (
                 f"{times(self.median, 3)} median of the per-round ratios (min–max {ratio_span(self.low, self.high, 3)}; {way} in each of "
-                f"the {self.rounds} rounds by at least {times(least, 3)}, more than {FAR_GAP:g}× in every one; t-test p = "
-                f"{self.decided_p:.2g}, not needed)"
+                f"the {self.rounds} rounds by at least {times(least, 3)}, more than {FAR_GAP:g}× in every one; t-test "
+                f"{p_text(self.decided_p)}, not needed)"
             )
         return (
             f"{times(self.median, 3)} median of the per-round ratios (min–max {ratio_span(self.low, self.high, 3)} over {self.rounds} rounds, ahead in "
@@ -247,7 +248,7 @@ class Paired:
             word = "not called"
         gap = " (gap)" if self.tier == "gap" else ""
         # the ratio, then the verdict: never "0.649× lower" (issue 26, trial 19, T19-7: perf.markdown.factor's rule)
-        return f"{times(self.median, 3)}, {word}, {self.wins}/{self.rounds} ahead, p {self.decided_p:.2g}{gap}"
+        return f"{times(self.median, 3)}, {word}, {self.wins}/{self.rounds} ahead, p {p_number(self.decided_p)}{gap}"
 
     @property
     def one_way(self) -> bool:
@@ -278,10 +279,10 @@ class Paired:
             return gap if short else f"{gap}, so only the sign test could call it, and it needs {min_rounds(ALPHA)} rounds"
         far = f"or every round more than {FAR_GAP:g}× apart"
         if short:
-            return f"too uneven for {count(n, 'round')} to tell, p {self.gap_p_value:.2g} (needs ≤ {GAP_ALPHA:g}, {far})"
+            return f"too uneven for {count(n, 'round')} to tell, p {p_number(self.gap_p_value)} (needs ≤ {GAP_ALPHA:g}, {far})"
         return (
-            f"by too uneven an amount for {count(n, 'round')} to tell (large consistent gap t-test p = "
-            f"{self.gap_p_value:.2g}, needs ≤ {GAP_ALPHA:g}, {far}), and {sign}: more rounds could tell"
+            f"by too uneven an amount for {count(n, 'round')} to tell (large consistent gap t-test "
+            f"{p_text(self.gap_p_value)}, needs ≤ {GAP_ALPHA:g}, {far}), and {sign}: more rounds could tell"
         )
 
     def describe(self, higher: str = "higher", lower: str = "lower") -> str:
@@ -312,13 +313,13 @@ def p_words(p: float, tier: str = "sign") -> str:
     :data:`FAR_GAP` apart called it (``"far"``; its t-test's p over :data:`GAP_ALPHA`, so not what called it):
     ``"every round more than 2× apart (t-test p = 0.0091, not needed)"``."""
     if tier == "far":
-        return f"every round more than {FAR_GAP:g}× apart (t-test p = {p:.2g}, not needed)"
-    return f"p = {p:.2g}, " + ("large consistent gap t-test" if tier == "gap" else "sign test")
+        return f"every round more than {FAR_GAP:g}× apart (t-test {p_text(p)}, not needed)"
+    return f"{p_text(p)}, " + ("large consistent gap t-test" if tier == "gap" else "sign test")
 
 
 def p_cell(p: float, tier: str = "sign") -> str:
     """:func:`p_words` for a table cell: ``"0.0015 (gap)"``, ``"0.25 (sign)"`` or ``"0.0091 (each >2×)"``."""
-    return f"{p:.2g} (" + (f"each >{FAR_GAP:g}×" if tier == "far" else "gap" if tier == "gap" else "sign") + ")"
+    return f"{p_number(p)} (" + (f"each >{FAR_GAP:g}×" if tier == "far" else "gap" if tier == "gap" else "sign") + ")"
 
 
 def paired(a: Sequence[float | None], b: Sequence[float | None], alpha: float = ALPHA) -> Paired | None:

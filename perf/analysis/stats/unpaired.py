@@ -24,6 +24,7 @@ import dataclasses
 import statistics
 from collections.abc import Sequence
 
+from core.units import p_text
 from perf.analysis.stats.paired import ALPHA, Verdict
 
 #: The rule in words, for the comparison.
@@ -82,7 +83,7 @@ class RankSum:
         """``"higher (p = 0.029)"``, ``"not distinguishable (p = 0.34)"`` or ``"too few rounds to tell (3 and 3)"``."""
         if not self.callable:
             return f"too few rounds to tell ({len(self.a)} and {len(self.b)})"
-        return f"{self.verdict} (p = {self.p_value:.2g})"
+        return f"{self.verdict} ({p_text(self.p_value)})"
 
 
 def rank_sum(a: Sequence[float], b: Sequence[float], alpha: float = ALPHA) -> RankSum | None:
