@@ -92,6 +92,20 @@ def without_copies(held: Sequence[str], moved: Sequence[str], whole: Mapping[str
     return [ln for s in (*mine, *kept) for ln in s]
 
 
+#: How report.md names the appendix's section a moved part is in (:meth:`perf.report.layout.Part.moved`).
+_SECTION = re.compile(r"(\[" + re.escape(APPENDIX_FILE) + r"\]\(" + re.escape(APPENDIX_FILE) + r"\), section “)([^”]+)(”)")
+
+
+def pointed(report: Sequence[str], appendix: Sequence[str]) -> list[str]:
+    """``report``'s lines, each moved part's pointer naming a section ``appendix`` has: one named for a
+    :data:`FULL_FORMS` whole form this appendix does not hold names the part's own section instead (where
+    :func:`without_copies` kept it), so no pointer names a heading the reader cannot find."""
+    heads = {ln[3:] for ln in appendix if ln.startswith("## ")}
+    own = {v: k for k, v in FULL_FORMS.items()}
+    fix = lambda m: m.group(0) if m.group(2) in heads else f"{m.group(1)}{own.get(m.group(2), m.group(2))}{m.group(3)}"  # noqa: E731
+    return [_SECTION.sub(fix, ln) for ln in report]
+
+
 def _pct(v: float | None) -> str:
     return "—" if v is None else f"{v:+.1f} %"
 
@@ -186,9 +200,9 @@ def write_appendix(
     details: Sequence[str] = (),
     moved: Sequence[str] = (),
     whole: Mapping[str, Sequence[str]] = {},
-) -> Path:
-    """Write :data:`perf.markdown.APPENDIX_FILE` into ``run_dir`` (the report's folder); returns its
-    path (arguments as :func:`appendix_lines`)."""
-    path = Path(run_dir) / APPENDIX_FILE
-    write_kept(path, "\n".join(appendix_lines(run, rec, points, effects, inters, up, details, moved, whole)) + "\n")
-    return path
+) -> list[str]:
+    """Write :data:`perf.markdown.APPENDIX_FILE` into ``run_dir`` (the report's folder); returns its lines
+    (arguments as :func:`appendix_lines`; what report.md's pointers must name: :func:`pointed`)."""
+    lines = appendix_lines(run, rec, points, effects, inters, up, details, moved, whole)
+    write_kept(Path(run_dir) / APPENDIX_FILE, "\n".join(lines) + "\n")
+    return lines

@@ -125,20 +125,22 @@ class Part:
         """Its :attr:`name`, else its first ``## `` heading without the hashes (``""`` when it has none)."""
         return self.name or next((ln[3:] for ln in self.lines if ln.startswith("## ")), "")
 
-    def moved(self, limit: int) -> tuple[list[str], list[str]]:
-        """``(what report.md keeps in its place, the lines appendix.md gets)`` when it moves."""
-        where = f"[{APPENDIX_FILE}]({APPENDIX_FILE}) (moved to stay within {read_rule(limit)})"  # one read line
-        if not self.name:
+    def moved(self, limit: int, held: Mapping[str, str] = {}) -> tuple[list[str], list[str]]:
+        """``(what report.md keeps in its place, the lines appendix.md gets)`` when it moves. A whole section keeps its
+        heading, the appendix's for it; a part names the appendix's section that holds it (s21o: it said only "In
+        appendix.md"): its :attr:`name`, or the section ``held`` names for it (the appendix's whole form of it:
+        :data:`perf.report.appendix.FULL_FORMS`: "Knees" for each variant's knee)."""
+        if not self.name:  # under the heading it keeps there, right above (one read line)
+            where = f"[{APPENDIX_FILE}]({APPENDIX_FILE}) (moved to stay within {read_rule(limit)})"
             return [f"## {self.title}", "", *self.kept, f"In {where}.", ""], self.lines
+        section = f"[{APPENDIX_FILE}]({APPENDIX_FILE}), section “{held.get(self.title, self.title)}”"
         under = self.lines[len(self.kept) :] if self.lines[: len(self.kept)] == self.kept else self.lines  # a kept head stays
         indent = min((len(ln) - len(ln.lstrip()) for ln in under if ln.strip()), default=0)
         # a capped list's "… 9 more in appendix.md" read there points to its full list, above it (the moved parts go last)
         body = [ln[indent:].replace(f"more in [{APPENDIX_FILE}]({APPENDIX_FILE})", "more in its full list above") for ln in under]
         pad = " " * (len(self.kept[-1]) - len(self.kept[-1].lstrip()) + 2) if self.kept else ""
         what = self.name.split(": ", 1)[-1]  # under its section's heading: "each variant's knee"
-        place = (
-            f"{pad}- {what[:1].upper()}{what[1:]}: in [{APPENDIX_FILE}]({APPENDIX_FILE}) (moved there for this report's length)."
-        )
+        place = f"{pad}- {what[:1].upper()}{what[1:]}: in {section}."  # where, in one read line mostly
         return [*self.kept, place], [f"## {self.name}", "", *body, ""]
 
 
@@ -180,7 +182,7 @@ def split_details(
     return [p for p in parts if p.lines]
 
 
-def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES) -> tuple[list[str], list[str]]:
+def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES, held: Mapping[str, str] = {}) -> tuple[list[str], list[str]]:
     """report.md's lines within ``limit`` read lines (:func:`read_lines`): while the whole is longer, a
     :attr:`Part.detail` part is replaced by what it keeps and one line pointing to the appendix
     (:meth:`Part.moved`): a section's lookup part (:attr:`Part.name`) before a whole section, the longest
@@ -190,6 +192,8 @@ def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES) -> tuple[list[str]
     Args:
         parts: The report in order.
         limit: Read lines report.md may have (default :data:`MAX_REPORT_LINES`).
+        held: A moved part's title -> the appendix's section that holds it whole, which its pointer names
+            (:meth:`Part.moved`); a title not in it: its own section.
 
     Returns:
         ``(report lines, moved lines)``: the moved parts' lines go to the end of ``appendix.md``, in
@@ -205,12 +209,12 @@ def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES) -> tuple[list[str]
         movable = [  # a part whose move shortens the report
             p
             for p in kept
-            if p.detail and p.title and any(p is q for q in parts) and read_lines(p.lines) > read_lines(p.moved(limit)[0])
+            if p.detail and p.title and any(p is q for q in parts) and read_lines(p.lines) > read_lines(p.moved(limit, held)[0])
         ]
         if not movable:
             break
         longest = max(movable, key=lambda p: (not p.late, not p.last, bool(p.name), read_lines(p.lines)))  # lookups first
-        place, there = longest.moved(limit)
+        place, there = longest.moved(limit, held)
         at = next(i for i, p in enumerate(kept) if p is longest)
         kept[at] = Part(place)
         moved[at] = there

@@ -36,7 +36,7 @@ from perf.records.results import RunResult, load
 from perf.records.unfinished import unfinished_text
 from perf.records.workloads import split_by_workload
 from perf.report import html as report_html
-from perf.report.appendix import write_appendix
+from perf.report.appendix import FULL_FORMS, pointed, write_appendix
 from perf.report.conclusions import written as conclusions
 from perf.report.layout import MAX_REPORT_LINES, Part, fit, read_lines, read_rule, report_folder, split_details, what_if
 from perf.report.sections import coldstart as coldstart_report
@@ -303,12 +303,12 @@ def write_report(
     # in read lines (trial 25, T25-1: the budget counted the tables' rows, not their legend's folded lines, so the
     # tables took more than the room, and the second fit moved them whole or ended over the bound)
     tables.lines = body_tables(0)
-    room = MAX_REPORT_LINES - read_lines(fit(parts, MAX_REPORT_LINES)[0]) + read_lines(tables.lines)
+    room = MAX_REPORT_LINES - read_lines(fit(parts, MAX_REPORT_LINES, FULL_FORMS)[0]) + read_lines(tables.lines)
     budget = min(room - LEVEL_TABLES_INTRO, LEVEL_TABLE_LINES)
     while budget > 0 and (over := read_lines(body_tables(budget)) - room) > 0:
         budget -= over
     tables.lines = body_tables(max(budget, 0))
-    lines, moved = fit(parts, MAX_REPORT_LINES)
+    lines, moved = fit(parts, MAX_REPORT_LINES, FULL_FORMS)  # a pointer names the section holding it (s21o)
     if (read := read_lines(lines)) > MAX_REPORT_LINES:  # its findings alone: a part to split is missing (T23-5)
         log.warning(
             "report.md reads as %d lines, over its bound of %s: every part that may move to %s has moved, and what "
@@ -333,7 +333,7 @@ def write_report(
     ]
     # what moved, once: not where the appendix holds it whole; the cold start with every variant's row (T25-16)
     whole = {"Cold start": coldstart_report.section(run, limit=max(1, len(coldstart_report.entries(run))))}
-    write_appendix(run, out, rec, points, effects, inters, up, details, moved, whole)
+    lines = pointed(lines, write_appendix(run, out, rec, points, effects, inters, up, details, moved, whole))
     path = out / REPORT_FILE
     write_kept(path, "\n".join(lines) + "\n")  # an edited one kept aside (trial 25, T25-17)
     log.info("report written to %s", path)
