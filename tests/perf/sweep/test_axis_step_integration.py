@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from bundled_sweeps import short_sweep
 from click.testing import CliRunner
 from source_builds import build_module
 
@@ -18,8 +19,6 @@ from builders.model.spec import ModelSpec
 from clients.cli.main import cli as clients_cli
 from clients.server import ServerOptions, TritonServer
 from perf.measure.mixed import first_size
-from perf.records.rounds import RoundRules
-from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 VARIANT = "unet_onnx_cpu1_nodb_mbs4"
@@ -60,21 +59,7 @@ def unet_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_mixed_sweep_draws_multiples_of_the_step_and_nothing_fails(unet_repo: Path, tmp_path: Path) -> None:
     manifest = json.loads((unet_repo.parent / "builds" / "unet" / "manifest.json").read_text())
     assert manifest["spec"]["multiple_of"] == {"H": 8, "W": 8}  # the one source every check below reads
-    opts = SweepOptions(
-        ServerOptions(unet_repo, runtime="bundled"),
-        variants=(VARIANT,),
-        concurrency=(1,),
-        sweep_axes={"H": ("16..256",), "W": ("16..256",)},
-        results_dir=tmp_path,
-        run_id="step",
-        warmup_requests=0,
-        time_budget_s=None,
-        round_rules=RoundRules(window_ms=800, max_rounds=2),
-        baseline=False,
-    )
-    run, run_dir = run_sweep(opts)
-    v = run.variant(VARIANT)
-    assert v is not None and v.status == "ok", v and v.error
+    _run, run_dir, v = short_sweep(unet_repo, VARIANT, tmp_path, "step", {"H": ("16..256",), "W": ("16..256",)})
     assert v.levels and all(lv.ok for lv in v.levels), [lv.error for lv in v.levels]
     [data] = (run_dir / "inputs_H16..256_W16..256").glob("input_data_*.json")
     sent = [d["image"]["shape"] for d in json.loads(data.read_text())["data"]]

@@ -9,19 +9,17 @@ from pathlib import Path
 
 import pytest
 import torch
+from bundled_sweeps import short_sweep
 from source_builds import build_module
 
 from builders.config.variants import VariantGrid
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from clients.server import ServerOptions
 from core.errors import PerfError
 from perf.measure.mixed import first_size
 from perf.profile.baseline import baseline_for_run
 from perf.records import results
-from perf.records.rounds import RoundRules
 from perf.records.workloads import split_by_workload
-from perf.sweep.run import SweepOptions, run_sweep
 
 pytestmark = pytest.mark.integration
 #: A cheap ONNX model: the earlier TorchScript one (8 such layers) served 16-21 infer/s at seq=64 on a busy host (load
@@ -56,21 +54,7 @@ def seq_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.timeout(120)
 def test_a_mixed_workload_sends_many_sizes_and_the_batcher_merges_fewer(seq_repo: Path, tmp_path: Path) -> None:
-    opts = SweepOptions(
-        ServerOptions(seq_repo, runtime="bundled"),
-        variants=(BATCHING,),
-        concurrency=(4,),
-        sweep_axes={"seq": (64, "8..128")},
-        results_dir=tmp_path,
-        run_id="mix",
-        warmup_requests=0,
-        time_budget_s=None,
-        round_rules=RoundRules(window_ms=800, max_rounds=2),
-        baseline=False,
-    )
-    run, run_dir = run_sweep(opts)
-    v = run.variant(BATCHING)
-    assert v is not None and v.status == "ok", v and v.error
+    run, run_dir, v = short_sweep(seq_repo, BATCHING, tmp_path, "mix", {"seq": (64, "8..128")}, concurrency=(4,))
     assert {lv.shape for lv in v.levels if lv.ok} == {"seq=64", "seq=8..128"}
     sent = json.loads((run_dir / "inputs_seq8..128" / f"input_data_{BATCHING}.json").read_text())["data"]
     sizes = [d["ids"]["shape"][0] for d in sent]
