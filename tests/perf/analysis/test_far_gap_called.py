@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.units import p_number, p_text
 from perf.analysis.ranking.operating import Side, compare
 from perf.analysis.stats.paired import FAR_GAP, GAP_ALPHA, GAP_ROUNDS, RULE, RULE_SHORT, p_cell, p_words, paired
 from perf.records.levels import LevelResult
@@ -26,8 +27,8 @@ def test_every_round_far_apart_is_called_either_way_and_says_by_which_rule(flip:
     words = p.describe("faster", "slower")
     assert words.startswith("slower: " if flip else "faster: ")
     assert f"{way} in each of the 3 rounds by at least 16.0×, more than {FAR_GAP:g}× in every one" in words
-    assert f"t-test p = {p.gap_p_value:.2g}, not needed" in words and "too uneven" not in words
-    assert p_cell(p.decided_p, p.tier) == f"{p.gap_p_value:.2g} (each >{FAR_GAP:g}×)"
+    assert f"t-test {p_text(p.gap_p_value)}, not needed" in words and "too uneven" not in words
+    assert p_cell(p.decided_p, p.tier) == f"{p_number(p.gap_p_value)} (each >{FAR_GAP:g}×)"
     assert p_words(p.decided_p, p.tier).startswith(f"every round more than {FAR_GAP:g}× apart")
     assert f"more than {FAR_GAP:g}× apart" in RULE and f"more than {FAR_GAP:g}× apart" in RULE_SHORT
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from factories import level_result, run_result, variant_result
 
+from core.units import p_text
 from perf.analysis.effects.rounds import paired_text
 from perf.analysis.ranking.compared_at import elsewhere_words
 from perf.analysis.ranking.operating import Side, compare
@@ -38,7 +39,7 @@ def test_the_rule_says_why_it_did_not_call_rounds_that_all_agree() -> None:
     assert r is not None and r.verdict == "not distinguishable" and r.one_way and r.gap_p_value is not None
     assert r.gap_p_value > GAP_ALPHA  # the trial's case: every round ahead by GAP_MIN or more, the t-test over its level
     why = r.uncalled()
-    assert why is not None and f"p = {r.gap_p_value:.2g}, {NEEDS}" in why and "too uneven" in why
+    assert why is not None and f"{p_text(r.gap_p_value)}, {NEEDS}" in why and "too uneven" in why
     assert f"the sign test needs {min_rounds()} rounds all one way: more rounds could tell" in why
     said = r.describe()
     assert said.startswith("higher in each of the 3 rounds, not called: ") and why in said

@@ -7,6 +7,7 @@ import statistics
 
 import pytest
 
+from core.units import p_text
 from perf.analysis.stats.paired import ALPHA, min_rounds, paired, sign_test_p
 
 
@@ -52,7 +53,7 @@ def test_a_large_consistent_gap_is_called_from_three_rounds():
     assert p.verdict == "higher" and p.by_gap and p.p_value == 0.25 and p.gap_p_value < 0.005
     # the trial: the sign test's p = 0.25 shown beside the gap tier's verdict; the deciding tier's p is shown, named
     assert p.decided_p == p.gap_p_value and p.tier == "gap"
-    assert f"p = {p.gap_p_value:.2g}, large consistent gap t-test)" in p.spread_text() and "0.25" not in p.spread_text()
+    assert f"{p_text(p.gap_p_value)}, large consistent gap t-test)" in p.spread_text() and "0.25" not in p.spread_text()
     sign = paired([1.1] * 8, [1.0] * 8)
     assert sign.tier == "sign" and sign.decided_p == sign.p_value and "p = 0.0078, sign test)" in sign.spread_text()
     low = paired([1.0, 1.0, 1.0], [2.0, 1.8, 2.2])

@@ -7,6 +7,7 @@ import dataclasses
 
 import pytest
 
+from core.units import p_number
 from perf.analysis.ranking.operating import MIN_ROUNDS, Adjusted, Side, compare, operating_point
 from perf.analysis.ranking.rank import dropped_by_search, rank_variants
 from perf.records.levels import LevelResult
@@ -165,4 +166,4 @@ def test_the_ranking_tables_p_is_the_p_of_the_tier_that_decided() -> None:
     rows = [[x.strip() for x in ln.strip("|").split("|")] for ln in comparison_lines(ranking, "Pick", 99) if ln.startswith("|")]
     head, row = rows[0], rows[2]
     assert row[head.index("verdict")] == "the pick beats it"
-    assert row[head.index("p")] == f"{c.result.gap_p_value:.2g} (gap)" and c.result.p_value == 0.25
+    assert row[head.index("p")] == f"{p_number(c.result.gap_p_value)} (gap)" and c.result.p_value == 0.25
