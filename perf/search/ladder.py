@@ -286,7 +286,7 @@ def update(
     lad.levels, lad.end = levels, end
     joined |= _refined(lad, plan, vr, full(ladder, cap), rules, rounds, budget)
     lad.levels, lad.joined_why = sorted(set(lad.levels) | set(joined)), joined
-    done = retire(lad.levels, lad.end is not None, plan, vr, rules, rounds, budget, peak)
+    done = retire(lad.levels, lad.end is not None, plan, vr, rounds, budget, peak)
     lad.active, lad.retired_why = done.active, done.why
     return lad
 

@@ -42,7 +42,7 @@ from perf.analysis.stats.paired import ALPHA, Paired, paired
 from perf.markdown import fmt, fmt_given
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
-from perf.records.search import LevelChange, SearchRules
+from perf.records.search import LevelChange
 from perf.search.plan import VariantPlan, side, step_gains
 from perf.search.policy import Budget
 
@@ -75,7 +75,6 @@ def retire(
     ended: bool,
     plan: VariantPlan,
     vr: VariantResult,
-    rules: SearchRules,
     rounds: RoundRules,
     budget: Budget | None,
     peak: bool = False,
@@ -88,12 +87,11 @@ def retire(
         ended: Whether it has ended (a ladder still growing keeps its top ``flat_window + 1`` levels).
         plan: The variant's plan at the ladder's one client workload (:func:`perf.search.plan.at_workload`).
         vr: Its record so far.
-        rules: The search's rules (retirement reads none of its thresholds since trial 26, T26-4: the paired rule decides).
         rounds: The rounds' rules (``min_rounds``, ``flat_window``).
         budget: The latency budget, ``None`` without one.
         peak: The engine ranks that workload by peak, no contender having a level within ``budget`` there.
     """
-    why = _active(levels, ended, plan, vr, rules, rounds, None if peak else budget)
+    why = _active(levels, ended, plan, vr, rounds, None if peak else budget)
     return Retired([c for c in levels if c not in why], why)
 
 
@@ -163,7 +161,6 @@ def _active(
     ended: bool,
     plan: VariantPlan,
     vr: VariantResult,
-    rules: SearchRules,
     rounds: RoundRules,
     budget: Budget | None,
 ) -> dict[int, str]:

@@ -10,7 +10,6 @@ from perf.markdown import ahead_by
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
-from perf.records.search import SearchRules
 from perf.search import retirement
 from perf.search.plan import plan_levels
 
@@ -27,7 +26,7 @@ def _vr() -> VariantResult:
 
 
 def test_a_level_far_behind_is_said_as_the_leader_s_gain_never_over_100_pct_behind() -> None:
-    done = retirement.retire([1, 2], True, plan_levels("v", 2, (1, 2), [1]), _vr(), SearchRules(), RoundRules(), None)
+    done = retirement.retire([1, 2], True, plan_levels("v", 2, (1, 2), [1]), _vr(), RoundRules(), None)
     why = done.why[1]
     # retired by the paired rule's gap tier (trial 26, T26-4: never by the median alone), said as c=2's ratio
     assert why.startswith("concurrency 2 higher by the rule (paired rounds at 5 %): 2.05× median of the per-round ratios"), why

@@ -10,7 +10,6 @@ import statistics
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
-from perf.records.search import SearchRules
 from perf.search import retirement
 from perf.search.plan import plan_levels
 
@@ -29,7 +28,7 @@ def _vr(ratios: tuple[float, ...], c16: tuple[float, ...]) -> VariantResult:
 
 
 def _retire(vr: VariantResult) -> retirement.Retired:
-    return retirement.retire([4, 16], True, plan_levels("v", 8, (4, 16), [1]), vr, SearchRules(), RoundRules(), None)
+    return retirement.retire([4, 16], True, plan_levels("v", 8, (4, 16), [1]), vr, RoundRules(), None)
 
 
 def test_a_median_ratio_the_rule_does_not_call_retires_nothing() -> None:
