@@ -53,7 +53,8 @@ from perf.analysis.recommendation.budget_origin import budget_origin, set_by
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
 from perf.analysis.recommendation.dominated import dominated
-from perf.analysis.recommendation.excluded import candidate, excluded_levels, where
+from perf.analysis.recommendation.excluded import candidate, excluded_levels
+from perf.analysis.recommendation.flagged import flagged_brief, flagged_items
 from perf.analysis.recommendation.missed import Missed, missed
 from perf.analysis.recommendation.models import refuse_several_models
 from perf.analysis.recommendation.uniform_sizes import batching_off_instead, no_batch_words
@@ -63,7 +64,6 @@ from perf.analysis.saturation.falls import Fall, falls_all
 from perf.analysis.saturation.peaks import budget_unreached, higher_median, unreached, unreached_all
 from perf.analysis.saturation.rises import judge, knee, knee_words, least_rounds
 from perf.analysis.stats.no_batch import formed_no_batch
-from perf.analysis.stats.notes import flag_words, repeat_noun
 from perf.analysis.stats.paired import ALPHA
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
 from perf.analysis.stats.rounds_words import few_rounds
@@ -87,7 +87,9 @@ class Recommendation:
         excluded: One sentence per level or variant left out of the ranking, with why.
         flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the stable ones; a variant's
             levels next to each other flagged in the same words share one (``"`v` at concurrency 8 and 12: ..."``):
-            :attr:`flagged_levels` counts the levels.
+            :attr:`flagged_levels` counts the levels. The appendix says them; report.md says :attr:`flagged_brief`.
+        flagged_brief: The same levels with their flags only (``"`v` at concurrency 1, 2: host busy; unstable"``,
+            :func:`perf.analysis.recommendation.flagged.flagged_brief`).
         latency_percentile: The client latency percentile the budget is on (default 99).
         budget_latency_ms: That percentile's latency (ms) at :attr:`best_under_budget`.
         ranking: A rounds sweep's paired ranking behind :attr:`best_peak` (``None`` otherwise).
@@ -115,6 +117,7 @@ class Recommendation:
     missed: Missed | None = None
     knee_rule: str = dataclasses.field(default_factory=knee_words)
     flagged_levels: int = 0
+    flagged_brief: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def latency_field(self) -> str:
@@ -181,9 +184,10 @@ def recommend(
     excluded = excluded_levels(run, points)
     cands = [p for v in run.variants if v.status != "failed" for p in points[v.name] if candidate(p)]
     flagged, n_flagged = flagged_items([p for p in cands if p.status != "ok"], run)
+    brief = flagged_brief([p for p in cands if p.status != "ok"])
     if run.rounds is not None:
         rec = _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands, fit)
-        rec.flagged_levels = n_flagged
+        rec.flagged_levels, rec.flagged_brief = n_flagged, brief
         return _peaks(run, points, rec)
     best, why = rank(cands, tol)
     under, under_why = rank(_under(cands, latency_budget_ms, metric), tol) if latency_budget_ms is not None else (None, None)
@@ -198,7 +202,7 @@ def recommend(
         pct,
         under.get(metric) if under else None,
     )
-    rec.flagged_levels = n_flagged
+    rec.flagged_levels, rec.flagged_brief = n_flagged, brief
     return _peaks(run, points, _gaps(run, cands, rec))
 
 
@@ -272,26 +276,6 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     c.batching_off = ranking.batching_off  # named first over its batching twin that formed no batch (trial 24, T24-8)
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     return c
-
-
-def flagged_items(flagged: list[Point], run: RunResult) -> tuple[list[str], int]:
-    """One item per flagged level, ``"`v` at concurrency 4: host busy (...)"``, and how many levels they hold. A
-    variant's levels flagged in the same words share one item (``"`v` at concurrency 8, 12: host busy (...)"``); words
-    an item above said already point to it (``"`w` at concurrency 4: host busy (the words of `v` at concurrency 8,
-    12)"``): trial 19, T19-17, the same words said per level."""
-    groups: dict[tuple[str, int, str, str], list[Point]] = {}
-    for p in flagged:  # its status and why, each reason under its own word (perf.analysis.stats.notes.flag_words)
-        said = flag_words(p.status, p.notes, repeat_noun(run))
-        groups.setdefault((p.variant, p.batch_size, p.status, said), []).append(p)
-    items: list[str] = []
-    first: dict[str, str] = {}  # words -> the levels whose item said them
-    for (_, _, status, said), ps in groups.items():
-        concs = ", ".join(str(p.concurrency) for p in ps)
-        at = where(ps[0]).replace(f"concurrency {ps[0].concurrency}", f"concurrency {concs}", 1)
-        items.append(f"{at}: {status} (the words of {first[said]})" if said in first else f"{at}: {said}")
-        if said != status:
-            first.setdefault(said, at)
-    return items, len(flagged)
 
 
 def first_pick_words(run: RunResult) -> str:

@@ -41,19 +41,33 @@ def notes_text(notes: Sequence[str], noun: str = "trial") -> str:
     Returns:
         The reasons in their first order; ``""`` for no notes.
     """
-    groups: dict[str, list[list[str]]] = {}
+    groups: dict[str, list[str]] = {}
     for note in notes:
-        groups.setdefault(_NUMBER.sub("\0", note), []).append(_NUMBER.findall(note))
-    out = []
-    for template, numbers in groups.items():
-        slots = []
-        for column in zip(*numbers, strict=True):
-            lo, hi = min(column, key=_value), max(column, key=_value)
-            slots.append(lo if _value(lo) == _value(hi) else f"{lo}–{hi}")
-        parts = template.split("\0")
-        text = parts[0] + "".join(s + p for s, p in zip(slots, parts[1:], strict=True))
-        out.append(text if len(numbers) == 1 else f"in {count(len(numbers), noun)}, {text}")
+        groups.setdefault(template(note), []).append(note)
+    out = [merged(said) if len(said) == 1 else f"in {count(len(said), noun)}, {merged(said)}" for said in groups.values()]
     return "; ".join(out)
+
+
+def template(text: str) -> str:
+    """``text`` with each of its numbers blanked: texts that say the same thing with other numbers share it."""
+    return _NUMBER.sub("\0", text)
+
+
+def merged(texts: Sequence[str]) -> str:
+    """Texts of one :func:`template` said once, each number that differs between them as its min–max
+    (``"used 57 % ..."``, ``"used 95 % ..."`` -> ``"used 57–95 % ..."``); a number the same in all stays as it is.
+
+    Raises:
+        ValueError: ``texts`` is empty or its texts do not share one template.
+    """
+    if not texts or len({template(t) for t in texts}) != 1:
+        raise ValueError(f"merged() takes texts of one template, got {len({template(t) for t in texts})} templates")
+    slots = []
+    for column in zip(*(_NUMBER.findall(t) for t in texts), strict=True):
+        lo, hi = min(column, key=_value), max(column, key=_value)
+        slots.append(lo if _value(lo) == _value(hi) else f"{lo}–{hi}")
+    parts = template(texts[0]).split("\0")
+    return parts[0] + "".join(s + p for s, p in zip(slots, parts[1:], strict=True))
 
 
 def flag_words(status: str, notes: Sequence[str], noun: str = "trial") -> str:

@@ -15,7 +15,7 @@ from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, first_pick_words
 from perf.analysis.saturation.peaks import peak_mark, peak_title, unreached_mark, unreached_words
 from perf.analysis.stats.points import Point
-from perf.markdown import UNSTABLE_MARK, capped, packed
+from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, capped, packed
 from perf.records.results import RunResult
 from perf.records.workloads import workload
 from perf.report.sections.knees import knee_lines
@@ -62,7 +62,8 @@ def recommendation_section(
     lines += knee_lines(rec, points, unmeasured, run)
     lines += [f"- {n}" for n in rec.notes]
     if rec.flagged:
-        lines += [f"- **Flagged levels** ({rec.flagged_levels}; {flagged_note(rec, points)}):"] + capped(rec.flagged, indent="  ")
+        why = f"{rec.flagged_levels}; {flagged_note(rec, points)}; why each: {APPENDIX_FILE}, section “Flagged levels”"
+        lines += [f"- **Flagged levels** ({why}):"] + capped(rec.flagged_brief or rec.flagged, indent="  ")
     if rec.excluded:
         lines += [f"- **Excluded from the recommendation** ({len(rec.excluded)}):"] + capped(rec.excluded, indent="  ")
     return lines
