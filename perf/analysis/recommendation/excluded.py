@@ -5,7 +5,7 @@ Recommendation.excluded`)."""
 
 from __future__ import annotations
 
-from core.wording import count
+from core.wording import count, sentence
 from perf.analysis.stats.notes import flag_words, repeat_noun
 from perf.analysis.stats.points import Point
 from perf.analysis.stats.trials import candidate, where
@@ -26,7 +26,7 @@ def excluded_levels(run: RunResult, points: dict[str, list[Point]]) -> list[str]
             if not candidate(p):
                 status = p.status if p.status != "ok" else "not rankable"
                 if p.notes and not p.errors:  # each reason under its own word, as every output says them (T26-11)
-                    out.append(f"{where(p)}: {flag_words(status, p.notes, repeat_noun(run))}.")
+                    out.append(sentence(f"{where(p)}: {flag_words(status, p.notes, repeat_noun(run))}"))
                     continue
                 why = "; ".join(p.errors) or ("no p99" if p.ok else "no throughput")
                 out.append(f"{where(p)}: {status} ({why}).")

@@ -23,7 +23,9 @@ def _finals(events: list) -> list[tuple[list[str], str]]:
     return [(re.findall(r"`([^`]+)`", t.split(" (cut by the plan)")[0]), t) for t in said]
 
 
-@pytest.mark.parametrize("load_s", [1.0, 3.0])  # faster than the plan assumes: its rounds end early
+# faster than the plan assumes: its rounds end early. Since a level retires only on the paired rule (T26-4, 3668bc9) the
+# rounds keep more levels and take more of the budget: at 3.0 s a load no budget of 50-200 s reaches a final group
+@pytest.mark.parametrize("load_s", [0.5, 1.0])
 def test_a_variant_said_to_fit_the_final_group_is_loaded_or_cut_by_the_same_rule(monkeypatch, load_s: float) -> None:
     finals = 0
     for budget_s in range(50, 120, 3):
@@ -71,7 +73,7 @@ class _SlowFinalLoads(SimLoads):
         return super()._load(engine, name)
 
 
-@pytest.mark.parametrize("load_s", [1.0, 3.0])
+@pytest.mark.parametrize("load_s", [0.5, 1.0])  # as above: 3.0 s a load reaches no final group since T26-4
 def test_a_final_group_whose_cut_variants_no_longer_fit_unloads_its_tie_set_before_a_round(monkeypatch, load_s) -> None:
     """Issue 26 (note_s16 Left open): the final group's tie set loaded, its loads slower than priced, then every cut
     variant cut by the check before its load (perf.sweep.load_cuts.fit_final), and the tie set kept loaded and
