@@ -10,6 +10,7 @@ said nothing of it on the console. The numbers come from :mod:`perf.analysis.sta
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -90,7 +91,7 @@ def _pick_words(c: Choice) -> str:
     """```v` at c=1 † host busy: 1,590.2 infer/s, p99 2.33 ms`` (a pick whose dynamic batching formed no batch says so:
     :attr:`Choice.no_batch`; trial 24, T24-8)."""
     said = f" ({c.no_batch})" if c.no_batch else ""
-    return f"`{c.variant}` at {_level_label(c.concurrency, c.batch_size, c.status, True)}: {c.numbers()}{said}"
+    return f"`{c.variant}` at {_level_label(c.concurrency, c.batch_size, c.flags, True)}: {c.numbers()}{said}"
 
 
 def _shorter(view: RunResult, rec: Recommendation) -> list[str]:
@@ -223,8 +224,8 @@ def _summary_rows(
         if p is not None and (note := verdicts.get((v.name, p.batch_size, p.concurrency))):
             if not any(note in m for m in marks):  # the budget's number where it goes the other way (trial 10, F3)
                 marks.append(note)
-        if p is not None and flag_mark(p.status):  # the "at c" column's †, named
-            marks.append(flag_mark(p.status).strip())
+        if p is not None and flag_mark(p.flags):  # the "at c" column's †, named
+            marks.append(flag_mark(p.flags).strip())
         if (of := variant_name(v)) in before:  # cut in this session, with numbers from an earlier one: they stand
             marks.append(f"measured in {count(rounds_measured(run, of), 'round')}, then {not_measured(True)} (cut for time)")
         elif of in never:  # one short row; why, once: the caveat below the table, report.md's Cut for time
@@ -232,7 +233,7 @@ def _summary_rows(
         elif v.status != "ok":
             marks.append(v.status + (f": {errors_text(v.error)}" if v.error else ""))
         k = rec.knees.get(v.name)
-        at = _level_label(p.concurrency, p.batch_size, p.status).removeprefix("c=") if p else "—"
+        at = _level_label(p.concurrency, p.batch_size, p.flags).removeprefix("c=") if p else "—"
         cells = [
             v.name,
             fmt(p.get(THROUGHPUT)) if p else "—",
@@ -262,14 +263,14 @@ def pick_row_point(rec: Recommendation, name: str, points: dict[str, list[Point]
 
 def level_numbers(p: Point) -> str:
     """``"c=4 †: 1,686.5 infer/s, p99 24.39 ms"``: a level and its medians, as a note says them."""
-    return f"{_level_label(p.concurrency, p.batch_size, p.status)}: {throughput_text(p.value(THROUGHPUT), p.batch_size, fmt)}, p99 {fmt(p.get(P99), 2)} ms"
+    return f"{_level_label(p.concurrency, p.batch_size, p.flags)}: {throughput_text(p.value(THROUGHPUT), p.batch_size, fmt)}, p99 {fmt(p.get(P99), 2)} ms"
 
 
 def pick_level(c: Choice, p: Point | None) -> str:
     """A pick's level as a note names it, ``"c=2 † host busy"``, and its numbers (:meth:`Choice.numbers`, as
     report.md's Recommendation says them) where the row shows another level ``p`` (trial 13, T13-18: "best under
     budget (c=2)" beside c=16's p99 of 116 ms against a 60 ms budget, the pick's own numbers nowhere)."""
-    label = _level_label(c.concurrency, c.batch_size, c.status, True)
+    label = _level_label(c.concurrency, c.batch_size, c.flags, True)
     return label if c.at(*_at(p)) else f"{label}: {c.numbers()}"
 
 
@@ -315,7 +316,8 @@ def _summary_legend(
     """The console table's legend: only what its cells (``text``) show (trial 9, F3: "b: client
     batch size" under a table with no b); ``left``: what it leaves out (:func:`_left_out`); ``batches``: the client
     batch sizes of its levels, what infer/s counts said where one is above 1 (:func:`core.units.infer_per_s_legend`)."""
-    flags = [f"{kind}: {words}" for kind, words in FLAG_MEANINGS.items() if f"{UNSTABLE_MARK} {kind}" in text]
+    # a flag said alone ("† unstable") or after another ("† host busy; unstable": Point.flags, trial 26, T26-11)
+    flags = [f"{kind}: {w}" for kind, w in FLAG_MEANINGS.items() if re.search(rf"{UNSTABLE_MARK} (?:[a-z ]+; )*{kind}\b", text)]
     parts = [
         *(
             [

@@ -71,7 +71,7 @@ def plot_breakdown(
     ax.set_yticks(
         range(len(chosen)),
         [
-            f"{p.variant} (c={p.concurrency}, b={p.batch_size}{flag_mark(p.status)}){' (failed)' if p.variant in failed else ''}"
+            f"{p.variant} (c={p.concurrency}, b={p.batch_size}{flag_mark(p.flags)}){' (failed)' if p.variant in failed else ''}"
             for p in chosen
         ],
         fontsize=8,

@@ -75,7 +75,7 @@ class Pick:
         note = f" ({c.judged_note})" if self.kind == UNDER and c.judged_note else ""
         below = f" — {c.dominated_mark.replace('`', '')}" if self.kind == UNDER and c.dominated_mark else ""  # T16-5
         same = f" — the same level as the {self.same_as}: one point, two marks" if self.same_as else ""
-        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.status)}{note}{below}{same}" + "".join(
+        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.flags)}{note}{below}{same}" + "".join(
             f" — {w.replace('`', '')}" for w in self.higher_said
         )
 
@@ -141,7 +141,7 @@ def higher_words(pick: Pick, higher: list[Point]) -> str:
             if p.variant in c.uncompared
             else "not ranked against it here: see the report's paired ranking"
         )
-        parts.append(f"{p.variant} c={p.concurrency}{flag_mark(p.status)} {fmt(p.value(THROUGHPUT))} infer/s ({why})")
+        parts.append(f"{p.variant} c={p.concurrency}{flag_mark(p.flags)} {fmt(p.value(THROUGHPUT))} infer/s ({why})")
     more = f"; {len(higher) - HIGHER_NAMED} more" if len(higher) > HIGHER_NAMED else ""
     return f"higher medians than the {pick.what}'s {fmt(c.throughput_infer_per_s)}, not the pick: {'; '.join(parts)}{more}"
 

@@ -55,7 +55,7 @@ def _hover(params: dict[str, Any] | None, p: Point, lat: str = P99, name: str = 
     """A level's hover text: its numbers (the budget's latency ``lat``, named ``name``, before the p99) and the variant's parameters."""
     lines = [
         f"<b>{html.escape(p.variant)}</b>",
-        f"concurrency {p.concurrency}, batch {p.batch_size} ({flag_mark(p.status).strip() or p.status})",
+        f"concurrency {p.concurrency}, batch {p.batch_size} ({flag_mark(p.flags).strip() or p.status})",
     ]
     other = f"{name} {fmt(p.get(lat), 2)} ms, " if lat != P99 else ""
     thr = throughput_text(v, p.batch_size, fmt) if (v := p.get(THROUGHPUT)) is not None else "— infer/s"

@@ -139,8 +139,8 @@ def compare_markdown(
             if kind is not None:
                 counts[metric][kind] += 1
             cells += [
-                f"{fmt_spread(p, metric, digits)}{flag_mark(p.status)}",
-                f"{fmt_spread(q, metric, digits)}{flag_mark(q.status)}",
+                f"{fmt_spread(p, metric, digits)}{flag_mark(p.flags)}",
+                f"{fmt_spread(q, metric, digits)}{flag_mark(q.flags)}",
                 pct,
                 sig,
             ]

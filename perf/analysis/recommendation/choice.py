@@ -86,6 +86,8 @@ class Choice:
         no_batch: A pick whose own dynamic batching formed no batch under its workload
             (:func:`perf.analysis.stats.no_batch.formed_no_batch`): that, in words, said wherever it is named
             (a remark; the console's line): a pick the rule separated, or with no variant with batching off to name instead.
+        all_flags: Its point's :attr:`~perf.analysis.stats.points.Point.flags` (``"host busy; unstable"``), what
+            :attr:`flags` says; ``None``: :attr:`status`.
     """
 
     variant: str
@@ -123,6 +125,12 @@ class Choice:
     kneed: list[str] = dataclasses.field(default_factory=list)
     batching_off: str | None = None
     no_batch: str | None = None
+    all_flags: str | None = None
+
+    @property
+    def flags(self) -> str:
+        """Its status with every flag its level's rounds had, as a table cell of it says (trial 26, T26-11)."""
+        return self.all_flags or self.status
 
     def note(self, *beside: str | None) -> str:
         """What the console's note of the pick says beside its level: ``"too few rounds ...; `b`'s median higher,
@@ -169,6 +177,7 @@ class Choice:
         """The choice of candidate point ``p`` (:func:`candidate`: it has a throughput and a p99)."""
         c = cls(p.variant, p.concurrency, p.batch_size, p.value(THROUGHPUT), p.value(P99), p.stable, p.trials, p.status, why)
         c.latency_ms = {pct: v for pct in LATENCY_PERCENTILES if (v := p.get(latency_metric(pct))) is not None}
+        c.all_flags = p.flags
         return c
 
     def latency_at(self, percentile: int) -> float | None:
@@ -221,7 +230,7 @@ class Choice:
             f"`{self.variant}` at concurrency {self.concurrency}"
             + (f" (batch {self.batch_size})" if self.batch_size != 1 else "")
             + f": {self.numbers()}"
-            + (f" {UNSTABLE_MARK} {self.status}" if self.status != "ok" else "")
+            + (f" {UNSTABLE_MARK} {self.flags}" if self.status != "ok" else "")
             + (f" — {self.dominated}" if self.dominated else "")
         )
         if self.confidence is not None:

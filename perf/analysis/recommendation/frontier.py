@@ -169,7 +169,7 @@ def frontier_rows(front: list[Point], rec: Recommendation | None) -> list[list[o
         quieter = f" ({under.judged_note})" if under and under.judged_note else ""
         top = rec and rec.best_peak
         marks = [m for m, c in ((f"best under budget{quieter}", under), (peak_mark(top or None), top)) if _is(p, c)]
-        flag = flag_mark(p.status)
+        flag = flag_mark(p.flags)
         latencies = [fmt(p.get(m), 2) for m in (other, P99) if m is not None]
         rows.append([f"`{p.variant}`{flag}", _level(p), fmt(p.get(THROUGHPUT)), *latencies, ", ".join(marks)])
     return rows
@@ -367,7 +367,7 @@ def size_marks(run: RunResult, rec: Recommendation, best: Mapping[str, Point] | 
     for size, sub in workload_recommendations(run, rec).items():
         for what, c in (("best under budget", sub.best_under_budget), (peak_mark(sub.best_peak), sub.best_peak)):
             if c is not None:
-                level = f"c={c.concurrency}" + (f", b={c.batch_size}" if c.batch_size != 1 else "") + flag_mark(c.status)
+                level = f"c={c.concurrency}" + (f", b={c.batch_size}" if c.batch_size != 1 else "") + flag_mark(c.flags)
                 if (shown := (best or {}).get(c.variant)) is not None and not c.at(shown.concurrency, shown.batch_size):
                     level += f": {c.numbers()}"
                 marks = out.setdefault(c.variant, [])

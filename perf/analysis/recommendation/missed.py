@@ -63,7 +63,7 @@ class Missed:
         if self.lowest is None or self.judged is None:
             return ""
         j = self.judged
-        said = f"{self.at}{flag_mark(self.lowest.status)}"
+        said = f"{self.at}{flag_mark(self.lowest.flags)}"
         if j.quieter or j.loaded:
             said += f"; {j.basis()}"
         if far := j.far_over(self.percentile, self.budget_ms):

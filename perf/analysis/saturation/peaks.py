@@ -217,7 +217,7 @@ def budget_unreached(
     why = unreached(run, points, at)
     if why is None:
         return None
-    how = " on its quieter rounds" if quieter else flag_mark(at.status)  # the flag is of every round's number
+    how = " on its quieter rounds" if quieter else flag_mark(at.flags)  # the flag is of every round's number
     lat = (
         f"p{percentile} {fmt(latency_ms, 2)} ms{how} at c={at.concurrency}, its highest level; " if latency_ms is not None else ""
     )
@@ -250,7 +250,7 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     a, b = side_of(vr, at), side_of(vr, top)
     c, lo, hi = compare(vr, a, vr, b), f"c={at.concurrency}", f"c={top.concurrency}"
     r = c.result
-    said = f"{hi}'s median is higher, {fmt(top.get(THROUGHPUT))} infer/s (p99 {fmt(top.get(P99), 2)} ms){flag_mark(top.status)}"
+    said = f"{hi}'s median is higher, {fmt(top.get(THROUGHPUT))} infer/s (p99 {fmt(top.get(P99), 2)} ms){flag_mark(top.flags)}"
     if r is None:
         return f"{said}, never measured in a round with {lo}"
     verdict = {"a": f"{lo} beats it by the paired rule", "b": f"it beats {lo} by the paired rule"}.get(
@@ -269,10 +269,10 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
             )
             return (
                 f"a tie with {hi} (not distinguishable by the paired rule), {first}: "
-                f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}{alone}, {hi} ahead in "
+                f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.flags)}{alone}, {hi} ahead in "
                 f"{r.losses} of {r.rounds} rounds"
             )
-        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}{alone}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
+        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.flags)}{alone}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
     scale = f"; {lo} is named by the round-adjusted scale, {fmt(ax)} vs {fmt(bx)} infer/s" if ax and bx else ""
     if ax and bx and ax < bx:  # named by the median of shared rounds, as a leading variant is (leader.choose; issue 26)
         scale = (
@@ -302,9 +302,9 @@ def _flagged_higher(run: RunResult, points: list[Point], at: Point, top: Point, 
     if top.status == "ok" or stable is None:
         return None
     lead, margin, hi = top.value(THROUGHPUT) - stable.value(THROUGHPUT), spread(top, tolerance(run)), f"c={top.concurrency}"
-    said = f"{hi}'s median is higher, {fmt(top.get(THROUGHPUT))} infer/s{flag_mark(top.status)}"
+    said = f"{hi}'s median is higher, {fmt(top.get(THROUGHPUT))} infer/s{flag_mark(top.flags)}"
     if short:
-        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.status)}: within its spread, stable levels first"
+        return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.flags)}: within its spread, stable levels first"
     return (
         f"{said}, but a flagged level ranks after the stable ones unless it is ahead of the best one by more than its "
         f"spread: it is {fmt(lead)} infer/s ahead of c={stable.concurrency}'s {fmt(stable.get(THROUGHPUT))}, within "

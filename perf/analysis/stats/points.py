@@ -25,6 +25,7 @@ import dataclasses
 import statistics
 from collections.abc import Iterable, Sequence
 
+from perf.analysis.stats.notes import flag_statuses
 from perf.markdown import fmt
 from perf.records.levels import LEVEL_STATUSES, LevelResult
 from perf.records.results import RunResult
@@ -89,6 +90,13 @@ class Point:
     errors: list[str] = dataclasses.field(default_factory=list)
     status: str = "ok"
     notes: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def flags(self) -> str:
+        """Its status with every flag its rounds or trials had (:func:`perf.analysis.stats.notes.flag_statuses`):
+        ``"host busy; unstable"`` for a level host busy in a round and unstable in another (its :attr:`status`, the
+        worst of them, says ``"host busy"`` alone: trial 26, T26-11), else :attr:`status`."""
+        return flag_statuses(self.status, self.notes)
 
     @property
     def ok(self) -> bool:

@@ -69,7 +69,7 @@ def _per_inference_us(p: Point) -> float | None:
 def _explain(name: str, p: Point, gpu: str | None) -> str:
     share, comp = _share(p)
     text = (  # the compute the queue's share is of: input + infer + output (_share's own sum)
-        f"`{name}`{flag_mark(p.status)} spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
+        f"`{name}`{flag_mark(p.flags)} spent {fmt(p.get('server_queue_us'), 0)} µs per request queued and "
         f"{fmt(comp, 0)} µs in compute (input + infer + output; {fmt(p.get('server_compute_infer_us'), 0)} µs infer)"
     )
     if share is not None:

@@ -218,7 +218,7 @@ def conclusion(run: RunResult, rows: Sequence[EfficiencyRow]) -> list[str]:
         "around it).",
         "",
         f"**The numbers.** The highest served throughput, `{top.variant}` at concurrency {top.point.concurrency}, is "
-        f"{fmt(top.served_infer_per_s)} infer/s{flag_mark(top.point.status)} in batches of {fmt(top.server_batch, 2)}, "
+        f"{fmt(top.served_infer_per_s)} infer/s{flag_mark(top.point.flags)} in batches of {fmt(top.server_batch, 2)}, "
         f"against the in-process {fmt(top.in_process.throughput_infer_per_s)} infer/s{in_process_mark(top)} at that batch ({top.in_process.how_text}, "
         f"{k.threads or 'default'} threads): "
         + (
@@ -259,7 +259,7 @@ def _mechanism(r: EfficiencyRow) -> str:
     why = say(OverheadFacts(r.overhead_pct, r.ratio, r.target.instances, r.overhead_significant))
     outside = sum(v for f in ("client_send_us", "network_server_us", "client_recv_us") if (v := c[f]) is not None)
     return (
-        f"**Why.** Per request at that level, compute infer took {fmt(r.compute_infer_us, 0)} µs{flag_mark(r.point.status)} "
+        f"**Why.** Per request at that level, compute infer took {fmt(r.compute_infer_us, 0)} µs{flag_mark(r.point.flags)} "
         f"against {fmt(r.in_process_us, 0)} µs{in_process_mark(r)} for the same batch in-process: {fmt(r.overhead_us, 0)} µs of serving overhead "
         "(python-backend IPC, tensor copies and conversions, scheduling)"
         + (f"; {why}" if why else "")

@@ -67,7 +67,7 @@ def efficiency_table(rows: Sequence[EfficiencyRow]) -> list[str]:
                 r.variant,
                 r.point.concurrency if r.point.batch_size == 1 else f"{r.point.concurrency} (b={r.point.batch_size})",
                 fmt(r.server_batch, 2),
-                fmt(r.served_infer_per_s) + flag_mark(r.point.status),
+                fmt(r.served_infer_per_s) + flag_mark(r.point.flags),
                 fmt(r.in_process.throughput_infer_per_s if r.in_process else None) + in_process_mark(r),
                 ratio_cell(r),
                 fmt(r.compute_infer_us, 0),

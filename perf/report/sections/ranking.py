@@ -35,7 +35,7 @@ from perf.analysis.saturation.peaks import peak_heading
 from perf.analysis.stats.paired import ALPHA, FAR_GAP, GAP_ALPHA, GAP_MIN, GAP_ROUNDS, UNCALLED, p_cell
 from perf.analysis.stats.points import Point
 from perf.markdown import fmt, ratio_number, ratio_span, table
-from perf.records.levels import HOST_BUSY
+from perf.records.levels import HOST_BUSY, UNSTABLE
 from perf.records.results import RunResult
 from perf.report.sections.rounds_budget import budget_lines, design_lines, pick_workload
 
@@ -258,15 +258,22 @@ def fewer_rounds_lines(rankings: Sequence[Ranking | None]) -> list[str]:
 
 
 def flagged_counts(cands: list[Point], rates: Sequence[str] = ()) -> str:
-    """``"32 of 32 host busy"``, ``"30 of 32 host busy, 2 unstable"``: the flagged levels by status,
-    each status named only when some level has it; ``rates``: the statuses of the request-rate
-    levels (:func:`perf.analysis.recommendation.excluded.rate_statuses`), counted with them."""
-    statuses = [p.status for p in cands] + list(rates)
-    busy = sum(s == HOST_BUSY for s in statuses)
-    rest = len(statuses) - busy
+    """``"32 of 32 host busy"``, ``"30 of 32 host busy, 2 unstable"``: the flagged levels by status, each status named
+    only when some level has it; a level host busy in a round and unstable in another counted under both, as its table
+    cell says it (:attr:`perf.analysis.stats.points.Point.flags`; trial 26, T26-11): ``"30 of 32 host busy (3 of them
+    unstable too), 2 unstable"``. ``rates``: the statuses of the request-rate levels
+    (:func:`perf.analysis.recommendation.excluded.rate_statuses`), counted with them."""
+    flags = [p.flags.split("; ") for p in cands] + [[s] for s in rates]
+    busy = sum(HOST_BUSY in f for f in flags)
+    both = sum(HOST_BUSY in f and UNSTABLE in f for f in flags)
+    rest = len(flags) - busy
     if not busy:
-        return f"{rest} of {len(statuses)} unstable"
-    return f"{busy} of {len(statuses)} host busy" + (f", {rest} unstable" if rest else "")
+        return f"{rest} of {len(flags)} unstable"
+    return (
+        f"{busy} of {len(flags)} host busy"
+        + (f" ({both} of them {UNSTABLE} too)" if both else "")
+        + (f", {rest} unstable" if rest else "")
+    )
 
 
 def busy_note(points: dict[str, list[Point]], rates: Sequence[str] = ()) -> list[str]:

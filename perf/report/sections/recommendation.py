@@ -122,7 +122,7 @@ def peak_lines(
     return [
         f"{indent}- {head} the same level as the best under the budget above, said there with its verdicts: "
         f"`{peak.variant}` at concurrency {peak.concurrency}{batch}: {peak.numbers()}"
-        + (f" {UNSTABLE_MARK} {peak.status}." if peak.status != "ok" else "."),
+        + (f" {UNSTABLE_MARK} {peak.flags}." if peak.status != "ok" else "."),
         *(f"{indent}  - {sentence(w)}" for w in why),
     ]
 

@@ -108,7 +108,7 @@ def _level_block(
         if p.get(THROUGHPUT) == top.get(size_of(p)) and name not in failed:
             cells[0] = f"**{cells[0]}**"
         mark = (
-            flag_mark(p.status)
+            flag_mark(p.flags)
             + (" (variant failed later)" if name in failed else "")
             + (" (baseline)" if name == baseline and len(here) > top_n else "")
         )
@@ -288,7 +288,7 @@ def request_rate_table(run: RunResult) -> list[str]:
                 measured,
                 fmt_spread(p, "achieved_rate_per_s"),
                 late,
-                flag_mark(p.status).strip() or p.status,
+                flag_mark(p.flags).strip() or p.status,
                 fmt_spread(p, THROUGHPUT),
                 fmt(p.get("latency_p50_ms"), 2),
                 fmt_spread(p, P99, 2),

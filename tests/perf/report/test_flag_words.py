@@ -81,3 +81,34 @@ def test_a_level_left_out_of_the_ranking_says_its_flags_the_same_way() -> None:
     run = run_result([variant_result("x", [lv])], settings={"design": "rounds"}, rounds=RoundsRecord(seed=1))
     said = excluded_levels(run, run_points(run))
     assert said == [f"`x` at concurrency 4: host busy ({BUSY}); unstable ({_spread(20)})."], said
+
+
+def test_a_table_cell_and_the_flagged_tally_state_both_flags_of_a_level(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """s22c left alone: a table cell said "† host busy" only (the worst of its rounds' statuses) and the note on a run of
+    flagged levels counted such a level under host busy only; both now say its flags as flag_words does, and each
+    legend defines every word its marks say."""
+    from perf.analysis.stats.points import run_points
+    from perf.cli.summary import summary
+    from perf.report.sections.ranking import flagged_counts
+
+    run, _ = _run()
+    busy = [level_result(4, 400.0, 2.0, trial=r, host_busy=True, notes=[BUSY]) for r in range(3)]
+    run.variants[1] = variant_result("w", busy)  # every level flagged: v host busy and unstable, w host busy
+    points = {p.variant: p for ps in run_points(run).values() for p in ps}
+    assert (points["v"].flags, points["w"].flags) == ("host busy; unstable", "host busy")
+    assert flagged_counts(list(points.values())) == "2 of 2 host busy (1 of them unstable too)"
+    assert flagged_counts([points["v"]], ["unstable"]) == "1 of 2 host busy (1 of them unstable too), 1 unstable"
+    monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})
+    results.save(run, tmp_path)
+    report = write_report(tmp_path).read_text()
+    table = report.split("## Results per concurrency level")[1]
+    assert "| `v` † host busy; unstable |" in table and "| `w` † host busy           |" in table
+    assert "† unstable: " in table and "† host busy: " in table  # the legend defines both words the cells say
+    assert "(2 of 2 host busy (1 of them unstable too))" in report  # the note on a run of flagged levels
+    pick = next(ln for ln in report.splitlines() if ln.startswith("- **Best under the p99 budget"))
+    assert "p99 3.00 ms † host busy; unstable — " in pick  # the Recommendation's pick, as its table cell
+    said = summary(run, 10.0)
+    console = io.StringIO()
+    Console(file=console, width=300).print(said.table)
+    text = console.getvalue()
+    assert "† host busy; unstable" in text and "unstable: perf_analyzer did not reach" in text, text
