@@ -67,7 +67,7 @@ def number_lines(
     what = "The best peak is" if best.unreached is None else "The best throughput measured is"
     head = [
         f"**The numbers.** {what} {throughput_text(best.throughput_infer_per_s, best.batch_size, fmt)} (`{best.variant}`, "
-        f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms{flag_mark(best.flags)}"
+        f"concurrency {best.concurrency}{at_bs}, p99 {fmt(best.latency_p99_ms, 2)} ms{flag_mark(best.status)}"
         + "".join(f"; {w}" for w in best.unverified)  # the build's verdict on it (T13-10)
         + ")"
         + (f"; {unreached_mark(best.unreached)} ({WHY_SAID})." if best.unreached else ".")  # said once (T19-17)
@@ -75,7 +75,7 @@ def number_lines(
     base = baseline(ok, run.variant(best.variant))
     peaks = best_levels(run, pts, bs)  # each series' level the table names
     if base is not None and base.name != best.variant and (bb := peaks.get(base.name)) is not None:
-        own = f"{named(run, base.name)} ({peak_noun(rec.unreached.get(base.name))} {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.flags)})"
+        own = f"{named(run, base.name)} ({peak_noun(rec.unreached.get(base.name))} {fmt(bb.get(THROUGHPUT))} infer/s at concurrency {bb.concurrency}{flag_mark(bb.status)})"
         ranked = ranked_text(run, rec, base.name)
         head.append(
             f"Against the 1-instance, no-batching baseline {own}: {ranked}."
@@ -92,7 +92,7 @@ def number_lines(
             + f", {named(run, second.variant)}, "
             + ("peaked at" if second.variant not in rec.unreached else "measured up to")
             + f" {fmt(second.get(THROUGHPUT))} infer/s "
-            f"(concurrency {second.concurrency}{flag_mark(second.flags)}"
+            f"(concurrency {second.concurrency}{flag_mark(second.status)}"
             + (f"; the median of its {count(second.trials, 'round')}" if run.rounds is not None else "")
             + "): "
             + (
@@ -114,7 +114,7 @@ def number_lines(
     if top is not None and (second is None or top.variant != second.variant) and run.rounds is not None:
         head.append(  # the rounds design ranks by paired rounds, not by a level's own spread
             f"{count(len(higher), 'level')} measured more in {agree(len(higher), 'its', 'their')} own rounds, up to "
-            f"{fmt(top.get(THROUGHPUT))} infer/s ({named(run, top.variant)} at concurrency {top.concurrency}{flag_mark(top.flags)}), "
+            f"{fmt(top.get(THROUGHPUT))} infer/s ({named(run, top.variant)} at concurrency {top.concurrency}{flag_mark(top.status)}), "
             f"but the paired ranking over the rounds {agree(len(higher), 'it', 'they')} shared does not put "
             f"{agree(len(higher), 'it', 'them')} ahead (see **Paired ranking**)."
         )
@@ -133,7 +133,7 @@ def number_lines(
             + ("the pick, named first (see Recommendation), is " if u.uncompared and not u.tied else "")
             + ("the best is " if not (u.tied or u.uncompared) else "")
             + f"`{u.variant}` at concurrency {u.concurrency}{_at_batch(u.batch_size)} with "
-            f"{fmt(u.throughput_infer_per_s)} infer/s{flag_mark(u.flags)}"
+            f"{fmt(u.throughput_infer_per_s)} infer/s{flag_mark(u.status)}"
             + (f" ({u.judged_on})" if u.judged_on else "")
             + (f"; the rule did not separate it from {count(len(u.tie_set) - 1, 'other')}" if u.tied else "")
             + (f"; never measured in the same round as {count(len(u.uncompared), 'other')}: not compared" if u.uncompared else "")

@@ -261,7 +261,7 @@ def flagged_counts(cands: list[Point], rates: Sequence[str] = ()) -> str:
     """``"32 of 32 host busy"``, ``"30 of 32 host busy, 2 unstable"``: the flagged levels by status, each status named
     only when some level has it; a level host busy in a round and unstable in another counted under both, as its table
     cell says it (:attr:`perf.analysis.stats.points.Point.flags`; trial 26, T26-11): ``"30 of 32 host busy (3 of them
-    unstable too), 2 unstable"``. ``rates``: the statuses of the request-rate levels
+    unstable too), 2 unstable"``, ``"12 of 12 host busy and unstable"``. ``rates``: the statuses of the request-rate levels
     (:func:`perf.analysis.recommendation.excluded.rate_statuses`), counted with them."""
     flags = [p.flags.split("; ") for p in cands] + [[s] for s in rates]
     busy = sum(HOST_BUSY in f for f in flags)
@@ -271,7 +271,7 @@ def flagged_counts(cands: list[Point], rates: Sequence[str] = ()) -> str:
         return f"{rest} of {len(flags)} unstable"
     return (
         f"{busy} of {len(flags)} host busy"
-        + (f" ({both} of them {UNSTABLE} too)" if both else "")
+        + (f" and {UNSTABLE}" if both == busy else f" ({both} of them {UNSTABLE} too)" if both else "")
         + (f", {rest} unstable" if rest else "")
     )
 

@@ -24,7 +24,7 @@ def test_a_higher_flagged_runner_up_is_explained_not_called_a_loss():
     assert "The highest throughput is" not in text
     what = "The best peak is" if rec.best_peak.unreached is None else "The best throughput measured is"
     assert f"{what} {rec.best_peak.throughput_infer_per_s:,.1f} infer/s" in text
-    assert " 872.0 infer/s (concurrency 8 † host busy; unstable): +12.5 % (not measured fairly: " in text
+    assert " 872.0 infer/s (concurrency 8 † host busy): +12.5 % (not measured fairly: " in text
     assert "(host busy)) against the best, at a host busy level that does not lead" in text
     # the contrast of host-busy levels names other processes' CPU, not "no idle cores" for the settings
     assert "other processes used 93 % of one core during these levels (flagged host busy)" in text

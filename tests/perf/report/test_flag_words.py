@@ -97,7 +97,7 @@ def test_a_table_cell_and_the_flagged_tally_state_both_flags_of_a_level(tmp_path
     points = {p.variant: p for ps in run_points(run).values() for p in ps}
     assert (points["v"].flags, points["w"].flags) == ("host busy; unstable", "host busy")
     assert flagged_counts(list(points.values())) == "2 of 2 host busy (1 of them unstable too)"
-    assert flagged_counts([points["v"]], ["unstable"]) == "1 of 2 host busy (1 of them unstable too), 1 unstable"
+    assert flagged_counts([points["v"]], ["unstable"]) == "1 of 2 host busy and unstable, 1 unstable"
     monkeypatch.setattr(plots, "write_plots", lambda *a, **k: {})
     results.save(run, tmp_path)
     report = write_report(tmp_path).read_text()
