@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from builders.model.domains import conform, describe_domain
+from builders.model.range_source import default_words
 from builders.model.spec import ModelSpec
 from builders.model.value_ranges import (
     DEFAULT_INT_RANGE,
@@ -298,7 +299,7 @@ def plan_inputs(
             if decided.default:
                 values = (
                     f"integers uniform in {range_words(value_range)} "
-                    "(no value range recorded: the default; --input-data FILE sends real values)"
+                    f"(no value range recorded: {default_words(t.dtype, decided.range)}; --input-data FILE sends real values)"
                 )
             else:
                 at = ", ".join(f"{a}={sizes[a]}" for a in range_axes(decided.range))

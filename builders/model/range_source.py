@@ -9,7 +9,10 @@ came from: one rule (:func:`input_range`) that every generator and every check r
   (:attr:`builders.model.tensor.TensorSpec.recorded`), so that clients and the sweep draw and
   check what the build verified even when this toolkit's default differs from the build's.
 - Else the spec's ``value_range``, from the spec (a spec file, ``--input`` flags, example inputs).
-- Else :data:`builders.model.value_ranges.DEFAULT_INT_RANGE`, from :data:`DEFAULT_SOURCE`.
+- Else the dtype's default (:func:`default_range`), from :data:`DEFAULT_SOURCE`: the whole range of a dtype whose
+  every value is an obvious meaning (uint8: an image's pixels, 0..255; int8: -128..127), else
+  :data:`builders.model.value_ranges.DEFAULT_INT_RANGE` (int16..int64: token ids, indices, where a wide draw is past
+  a table's rows; trial 27, T27-1: a uint8 image input was verified and sent with pixels 0..100).
 
 Verification draws, the export's example inputs, reference and warmup data (through
 :meth:`builders.model.tensor.TensorSpec.draw` and ``bounds``), the manifest's record
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pydantic import Field, StrictInt, StrictStr
 
 from builders.model.value_ranges import DEFAULT_INT_RANGE, ValueRange, per_position
@@ -31,6 +35,31 @@ from core.records import Record
 DEFAULT_SOURCE = "default"
 #: :attr:`InputRange.source` of a spec's own ``value_range`` when the caller does not say where the spec came from.
 SPEC_SOURCE = "the spec's value_range"
+#: Integer dtypes whose default range is their whole range (each value a pixel or a quantized level, no index).
+WHOLE_RANGE_DTYPES = ("uint8", "int8")
+
+
+def default_range(dtype: str) -> tuple[int, int]:
+    """The inclusive ``(low, high)`` an integer input of ``dtype`` whose spec gives no range is drawn from: the
+    whole range of a :data:`WHOLE_RANGE_DTYPES` dtype, else :data:`DEFAULT_INT_RANGE` (module docstring)."""
+    if dtype in WHOLE_RANGE_DTYPES:
+        info = np.iinfo(dtype)
+        return int(info.min), int(info.max)
+    return DEFAULT_INT_RANGE
+
+
+def default_words(dtype: str, value_range: Any = None) -> str:
+    """``"the default range for uint8: its whole range"`` / ``"the default range for int64, safe for token ids and
+    indices"``: which default ``value_range`` (``None``: :func:`default_range`'s) is for ``dtype``; ``"the default
+    range"`` for a range of neither kind (an older build's record) or no dtype."""
+    if not dtype:
+        return "the default range"
+    given = tuple(value_range) if value_range is not None else default_range(dtype)
+    if dtype in WHOLE_RANGE_DTYPES and given == default_range(dtype):
+        return f"the default range for {dtype}: its whole range"
+    if given == DEFAULT_INT_RANGE and dtype not in WHOLE_RANGE_DTYPES:
+        return f"the default range for {dtype}, safe for token ids and indices"
+    return "the default range"
 
 
 class InputRange(Record):
@@ -43,7 +72,8 @@ class InputRange(Record):
         'may name a dynamic axis, its size in the same request ([1, "time"])'
     )
     source: str = Field(
-        description=f"'{DEFAULT_SOURCE}' (the spec gives none: builders.model.value_ranges.DEFAULT_INT_RANGE), else the "
+        description=f"'{DEFAULT_SOURCE}' (the spec gives none: the dtype's default, uint8 and int8 their whole range, "
+        "other integers builders.model.value_ranges.DEFAULT_INT_RANGE), else the "
         "spec it came from: a spec file, --input flags, example_inputs or a built-in model's spec "
         "(builders.model.range_source.input_range decides both)"
     )
@@ -97,7 +127,7 @@ def input_range(
     if recorded is not None:
         return recorded
     if value_range is None:
-        return InputRange(value_range=DEFAULT_INT_RANGE, source=DEFAULT_SOURCE)
+        return InputRange(value_range=default_range(dtype), source=DEFAULT_SOURCE)
     given: Any = value_range
     vr = [tuple(p) for p in given] if per_position(value_range) else tuple(given)
     return InputRange(value_range=vr, source=source or SPEC_SOURCE)

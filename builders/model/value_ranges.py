@@ -37,8 +37,8 @@ from core.names import close_names
 Bound = int | str
 #: One inclusive ``(low, high)`` for every value, or one per position of the last axis.
 ValueRange = tuple[Bound, Bound] | tuple[tuple[Bound, Bound], ...]
-#: Inclusive ``(low, high)`` of generated integer inputs whose spec gives no ``value_range``
-#: (verification draws, served checks, perf_analyzer data: one range everywhere).
+#: Inclusive ``(low, high)`` of generated integer inputs whose spec gives no ``value_range``, for every integer dtype
+#: but uint8 and int8 (their whole range): :func:`builders.model.range_source.default_range`, the one rule.
 DEFAULT_INT_RANGE: tuple[int, int] = (0, 100)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from builders.model.lookups.index_ranges import index_uses
 from builders.model.lookups.probe import Use
-from builders.model.range_source import DEFAULT_SOURCE, InputRange
+from builders.model.range_source import DEFAULT_SOURCE, InputRange, default_words
 from builders.model.spec import ModelSpec
 from builders.model.value_ranges import range_axes, range_text
 from builders.verify.input_draws import describe_draws
@@ -77,7 +77,7 @@ def range_lines(ranges: dict[str, InputRange], spec: ModelSpec) -> list[str]:
         flag = f"--input {name}:{t.dtype}:{','.join(map(str, t.shape))}:{fill}" if t else f"--input NAME:DTYPE:SHAPE:{fill}"
         pair = f"[0, {r.rows - 1}]" if isinstance(r.rows, int) else "[LOW, HIGH]"
         lines.append(
-            f"integer input {name!r}: no value_range given: verified with values {values} (the default), and clients, "
+            f"integer input {name!r}: no value_range given: verified with values {values} ({default_words(t.dtype if t else '', r.value_range)}), and clients, "
             f"perf and warmup send the same -> give the values it really takes{table}: {flag}, or "
             f'"value_range": {pair} for it in the spec file'
         )

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from builders.model.domains import conform
+from builders.model.range_source import default_words
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
 from builders.model.value_ranges import ValueRange, draw_integers, per_position
@@ -198,9 +199,10 @@ def input_args(
     for n, (r, _) in decided.items():  # the last entry's: the source is every entry's
         if r.default:  # a domain (a mask: 0s and 1s) says what values are sent
             log.warning(
-                "input %s: no value range in the build's spec; generated values are in %s (pass --input-data for your own)",
+                "input %s: no value range in the build's spec; generated values are in %s (%s; pass --input-data for your own)",
                 n,
                 list(r.range),
+                default_words(types[n].numpy or "", r.range),
             )
     gen = np.random.default_rng(0)
     data = []

@@ -56,7 +56,7 @@ def test_the_summary_says_every_range_and_advises_a_real_one_for_the_default(cap
     print_build_summary(manifest)
     out = capsys.readouterr().out
     lo, hi = DEFAULT_INT_RANGE
-    assert f"integer input 'lengths': no value_range given: verified with values {lo}..{hi} (the default)" in out
+    assert f"integer input 'lengths': no value_range given: verified with values {lo}..{hi} (the default range for int64" in out
     assert "--input lengths:int64:1:LOW..HIGH" in out and '"value_range": [LOW, HIGH]' in out
     assert "integer input 'ids': verified with values 0..999 (value_range from the spec file spec.json)" in out
     assert "'mask'" not in out and "'waveform'" not in out
