@@ -43,7 +43,7 @@ from perf.report.sections import coldstart as coldstart_report
 from perf.report.sections.baseline_unusable import unusable_lines
 from perf.report.sections.effects import beside_recommendation, effects_section
 from perf.report.sections.efficiency import efficiency_details, efficiency_section
-from perf.report.sections.profile import profile_section, trace_lines
+from perf.report.sections.profile import profile_parts, trace_lines
 from perf.report.sections.ranking import busy_note, flagged_counts, ranking_lines
 from perf.report.sections.recommendation import recommendation_section, size_lines
 from perf.report.sections.rounds_budget import CUT_WORDS
@@ -288,7 +288,7 @@ def write_report(
         *efficiency,
         tables,
         Part(request_rate_table(run), detail=True),
-        Part(profile_section(run.profile, up), detail=True),
+        *profile_parts(run.profile, up),
         Part(said, detail=True, kept=[ln for ln in said if ln.startswith("> ")]),  # an older toolkit's saved verdicts (issue 26)
         Part(["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]),
     ]

@@ -11,6 +11,7 @@ from perf.analysis.stats.paired import RULE, p_words, paired
 from perf.markdown import APPENDIX_FILE, Align, flag_mark, fmt, ratio_span, table, times
 from perf.records.load import HOST_BUSY
 from perf.records.profile import NOT_DISTINGUISHABLE, UNFAIR, UNFAIR_SPREAD, PrecisionRow, ProfileRecord, TraceRecord, too_wide
+from perf.report.layout import Part
 
 #: Operators per trace named in report.md (the appendix has each trace's top-10 table).
 TRACE_OPERATORS = 3
@@ -35,6 +36,16 @@ def profile_section(profile: ProfileRecord | None, up: str = "", operators: int 
     if profile is None:
         return []
     return trace_lines(profile.traces, up, operators) + precision_lines(profile.precision, bool(profile.traces))
+
+
+def profile_parts(profile: ProfileRecord | None, up: str = "") -> list[Part]:
+    """report.md's traces and precision study, each a part that may move to the appendix on its own, so that
+    each moved one leaves its own pointer under its own heading (trial 27, T27-9: the two moved as one part whose
+    pointer was titled "Profiler traces" only, and report.md never named the precision study)."""
+    if profile is None:
+        return []
+    traces = trace_lines(profile.traces, up, TRACE_OPERATORS)
+    return [Part(traces, detail=True), Part(precision_lines(profile.precision, bool(profile.traces)), detail=True)]
 
 
 def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None = None) -> list[str]:

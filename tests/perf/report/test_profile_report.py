@@ -3,10 +3,13 @@ the run's recorded ProfileRecord; results.json keeps it and old files without it
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
+import pytest
 from factories import make_run
 
+from perf.plots import figures as plots
 from perf.records.profile import OperatorTime, PrecisionRow, ProfileRecord, TraceRecord
 from perf.records.results import load, save
 from perf.report.sections.profile import profile_section
@@ -89,3 +92,21 @@ def test_the_record_is_saved_with_the_run_and_reported(tmp_path: Path):
     (tmp_path / "commands.txt").write_text("perf_analyzer -m x\n")
     text = write_report(tmp_path).read_text()
     assert "## Profiler traces (one batch per format)" in text and "## Precision study" in text
+
+
+def test_a_moved_precision_study_is_named_in_report_md(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 27, T27-9: the traces and the study moved to the appendix as one part whose pointer was titled
+    "Profiler traces" only; `grep -i precision report.md` found nothing, though `make demo` said the report had
+    a Precision study section. A trial's own long run (tests/data), so that its profile's sections move."""
+    monkeypatch.setattr(plots, "write_plots", lambda run, d, *a, **k: dict.fromkeys(map(str, range(8)), d / "x.png"))
+    data = Path(__file__).resolve().parents[2] / "data" / "trial25_seq1" / "results.json.gz"
+    (tmp_path / "results.json").write_bytes(gzip.decompress(data.read_bytes()))
+    run = load(tmp_path)
+    run.profile = _profile()
+    save(run, tmp_path)
+    report = write_report(tmp_path).read_text()
+    assert "## Precision study" in (tmp_path / "appendix.md").read_text()  # moved for the report's length
+    lines = report.splitlines()
+    at = lines.index("## Precision study")  # its own heading, its own pointer under it
+    assert lines[at + 2].startswith("In [appendix.md](appendix.md)"), lines[at : at + 3]
+    assert "## Profiler traces (one batch per format)" in lines
