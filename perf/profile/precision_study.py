@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -54,6 +55,13 @@ RUNTIME = "eager PyTorch"
 METHOD = "weights and floating inputs cast, outputs cast back (builders.export.precision.prepare_module)"
 #: The format whose row of KERNEL_PRECISION says what torch's kernels compute in.
 TORCH_KERNELS = "torchscript"
+#: torch's words for two tensors of different floating dtypes meeting in one operator (a conv's input and bias, a
+#: matmul's two sides, an op's expected scalar type).
+DTYPE_MISMATCH = re.compile(
+    r"should be the same|must have the same dtype|to have the same dtype|expected scalar type|"
+    r"expected both inputs to have same dtype|dtype mismatch|Expected .*dtype .* but got",
+    re.IGNORECASE,
+)
 #: Timed run per row over all rounds (s).
 MIN_RUN_TIME_S = 0.5
 #: The most one row's timing may take (s; :attr:`perf.profile.timing.TimingSettings.max_target_s`): its own
@@ -156,8 +164,14 @@ def plan_words(device: str, firsts: Sequence[tuple[str, float]], settings: Timin
     held = f" ({settings.max_target_s:g} s a row at most)" if rounds < settings.rounds and settings.max_target_s else ""
     return (
         f"precision study on {device}: first calls {', '.join(f'{p} {_secs(c)}' for p, c in firsts)}; "
-        f"timed together in {rounds} of {settings.rounds} rounds{held}, an estimated {timing_s(calls, settings):.0f} s"
+        f"timed together in {rounds} of {settings.rounds} rounds{held}, an estimated {_estimate(timing_s(calls, settings))}"
     )
+
+
+def _estimate(seconds: float) -> str:
+    """An estimate as the plan line says it: whole seconds, or the first call's form where that is 0 (trial 27, T27-9:
+    "timed together in 8 of 8 rounds, an estimated 0 s")."""
+    return f"{seconds:.0f} s" if seconds >= 0.5 else _secs(seconds)  # never "0 s"
 
 
 def _secs(seconds: float) -> str:
@@ -241,7 +255,7 @@ def _row(
     except (RuntimeError, NotImplementedError) as e:
         if "not implemented for" in str(e):  # torch has no kernel of this dtype on this device
             return _not_run(row, f"torch has no {name} kernel for an operator on {device}: {str(e).splitlines()[0]}"), None, 0.0
-        row.status, row.reason = "failed", f"{type(e).__name__}: {str(e).splitlines()[0]}"
+        row.status, row.reason = "failed", failure_words(name, e)
         return row, None, 0.0
     cmp = compare_outputs(outputs, reference, row.rtol or precisions.get(name).rtol)
     row.max_abs_err = max(c.max_abs_err for c in cmp)
@@ -256,6 +270,21 @@ def _row(
         sync()
 
     return row, call, first
+
+
+def failure_words(precision: str, error: BaseException) -> str:
+    """Why a cast model's first call failed, as its row says it: torch's first line, and for a dtype mismatch what
+    it means and what to do (trial 27, T27-9: a uint8 image model normalising inside forward() said only
+    "RuntimeError: Input type (float) and bias type (c10::Half) should be the same")."""
+    said = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    if not DTYPE_MISMATCH.search(str(error)):
+        return said
+    return (
+        f"forward() makes float32 tensors itself (an integer input's `.float()`, a `torch.tensor`/`torch.zeros` of the "
+        f"default dtype) that meet the weights cast to {precision}: the study casts the weights and floating inputs as "
+        "the exports do (integer inputs stay as they are), so this model cannot run cast; to study it, convert inside "
+        f"forward() to the weights' dtype (`x.to(self.<layer>.weight.dtype)`) — torch said: {said}"
+    )
 
 
 def _not_run(row: PrecisionRow, reason: str) -> PrecisionRow:

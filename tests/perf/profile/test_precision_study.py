@@ -61,3 +61,42 @@ def test_kernels_computing_in_another_precision_are_not_run(tiny, monkeypatch):
 def test_fp16_on_a_gpu_is_measured(tiny):
     rows = study.precision_study(tiny.module, tiny.spec, ["fp16", "bf16"], devices=("cuda",), min_run_time_s=0.05)
     assert all(r.status == "measured" and r.latency_median_ms > 0 for r in rows if r.precision != "bf16")
+
+
+class _Normalising(__import__("torch").nn.Module):
+    """A uint8 image model that normalises inside forward(): ``image.float()`` is float32 whatever the weights are."""
+
+    def __init__(self) -> None:
+        import torch
+
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3)
+
+    def forward(self, image):
+        return self.conv(image.float() / 255.0).mean(dim=(2, 3))
+
+
+def test_a_model_making_float32_itself_says_why_its_reduced_rows_cannot_run():
+    """Trial 27, T27-9: the row said a bare "RuntimeError: Input type (float) and bias type (c10::Half) should be the
+    same"; it now says what that means for this model and what to do."""
+    from builders.model.spec import ModelSpec
+    from builders.model.tensor import TensorSpec
+
+    spec = ModelSpec(inputs=(TensorSpec("image", "uint8", (3, 8, 8)),), outputs=(TensorSpec("y", "float32", (4,)),))
+    rows = study.precision_study(_Normalising().eval(), spec, ["fp16", "bf16"], devices=("cpu",), min_run_time_s=0.01)
+    by = {r.precision: r for r in rows}
+    assert by["fp32"].status == "measured"
+    for p in ("fp16", "bf16"):
+        r = by[p]
+        if r.status == "not run on this host" and "kernel" in (r.reason or ""):
+            continue  # this torch has no CPU kernel of it
+        assert r.status == "failed" and r.latency_median_ms is None
+        reason = r.reason or ""
+        assert "forward() makes float32 tensors itself" in reason and p in reason, reason
+        assert "integer inputs stay as they are" in reason and "torch said: RuntimeError" in reason, reason
+
+
+def test_a_short_plan_is_not_an_estimated_0_s():
+    """Trial 27, T27-9 (NIT): "timed together in 8 of 8 rounds, an estimated 0 s"."""
+    said = study.plan_words("cpu", [("fp32", 0.0001), ("fp16", 0.0002)], study.TimingSettings(min_run_time_s=0.05))
+    assert "an estimated 0 s" not in said and " ms" in said.split("an estimated ")[1], said
