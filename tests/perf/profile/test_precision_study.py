@@ -4,6 +4,7 @@ really executes it, or marked "not run on this host" with the reason, never give
 from __future__ import annotations
 
 import pytest
+import torch
 
 from builders.model.models import load_model
 from builders.verify.verdicts import KernelPrecision, kernel_precision
@@ -63,16 +64,14 @@ def test_fp16_on_a_gpu_is_measured(tiny):
     assert all(r.status == "measured" and r.latency_median_ms > 0 for r in rows if r.precision != "bf16")
 
 
-class _Normalising(__import__("torch").nn.Module):
+class _Normalising(torch.nn.Module):
     """A uint8 image model that normalises inside forward(): ``image.float()`` is float32 whatever the weights are."""
 
     def __init__(self) -> None:
-        import torch
-
         super().__init__()
         self.conv = torch.nn.Conv2d(3, 4, 3)
 
-    def forward(self, image):
+    def forward(self, image: torch.Tensor) -> torch.Tensor:
         return self.conv(image.float() / 255.0).mean(dim=(2, 3))
 
 
