@@ -89,8 +89,8 @@ def recommendation_line(rec: Recommendation) -> str | None:
 
 def _pick_words(c: Choice) -> str:
     """```v` at c=1 † host busy: 1,590.2 infer/s, p99 2.33 ms`` (a pick whose dynamic batching formed no batch says so:
-    :attr:`Choice.no_batch`; trial 24, T24-8)."""
-    said = f" ({c.no_batch})" if c.no_batch else ""
+    :attr:`Choice.no_batch`; trial 24, T24-8), a tied pick its tie (trial 27, T27-17: "best under the p95 budget" alone)."""
+    said = "".join(f" ({w})" for w in (c.no_batch, c.tie_word()) if w)
     return f"`{c.variant}` at {_level_label(c.concurrency, c.batch_size, c.flags, True)}: {c.numbers()}{said}"
 
 

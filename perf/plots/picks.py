@@ -70,12 +70,14 @@ class Pick:
         """The legend entry: what, the series and level, the tables' flag mark, the budget's
         quieter-rounds note when the mark sits at that number, and for a best under the budget below its workload's
         Pareto frontier why (:attr:`perf.analysis.recommendation.choice.Choice.dominated_mark`: "not decided", or
-        ahead by the rule in the rounds they shared; trial 16, T16-5: a plain star under the frontier line)."""
+        ahead by the rule in the rounds they shared; trial 16, T16-5: a plain star under the frontier line), and a tied
+        pick's tie (:meth:`~perf.analysis.recommendation.choice.Choice.tie_mark`)."""
         c = self.choice
         note = f" ({c.judged_note})" if self.kind == UNDER and c.judged_note else ""
         below = f" — {c.dominated_mark.replace('`', '')}" if self.kind == UNDER and c.dominated_mark else ""  # T16-5
         same = f" — the same level as the {self.same_as}: one point, two marks" if self.same_as else ""
-        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.flags)}{note}{below}{same}" + "".join(
+        tie = f" — {mark.replace('`', '')}" if (mark := c.tie_mark()) else ""  # as the console's note (trial 27, T27-17)
+        return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.flags)}{note}{below}{tie}{same}" + "".join(
             f" — {w.replace('`', '')}" for w in self.higher_said
         )
 

@@ -155,6 +155,11 @@ class Choice:
         members = ", ".join(f"`{n}`" for n in self.tie_set[1:])  # no verdicts to say: named, none given
         return f"the Recommendation's pick of its tie set with {members}, not the winner"
 
+    def tie_word(self) -> str | None:
+        """:meth:`tie_mark` without its members, for a line that names the pick alone (the console's last line):
+        ``"the Recommendation's pick of its tie set of 2, not the winner"``; ``None`` for a pick the rule separated."""
+        return f"the Recommendation's pick of its tie set of {len(self.tie_set)}, not the winner" if self.tied else None
+
     def rivals_left(self) -> list[str]:
         """:attr:`rivals` but the one :attr:`dominated_mark` names (:attr:`dominated_by`: it says that rival's shared
         rounds already): what a console note says after the mark, each rival once."""

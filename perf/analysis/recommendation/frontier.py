@@ -29,7 +29,7 @@ from perf.analysis.build_checks import named
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.saturation.best_level import best_levels as named_levels
-from perf.analysis.saturation.peaks import peak_mark
+from perf.analysis.saturation.peaks import HEADROOM_NOTE, peak_mark
 from perf.analysis.stats.points import P99, THROUGHPUT, Point
 from perf.markdown import APPENDIX_FILE, UNSTABLE_MARK, flag_mark, fmt, name_then_numbers, table
 from perf.records.results import RunResult
@@ -357,7 +357,8 @@ def size_marks(run: RunResult, rec: Recommendation, best: Mapping[str, Point] | 
     """For the console table (:mod:`perf.report.write`; trial 7, F21: one size marked "best peak",
     no word of the other). Series name -> its pick marks at its own workload, ``"best peak for ncat=1 clients (c=4 †
     host busy)"``: each workload's picks (:func:`workload_recommendations`), a flagged level named as flagged, and
-    a pick's build verdict when it is not ok, once (:attr:`perf.analysis.recommendation.choice.Choice.unverified`);
+    a pick's build verdict when it is not ok, once (:attr:`perf.analysis.recommendation.choice.Choice.unverified`), and
+    the rest by :meth:`Choice.note`, as the one-workload row (trial 27, T27-17: no tie word on a tied pick);
     empty for a run of one workload. A pick at another level than its row's (``best``: the level each row
     shows, :func:`perf.analysis.saturation.best_level.best_levels`) names its numbers (:meth:`Choice.numbers`; trial 13,
     T13-6: "best under budget for H=256 clients (c=1)" beside c=4's p99, over the budget)."""
@@ -371,7 +372,8 @@ def size_marks(run: RunResult, rec: Recommendation, best: Mapping[str, Point] | 
                 if (shown := (best or {}).get(c.variant)) is not None and not c.at(shown.concurrency, shown.batch_size):
                     level += f": {c.numbers()}"
                 marks = out.setdefault(c.variant, [])
-                said = [level, *([c.dominated_mark] if c.dominated_mark else []), *c.rivals_left()]  # "not decided" too (T21-9)
+                beside = HEADROOM_NOTE if what == "best under budget" and c.headroom else None  # as the one-workload row
+                said = [level, *([n] if (n := c.note(beside)) else [])]  # Choice.note: its tie too (T21-9, T27-17)
                 marks.append(f"{what} for {size} clients ({'; '.join(said)})")
                 marks += [w for w in c.unverified if w not in marks]  # the build's verdict on a pick, once (T13-10)
     return out

@@ -57,7 +57,9 @@ def test_the_console_marks_each_batch_sizes_picks() -> None:
     console = Console(width=400, record=True)
     console.print(summary_table(_run()))
     text = " ".join(console.export_text().split())
-    assert "best under budget for b=1 clients (c=2)" in text and "best under budget for b=8 clients (c=2, b=8)" in text
+    # each with what the one-workload row says beside its level (Choice.note; trial 27, T27-17): its ladder's top
+    assert "best under budget for b=1 clients (c=2; the budget not reached: no higher c measured)" in text
+    assert "best under budget for b=8 clients (c=2, b=8; the budget not reached: no higher c measured)" in text
     assert "is the client's, not a setting to pick: each has its own picks" in text
 
 
