@@ -28,7 +28,8 @@ from perf.sweep.server import server_record
     item=click.IntRange(1),
     default=(1,),
     metavar="N[,N...]",
-    help="Batch sizes of the first requests, after batch 1 (those above a variant's max_batch_size are left out).",
+    help="Batch sizes of the first requests, after batch 1 (those above a variant's max_batch_size are left out for it; "
+    "sizes no variant takes are refused before anything starts).",
 )
 @click.option("--protocol", type=click.Choice(["http", "grpc"]), default="http", help="Protocol of the requests.")
 @click.option(
@@ -117,6 +118,7 @@ def _measure(
     from clients.server import TritonServer
     from perf.coldstart import measure as cs
     from perf.measure import environment
+    from perf.measure.batch_limits import refuse_unsendable
     from perf.measure.inputs import check_variant_shapes, resolve_shapes
     from perf.records import results
     from perf.records.measured_files import refuse_missing
@@ -135,12 +137,14 @@ def _measure(
     names = [n for n in names if n not in kept_held]  # the run's own cold starts are kept (trial 14, T14-8)
     swept = {k: list(v) for k, v in (run.settings.get("shapes") or {}).items()} if into else {}
     given, dims = bool(dims), dims or swept  # --into: the run's own --shape, so its levels are at these sizes
+    limits: dict[str, int] = {}  # each variant's max_batch_size: --batch-sizes none takes is refused (T27-8)
     for name in names:  # a --shape the build's verified range refuses: said before any server starts
         try:
             cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
             spec = repo.variant(name).served_spec
         except ToolkitError:  # an unreadable config or build record fails that variant when it is measured
             continue
+        limits[name] = int(cfg.get("max_batch_size", 0) or 0)
         try:
             check_variant_shapes(name, cfg, spec, dims)
         except ToolkitError as e:
@@ -149,6 +153,8 @@ def _measure(
         if into and given:
             batching = int(cfg.get("max_batch_size", 0) or 0) > 0
             _refuse_other_sizes(name, resolve_shapes(cfg, spec, dims), resolve_shapes(cfg, spec, swept), into, batching)
+    nothing = "nothing was started or measured" + (f", and {into} is as it was" if into else "")
+    refuse_unsendable(limits, batch_sizes, "this cold start", nothing)
     opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())
     records = []
     server = TritonServer(opts)  # a server that could load none of them is not started (the sweep's rule, T15-9)

@@ -49,6 +49,7 @@ from clients.server import TritonServer
 from core import gpu
 from core.errors import PerfError, ServerError, ToolkitError
 from perf.analysis.stats.pairs import variant_of
+from perf.measure.batch_limits import fits
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostLoad, HostSampler, own_roots
 from perf.measure.inputs import describe_dynamic
 from perf.measure.mixed import first_size
@@ -266,7 +267,7 @@ def measure(
         with contextlib.closing(make_client(srv.http_url, "http")) as c:
             config = model_io(c, variant.name, "http", srv.http_url)
         mbs = int(config.get("max_batch_size", 0))
-        points = [(b, None) for b in batch_sizes if (b == 1 if mbs == 0 else 0 < b <= mbs)]
+        points = [(b, None) for b in batch_sizes if fits(b, mbs)]  # the sizes no variant takes: refused before
         left = [b for b in batch_sizes if (b, None) not in points]
         if left:
             log.warning(

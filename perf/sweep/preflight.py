@@ -34,6 +34,7 @@ from core.console import interrupted_words
 from core.errors import FlagError, PerfError, ToolkitError
 from core.names import require_known
 from core.records import is_temp_of
+from perf.measure.batch_limits import batch_sizes_error
 from perf.measure.inputs import user_file
 from perf.records import colocation, results
 from perf.records.results import MIXED
@@ -117,17 +118,8 @@ def require_plannable(plans: Mapping[str, VariantPlan], batch_sizes: Sequence[in
     errors = [f"{n}: {p.error}" for n, p in plans.items() if p.error is not None]
     if not limits:
         raise PerfError(f"no variant can be measured: {'; '.join(errors)}", hint="rebuild them with `builders build`")
-    top = max(max(1, m) for m in limits.values())
-    each = ", ".join(f"{n} {m}" + (" (batch 1 only)" if m == 0 else "") for n, m in sorted(limits.items()))
-    raise FlagError(
-        f"{'batch sizes' if len(batch_sizes) > 1 else 'batch size'} {', '.join(map(str, batch_sizes))} "
-        f"{'are' if len(batch_sizes) > 1 else 'is'} above the max_batch_size of every variant of this sweep ({each})"
-        + (f"; not readable: {'; '.join(errors)}" if errors else "")
-        + ": nothing was started or measured, "
-        "and no run folder was written",
-        flag="--batch-sizes",
-        hint=f"give --batch-sizes {top} or less, or build variants with a larger max_batch_size "
-        "(`builders build --max-batch-sizes`)",
+    raise batch_sizes_error(
+        limits, batch_sizes, "this sweep", "nothing was started or measured, and no run folder was written", errors
     )
 
 
