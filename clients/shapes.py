@@ -33,7 +33,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from builders.model.axis_steps import off_step
+from builders.model.axis_steps import off_step, range_words
 from builders.model.spec import ModelSpec
 from builders.model.spec_flags import wider_range_hint
 from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
@@ -154,9 +154,10 @@ def check_sizes(
                 continue
             if axis in ranges and not ranges[axis][0] <= size <= ranges[axis][2]:
                 lo, opt, hi = ranges[axis]
+                verified = range_words(lo, hi, spec.step(axis) if spec else 1)
                 raise ClientError(
-                    f"{model}: {what} sets axis {axis} to {size}, outside the build's verified range {lo}..{hi}",
-                    hint=f"give {axis} within {lo}..{hi} (the sizes the build checked the outputs at); "
+                    f"{model}: {what} sets axis {axis} to {size}, outside the build's verified range {verified}",
+                    hint=f"give {axis} within {verified} (the sizes the build checked the outputs at); "
                     + wider_range_hint(axis, (lo, opt, hi), [size], step=spec.step(axis) if spec else 1),
                     flag="--shape" if source is None else None,  # typed: exit 2; a file's: a problem found (1)
                 )

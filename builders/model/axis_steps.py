@@ -48,6 +48,12 @@ def axis_flag(axis: str, bounds: Iterable[int], step: int = 1) -> str:
     return f"{axis}={','.join(map(str, bounds))}" + (f"/{step}" if step > 1 else "")
 
 
+def range_words(lo: int, hi: int, step: int = 1) -> str:
+    """A range of an axis as every output states it: ``"64..256 in steps of 16"`` (``"64..256"`` without a step
+    above 1; trial 27, T27-5: a bundle README said "H 64..256" of a model that takes multiples of 16 only)."""
+    return f"{lo}..{hi}" + (f" in steps of {step}" if step > 1 else "")
+
+
 def spec_entry(axis: str, bounds: Iterable[int], step: int = 1) -> str:
     """The spec file's entries of one axis: ``'"dynamic_axes": {"H": [64, 128, 256]}, "multiple_of": {"H": 32}'``."""
     entry = {"dynamic_axes": {axis: list(bounds)}, **({"multiple_of": {axis: step}} if step > 1 else {})}

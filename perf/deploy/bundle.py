@@ -48,7 +48,7 @@ from core.errors import PerfError, RecordError
 from core.wording import sentence
 from perf.deploy import k8s
 from perf.deploy.choose import Chosen, choose_variant
-from perf.deploy.input_sizes import build_ranges, input_sizes
+from perf.deploy.input_sizes import build_ranges, build_steps, input_sizes
 from perf.deploy.measured import Measured, busy_words, check_as_measured, cpu_request_cores, difference_lines, measured
 from perf.deploy.readme import BUNDLE_REPOSITORY, MANIFEST_DIR, SERVER_FILE, STORAGE_FILE, readme
 from perf.deploy.release import ReleaseCheck, check_release, refuse_unloadable
@@ -353,7 +353,7 @@ def export_deployment(
         files = (out / MANIFEST_DIR / STORAGE_FILE, out / MANIFEST_DIR / SERVER_FILE)
         differences = tuple(difference_lines(m, ServedSettings.of(config), renamed))
         inputs = [(i.name, list(i.dims)) for i in config.input]
-        sizes = input_sizes(run, chosen.variant, m.shape, inputs, build_ranges(rv), config.max_batch_size > 0)
+        sizes = input_sizes(run, chosen.variant, m.shape, inputs, build_ranges(rv), config.max_batch_size > 0, build_steps(rv))
         bundle = Bundle(
             out,
             chosen,

@@ -104,7 +104,14 @@ def input_sizes_of(rec: ColocationRecord, rv: RepositoryVariant, config: mc.Mode
     inputs = [(i.name, list(i.dims)) for i in config.input]
     batching = config.max_batch_size > 0
     return sizes_words(
-        rec.run_id, inputs, build_ranges(rv), None, describe_dynamic(served, spec), batching, f"`{rv.name}`'s config"
+        rec.run_id,
+        inputs,
+        build_ranges(rv),
+        None,
+        describe_dynamic(served, spec),
+        batching,
+        f"`{rv.name}`'s config",
+        steps=dict(spec.multiple_of) if spec else None,
     )
 
 

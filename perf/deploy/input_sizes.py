@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from builders.model.axis_steps import range_words
 from builders.repository.view import RepositoryVariant
 from clients.request_shapes import per_sample_shape
 from core.errors import ToolkitError
@@ -29,6 +30,7 @@ def input_sizes(
     inputs: Sequence[tuple[str, Sequence[int]]],
     build_ranges: Mapping[str, Sequence[int]] | None = None,
     batching: bool = True,
+    steps: Mapping[str, int] | None = None,
 ) -> str | None:
     """The sentence on a sweep's deployed variant's input sizes (:func:`sizes_words`); ``None`` when no input has a
     dynamic dim.
@@ -42,10 +44,11 @@ def input_sizes(
             record the ranges (runs saved before it did).
         batching: Whether the config's ``max_batch_size`` is above 0 (its dims are then per sample), for the words
             every output states dims in (:func:`clients.request_shapes.per_sample_shape`).
+        steps: The build's step of each axis that takes only multiples of one (:func:`build_steps`).
     """
     vr = run.variant(variant)
     ranges = (vr.axis_ranges if vr else None) or build_ranges
-    return sizes_words(run.run_id, inputs, ranges, shape, vr.dynamic_axes if vr else None, batching)
+    return sizes_words(run.run_id, inputs, ranges, shape, vr.dynamic_axes if vr else None, batching, steps=steps)
 
 
 def sizes_words(
@@ -56,12 +59,13 @@ def sizes_words(
     recorded: str | None,
     batching: bool = True,
     subject: str = "The bundle's config",
+    steps: Mapping[str, int] | None = None,
 ) -> str | None:
     """What a config of a bundle takes of its dynamic dims, the build's verified range of them and the sizes run
     ``run_id`` measured at (the ``--shapes`` size ``shape``, else ``recorded``: the sizes as
     :func:`perf.measure.inputs.describe_dynamic` says them); ``None`` when no input has a dynamic dim. A sweep's
     bundle (:func:`input_sizes`) and a co-location run's (``subject``: one variant's config of its several) say it
-    in these words."""
+    in these words; an axis's range with its step (``steps``; :func:`builders.model.axis_steps.range_words`)."""
     dynamic = [(n, list(d)) for n, d in inputs if any(int(x) < 0 for x in d)]
     if not dynamic:
         return None
@@ -71,7 +75,7 @@ def sizes_words(
     said = _measured_at(run_id, shape, recorded)
     if not ranges:
         return f"{text} The build recorded no verified range for them; {said}."
-    verified = ", ".join(f"{a} {r[0]}..{r[-1]}" for a, r in ranges.items())
+    verified = ", ".join(f"{a} {range_words(r[0], r[-1], (steps or {}).get(a, 1))}" for a, r in ranges.items())
     return (
         f"{text} The build verified its outputs against PyTorch's for {verified} only, and {said}. A request outside "
         f"{'that range' if len(ranges) == 1 else 'those ranges'} was {OUTSIDE} nor measured: keep clients within "
@@ -96,6 +100,16 @@ def build_ranges(rv: RepositoryVariant) -> dict[str, tuple[int, int, int]] | Non
     except ToolkitError:
         return None
     return dict(spec.dynamic_axes) if spec else None
+
+
+def build_steps(rv: RepositoryVariant) -> dict[str, int]:
+    """The repository build's step of each axis that takes only multiples of one (``{"H": 16}``; the spec's
+    ``multiple_of``); ``{}`` without a readable build record or a step."""
+    try:
+        spec = rv.served_spec
+    except ToolkitError:
+        return {}
+    return dict(spec.multiple_of) if spec else {}
 
 
 def _measured_at(run_id: str, shape: str | None, recorded: str | None) -> str:

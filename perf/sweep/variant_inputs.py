@@ -9,7 +9,7 @@ import itertools
 import logging
 from typing import Any
 
-from builders.model.axis_steps import off_step
+from builders.model.axis_steps import off_step, range_words
 from builders.model.spec_flags import wider_range_hint
 from builders.repository.view import Repository
 from core.errors import PerfError, ToolkitError
@@ -81,8 +81,8 @@ def swept_shapes(repository: Repository, name: str, opts: SweepOptions, notes: d
         if outside:
             raise PerfError(
                 f"{name}: --shapes {axis}={','.join(map(str, sizes))}: {outside} outside the axis's range "
-                f"[{lo}, {hi}] in the build's spec",
-                hint=f"sweep sizes within {lo}..{hi} (what the export was verified for); "
+                f"{range_words(lo, hi, spec.step(axis) if spec else 1)} in the build's spec",
+                hint=f"sweep sizes within {range_words(lo, hi, spec.step(axis) if spec else 1)} (what the export was verified for); "
                 + wider_range_hint(axis, have[axis], outside, verb="sweep", step=spec.step(axis) if spec else 1),
                 flag="--shapes",
             )

@@ -206,3 +206,13 @@ def test_a_shape_with_the_batch_axis_first_is_told_apart_from_the_dims() -> None
     with pytest.raises(ClientError) as e:  # any rank: the first dim split off
         shape_flags.parse_shape("img:4x3x32x48")
     assert "if 4 is the batch size: --shape takes the dims without the batch axis (--shape img:3,32,48)" in (e.value.hint or "")
+
+
+def test_a_verified_range_with_a_step_says_its_step() -> None:
+    """Trial 27, T27-5 (the kind): a range the build verified is said with its step wherever it is stated."""
+    import dataclasses
+
+    stepped = dataclasses.replace(SPEC, dynamic_axes={**SPEC.dynamic_axes, "h": (16, 32, 64)}, multiple_of={"h": 16})
+    with pytest.raises(ClientError, match=r"outside the build's verified range 16\.\.64 in steps of 16") as e:
+        shapes.resolve("m", INPUTS, 8, stepped, {"img": (3, 80, 48)})
+    assert "give h within 16..64 in steps of 16 " in (e.value.hint or "")

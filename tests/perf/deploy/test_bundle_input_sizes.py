@@ -5,6 +5,7 @@ own (no export), a saved run, no server."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import onnx
@@ -90,3 +91,20 @@ def test_the_words_of_a_mixed_workload_and_of_no_dynamic_dim():
     bare = input_sizes(run_result([variant_result("v")], run_id="m"), "v", None, [("pulse", [-1, 3])], batching=False)
     assert bare is not None and "(pulse [-1, 3] (max_batch_size 0: the whole request);" in bare
     assert bare is not None and "The build recorded no verified range for them; run `m` did not record" in bare
+
+
+def test_a_stepped_axis_is_said_with_its_step(fake_build, tmp_path: Path) -> None:
+    """Trial 27, T27-5: the README said "H 64..256" of a build that takes multiples of 16 only (``multiple_of``); a
+    client following it would send H=100, which Triton accepts (config dims -1)."""
+    spec = dataclasses.replace(SONAR, dynamic_axes={"span": (400, 2000, 4000)}, multiple_of={"span": 400})
+    repo = fake_build(spec, VARIANT, serving="native")
+    pulse = helper.make_tensor_value_info("pulse", TensorProto.FLOAT, ["batch", 1, "span"])
+    echo = helper.make_tensor_value_info("echo", TensorProto.FLOAT, ["batch", 1, "span"])
+    graph = helper.make_graph([helper.make_node("Identity", ["pulse"], ["echo"])], "g", [pulse], [echo])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), tmp_path / "model.onnx")
+    write_variant(repo, VARIANT, tmp_path / "model.onnx", spec, "native")
+    run_dir = _run(repo, tmp_path, axis_ranges={"span": [400, 2000, 4000]}, dynamic_axes=OPT)
+    said = export_deployment(run_dir).input_sizes or ""
+    assert "for span 400..4000 in steps of 400 only" in said, said
+    readme = (run_dir / f"deployment-{VARIANT.name}" / README_FILE).read_text()
+    assert "span 400..4000 in steps of 400" in " ".join(readme.split())
