@@ -84,7 +84,7 @@ def test_shapes_outside_the_range_are_told_the_range_that_holds_them(monkeypatch
         Repository, "variant", lambda self, name: type("V", (), {"spec": spec, "served_spec": spec, "entry": None})()
     )
     repo = _repo(tmp_path / "repo", ["enc_a"])
-    with pytest.raises(PerfError, match=r"--shapes seq=8,64,200: \[8, 200\] outside the axis's range \[16, 128\]") as e:
+    with pytest.raises(PerfError, match=r"--shapes seq=8,64,200: \[8, 200\] outside the axis's range 16\.\.128") as e:
         Sweep(_opts(repo, tmp_path, sweep_axes={"seq": (8, 64, 200)}, run_id="s"))
     assert "to sweep 8 and 200, rebuild with a wider range: builders build ... --dynamic-axis seq=8,24,200 " in (
         e.value.hint or ""
