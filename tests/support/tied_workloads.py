@@ -35,3 +35,23 @@ def tied_run(batch_sizes: Sequence[int] = (1, 4), budget_ms: float = 20.0) -> Ru
     run.rounds = RoundsRecord(seed=1)
     run.finished = "later"
     return run
+
+
+#: Trial 27, T27-3: the pick's rounds at c=4 (1,406.5 infer/s its median) and a member's (852.8), behind in each of
+#: their 3 rounds by uneven ratios (1.04–2.36x), too few to call.
+PICK_ROUNDS, BEHIND_ROUNDS = {0: 1406.5, 1: 1200.0, 2: 1650.0}, {0: 852.8, 1: 1150.0, 2: 700.0}
+
+
+def behind_run() -> RunResult:
+    """A finished rounds run of a pick (2 instances) and a member behind the pick in every round it shared, not called by
+    the rule (1 instance, batching on), each at c=1, 2, 4 (throughput in proportion to c, p99 3 ms per request)."""
+
+    def variant(p: dict, per: dict[int, float]) -> VariantResult:
+        lvs = [LevelResult(c, 1, r, throughput_infer_per_s=t * c / 4, latency_p99_ms=3.0 * c) for c in (1, 2, 4) for r, t in per.items()]  # fmt: skip
+        return VariantResult(p["name"], p, "ok", None, lvs)
+
+    variants = [variant(params(2), PICK_ROUNDS), variant(params(1, True), BEHIND_ROUNDS)]
+    run = RunResult("r", "now", {}, {"latency_budget_ms": 25.0}, variants)
+    run.rounds = RoundsRecord(seed=1)
+    run.finished = "x"
+    return run

@@ -46,7 +46,7 @@ def tie_words(ranking: Ranking, run: RunResult | None) -> str:
 def tie_parts(ranking: Ranking, run: RunResult | None, brief: bool = False) -> list[str]:
     """The tie set (without the pick) in words, one part per group (the module docstring), each member with
     its build's verdict when it is not ``ok`` (:func:`perf.analysis.build_checks.named`; issue 26):
-    ``"not distinguishable at this noise from `a`; behind it in every round they shared, not called
+    ``"not distinguishable at this noise from `a`; behind the pick in every round they shared, not called
     by the rule: `b` (3 rounds, 3.54–9.96 times; too uneven for 3 rounds to tell, p 0.021 (needs ≤ 0.005)), `c`
     (1 round, 2.37 times; too few rounds); too few rounds to tell: `d` (2 rounds)"``; a member with
     fewer rounds that further rounds could not have separated (:func:`perf.analysis.ranking.standing.settled`)
@@ -54,15 +54,17 @@ def tie_parts(ranking: Ranking, run: RunResult | None, brief: bool = False) -> l
 
     ``brief``: the console's note of the pick (trial 25, T25-3: it said every member "not distinguishable" where
     report.md said one was behind the pick in every round): each member by the same words, the numbers and whys that
-    report.md adds left to it (``"behind it in every round it shared, not called by the rule: `b` at c=4 (5 rounds)"``),
-    and no higher medians (the note says them apart, :attr:`perf.analysis.recommendation.choice.Choice.rivals`)."""
+    report.md adds left to it (``"behind the pick in every round it shared, not called by the rule: `b` at c=4 (5 rounds)"``),
+    and no higher medians (the note says them apart, :attr:`perf.analysis.recommendation.choice.Choice.rivals`). The
+    side is "the pick", never "it" (trial 27, T27-3: after the console's "not the winner:", "behind it in every round"
+    read as the pick behind a member with 852.8 infer/s to its 1,406.5)."""
     members = _members(ranking)
     full = [c for c in members if kind(c) == FULL]
     done = [c for c in members if kind(c) == SETTLED]
     short = [c for c in members if kind(c) == SHORT]
     parts = [f"not distinguishable at this noise from {cut_list(rivals(full, run))}"] if full else []
     parts += _settled_parts(done, run, brief)
-    for way, side in (("ahead", "ahead of it"), ("behind", "behind it")):
+    for way, side in (("ahead", "ahead of the pick"), ("behind", "behind the pick")):  # never "it" (T27-3)
         steady = [c for c in members if kind(c) == STEADY and consistent(c) == way]
         if steady:
             said = [

@@ -141,8 +141,8 @@ class Choice:
         return "; ".join(w for w in [self.dominated_mark, self.short, *beside, self.tie_mark(), *self.rivals_left()] if w)
 
     def tie_mark(self) -> str | None:
-        """A tied pick in a console note's words: ``"the Recommendation's pick of its tie set, not the winner: behind it
-        in every round it shared, not called by the rule: `b` at c=4 (5 rounds)"``, each member by report.md's words
+        """A tied pick in a console note's words: ``"the Recommendation's pick of its tie set, not the winner: behind the
+        pick in every round it shared, not called by the rule: `b` at c=4 (5 rounds)"``, each member by report.md's words
         (:attr:`tie_marks`; trial 25, T25-3: every member was "not distinguishable from" the pick, one report.md said
         was behind it in every round); ``None`` for a pick the rule separated (trial 22: the console row said "best
         under budget" where the line above it and report.md said the rule could not separate a tie set). Never

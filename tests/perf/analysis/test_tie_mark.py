@@ -47,3 +47,17 @@ def test_a_member_a_rival_clause_names_keeps_its_verdict() -> None:
 def test_a_pick_the_rule_separated_says_no_tie() -> None:
     assert _pick(tie_set=["a_onnx_cpu2_nodb_mbs64"], beats=["b"]).note() == ""
     assert _pick().tie_mark() is None
+
+
+def test_a_member_behind_the_pick_is_said_behind_the_pick_not_it() -> None:
+    """Trial 27, T27-3: "not the winner: behind it in every round it shared ..." read as the pick (1,406.5 infer/s)
+    behind the member (852.8): the words name the pick, so the member is the one behind."""
+    from tied_workloads import behind_run
+
+    from perf.analysis.recommendation.recommend import recommend
+
+    pick = recommend(behind_run(), 25.0).best_peak
+    assert pick is not None and pick.tied and pick.throughput_infer_per_s == 1406.5
+    note = pick.note()
+    assert "not the winner: behind the pick in every round it shared, not called by the rule: `" in note, note
+    assert "behind it" not in note

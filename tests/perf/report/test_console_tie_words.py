@@ -32,7 +32,7 @@ def test_the_console_says_the_member_behind_in_every_round_as_report_md_does(tmp
     assert mark is not None
     assert "not distinguishable" not in mark, mark  # the member was behind the pick in every one of its 5 rounds
     assert mark == (
-        "the Recommendation's pick of its tie set, not the winner: behind it in every round it shared, not called by "
+        "the Recommendation's pick of its tie set, not the winner: behind the pick in every round it shared, not called by "
         "the rule: `seqnet_onnx_cpu1_db500_mbs64` at c=4 (5 rounds)"
     )
 

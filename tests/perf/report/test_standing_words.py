@@ -42,7 +42,7 @@ def test_a_member_behind_in_every_one_of_its_few_rounds_is_not_called_a_tie(tmp_
         bullet_block(text, ln) for ln in lines if ln.startswith("- **Best measured throughput") and ":** `lead`" in ln
     )  # the pick, its tie set's members on its line or in bullets under it
     assert "did not separate it from 1 other (the tie set follows)" in peak
-    assert "behind it in every round it shared, not called by the rule: " in peak
+    assert "behind the pick in every round it shared, not called by the rule: " in peak
     assert "`slow` at c=4 (3 rounds, 1.51–8.61 times; too uneven for 3 rounds to tell, p 0.0" in peak
     assert "not distinguishable" not in peak
     tie = next(ln for ln in lines if ln.startswith("- **Tie set**"))  # the Paired ranking's: said once, above

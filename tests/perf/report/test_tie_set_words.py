@@ -24,7 +24,7 @@ def test_members_with_too_few_shared_rounds_are_not_called_as_good() -> None:
     words = tie_set_words(rank, pruned={"early"})
     other = "close" if rank.names[0] == "lead" else "lead"
     assert f"`{other}` at c=4 shared at least 6 rounds with it at c=4: not distinguishable from it at this noise" in words
-    assert "behind it in every round it shared, not called by the rule: `early` at c=4 (3 rounds, " in words
+    assert "behind the pick in every round it shared, not called by the rule: `early` at c=4 (3 rounds, " in words
     assert "That is no evidence that it is as good" in words
     assert "the search stopped measuring `early`, so this ranking has only their early rounds" in words
     assert "`early` at c=4 shared at least" not in words and "any of them is as good" not in words
