@@ -78,7 +78,7 @@ def write_repository(
         entries: Filled with their index entries (also when a later one fails to be written).
         counted: Shown each folder written (its warm-up data files take a while: trial 16, T16-17).
     """
-    what = f"writing {count(len(writes), 'variant folder')} (config, warm-up data, model)"
+    what = writing_words(len(writes), any(v.warmup for v, *_ in writes))
     for i, (v, result, vspec, io) in enumerate(writes):
         if counted is not None:
             counted(what, i, len(writes))
@@ -89,3 +89,9 @@ def write_repository(
         entries.append(IndexEntry.of(v, opts.serving, str(out.resolve())))
     if counted is not None and writes:
         counted(what, len(writes), len(writes))
+
+
+def writing_words(folders: int, warm: bool) -> str:
+    """The write step's progress line: ``"writing 8 variant folders (config, model)"``, with ``warm-up data`` only
+    where a variant has a ``model_warmup`` (``warm``; trial 27, T27-10: said of a build with no warm-up)."""
+    return f"writing {count(folders, 'variant folder')} (config, {'warm-up data, ' if warm else ''}model)"

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import pytest
 
 from builders.build import BuildOptions, build
+from builders.build_variants import writing_words
 from builders.config.variants import VariantGrid
 from builders.verify.input_draws import DRAWS
 
@@ -38,4 +39,6 @@ def test_the_verification_line_counts_its_runs_and_each_run_is_reported(tmp_path
     sizes = verifying[0][3]
     assert len(sizes) == runs and sizes[0] < sizes[-1]  # batch 1 first, the largest batch last: they cost more
     writing = [t[:3] for t in ticks if t[0].startswith("writing")]
-    assert writing == [("writing 1 variant folder (config, warm-up data, model)", done, 1) for done in (0, 1)]
+    # no warm-up built: none said (trial 27, T27-10: "(config, warm-up data, model)" of a build without one)
+    assert writing == [("writing 1 variant folder (config, model)", done, 1) for done in (0, 1)]
+    assert writing_words(2, True) == "writing 2 variant folders (config, warm-up data, model)"
