@@ -65,6 +65,8 @@ class Facts:
             steady-state median (the largest over the sizes after the first).
         warmup_load_added_s: Load time of a variant with warmup minus its twin without (s).
         warmup_first_saved_ms: First request of the twin without warmup minus the one with (ms).
+        warmup_unfair: A warmup pair's first request was sent on a busy host: the two numbers above are not
+            measured fairly, and no cause is told from them (trial 27, T27-18).
         together: What else differs between a and b besides dynamic batching, in words
             (``"instance count 1 vs 2"``), so that a contrast does not credit batching alone.
         setting: The batching setting credited when b formed batches and a did not: dynamic
@@ -94,6 +96,7 @@ class Facts:
     new_size_ratio: float | None = None
     warmup_load_added_s: float | None = None
     warmup_first_saved_ms: float | None = None
+    warmup_unfair: bool = False
     together: str | None = None
     setting: str = "dynamic batching"
 
@@ -275,7 +278,7 @@ PHRASES += (
     Phrase(
         "cold_start",
         "warmup_moved",
-        lambda f: (f.warmup_load_added_s or 0) > 0 and (f.warmup_first_saved_ms or 0) > 0,
+        lambda f: not f.warmup_unfair and (f.warmup_load_added_s or 0) > 0 and (f.warmup_first_saved_ms or 0) > 0,
         lambda f: (
             f"warmup moved that work into the load: load {f.warmup_load_added_s:+.2f} s, "
             f"first request {0.0 - (f.warmup_first_saved_ms or 0):+.1f} ms"
@@ -284,7 +287,12 @@ PHRASES += (
     Phrase(
         "cold_start",
         "warmup_free",
-        lambda f: f.warmup_load_added_s is not None and f.warmup_load_added_s <= 0 and (f.warmup_first_saved_ms or 0) > 0,
+        lambda f: (
+            not f.warmup_unfair
+            and f.warmup_load_added_s is not None
+            and f.warmup_load_added_s <= 0
+            and (f.warmup_first_saved_ms or 0) > 0
+        ),
         lambda f: (
             f"warmup took that work off the first request ({0.0 - (f.warmup_first_saved_ms or 0):+.1f} ms) at no measurable "
             f"load cost ({f.warmup_load_added_s:+.2f} s): its runs are short next to the load's own variation"
@@ -293,8 +301,17 @@ PHRASES += (
     Phrase(
         "cold_start",
         "warmup_no_gain",
-        lambda f: f.warmup_first_saved_ms is not None and f.warmup_first_saved_ms <= 0,
+        lambda f: not f.warmup_unfair and f.warmup_first_saved_ms is not None and f.warmup_first_saved_ms <= 0,
         lambda f: f"warmup did not shorten the first request here ({0.0 - (f.warmup_first_saved_ms or 0):+.1f} ms)",
+    ),
+    Phrase(
+        "cold_start",
+        "warmup_unfair",
+        lambda f: f.warmup_unfair and f.warmup_first_saved_ms is not None,
+        lambda f: (
+            "what warmup does to the load and the first request is not distinguishable here: its pairs were not measured "
+            "fairly (a first request sent on a busy host), so their changes may be the host's"
+        ),
     ),
 )
 

@@ -269,6 +269,7 @@ def _facts(measured: list[Entry]) -> Facts:
         new_size_ratio=max(later) if later else None,
         warmup_load_added_s=statistics.median(added) if added else None,
         warmup_first_saved_ms=statistics.median(saved) if saved else None,
+        warmup_unfair=any(HOST_BUSY in (_flag(p.cold), _flag(p.warm)) for p in pairs),
     )
 
 

@@ -169,6 +169,17 @@ def test_conclusion_has_the_four_parts_and_the_warmup_pair_numbers():
     assert "--warmup-count 2 --warmup-count-reason 'measured in run 20240101-000000: mlp_onnx_cpu1_nodb_mbs64 without" in text
 
 
+def test_no_cause_is_told_from_a_warmup_pair_not_measured_fairly():
+    """Trial 27, T27-18: "(not measured fairly: in 1 pair a first request was sent while other processes used the
+    host)", then "Why: ... warmup moved that work into the load: load +1.19 s, first request -15.8 ms" as a fact."""
+    run = _run()
+    warm = next(v for v in run.variants if v.cold_start and v.cold_start.warmup)
+    warm.cold_start.first[0].host_busy = True
+    text = " ".join("\n".join(coldstart_report.section(run)).split())
+    assert "(not measured fairly: in 1 pair a first request was sent" in text
+    assert "warmup moved that work into the load" not in text and "is not distinguishable here" in text
+
+
 def test_no_warmup_pair_and_no_record_are_said_not_invented():
     run = _run()
     run.variants = [v for v in run.variants if not (v.cold_start and v.cold_start.warmup)]

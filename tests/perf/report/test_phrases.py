@@ -88,6 +88,7 @@ CASES: dict[str, tuple[list[Facts], list[Facts]]] = {
     "warmup_moved": (
         [F(warmup_load_added_s=0.9, warmup_first_saved_ms=120.0)],
         [
+            F(warmup_load_added_s=0.9, warmup_first_saved_ms=120.0, warmup_unfair=True),  # a pair on a busy host
             F(warmup_load_added_s=-0.1, warmup_first_saved_ms=120.0),  # load did not grow: nothing moved into it
             F(warmup_load_added_s=0.9, warmup_first_saved_ms=-3.0),  # first request not faster
             F(warmup_load_added_s=0.9),
@@ -96,11 +97,24 @@ CASES: dict[str, tuple[list[Facts], list[Facts]]] = {
     ),
     "warmup_free": (
         [F(warmup_load_added_s=-0.05, warmup_first_saved_ms=58.0), F(warmup_load_added_s=0.0, warmup_first_saved_ms=1.0)],
-        [F(warmup_load_added_s=0.9, warmup_first_saved_ms=58.0), F(warmup_load_added_s=-0.05, warmup_first_saved_ms=-1.0), F()],
+        [
+            F(warmup_load_added_s=0.9, warmup_first_saved_ms=58.0),
+            F(warmup_load_added_s=-0.05, warmup_first_saved_ms=-1.0),
+            F(warmup_load_added_s=-0.05, warmup_first_saved_ms=58.0, warmup_unfair=True),
+            F(),
+        ],
     ),
     "warmup_no_gain": (
         [F(warmup_first_saved_ms=0.0), F(warmup_load_added_s=0.9, warmup_first_saved_ms=-3.0)],
-        [F(warmup_first_saved_ms=120.0), F()],
+        [F(warmup_first_saved_ms=120.0), F(warmup_first_saved_ms=0.0, warmup_unfair=True), F()],
+    ),
+    # trial 27, T27-18: no cause told from pairs the same paragraph calls not measured fairly
+    "warmup_unfair": (
+        [
+            F(warmup_load_added_s=1.19, warmup_first_saved_ms=15.8, warmup_unfair=True),
+            F(warmup_first_saved_ms=-3.0, warmup_unfair=True),
+        ],
+        [F(warmup_load_added_s=1.19, warmup_first_saved_ms=15.8), F(warmup_unfair=True), F()],
     ),
 }
 
