@@ -19,7 +19,7 @@ from core.wording import count
 from perf.analysis.build_checks import notes as build_notes
 from perf.analysis.measured import cut_variants, rounds_measured
 from perf.analysis.ranking.budget_latency import latency_metric, unverified_sentences, verdict_notes
-from perf.analysis.ranking.compared_at import compared_elsewhere, elsewhere_words
+from perf.analysis.ranking.compared_at import compared_elsewhere, compared_here, elsewhere_words
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import caveat_subject, unmeasured_caveat
 from perf.analysis.recommendation.frontier import series_sizes, size_marks, workload_recommendations
@@ -282,8 +282,10 @@ def _at(p: Point | None) -> tuple[int, int]:
 def _compared_elsewhere(run: RunResult, rec: Recommendation, name: str, p: Point) -> str | None:
     """Where the row's level ``p`` of ``name`` is not the level a pick was compared with (a rounds sweep):
     ``"c=2 not compared (2 rounds): with the best under budget at c=1 (2 rounds): not distinguishable"``;
-    the budget's pick only for a level within the budget. ``None`` otherwise."""
-    said = []
+    the budget's pick only for a level within the budget. ``None`` otherwise. Where another pick's ranking compared
+    that very level, the note says each comparison at its own level and never "not compared" (trial 27, T27-15: "c=4
+    not compared with the pick" beside report.md's comparison of that pair, 4 of 4, by the best peak's ranking)."""
+    said, here = [], []
     for sub in workload_recommendations(run, rec).values():
         budget = sub.latency_budget_ms
         value = p.get(latency_metric(sub.latency_percentile))
@@ -294,8 +296,12 @@ def _compared_elsewhere(run: RunResult, rec: Recommendation, name: str, p: Point
         ):
             if c is not None and (cmp := compared_elsewhere(ranking, name, p.concurrency, p.batch_size)) is not None:
                 said.append(elsewhere_words(cmp, what, ranking))
+            elif c is not None and (cmp := compared_here(ranking, name, p.concurrency, p.batch_size)) is not None:
+                here.append(elsewhere_words(cmp, what, ranking))  # each names its level: "... at c=4 (4 rounds): ..."
     if not said:
         return None
+    if here:
+        return "; ".join(dict.fromkeys([*here, *said]))
     level = _level_label(p.concurrency, p.batch_size, "ok")
     return f"{level} not compared with the pick ({count(p.trials, 'round')}): {'; '.join(dict.fromkeys(said))}"
 

@@ -31,6 +31,16 @@ def compared_elsewhere(ranking: Ranking | None, variant: str, concurrency: int, 
     return c
 
 
+def compared_here(ranking: Ranking | None, variant: str, concurrency: int, batch_size: int = 1) -> Comparison | None:
+    """The comparison of ``ranking``'s leader with ``variant`` when it was made at that very level (``concurrency``,
+    ``batch_size``); ``None`` otherwise (trial 27, T27-15: a row said its level "not compared with the pick" by the
+    budget's ranking, which took another level, while the best peak's ranking, the same pick, compared exactly it)."""
+    if ranking is None or ranking.leader is None or ranking.leader.side.variant == variant:
+        return None
+    c = next((c for c in ranking.comparisons if c.b.variant == variant), None)
+    return c if c is not None and (c.b.concurrency, c.b.batch_size) == (concurrency, batch_size) else None
+
+
 def elsewhere_words(c: Comparison, pick: str, ranking: Ranking | None = None) -> str:
     """``"compared with the best under budget at c=1 (2 rounds): not distinguishable"``, or where every round
     went one way, ``"...: the pick ahead in every one, not called (too few rounds)"`` (``pick``: what the leader
