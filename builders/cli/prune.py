@@ -30,6 +30,7 @@ def prune(repository: Path) -> None:
     NAME_v2_* too), then run this. `builders validate` names the entries it would drop; every
     build drops them too.
     """
+    from builders.repository.measured_runs import measured_words, measuring_runs, removed_words
     from builders.repository.writer import prune_index
 
     if not repository.is_dir():
@@ -39,3 +40,10 @@ def prune(repository: Path) -> None:
         click.echo(f"{repository}/index.json lists no variant whose folder is gone: nothing to drop")
         return
     click.echo(f"dropped from {repository}/index.json ({count(len(gone), 'variant')} whose folder is gone): {', '.join(gone)}")
+    # the runs that measured them, as make clean names them (trial 27, T27-13: prune said none)
+    runs = measuring_runs(repository, gone)
+    for name in (n for n in gone if n in runs):
+        click.echo(f"  {name}: {removed_words(repository, runs[name])}")
+    rest = sum(1 for n in gone if n not in runs)
+    if rest:
+        click.echo("  " + measured_words(repository, [], "them" if rest == len(gone) else f"the other {count(rest, 'variant')}"))

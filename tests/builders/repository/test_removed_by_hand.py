@@ -88,3 +88,22 @@ def test_every_command_says_the_same(repo: Path) -> None:
     assert "nothing to drop" in again.stdout, again.stdout
     clean = _run(cwd, "builders.cli.main", "validate", "repo", "--no-artifacts")
     assert BB.name not in clean.stdout and "builders prune" not in clean.stdout, clean.stdout
+
+
+def test_prune_names_the_runs_that_measured_what_it_drops(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 27, T27-13: `builders prune` dropped measured variants without a word of the runs that measured them,
+    where `make clean` names them (and what their removal costs) for the same deletion."""
+    from click.testing import CliRunner
+
+    from builders.cli.main import cli
+
+    run = repo.parent / "results" / "sweepA"
+    run.mkdir(parents=True)
+    level = {"concurrency": 1, "throughput_infer_per_s": 10.0, "error": None}
+    record = {"run_id": "sweepA", "settings": {"repository": str(repo)}, "variants": [{"name": BB.name, "levels": [level]}]}
+    (run / "results.json").write_text(json.dumps(record))
+    monkeypatch.chdir(repo.parent)
+    res = CliRunner().invoke(cli, ["prune", "-r", str(repo)], terminal_width=250)
+    assert res.exit_code == 0, res.output
+    said = " ".join(res.output.split())
+    assert f"{BB.name}: the run sweepA in " in said and "export-deployment, --resume and compare refuse it now" in said
