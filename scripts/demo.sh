@@ -87,13 +87,15 @@ rc=0
 SWEEP_ARGS=(--runtime bundled --repository model_repository --variants "$VARIANTS" "${SWEEP_FLAGS[@]}")
 # where the budget comes from, for the report (perf.analysis.recommendation.budget_origin): the user did not type it
 if [ -n "${DEMO_BUDGET_MS:-}" ]; then BUDGET_FROM="make demo's DEMO_BUDGET_MS"; else BUDGET_FROM="make demo's default (DEMO_BUDGET_MS unset)"; fi
+# step 3b's flags, said as they run in the advice of a stopped sweep too (trial 27, T27-14: it left out --precision)
+PROFILE_ARGS=(--profile-only --trace --precision fp32,fp16,bf16)
 TRITON_PERF_BUDGET_FROM="$BUDGET_FROM" perf/run_sweep.sh "${SWEEP_ARGS[@]}" --run-id "$RUN_ID" || rc=$?
 if [ "$rc" = 130 ] || [ "$rc" = 143 ] || [ "$rc" = 129 ]; then # Ctrl-C, SIGTERM, SIGHUP: the sweep said what it kept and how perf/run_sweep.sh continues it (trial 10, F33)
   # make demo takes no --run-id: its way to start again is itself; the report command spelled as the README
   # spells it, the command `make setup` installs (trial 13, T13-19: `$PY -m perf.cli.main report` here)
   echo "== make demo stopped in its sweep: \`make demo\` starts a new run (it takes no --run-id: the sweep's" \
     "'same command with --run-id' is not for it); to go on with this one, run the --resume command above (it" \
-    "writes the run's report), then \`${VENV:-.venv}/bin/triton-perf baseline results/$RUN_ID --profile-only --trace\`" \
+    "writes the run's report), then \`${VENV:-.venv}/bin/triton-perf baseline results/$RUN_ID ${PROFILE_ARGS[*]}\`" \
     "and \`${VENV:-.venv}/bin/triton-perf export-deployment results/$RUN_ID\` are its steps 3b and 4"
 fi
 [ "$rc" = 0 ] || exit "$rc"
@@ -119,7 +121,7 @@ EOF
 AS_DEMO=("$PY" -m perf.cli.demo_settings --as-demo "${KNOBS[@]}" -- "${SWEEP_ARGS[@]}")
 if [ "${DEMO_PROFILE:-1}" = 0 ]; then
   echo "== 3b/4 traces and precision study: skipped (DEMO_PROFILE=0); \`${VENV:-.venv}/bin/triton-perf baseline" \
-    "results/$RUN_ID --profile-only --trace --precision fp32,fp16,bf16\` adds them later"
+    "results/$RUN_ID ${PROFILE_ARGS[*]}\` adds them later"
 else
   AS_DEMO_BASELINE=("$PY" -m perf.cli.demo_settings --as-demo --own baseline "${KNOBS[@]}" -- "${SWEEP_ARGS[@]}")
   PROFILE_BUDGET=$("$PY" -m perf.cli.demo_settings --profile-budget "${DEMO_TIME_BUDGET:-6m}")
@@ -127,7 +129,7 @@ else
     "of DEMO_TIME_BUDGET; DEMO_PROFILE=0 skips it), then the report again"
   # the tables go to the report; the console keeps the step's last line (what it wrote and ran, how long) and its
   # progress lines (stderr)
-  "$PY" -m perf.cli.main baseline "results/$RUN_ID" --profile-only --trace --precision fp32,fp16,bf16 --min-run-time 0.1 \
+  "$PY" -m perf.cli.main baseline "results/$RUN_ID" "${PROFILE_ARGS[@]}" --min-run-time 0.1 \
     --time-budget "$PROFILE_BUDGET" 2> >("${AS_DEMO_BASELINE[@]}" >&2) | tail -n 1 | "${AS_DEMO_BASELINE[@]}" ||
     echo "== no traces or precision rows stored: the reason is printed above"
   # its advice (stderr: the pick's caveat on the variants cut for time) said as make demo takes it too (trial 17,

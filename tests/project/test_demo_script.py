@@ -253,6 +253,8 @@ def test_a_ctrl_c_in_the_sweep_says_what_make_demo_does_next_and_stops(tmp_path:
     assert "`make demo` starts a new run" in line and "perf.cli.main" not in line
     # trial 13, T13-19: the README's spelling, the command `make setup` installs; no --run-id offered for make demo
     assert f"`{tmp_path}/venv/bin/triton-perf export-deployment results/demo-" in line and "takes no --run-id" in line
+    # step 3b as it runs, its precision study too (trial 27, T27-14: the advice left out --precision)
+    assert " --profile-only --trace --precision fp32,fp16,bf16` and " in line, line
     assert not any("baseline" in c or "export-deployment" in c for c in log.read_text().splitlines())
 
 
