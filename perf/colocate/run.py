@@ -321,6 +321,11 @@ class Colocate:
         with open(self.run_dir / "commands.txt", "a") as f:
             f.write(f"# tritonserver\n{srv.command_line}\n")
         source: ServerSource | ReplaySource | None = None
+
+        def save_spent() -> None:  # every round's save holds the time spent: a killed run's too (trial 27, T27-11)
+            self.record.spent_s = round(before_s + time.monotonic() - started, 2)
+            self.save()
+
         ended = "failed"  # what the session's record says unless its search ends: never "finished" (trial 12, F21)
         try:
             begun = time.monotonic()
@@ -342,7 +347,7 @@ class Colocate:
                 source,
                 self.opts.time_budget_s,  # from the session's start: the server's start is spent from it
                 starts,
-                self.save,
+                save_spent,
                 self.events,
                 started=started,
                 planned=self.prices,

@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -166,6 +167,9 @@ class SweepBase:
         (self.run_dir / RAW_DIR).mkdir(parents=True, exist_ok=True)  # a resumed run's too
         record_run(repo, self.run_dir)  # before any measurement: a build finds it wherever --results-dir put it (s21k)
         self._lock = threading.RLock()  # several servers measure in parallel threads (perf.sweep.servers)
+        # while a session's rounds run: records what they spent so far on the run's budget, at every save, so that a
+        # killed sweep's record holds it (trial 27, T27-11: after kill -9 a resume said "0 s it spent" beside 7 visits)
+        self.record_spent: Callable[[], None] | None = None
         self.servers = ServerPool(
             opts.server,
             self.run,
@@ -210,6 +214,8 @@ class SweepBase:
 
     def _save(self) -> None:
         with self._lock:
+            if self.record_spent is not None:
+                self.record_spent()
             results.save(self.run, self.run_dir)
 
     def _fail(self, vr: VariantResult, error: str, levels_left: int = 0) -> None:

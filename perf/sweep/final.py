@@ -273,6 +273,14 @@ class ResumedRounds(RoundsSweep):
         assert self.final_group is not None  # its loads priced as the group was (perf.sweep.load_cuts.fit_final)
         self._final = dataclasses.replace(self.final_group, variants=late.variants)
         since = (len(rr.rounds), len(rr.groups))
+
+        def record_spent() -> None:  # at every save too (SweepBase.record_spent)
+            assert rr is not None and rr.budget is not None
+            now_s = self.clock() - started
+            rr.budget.spent_s = round(budget_spent_s(rr, since, now_s) + (before or 0.0), 1)
+            rr.budget.session_spent_s = round(now_s, 1)
+
+        self.record_spent = record_spent
         self.begin_late(late.variants, tie, self.rounds_ended or "")
         try:
             self._groups(engine, [*tie, *late.variants], late.reason)
@@ -280,9 +288,8 @@ class ResumedRounds(RoundsSweep):
         finally:
             for n in [*self.ranked_names(), *(late.variants if rr.late is None else [])]:  # stopped: part-measured
                 self._settle(self._variant(n))
-            now_s = self.clock() - started
-            rr.budget.spent_s = round(budget_spent_s(rr, since, now_s) + (before or 0.0), 1)
-            rr.budget.session_spent_s = round(now_s, 1)
+            record_spent()
+            self.record_spent, now_s = None, self.clock() - started
             self.progress({"event": "spent", "text": spent_words(rr, since, now_s, late.estimate_s, before)})
 
 

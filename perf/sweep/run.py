@@ -339,12 +339,19 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         engine = Rounds(self.run, setup, fit.visit_s, time.monotonic, rounds_end, self._save, self.progress, self.slow_why)
         engine.kept_s = fit.reserve_s if deadline is not None else 0.0  # said beside the rounds' time left
         since = (len(rounds.rounds), len(rounds.groups))  # this session's rounds and groups come after
-        try:
-            self.run_rounds(engine, fit.variants, fit)
-        finally:
+
+        def record_spent() -> None:  # at every save too (SweepBase.record_spent)
+            assert rounds is not None and rounds.budget is not None
             now_s = time.monotonic() - started
             rounds.budget.spent_s = round(budget_spent_s(rounds, since, now_s) + (before or 0.0), 1)
             rounds.budget.session_spent_s = round(now_s, 1)
+
+        self.record_spent = record_spent
+        try:
+            self.run_rounds(engine, fit.variants, fit)
+        finally:
+            record_spent()
+            self.record_spent, now_s = None, time.monotonic() - started
             self.progress({"event": "spent", "text": spent_words(rounds, since, now_s, fit.estimate_s, before)})
 
 

@@ -356,3 +356,39 @@ def test_a_session_stopped_during_its_loads_spends_none_of_the_runs_time_budget(
         assert again.opts.time_budget_s is not None and again.opts.time_budget_s <= 69.0
     else:
         assert again.opts.time_budget_s == 90.0
+
+
+def test_a_killed_sweeps_folder_holds_the_time_its_rounds_spent(built: Path, tmp_path: Path) -> None:
+    """Trial 27, T27-11: after ``kill -9`` of a sweep 30 s in, its resume said "120 s after the 0 s it spent" beside
+    6 measured visits: the time spent was written only when the rounds ended (Ctrl-C, the end), never by a kill. Every
+    save during the rounds (each visit's) now writes it: the folder as the kill leaves it is what the resume reads."""
+    import time
+
+    from perf.records import results
+    from perf.records.rounds import RoundRecord, Visit
+    from perf.sweep.opening import opening_lines
+
+    sw = Sweep(_opts(built, tmp_path, time_budget_s=120.0, run_id="killed"))
+    sw.run.settings = sw._settings()  # type: ignore[assignment]
+    left: dict[str, bytes] = {}
+
+    def visit_then_kill(*_: Any, **__: Any) -> None:
+        assert sw.run.rounds is not None
+        sw.run.rounds.rounds.append(RoundRecord(0, 0, 1, "now", order=[Visit("enc_a", 1, 1, wall_s=1.0)]))
+        sw._save()  # the engine's save after a visit
+        left["results"] = (sw.run_dir / results.RESULTS_FILE).read_bytes()  # what kill -9 leaves: nothing after
+        raise KeyboardInterrupt
+
+    sw.run_rounds = visit_then_kill  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        sw._rounds(time.monotonic() - 25.0, time.monotonic() + 95.0)  # 25 s of server start and loads
+    sw.close()
+    (sw.run_dir / results.RESULTS_FILE).write_bytes(left["results"])  # the folder as the kill left it
+    saved = results.load(sw.run_dir).rounds
+    assert saved is not None and saved.budget is not None and saved.budget.spent_s is not None
+    assert saved.budget.spent_s >= 25.0
+    again = Sweep(_opts(built, tmp_path, run_id="killed", resume=True, given=frozenset()))
+    assert again.opts.time_budget_s is not None and again.opts.time_budget_s <= 95.0
+    said = " ".join(opening_lines(again, frozenset()))
+    assert "after the 0 s it spent" not in said and "s after the 25 s it spent" in said
+    again.close()
