@@ -54,6 +54,24 @@ def range_words(lo: int, hi: int, step: int = 1) -> str:
     return f"{lo}..{hi}" + (f" in steps of {step}" if step > 1 else "")
 
 
+def undeclared_hint(axis: str, declared: Mapping[str, tuple[int, ...]], steps: Mapping[str, int]) -> str:
+    """What to do about dynamic axis ``axis`` an input names with no range: its flag and spec entry with the numbers of
+    an axis declared beside it (an image's ``W`` like its ``H``), said as that axis's; example numbers, said as such,
+    when none is (trial 27, T27-16: "--dynamic-axis W=1,64,128" right after ``H=64,128,256/16``, which failed the
+    build at W=1)."""
+    like = next(iter(declared), None)
+    bounds, step = (tuple(declared[like]), steps.get(like, 1)) if like else ((1, 64, 128), 1)
+    said = (
+        f"the numbers are {like}'s: give {axis}'s own if it differs"
+        if like
+        else "example numbers: give the sizes the model takes"
+    )
+    return (
+        f"declare each (min, opt, max): --dynamic-axis {axis_flag(axis, bounds, step)}, or in a spec file "
+        f"{spec_entry(axis, bounds, step)} ({said})"
+    )
+
+
 def spec_entry(axis: str, bounds: Iterable[int], step: int = 1) -> str:
     """The spec file's entries of one axis: ``'"dynamic_axes": {"H": [64, 128, 256]}, "multiple_of": {"H": 32}'``."""
     entry = {"dynamic_axes": {axis: list(bounds)}, **({"multiple_of": {axis: step}} if step > 1 else {})}

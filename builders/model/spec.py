@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import numpy as np
 from pydantic import BeforeValidator, Field, StrictStr
 
-from builders.model.axis_steps import require_axes
+from builders.model.axis_steps import require_axes, undeclared_hint
 from builders.model.example_spec import example_tensors
 from builders.model.spec_flags import axis_range_form, parse_axis_flag, parse_input_flag
 from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
@@ -94,8 +94,7 @@ class ModelSpec:
             axis = sorted(missing)[0]
             raise ModelSpecError(
                 f"inputs {', '.join(users)} use dynamic axes {', '.join(sorted(missing))} with no declared range",
-                hint=f"declare each (min, opt, max): --dynamic-axis {axis}=1,64,128, or in a spec file "
-                f'"dynamic_axes": {{"{axis}": [1, 64, 128]}}',
+                hint=undeclared_hint(axis, self.dynamic_axes, self.multiple_of),
             )
         moved = [t for t in self.inputs if t.batch_axis != 0]
         if moved:

@@ -148,3 +148,16 @@ def test_an_off_step_range_is_advised_within_the_range_given(given, advised):
     lo, _opt, hi = map(int, given.split("=")[1].split("/")[0].split(","))
     a_lo, a_opt, a_hi = map(int, advised.split("=")[1].split("/")[0].split(","))
     assert lo <= a_lo <= a_opt <= a_hi <= hi and ModelSpec.from_flags(IMAGE, axes=[advised, "W=64,128,256"])
+
+
+def test_an_axis_forgotten_beside_a_declared_one_is_told_with_the_declared_ones_numbers() -> None:
+    """Trial 27, T27-16: ``--dynamic-axis H=64,128,256/16`` with W forgotten was told "--dynamic-axis W=1,64,128",
+    which, pasted, failed the build at W=1; a spec with no axis declared is told example numbers, said as such."""
+    image = (TensorSpec("image", "uint8", (3, "H", "W")),)
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec(image, (), {"H": (64, 128, 256)}, {"H": 16})
+    hint = e.value.hint or ""
+    assert "--dynamic-axis W=64,128,256/16" in hint and '"multiple_of": {"W": 16}' in hint and "the numbers are H's" in hint
+    with pytest.raises(ModelSpecError) as e:
+        ModelSpec((TensorSpec("ids", "int64", ("seq",)),), ())
+    assert "--dynamic-axis seq=1,64,128" in (e.value.hint or "") and "example numbers" in (e.value.hint or "")
