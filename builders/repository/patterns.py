@@ -26,13 +26,17 @@ def meant(pattern: str, known: Sequence[str]) -> str | None:
     close variant name for a name; a name that begins several of ``known``, that prefix as a pattern
     (trial 24, T24-19: ``--variants segnet_onnx`` got the list, no hint that a pattern takes ``*``:
     ``'segnet_onnx*'``); for a shell pattern, the pattern with its model part (what comes
-    before the first ``_``) replaced by the closest model name, when that matches something.
+    before the first ``_``) replaced by the closest model name, when that matches something; a pattern whose
+    separators are ``-``, ``.`` or spaces, with ``_`` instead, when that matches something.
     ``None`` when nothing is close."""
     if not _WILD.search(pattern) and len([k for k in known if k.startswith(pattern)]) > 1:
         return f"{pattern}*"
     if not _WILD.search(pattern):
         close = close_names(pattern, known, n=1)
         return close[0] if close else None
+    underscored = re.sub(r"[-. ]", "_", pattern)  # 'tinyvit-onnx*': no "_" to part the model at (trial 27, T27-16)
+    if underscored != pattern and fnmatch.filter(known, underscored):
+        return underscored
     head, sep, rest = pattern.partition("_")
     for model in close_names(head, _models(known), n=3):
         candidate = f"{model}{sep}{rest}"

@@ -20,6 +20,8 @@ def test_a_mistyped_models_pattern_is_told_the_pattern_meant() -> None:
     assert meant("tabnet_onnx_cpu1_db50_mbs64", KNOWN) == "tabnet_onnx_cpu1_db500_mbs64"
     assert meant("resnet_*", KNOWN) is None  # nothing close: no guess
     assert meant("tabnet_trt_*", KNOWN) is None  # the model is right, the rest matches nothing
+    # trial 27, T27-16: a pattern whose separator is mistyped had no "_" to part its model at: no hint
+    assert meant("tabnet-onnx*", KNOWN) == "tabnet_onnx*" and meant("kwspot.ts_*", KNOWN) == "kwspot_ts_*"
 
 
 def test_many_variants_are_listed_by_model_few_by_name() -> None:
