@@ -46,7 +46,7 @@ from perf.report.sections.efficiency import efficiency_details, efficiency_secti
 from perf.report.sections.profile import profile_parts, trace_lines
 from perf.report.sections.ranking import busy_note, flagged_counts, ranking_lines
 from perf.report.sections.recommendation import recommendation_section, size_lines
-from perf.report.sections.rounds_budget import CUT_WORDS
+from perf.report.sections.rounds_budget import CUT_SECTION, CUT_WORDS, cut_details
 from perf.report.sections.run import what_was_run
 from perf.report.sections.said import said_lines
 from perf.report.sections.search import search_lines
@@ -97,7 +97,7 @@ HEAD_DETAILS: dict[str | re.Pattern[str], str] = {
     "- Δ p99 ms:": "Paired ranking: what Δ p99 ms is",
     "- **Beside the recommendation**": "Main effects: beside the recommendation",
     "- **Client workloads:**": "Recommendation: the other client workloads' picks",  # one list per workload
-    "- **Cut for time**": "Paired ranking: the variants and levels cut for time",
+    "- **Cut for time**": CUT_SECTION,
     "| server (HTTP) |": "Servers: every server",  # a row per session
 }
 #: The parts of :data:`HEAD_DETAILS` that are findings: they move only when no lookup part is left (:attr:`Part.late`).
@@ -330,6 +330,7 @@ def write_report(
             else []
         ),
         *said_lines(run, CUT_WORDS, limit=None),
+        *cut_details(run),
     ]
     # what moved, once: not where the appendix holds it whole; the cold start with every variant's row (T25-16)
     whole = {"Cold start": coldstart_report.section(run, limit=max(1, len(coldstart_report.entries(run))))}

@@ -19,7 +19,7 @@ from perf.analysis.ranking.standing import (
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import judged_cut, peak_title
 from perf.analysis.stats.paired import RULE
-from perf.markdown import capped, fmt
+from perf.markdown import LIST_LIMIT, capped, fmt
 from perf.records.results import RunResult
 from perf.records.rounds import BudgetRecord, Cut
 from perf.records.workloads import workload
@@ -38,6 +38,10 @@ CUT_WORDS = {
     "ladder": "ladder stopped",
     "baseline": "in-process baseline",
 }
+
+
+#: The appendix's section of every cut for time (report.md's part of the cut list moves under it too).
+CUT_SECTION = "Paired ranking: the variants and levels cut for time"
 
 
 def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]:
@@ -174,9 +178,8 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
     made_good = [c for c in judged if c.kind == "baseline" and baseline_measured(run)]
     judged = [c for c in judged if c not in made_good]
     if judged:
-        cuts = [_cut_line(run, c) for c in judged]
         order = f" ({CUT_ORDER})" if any(c.kind == "variant" for c in judged) else ""  # said once, not a cut's reason
-        lines += [f"- **Cut for time** ({len(judged)}){order}:"] + capped(cuts, indent="  ")
+        lines += [f"- **Cut for time** ({len(judged)}){order}:"] + capped(cut_items(run), indent="  ")
     else:
         lines.append("- Nothing was cut for time.")
     if made_good:  # trial 21, T21-7: "skipped ... `triton-perf baseline RUN` measures it" of a run that has it
@@ -185,6 +188,23 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
             "since (Serving efficiency)."
         )
     return lines
+
+
+def cut_items(run: RunResult) -> list[str]:
+    """Each cut for time in force, in words (:func:`budget_lines` lists the first few, :func:`cut_details` all)."""
+    rr = run.rounds
+    if rr is None or rr.budget is None:
+        return []
+    judged = [j for c in rr.in_force() if (j := judged_cut(run, c)) is not None]
+    return [_cut_line(run, c) for c in judged if not (c.kind == "baseline" and baseline_measured(run))]
+
+
+def cut_details(run: RunResult) -> list[str]:
+    """The appendix's full list of the cuts for time where report.md's is capped (:data:`CUT_SECTION`): the "… N more in
+    appendix.md" of report.md's list points to it (trial 27, T27-6: the appendix's copy said "… 2 more in its full list
+    above", and there was none)."""
+    items = cut_items(run)
+    return [f"## {CUT_SECTION}", "", *[f"- {x}" for x in items], ""] if len(items) > LIST_LIMIT else []
 
 
 def baseline_measured(run: RunResult) -> bool:

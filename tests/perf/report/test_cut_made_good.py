@@ -36,3 +36,29 @@ def test_a_baseline_skipped_by_earlier_sessions_and_measured_since_is_not_listed
 def test_a_baseline_still_missing_stays_among_the_cuts() -> None:
     text = "\n".join(budget_lines(_run(measured=False)))
     assert "- **Cut for time** (3):" in text and "skipped: 61 s" in text and "measured since" not in text
+
+
+def test_a_capped_cut_list_has_its_full_list_in_the_appendix(tmp_path) -> None:
+    """Trial 27, T27-6: report.md's "… 2 more in appendix.md" of the cuts for time, and the appendix's copy of the
+    moved list said "… 2 more in its full list above": there was none. The appendix holds every cut, under the
+    section report.md's pointer names."""
+    from perf.records.results import save
+    from perf.report.sections.rounds_budget import CUT_SECTION
+    from perf.report.write import write_report
+
+    run = make_run()
+    stamp(run)
+    levels = [
+        Cut("levels", f"concurrency above {c} not measured: the ladder would not leave time", variant=f"v{c}", concurrency=c)
+        for c in range(2, 9)
+    ]
+    run.rounds = RoundsRecord(seed=1, cuts=levels, budget=BudgetRecord(240.0, 1.3, 11.9, 55.0, 6))
+    cuts = "\n".join(budget_lines(run))
+    assert "- **Cut for time** (7):" in cuts and "more in [appendix.md](appendix.md)" in cuts, cuts
+    save(run, tmp_path)
+    (tmp_path / "commands.txt").write_text("perf_analyzer -m x\n")
+    write_report(tmp_path)
+    appendix = (tmp_path / "appendix.md").read_text()
+    assert "full list above" not in appendix
+    section = appendix.split(f"## {CUT_SECTION}\n")[1].split("\n## ")[0]
+    assert all(f"concurrency above {c} not measured" in section for c in range(2, 9)), section
