@@ -105,6 +105,9 @@ class BuildOptions:
     plans: dict[str, Path] = dataclasses.field(default_factory=dict)
     warmup_count: int | None = None
     warmup_count_reason: str | None = None
+    #: The command line that built it as typed, run in its folder (``cd DIR && builders build ...``), recorded in each
+    #: index entry and so in every run that measures a variant (trial 27, T27-12); ``None``: built from Python.
+    command: str | None = None
 
     def __post_init__(self) -> None:
         """``model``'s form checked from its text before anything is imported (:func:`builders.model.models.check_model_form`)."""

@@ -86,7 +86,7 @@ def write_repository(
         for data in result.extra.get("external_data", []):  # ONNX weights stored beside the graph
             link_or_copy(result.path.parent / data["file"], vdir / "1" / data["file"])
         variant_dirs.append(vdir)
-        entries.append(IndexEntry.of(v, opts.serving, str(out.resolve())))
+        entries.append(IndexEntry.of(v, opts.serving, str(out.resolve()), opts.command))
     if counted is not None and writes:
         counted(what, len(writes), len(writes))
 

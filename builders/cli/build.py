@@ -5,6 +5,8 @@ the variant grid (a thin shell over :func:`builders.build.build`). The flags tha
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +115,7 @@ def build(
         plans=plan_files,
         warmup_count=warmup_count,
         warmup_count_reason=warmup_count_reason,
+        command=typed_command(),
     )
     printing = (model, precisions, target_triton, workspace_bytes, timing_cache, build_dir, repository)
     typed = given(click.get_current_context())
@@ -226,3 +229,11 @@ def _plan_flags(values: tuple[str, ...], precisions: tuple[str, ...]) -> dict[st
             raise FlagError(problem[0], flag="--plan", hint=problem[1])
         out[precision] = Path(path)
     return out
+
+
+def typed_command() -> str | None:
+    """The ``builders build`` command line as typed and the folder it ran in (``cd DIR && builders build ...``),
+    for the index entries; ``None`` where the process is not that command (a test's runner)."""
+    if sys.argv[1:2] != ["build"]:
+        return None
+    return f"cd {shlex.quote(str(Path.cwd()))} && {shlex.join(['builders', *sys.argv[1:]])}"

@@ -313,6 +313,9 @@ class IndexEntry(Record, extra="allow", json_schema_extra=_variant_fields_schema
     name: str
     serving: str = Field(DEFAULT_SERVING, description="python (python-backend model) or native (Triton's own backend)")
     build: str | None = Field(None, description="absolute path of the build folder (manifest, reference data)")
+    build_command: str | None = Field(
+        None, description="the command that built it, as typed, in its folder (cd DIR && builders build ...); null: not known"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -333,8 +336,9 @@ class IndexEntry(Record, extra="allow", json_schema_extra=_variant_fields_schema
 
     @property
     def params(self) -> dict[str, Any]:
-        """The entry as a flat dict (what ``results.json`` records as a variant's ``params``)."""
-        return self.model_dump(mode="json")
+        """The entry as a flat dict (what ``results.json`` records as a variant's ``params``; no ``build_command``
+        where none is known)."""
+        return self.model_dump(mode="json", exclude={"build_command"} if self.build_command is None else None)
 
     @property
     def variant(self) -> Variant:
@@ -350,9 +354,9 @@ class IndexEntry(Record, extra="allow", json_schema_extra=_variant_fields_schema
             raise ValueError(f"valid variant parameters ({getattr(e, 'message', e)})") from None
 
     @classmethod
-    def of(cls, variant: Variant, serving: str, build: str | None) -> IndexEntry:
-        """The entry of ``variant`` written by a build in folder ``build``."""
-        return cls.model_validate({**variant.to_json(), "serving": serving, "build": build})
+    def of(cls, variant: Variant, serving: str, build: str | None, command: str | None = None) -> IndexEntry:
+        """The entry of ``variant`` written by a build in folder ``build`` by ``command`` (as typed, ``None``: not known)."""
+        return cls.model_validate({**variant.to_json(), "serving": serving, "build": build, "build_command": command})
 
 
 class RepositoryIndex(Record):

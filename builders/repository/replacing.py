@@ -56,8 +56,8 @@ def replaced_variants(repo: Path, variants: Iterable[Variant], serving: str, bui
         if old is None or not (repo / v.name).is_dir():
             continue
         new = IndexEntry.of(v, serving, str(Path(build).resolve()))
-        then = {k: x for k, x in old.params.items() if k != "build"}
-        now = {k: x for k, x in new.params.items() if k != "build"}
+        then = {k: x for k, x in old.params.items() if k not in ("build", "build_command")}
+        now = {k: x for k, x in new.params.items() if k not in ("build", "build_command")}
         diffs = [f"{k}: {then[k]!r} now {now[k]!r}" for k in sorted(set(then) & set(now)) if then[k] != now[k]]
         if old.build and Path(old.build).resolve() != Path(build).resolve():
             diffs.append(f"build folder: {old.build} now {Path(build).resolve()}")

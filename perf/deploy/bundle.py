@@ -103,8 +103,8 @@ def _check_same(rv: RepositoryVariant, measured: dict | None) -> None:
     """Refuse a variant whose index entry changed since the run measured it (a rebuild)."""
     if rv.entry is None or measured is None:
         return
-    now = {k: v for k, v in rv.entry.params.items() if k != "build"}
-    then = {k: v for k, v in measured.items() if k != "build"}
+    now = {k: v for k, v in rv.entry.params.items() if k not in ("build", "build_command")}  # how, not what
+    then = {k: v for k, v in measured.items() if k not in ("build", "build_command")}
     changed = sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
     if changed:
         diff = ", ".join(f"{k}: measured {then.get(k)!r}, now {now.get(k)!r}" for k in changed)

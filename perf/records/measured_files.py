@@ -39,7 +39,7 @@ from clients.runtimes.identity import ArtifactIdentity, compare_files, found_art
 from core.errors import PerfError, ToolkitError
 from core.wording import agree
 from perf.records.colocation import ColocationRecord
-from perf.records.removed_variant import removed_by_build
+from perf.records.removed_variant import rebuild_words, removed_by_build
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import resume_hint
 
@@ -247,10 +247,8 @@ def refuse_missing(
         # the wrong repository was named (coldstart --into -r elsewhere): not a rebuild, the run's own one
         hint = f"pass {flag} {swept} (the repository the run swept, which holds {agree(len(missing), 'it', 'them')})"
     else:
-        hint = (
-            f"rebuild {agree(len(missing), 'it', 'them')} with `builders build` ({_built(record, missing)}; "
-            f"`make clean` deletes variant folders), or pass {flag} with the repository that holds them"
-        )
+        it, made = agree(len(missing), "it", "them"), [_params(record, v) for v in missing]
+        hint = f"{rebuild_words(made, it, _built(record, missing))} (`make clean` deletes variant folders), or pass {flag} with the repository that holds them"
     removed = _removed(record, missing)
     if removed:  # the build folder's manifest tells why: never "make clean", nor a rebuild of other weights (T24-16)
         where += f" ({'; '.join(w for w, _ in removed)})"
@@ -295,6 +293,11 @@ def _swept(record: Measured) -> Path | None:
         return Path(record.repository) if record.repository else None
     given = record.settings.get("repository")
     return Path(given) if given else None
+
+
+def _params(record: Measured, variant: str) -> dict | None:
+    """The run's record of ``variant``'s build parameters (``None``: a colocation run, or none recorded)."""
+    return getattr(record.variant(variant), "params", None) if isinstance(record, RunResult) else None
 
 
 def _built(record: Measured, variants: list[str]) -> str:

@@ -303,7 +303,7 @@ def write_flat_csv(run: RunResult, path: Path) -> None:
     """One row per level: variant name and status, its parameters, then every
     :class:`LevelResult` field and the level's status (``level_status``)."""
     level_fields = [f.name for f in dataclasses.fields(LevelResult)]
-    param_keys = list(dict.fromkeys(k for v in run.variants for k in v.params or {} if k != "name"))
+    param_keys = list(dict.fromkeys(k for v in run.variants for k in v.params or {} if k not in ("name", "build_command")))
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["variant", "status", *param_keys, *level_fields, "level_status"])
