@@ -104,7 +104,11 @@ def search_lines(run: RunResult, limit: int | None = TOP_N) -> list[str]:
         f"- Order ({ORDER_RULE if rec.mode == 'prune' else 'as the variants were given'}): " + _order_words(rec.order, limit),
         f"- Measured {measured} concurrency levels over "
         f"{len({variant_name(v) for v in run.variants if v.levels})} of the {len(names)} variants{at}"
-        + (f" (brute force over the same ladder{', ' + capped_words if cap else ''}: {planned})." if planned else "."),
+        + (
+            f" (brute force over the same ladder{', ' + capped_words if cap else ''}: {count(planned, 'level')})."
+            if planned
+            else "."
+        ),
         "",
     ]
     rows = []

@@ -41,7 +41,7 @@ def test_the_report_lists_the_cut_in_force_once(tmp_path: Path) -> None:
     saved = run_result(variants, settings={"design": "rounds", "concurrency": "auto"}, rounds=rounds, search=search)
     results.save(saved, tmp_path)
     section = write_report(tmp_path).read_text().split("## Search", 1)[1].split("\n## ", 1)[0]
-    assert "(brute force over the same ladder, cut for time at c=4: 6)" in section and "c=16" not in section
+    assert "(brute force over the same ladder, cut for time at c=4: 6 levels)" in section and "c=16" not in section
 
 
 def test_the_refit_records_the_cap_it_runs_under() -> None:

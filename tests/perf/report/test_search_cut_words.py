@@ -28,8 +28,9 @@ def _section(tmp_path: Path, cap: int | None) -> str:
 
 def test_a_ladder_the_time_budget_capped_is_said_cut_for_time(tmp_path: Path) -> None:
     text = _section(tmp_path / "cut", 4)
-    assert "(brute force over the same ladder, cut for time at c=4: 6)" in text
+    # its unit said (trial 27, T27-16: a bare ": 24")
+    assert "(brute force over the same ladder, cut for time at c=4: 6 levels)" in text
     assert "| `b`       | 1, 4                   | cut for time at c=4" in text
-    assert "top of the ladder" not in text and ": 14)" not in text
+    assert "top of the ladder" not in text and ": 14 levels)" not in text
     whole = _section(tmp_path / "whole", None)  # the ladder's own top (64): as before
-    assert "(brute force over the same ladder: 14)" in whole and "top of the ladder" in whole
+    assert "(brute force over the same ladder: 14 levels)" in whole and "top of the ladder" in whole
