@@ -117,7 +117,8 @@ def not_evidence_lines(rows: Sequence[EfficiencyRow], limit: int | None = LIST_L
     for r in rows:
         if r.note:
             why.setdefault(r.note, []).append(f"`{r.variant}` c={r.point.concurrency}")
-    reasons = [f"{note}: {some_of(names)}" for note, names in why.items()]
+    # a reason that names its levels itself (a host-busy served level) is not followed by them again (trial 27, T27-16)
+    reasons = [note if all(n in note for n in names) else f"{note}: {some_of(names)}" for note, names in why.items()]
     lines = capped(reasons, limit) if limit is not None else [f"- {x}" for x in reasons]
     if any(r.overhead_significant is False for r in rows):
         lines.append(

@@ -143,3 +143,13 @@ def test_a_skip_that_names_the_baseline_command_is_not_followed_by_it_again(tmp_
     text = " ".join(efficiency_section(run, tmp_path, tmp_path))
     assert text.count(f"`triton-perf baseline {tmp_path}`") == 1, text
     assert f"`triton-perf report {tmp_path}` then shows this section" in text
+
+
+def test_a_reason_that_names_its_level_does_not_name_it_again(tmp_path: Path) -> None:
+    """Trial 27, T27-16: "not measured fairly: the served level `X` c=1 was measured while ... (host busy): `X` c=1"."""
+    busy = _level(4, 80.0, 12_500.0)
+    busy.host_busy, busy.host_busy_pct = True, 121.0
+    run = _run([_level(1, 50.0, 12_000.0), busy], [_point(1, 10.0)])
+    text = "\n".join(efficiency_section(run, tmp_path, tmp_path))
+    (line,) = [ln for ln in text.splitlines() if ln.startswith("- not measured fairly: the served level")]
+    assert line.count(f"`{VARIANT}` c=4") == 1, line
