@@ -139,7 +139,7 @@ def baseline(
     what it has measured: a baseline, traces or a precision study it has is measured again only
     with --replace.
     """
-    from perf.cli.baseline_flags import refuse_unread_baseline
+    from perf.cli.baseline_flags import refuse_unread_baseline, refuse_unsendable_batch_sizes
     from perf.profile import baseline as api
     from perf.records.results import RESULTS_FILE, new_run_id
 
@@ -155,6 +155,7 @@ def baseline(
     is_run = (target / RESULTS_FILE).is_file()
     refuse_unread_baseline(target, is_run, repository, profile_only, trace, precisions)
     estimate_opts = estimate_options(target, opts, repository)  # the run read once: the refusal's and both estimates'
+    refuse_unsendable_batch_sizes(estimate_opts, batch_sizes)  # sizes no variant takes (T27-8)
     if not is_run:
         out = out or Path("results") / f"baseline-{new_run_id()}"
         if not replace:  # an earlier baseline.json / profile.json in --out: kept, never written over unasked

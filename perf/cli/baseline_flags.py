@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
+from core.errors import ToolkitError
 from core.flag_refusals import Unread, refuse_unread
 from core.options import given
 
@@ -52,3 +54,22 @@ def refuse_unread_baseline(
             ),
         ],
     )
+
+
+def refuse_unsendable_batch_sizes(opts: Any, batch_sizes: Sequence[int]) -> None:
+    """Refuse ``--batch-sizes`` of which no variant the baseline measures takes one (above every max_batch_size), before
+    anything is measured: the rule of the sweep and coldstart (:mod:`perf.measure.batch_limits`; trial 27, T27-8).
+    ``opts``: the baseline's options as its estimate reads them (a run's repository); nothing is refused where its
+    variants cannot be read (the baseline then refuses them in its own words)."""
+    from builders.config.pbtxt import read_config
+    from perf.measure.batch_limits import refuse_unsendable
+    from perf.profile.baseline import plan_targets
+
+    if not batch_sizes or opts is None:
+        return
+    try:
+        planned, _ = plan_targets(opts, shapes=False)
+        limits = {t.variant: int(read_config(rv.folder / "config.pbtxt").max_batch_size) for t, rv, *_ in planned}
+    except ToolkitError:
+        return
+    refuse_unsendable(limits, batch_sizes, "this baseline", "nothing was measured")

@@ -86,3 +86,21 @@ class _NoServer:
 
     def __exit__(self, *exc: Any) -> bool:
         return False
+
+
+@pytest.mark.slow  # a real build (torch.jit.script)
+def test_baseline_refuses_sizes_no_variant_takes_before_measuring(tmp_path: Path, monkeypatch) -> None:
+    """The same rule for ``triton-perf baseline --batch-sizes`` (extra in-process sizes, "within max_batch_size"): 128
+    above the only variant's max_batch_size 4 was left out silently."""
+    from source_builds import POOLED_VARIANT, pooled_repo
+
+    import perf.profile.baseline as api
+
+    repo = pooled_repo(tmp_path)
+    monkeypatch.setattr(api, "run_baseline", None)  # a baseline measured would fail loudly
+    with contextlib.suppress(SystemExit):
+        r = CliRunner().invoke(perf_cli, ["baseline", str(repo), "--batch-sizes", "128"], terminal_width=400)
+    assert r.exit_code == 2, r.output
+    out = " ".join(r.output.split())
+    assert f"batch size 128 is above the max_batch_size of every variant of this baseline ({POOLED_VARIANT} 4)" in out
+    assert "nothing was measured" in out and "give --batch-sizes 4 or less" in out
