@@ -47,10 +47,17 @@ def named(models: Mapping[str, list[str]]) -> str:
 
 def pattern(model: str, models: Mapping[str, list[str]]) -> str:
     """The ``--variants`` value that names ``model``'s variants of ``models`` alone: ``'MODEL_*'``, or its variants as
-    a comma list where that pattern would take another model's too (a model named ``mlp_big`` beside ``mlp``)."""
+    a comma list where that pattern would take another model's too (a model named ``mlp_big`` beside ``mlp``): one
+    ``'MODEL_FORMAT_*'`` per format where those take none of the others' and are fewer than the names, else the names."""
     others = [v for m, vs in models.items() if m != model for v in vs]
     star = f"{model}_*"
-    return f"'{star}'" if not fnmatch.filter(others, star) else ",".join(models[model])
+    if not fnmatch.filter(others, star):
+        return f"'{star}'"
+    # one glob per format where that takes no other model's (trial 27, T27-16: tinyvit's 8 names beside tinyvit_v2)
+    mine = models[model]
+    globs = sorted({f"{model}_{v[len(model) + 1 :].split('_')[0]}_*" for v in mine if v.startswith(f"{model}_")})
+    fits = all(any(fnmatch.fnmatchcase(v, g) for g in globs) for v in mine) and not any(fnmatch.filter(others, g) for g in globs)
+    return f"'{','.join(globs)}'" if fits and len(globs) < len(mine) else ",".join(mine)
 
 
 def advice(models: Mapping[str, list[str]]) -> str:

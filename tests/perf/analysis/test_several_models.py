@@ -104,6 +104,10 @@ def test_the_recorded_model_decides_not_the_name(tmp_path: Path) -> None:
     models = models_of({"mlp_onnx_cpu1_nodb_mbs64": "mlp", "mlp_big_onnx_cpu1_nodb_mbs64": "mlp_big", "hand_made": None})
     assert models == {"mlp": ["mlp_onnx_cpu1_nodb_mbs64"], "mlp_big": ["mlp_big_onnx_cpu1_nodb_mbs64"]}
     assert "--variants mlp_onnx_cpu1_nodb_mbs64 or --variants 'mlp_big_*'" in advice(models)
+    # several variants of it: a glob per format, not every name (trial 27, T27-16: tinyvit's 8 names beside tinyvit_v2)
+    mine = [f"tinyvit_{f}_cpu{c}_nodb_mbs64" for f in ("onnx", "ts") for c in (1, 2)]
+    many = models_of({**dict.fromkeys(mine, "tinyvit"), "tinyvit_v2_onnx_cpu1_nodb_mbs64": "tinyvit_v2"})
+    assert "--variants 'tinyvit_onnx_*,tinyvit_ts_*' or --variants 'tinyvit_v2_*'" in advice(many), advice(many)
 
 
 def _mixed(tmp_path: Path) -> Path:
