@@ -95,14 +95,14 @@ def rise(points: list[Point], at: Point, rule: Judge) -> Rise | None:
     one rule (trial 11, F10: "its throughput still rose at concurrency 4" of a variant whose c=2 median
     was above its c=4 one, beside "knee at c=2")."""
     line = [p for p in curve(points, at.batch_size) if p.get(THROUGHPUT) is not None]
-    if any(p.concurrency > at.concurrency for p in line) or knee(line, rule, at.batch_size) is not None:
+    if any(p.concurrency > at.concurrency for p in line) or knee(line, rule, at.batch_size, at) is not None:  # as the knee words
         return None  # measured above it and not faster, or a knee: saturation measured
     below = [p for p in line if p.concurrency < at.concurrency]
     if not below:
         return Rise(None)
     prev = max(below, key=lambda p: p.value(THROUGHPUT))  # the best below it: a dip between is no rise
     trend = rule(prev, at)
-    return None if trend.flat else Rise(prev, trend)
+    return None if trend.flat and not trend.split else Rise(prev, trend)  # a split step tells no plateau (T27-4)
 
 
 def rise_into(vr: VariantResult, top: Side, min_gain_pct: float) -> Rise | None:

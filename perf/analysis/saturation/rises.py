@@ -55,6 +55,7 @@ class Rising:
             trials), low first; ``None`` when not known here.
         min_rounds: The shared rounds a flat verdict needs in a rounds run (the run's ``min_rounds``, as any other
             verdict: :func:`rise_between`); 0: none (the search's own judge, which decides when to measure more).
+        spread: A rounds run: the lowest and highest per-round gain (%); ``None`` without a shared round.
     """
 
     gain_pct: float | None
@@ -63,6 +64,15 @@ class Rising:
     rounds: int | None = None
     medians: tuple[float, float] | None = None
     min_rounds: int = 0
+    spread: tuple[float, float] | None = None
+
+    @property
+    def split(self) -> bool:
+        """A rounds run's step whose rounds went both ways, beyond the least gain each, and that the noise rule did
+        not call: its median gain, even within the least gain, tells no plateau (trial 27, T27-4: a capped ladder's
+        top called a peak from 4 rounds split 2 up, 2 down, ratios 0.67–1.52)."""
+        lo, hi = self.spread or (0.0, 0.0)
+        return self.step.change is None and lo < -self.min_gain_pct and hi > self.min_gain_pct
 
     @property
     def rises(self) -> bool:
@@ -131,6 +141,9 @@ class Rising:
         span = f"from c={low} to c={high}{self.basis()}{self.beyond(low, high)}"
         if self.rises:
             return f"throughput still rising,{gain} {span} ({self.step.evidence})"
+        if self.flat and self.split and self.spread is not None:  # its median within the least gain, rounds both ways (T27-4)
+            lo, hi = (times(1.0 + g / 100.0) for g in self.spread)
+            return f"throughput{gain} {span}, its rounds both ways ({lo} to {hi}), {self.step.said()}"
         if self.flat:
             return f"throughput{gain} {span}, no more than the {self.min_gain_pct:g} % a step must gain"
         return f"throughput{gain} {span}, {self.step.said()}"
@@ -189,7 +202,8 @@ def paired_rise(
     a, b = per_round(vr, low), per_round(vr, high)
     gains = [b[r] / a[r] - 1.0 for r in sorted(set(a) & set(b))]
     gain = median_gain(gains) * 100.0 if gains else None
-    return Rising(gain, paired_step(vr, low, high), min_gain_pct, len(gains), medians)
+    spread = (min(gains) * 100.0, max(gains) * 100.0) if gains else None
+    return Rising(gain, paired_step(vr, low, high), min_gain_pct, len(gains), medians, spread=spread)
 
 
 def shown(low: Point, high: Point) -> tuple[float, float] | None:
