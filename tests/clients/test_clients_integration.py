@@ -237,10 +237,12 @@ def test_check_on_a_running_server_refuses_a_served_config_other_than_the_varian
 
 def _repository_over(repo: Path, variant: str, build_dir: Path, dest: Path) -> Path:
     """A repository folder whose index lists ``variant`` of ``repo`` with its build in
-    ``build_dir`` (the server keeps serving ``repo``; clients check reads this index)."""
+    ``build_dir``, and that variant's folder (the server keeps serving ``repo``; clients check reads this index and
+    checks only the variants whose folder is there: builders.repository.view.served_entries)."""
     index = json.loads((repo / "index.json").read_text())
     entry = next(e for e in index["variants"] if e["name"] == variant)
     dest.mkdir()
+    shutil.copytree(repo / variant, dest / variant)
     (dest / "index.json").write_text(json.dumps({**index, "variants": [{**entry, "build": str(build_dir)}]}))
     return dest
 

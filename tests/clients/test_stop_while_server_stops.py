@@ -25,7 +25,7 @@ class StoppedAtItsStop:
 
     runtime, runtime_reason, command_line = "bundled", "stand-in", "tritonserver --model-repository r"
     http_url, grpc_url = "http://localhost:1", "localhost:2"
-    runtime_impl = SimpleNamespace(launches=True, stop_wait_s=lambda: 30.0)
+    runtime_impl = SimpleNamespace(launches=True, stop_wait_s=lambda: 30.0, wait_policy=lambda: "PASSIVE")
 
     def __init__(self, *_a: Any, **_k: Any) -> None:
         pass
