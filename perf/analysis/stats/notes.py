@@ -15,12 +15,18 @@ from core.wording import count
 from perf.records.levels import UNSTABLE, UNSTABLE_NOTES
 from perf.records.results import RunResult
 
-#: A number as the notes write it: ``92``, ``1,234``, ``-3.5``.
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+#: A number as the notes write it: ``92``, ``1,234``, ``-3.5``, or a range :func:`merged` or :func:`notes_text` wrote,
+#: ``36–38`` (one slot: two levels' ranges merge into one range, never "36–38–71–82": session 22, s22z Z-2).
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:–-?\d[\d,]*(?:\.\d+)?)?")
 
 
 def _value(text: str) -> float:
     return float(text.replace(",", ""))
+
+
+def _ends(token: str) -> list[str]:
+    """A :data:`_NUMBER` token's ends: ``"36–38"`` -> ``["36", "38"]``, ``"92"`` -> ``["92"]``."""
+    return token.split("–")
 
 
 def repeat_noun(run: RunResult) -> str:
@@ -64,7 +70,8 @@ def merged(texts: Sequence[str]) -> str:
         raise ValueError(f"merged() takes texts of one template, got {len({template(t) for t in texts})} templates")
     slots = []
     for column in zip(*(_NUMBER.findall(t) for t in texts), strict=True):
-        lo, hi = min(column, key=_value), max(column, key=_value)
+        ends = [e for token in column for e in _ends(token)]
+        lo, hi = min(ends, key=_value), max(ends, key=_value)
         slots.append(lo if _value(lo) == _value(hi) else f"{lo}–{hi}")
     parts = template(texts[0]).split("\0")
     return parts[0] + "".join(s + p for s, p in zip(slots, parts[1:], strict=True))

@@ -15,6 +15,7 @@ from synthetic_runs import GRID_48, auto_ladder, synthetic_run
 
 from perf.analysis.recommendation.excluded import candidate
 from perf.analysis.recommendation.recommend import recommend
+from perf.analysis.stats.notes import merged, template
 from perf.analysis.stats.points import run_points
 from perf.plots import figures as plots
 from perf.records import results
@@ -222,3 +223,14 @@ def test_the_two_rankings_are_one_level_by_their_leaders_side_not_by_their_words
     other = dataclasses.replace(peak.leader, side=dataclasses.replace(peak.leader.side, batch_size=8))
     assert not same_leader(under, dataclasses.replace(peak, leader=other))  # one variant and c, another batch: two levels
     assert not same_leader(under, dataclasses.replace(peak, leader=None))
+
+
+def test_levels_whose_reasons_hold_ranges_merge_into_one_range() -> None:
+    """s22z, Z-2: a level measured in several rounds says its reasons with ranges ("36–38 %"); merging two such levels
+    read each range as two numbers and chained them ("36–38–71–82 %"). A range is one slot: the levels' min–max."""
+    a = "host busy (in 4 rounds, other processes used 36–38 % of one core during the visit (threshold 10 %))"
+    b = "host busy (in 4 rounds, other processes used 71–82 % of one core during the visit (threshold 10 %))"
+    c = "host busy (other processes used 90 % of one core during the visit (threshold 10 %))"
+    assert merged([a, b]) == a.replace("36–38", "36–82")
+    assert template(a) == template(b) != template(c)  # "in 4 rounds, " is a slot of its own: c is said apart
+    assert merged([b, b.replace("71–82", "75")]) == b
