@@ -232,8 +232,11 @@ def _plan_flags(values: tuple[str, ...], precisions: tuple[str, ...]) -> dict[st
 
 
 def typed_command() -> str | None:
-    """The ``builders build`` command line as typed and the folder it ran in (``cd DIR && builders build ...``),
-    for the index entries; ``None`` where the process is not that command (a test's runner)."""
+    """The ``builders build`` command line as typed and the folder it ran in (``cd DIR && /venv/bin/builders build
+    ...``), for the index entries; ``None`` where the process is not that command (a test's runner). The program is
+    the one that ran, by its absolute path: a bare ``builders`` is found only with the toolkit's virtual environment
+    active (s22z, Z-4: the advice printed ``builders build ...``, "command not found" in a new shell)."""
     if sys.argv[1:2] != ["build"]:
         return None
-    return f"cd {shlex.quote(str(Path.cwd()))} && {shlex.join(['builders', *sys.argv[1:]])}"
+    program = str(Path(sys.argv[0]).absolute()) if Path(sys.argv[0]).name == "builders" else "builders"
+    return f"cd {shlex.quote(str(Path.cwd()))} && {shlex.join([program, *sys.argv[1:]])}"

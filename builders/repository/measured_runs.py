@@ -102,10 +102,11 @@ def measured_words(repo: Path, ids: list[str], what: str = "it", results_dir: Pa
 
 def removed_words(repo: Path, ids: list[str], results_dir: Path = RESULTS_DIR) -> str:
     """:func:`measured_words` of a variant removed from ``repo`` (a build's stale variant, ``make clean``), with what
-    its removal costs the runs ``ids``: ``"the run s1 in /p/results measured it: its export-deployment, --resume and
-    compare refuse it now"``; ``"no run in /p/results measured it"``. Every line that removes a variant says it
-    (trial 24, T24-16)."""
-    lost = f": {agree(len(ids), 'its', 'their')} export-deployment, --resume and compare refuse it now" if ids else ""
+    its removal costs the runs ``ids``: ``"the run s1 in /p/results measured it: its export-deployment and --resume
+    refuse it now"``; ``"no run in /p/results measured it"``. Every line that removes a variant says it (trial 24,
+    T24-16). ``triton-perf compare`` is not named: it reads the runs' numbers and recorded file digests, not the
+    repository, and goes on comparing them (s22z, Z-9: the words said it refused)."""
+    lost = f": {agree(len(ids), 'its', 'their')} export-deployment and --resume refuse it now" if ids else ""
     return measured_words(repo, ids, results_dir=results_dir) + lost
 
 

@@ -150,8 +150,8 @@ def test_make_clean_names_the_runs_that_measured_the_variants_it_deletes(tmp_pat
     lines = _make(tree, "clean").splitlines()
     results = tree.resolve() / "results"
     assert (
-        f"deleted model_repository/{measured}/: the run run-1 in {results} measured it: its export-deployment, --resume "
-        "and compare refuse it now"
+        f"deleted model_repository/{measured}/: the run run-1 in {results} measured it: its export-deployment and --resume "
+        "refuse it now"
     ) in lines, lines
     assert f"no run in {results} measured the other 1 variant deleted" in lines, lines
     assert not (tree / "model_repository" / measured).exists() and (tree / "results/run-1/results.json").is_file()

@@ -106,4 +106,4 @@ def test_prune_names_the_runs_that_measured_what_it_drops(repo: Path, monkeypatc
     res = CliRunner().invoke(cli, ["prune", "-r", str(repo)], terminal_width=250)
     assert res.exit_code == 0, res.output
     said = " ".join(res.output.split())
-    assert f"{BB.name}: the run sweepA in " in said and "export-deployment, --resume and compare refuse it now" in said
+    assert f"{BB.name}: the run sweepA in " in said and "export-deployment and --resume refuse it now" in said
