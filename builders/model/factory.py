@@ -130,6 +130,21 @@ def split_factory(source: str) -> tuple[str, str]:
     return where, fn_name
 
 
+def recorded_source(source: str) -> str:
+    """``--model``'s factory as a build records it: a file's by its absolute path (``/home/me/m/net.py:make``), so the
+    in-process baseline, the precision study and ``triton-perf profile`` load it from any folder (s22z, Z-1: a build
+    run in the model's folder with ``--model net.py:make`` recorded that text, and a sweep run from the checkout
+    failed its eager baseline: "net.py does not exist"); ``package.module:factory`` as given. A manifest recording the
+    text as typed is the same source (:func:`builders.repository.build_folder.same_source`)."""
+    where, fn_name = split_factory(source)
+    return f"{Path(where).resolve()}:{fn_name}" if _is_file(where) else source
+
+
+def _is_file(where: str) -> bool:
+    """Whether the module part of ``--model``'s factory is a file path (not ``package.module``)."""
+    return where.endswith(".py") or os.sep in where or "/" in where
+
+
 def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
     """The factory ``--model`` names, imported (its module's top level runs here).
 
@@ -144,7 +159,7 @@ def import_factory(source: str) -> tuple[str, Callable[[], Any]]:
             cannot be imported (the message says which, what was expected and how to fix it).
     """
     where, fn_name = split_factory(source)
-    is_file = where.endswith(".py") or os.sep in where or "/" in where
+    is_file = _is_file(where)
     if is_file:
         _factory_file(source, where)
     try:

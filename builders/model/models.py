@@ -23,6 +23,7 @@ from builders.model.factory import (
     import_factory,
     looks_like_python_file,
     missing_model_file,
+    recorded_source,
 )
 from builders.model.forward_args import forward_names, input_binding
 from builders.model.spec import ModelSpec
@@ -186,7 +187,8 @@ def _resolve(source: Any, spec: ModelSpec | None, example_inputs: Any) -> tuple[
                 hint="the factory must return the model (an nn.Module), e.g. `def make(): return "
                 f"{module.__name__ if isinstance(module, type) else 'MyNet'}().eval()`",
             )
-        return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module, factory), source), None
+        recorded = recorded_source(source)  # a file by its absolute path: loaded again from any folder
+        return LoadedModel(fn_name, _eval(module), spec, "factory", _source_hash(module, factory), recorded), None
     if source not in BUILTIN_NAMES and looks_like_python_file(source):
         raise file_without_factory(source)
     b = get_builtin(source)

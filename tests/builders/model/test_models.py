@@ -341,3 +341,25 @@ def test_a_missing_path_without_factory_says_it_does_not_exist(tmp_path, monkeyp
         load_model(given, None)
     assert "does not exist" in e.value.message and "without the factory" not in e.value.message
     assert str(tmp_path) in (e.value.hint or "")
+
+
+def test_a_factory_file_is_recorded_by_its_absolute_path_and_loads_again_from_another_folder(tmp_path, monkeypatch):
+    """s22z, Z-1: a build run in the model's folder with ``--model net.py:make`` recorded ``net.py:make``, and the
+    sweep's in-process baseline, run from the checkout, failed: "net.py does not exist". The file is recorded by its
+    absolute path; a package's ``module:factory`` as given."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "net.py").write_text("import torch\n\ndef make():\n    return torch.nn.Linear(4, 2)\n")
+    monkeypatch.chdir(folder)
+    loaded = load_model("net.py:make", SPEC)
+    assert loaded.source == f"{folder.resolve()}/net.py:make"
+    elsewhere = tmp_path / "checkout"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert load_model(loaded.source, SPEC).fingerprint == loaded.fingerprint  # the baseline's load, from another folder
+    with pytest.raises(ModelSpecError, match="does not exist"):
+        load_model("net.py:make", SPEC)  # the text as typed: found only in the model's folder
+
+
+def test_a_package_factory_is_recorded_as_given(user_package):
+    assert load_model(f"{user_package}:make", SPEC).source == f"{user_package}:make"
