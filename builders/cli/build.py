@@ -238,5 +238,11 @@ def typed_command() -> str | None:
     active (s22z, Z-4: the advice printed ``builders build ...``, "command not found" in a new shell)."""
     if sys.argv[1:2] != ["build"]:
         return None
-    program = str(Path(sys.argv[0]).absolute()) if Path(sys.argv[0]).name == "builders" else "builders"
-    return f"cd {shlex.quote(str(Path.cwd()))} && {shlex.join([program, *sys.argv[1:]])}"
+    ran = Path(sys.argv[0])
+    if ran.name == "builders":
+        program = [str(ran.absolute())]
+    elif ran.parts[-3:] == ("builders", "cli", "main.py"):  # `python -m builders.cli.main build ...` (make demo's)
+        program = [sys.executable, "-m", "builders.cli.main"]
+    else:
+        program = ["builders"]
+    return f"cd {shlex.quote(str(Path.cwd()))} && {shlex.join([*program, *sys.argv[1:]])}"

@@ -32,6 +32,8 @@ def test_the_build_records_its_command_as_typed_in_its_folder(tmp_path: Path, mo
     )  # the program that ran, by its path: a bare `builders` is not found outside the activated .venv (s22z, Z-4)
     monkeypatch.setattr(sys, "argv", [".venv/bin/builders", *TYPED])
     assert typed_command().startswith(f"cd {tmp_path} && {tmp_path}/.venv/bin/builders build ")  # type: ignore[union-attr]
+    monkeypatch.setattr(sys, "argv", ["/ck/builders/cli/main.py", *TYPED])  # make demo's `python -m builders.cli.main`
+    assert typed_command().startswith(f"cd {tmp_path} && {sys.executable} -m builders.cli.main build ")  # type: ignore[union-attr]
     variant = Variant("tinyvit", "onnx")
     assert IndexEntry.of(variant, "python", "/b", command).params["build_command"] == command
     assert "build_command" not in IndexEntry.of(variant, "python", "/b").params  # built from Python: none known
