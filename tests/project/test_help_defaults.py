@@ -45,6 +45,16 @@ def test_infer_repository_default(monkeypatch: pytest.MonkeyPatch) -> None:
     assert clients.infer  # the module the fake signature lives on
 
 
+def test_prune_repository_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """builders prune -r [default: model_repository]: the repository in the current folder."""
+    import builders.repository.writer
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model_repository").mkdir()
+    seen = run_recorded(monkeypatch, builders.repository.writer, "prune_index", "builders", ["prune"])
+    assert seen["args"] == (Path("model_repository"),)
+
+
 def test_target_triton_default(monkeypatch: pytest.MonkeyPatch) -> None:
     """--target-triton [default: 24.10]: the release whose TensorRT image --print-trtexec prints."""
     import builders.cli.build

@@ -164,4 +164,5 @@ CHECKED_ELSEWHERE = {
     ("clients", "infer", "repository"),  # test_infer_repository_default
     ("clients", "infer", "seed"),  # test_infer_seed_default
     ("builders", "build", "target_triton"),  # test_target_triton_default
+    ("builders", "prune", "repository"),  # test_prune_repository_default
 }
