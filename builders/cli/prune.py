@@ -9,7 +9,6 @@ import click
 
 from builders.repository.missing import DEFAULT_REPOSITORY, repository_not_found
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
-from core.wording import count
 
 
 @click.command("prune", cls=ToolkitCommand, context_settings=CONTEXT_SETTINGS)
@@ -30,20 +29,17 @@ def prune(repository: Path) -> None:
     NAME_v2_* too), then run this. `builders validate` names the entries it would drop; every
     build drops them too.
     """
-    from builders.repository.measured_runs import measured_words, measuring_runs, removed_words
-    from builders.repository.writer import prune_index
+    from builders.repository.records import INDEX_FILE
+    from builders.repository.writer import dropped_lines, prune_index
 
     if not repository.is_dir():
         raise repository_not_found(repository)
+    if not (repository / INDEX_FILE).is_file():  # not "index.json lists no variant ..." (s22z, Z-17)
+        click.echo(f"{repository} holds no {INDEX_FILE} (no `builders build` wrote into it): nothing to drop")
+        return
     gone = prune_index(repository)
     if not gone:
-        click.echo(f"{repository}/index.json lists no variant whose folder is gone: nothing to drop")
+        click.echo(f"{repository}/{INDEX_FILE} lists no variant whose folder is gone: nothing to drop")
         return
-    click.echo(f"dropped from {repository}/index.json ({count(len(gone), 'variant')} whose folder is gone): {', '.join(gone)}")
-    # the runs that measured them, as make clean names them (trial 27, T27-13: prune said none)
-    runs = measuring_runs(repository, gone)
-    for name in (n for n in gone if n in runs):
-        click.echo(f"  {name}: {removed_words(repository, runs[name])}")
-    rest = sum(1 for n in gone if n not in runs)
-    if rest:
-        click.echo("  " + measured_words(repository, [], "them" if rest == len(gone) else f"the other {count(rest, 'variant')}"))
+    for line in dropped_lines(repository, gone):  # with the runs that measured them (trial 27, T27-13)
+        click.echo(line)

@@ -17,10 +17,9 @@ import sys
 from pathlib import Path
 
 from builders.repository.build_lock import holder
-from builders.repository.measured_runs import measured_words, measuring_runs, removed_words
+from builders.repository.measured_runs import removal_lines
 from core.errors import RecordError
 from core.names import read_text
-from core.wording import count
 
 #: The folders a build writes, relative to where ``make`` runs (the checkout's root).
 BUILDS, REPOSITORY, INDEX = Path("builds"), Path("model_repository"), "index.json"
@@ -109,14 +108,9 @@ def clean(root: Path) -> Cleaned:
 
 
 def _runs_lines(repo: Path, names: list[str]) -> list[str]:
-    """:attr:`Cleaned.runs` of deleting the variant folders ``names`` of ``repo``."""
-    if not names:
-        return []
-    runs = measuring_runs(repo, names)
-    lines = [f"deleted {REPOSITORY / n}/: {removed_words(repo, runs[n])}" for n in names if n in runs]
-    rest = len(names) - len(lines)
-    what = "them" if not lines else f"the other {count(rest, 'variant')} deleted"
-    return lines + ([measured_words(repo, [], what)] if rest else [])
+    """:attr:`Cleaned.runs` of deleting the variant folders ``names`` of ``repo``
+    (:func:`builders.repository.measured_runs.removal_lines`)."""
+    return [f"deleted {REPOSITORY / n}/: {words}" if n else words for n, words in removal_lines(repo, names, " deleted")]
 
 
 def _folders(builds: Path) -> list[Path]:

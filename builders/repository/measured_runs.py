@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from builders.repository.build_lock import repository_lock
-from core.wording import agree
+from core.wording import agree, count
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,22 @@ def removed_words(repo: Path, ids: list[str], results_dir: Path = RESULTS_DIR) -
     repository, and goes on comparing them (s22z, Z-9: the words said it refused)."""
     lost = f": {agree(len(ids), 'its', 'their')} export-deployment and --resume refuse it now" if ids else ""
     return measured_words(repo, ids, results_dir=results_dir) + lost
+
+
+def removal_lines(repo: Path, names: list[str], done: str = "") -> list[tuple[str | None, str]]:
+    """What removing variants ``names`` of ``repo`` costs the runs that measured them: ``(name, removed_words)`` for each
+    variant a run measured, in the order given, then ``(None, "no run in /p/results measured them")`` (or "the other 2
+    variants``, then ``done``: ``" deleted"``) for the rest. The one source of the runs lines of every command that deletes or drops variants
+    (``make clean``, ``builders prune``, ``builders remove``, a build dropping entries whose folder is gone); each
+    prefixes a line with the name as it says it."""
+    if not names:
+        return []
+    runs = measuring_runs(repo, names)
+    lines: list[tuple[str | None, str]] = [(n, removed_words(repo, runs[n])) for n in names if n in runs]
+    rest = len(names) - len(lines)
+    if rest:
+        lines.append((None, measured_words(repo, [], "them" if not lines else f"the other {count(rest, 'variant')}{done}")))
+    return lines
 
 
 def run_files(repo: Path, results_dir: Path) -> list[Path]:

@@ -31,12 +31,12 @@ from builders.model.artifact_signature import ArtifactIO
 from builders.model.spec import ModelSpec
 from builders.repository.build_folder import MODEL_FIELDS, identity_differences
 from builders.repository.build_lock import repository_lock
-from builders.repository.measured_runs import measured_words, measuring_runs, removed_words
+from builders.repository.measured_runs import measured_words, measuring_runs, removal_lines, removed_words
 from builders.repository.records import INDEX_FILE, INDEX_KIND, BuildManifest, IndexEntry, RepositoryIndex
 from core import formats
 from core.errors import ConfigError, RecordError
 from core.records import load_record, write_record
-from core.wording import agree
+from core.wording import agree, count
 
 log = logging.getLogger(__name__)
 
@@ -317,8 +317,11 @@ def drop_stale_variants(
     repos = [(Path(repo), list(written))]
     if earlier_repo and Path(earlier_repo).is_dir() and Path(earlier_repo).resolve() != Path(repo).resolve():
         repos.append((Path(earlier_repo), []))
-    for folder, done in repos:
+    for i, folder_done in enumerate(repos):
+        folder, done = folder_done
         stale = stale_variants(folder, build, exports, done, recorded if other_model else None)
+        if i == 0 or stale:  # the index update below (or the build's) drops them: each named (s22z, Z-17)
+            lines += gone_lines(folder)
         runs = measuring_runs(folder, stale)  # each removal names the runs that measured it (trial 24, T24-16)
         for name, why in stale.items():
             shutil.rmtree(folder / name)
@@ -327,6 +330,26 @@ def drop_stale_variants(
         if stale:
             update_index(folder, [])
     return lines
+
+
+def gone_lines(repo: Path) -> list[str]:
+    """One line per entry of ``repo``'s index whose variant folder is gone (removed by hand), which the next index
+    update drops, with the runs that measured it (:func:`~builders.repository.measured_runs.removal_lines`, the words
+    of ``builders prune``); none when the index cannot be read (s22z, Z-17: a build dropped them without a word)."""
+    try:
+        gone = sorted(n for n in read_index_entries(repo) if not (repo / n).is_dir())
+    except RecordError:
+        return []
+    return dropped_lines(repo, gone)
+
+
+def dropped_lines(repo: Path, gone: list[str]) -> list[str]:
+    """What dropping the index entries ``gone`` of ``repo`` (their folders removed by hand) is said in: one line naming
+    them, then the runs that measured each (``builders prune``'s words, and a build's); none for none."""
+    if not gone:
+        return []
+    lead = f"dropped from {repo / INDEX_FILE} ({count(len(gone), 'variant')} whose folder is gone): {', '.join(gone)}"
+    return [lead] + [f"  {n}: {w}" if n else f"  {w}" for n, w in removal_lines(repo, gone)]
 
 
 def prune_index(repo: Path) -> list[str]:

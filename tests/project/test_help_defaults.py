@@ -51,6 +51,7 @@ def test_prune_repository_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model_repository").mkdir()
+    (tmp_path / "model_repository" / "index.json").write_text("{}")  # without one, prune says so and drops nothing
     seen = run_recorded(monkeypatch, builders.repository.writer, "prune_index", "builders", ["prune"])
     assert seen["args"] == (Path("model_repository"),)
 

@@ -107,3 +107,26 @@ def test_prune_names_the_runs_that_measured_what_it_drops(repo: Path, monkeypatc
     assert res.exit_code == 0, res.output
     said = " ".join(res.output.split())
     assert f"{BB.name}: the run sweepA in " in said and "export-deployment and --resume refuse it now" in said
+
+
+def test_a_build_names_the_entries_it_drops(repo: Path) -> None:
+    """s22z, Z-17: a build into the repository dropped the entries whose folder is gone without a word (prune names
+    them, with the runs that measured them); the build's lines come from drop_stale_variants, before its index update."""
+    from builders.repository.writer import drop_stale_variants
+
+    build = repo.parent / "builds" / "aa"
+    lines = drop_stale_variants(repo, build, [], [AA.name])
+    assert lines[0] == f"dropped from {repo / INDEX_FILE} (1 variant whose folder is gone): {BB.name}", lines
+    assert lines[1].startswith("  no run in ") and lines[1].endswith("measured them"), lines
+
+
+def test_prune_of_a_folder_without_an_index_says_so(tmp_path: Path) -> None:
+    """s22z, Z-17: `builders prune -r DIR` without DIR/index.json said "DIR/index.json lists no variant whose folder
+    is gone"."""
+    from click.testing import CliRunner
+
+    from builders.cli.main import cli
+
+    (tmp_path / "empty").mkdir()
+    res = CliRunner().invoke(cli, ["prune", "-r", str(tmp_path / "empty")], terminal_width=250)
+    assert res.exit_code == 0 and f"{tmp_path / 'empty'} holds no index.json" in res.output, res.output
