@@ -29,7 +29,8 @@ def request_shape(dims: Sequence[int | str], batch: int | Sequence[int] | None) 
     Args:
         dims: The per-sample dims (no batch axis; for a model that does not batch, the config's dims).
         batch: The rows of each request (``-b``; several: a sweep's ``--batch-sizes``, said
-            ``"[b, 1, 8000] (batch b = 1, 4 × [1, 8000] per sample)"``), or ``None`` for a model that does
+            ``"[b, 1, 8000] (batch b × [1, 8000] per sample, b ∈ {1, 4})"``: s22z, Z-8, ``"batch b = 1, 4 × [1, 8000]"``
+            read as "1, and 4 × [1, 8000]"), or ``None`` for a model that does
             not batch (``max_batch_size: 0``): a request is its config's dims, said ``"[1, 8000] (max_batch_size 0:
             the whole request)"``.
     """
@@ -37,8 +38,8 @@ def request_shape(dims: Sequence[int | str], batch: int | Sequence[int] | None) 
         return f"{dims_text(dims)} (max_batch_size 0: the whole request)"
     sizes = [batch] if isinstance(batch, int) else list(dict.fromkeys(batch))
     b = str(sizes[0]) if len(sizes) == 1 else "b"
-    said = b if len(sizes) == 1 else f"b = {', '.join(map(str, sizes))}"
-    return f"{dims_text([b, *dims])} (batch {said} × {dims_text(dims)} {PER_SAMPLE})"
+    each = "" if len(sizes) == 1 else f", b ∈ {{{', '.join(map(str, sizes))}}}"
+    return f"{dims_text([b, *dims])} (batch {b} × {dims_text(dims)} {PER_SAMPLE}{each})"
 
 
 def per_sample_shape(dims: Sequence[int | str], batching: bool = True) -> str:

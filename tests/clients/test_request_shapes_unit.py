@@ -36,7 +36,7 @@ def _opening(batch_sizes: tuple[int, ...], config: dict = CONFIG, spec: ModelSpe
 
 def test_the_words_of_one_shape():
     assert request_shape([1, 2000], 4) == "[4, 1, 2000] (batch 4 × [1, 2000] per sample)"
-    assert request_shape([1, "span"], [1, 4, 4]) == "[b, 1, span] (batch b = 1, 4 × [1, span] per sample)"
+    assert request_shape([1, "span"], [1, 4, 4]) == "[b, 1, span] (batch b × [1, span] per sample, b ∈ {1, 4})"
     assert request_shape([3, 2000], None) == "[3, 2000] (max_batch_size 0: the whole request)"
     assert per_sample_shape([1, 2000]) == "[1, 2000] per sample"
 
@@ -48,7 +48,8 @@ def test_the_sweep_and_clients_infer_say_one_request_in_the_same_words():
     sweep = _opening((4,))
     assert sweep.startswith(f"inputs sent per request (sonar_onnx_cpu1): pulse {said} float32")  # was "pulse [1, 2000]"
     assert _opening((1,)).startswith("inputs sent per request (sonar_onnx_cpu1): pulse [1, 1, 2000] (batch 1 × [1, 2000]")
-    assert "pulse [b, 1, 2000] (batch b = 1, 4 × [1, 2000] per sample)" in _opening((1, 4))
+    # the sizes of b said apart from the dims (s22z, Z-8: "batch b = 1, 4 × [1, 2000]" read as "1, and 4 × [...]")
+    assert "pulse [b, 1, 2000] (batch b × [1, 2000] per sample, b ∈ {1, 4})" in _opening((1, 4))
 
 
 def test_a_model_that_does_not_batch_and_a_typed_shape_say_what_their_dims_are():
