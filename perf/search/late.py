@@ -148,11 +148,9 @@ def late(
         if i >= k
     ]
     if not k:  # the console's line: when, what was left, who the group holds and the costs, said once (T25: ~1,800 chars)
-        needs = ", ".join(f"{c.variant} {fmt(c.need_s, d)} s" for c in cuts)
         said = (
-            f"{count(len(cuts), 'variant')} not measured: {when} {left} were left; a final group (each with the more "
-            f"promising cut ones before it{' and ' + tie_said if tie_said else ''}) needs about {needs} for "
-            f"{rounds(1)} a verdict needs ({costs})"
+            f"{count(len(cuts), 'variant')} not measured: {when} {left} were left; a final group"
+            f"{' with ' + tie_said if tie_said else ''} needs about {_growing(cuts, d)} for {rounds(1)} a verdict needs ({costs})"
             if len({rounds(i + 1) for i in range(len(cut))}) == 1 and not measured
             else ""
         )
@@ -163,6 +161,13 @@ def late(
         f"{fmt(cost(k), 0)} s for {rounds(k)} a verdict needs ({costs})"
     )
     return Late(list(cut[:k]), cost(k), reason, cuts)
+
+
+def _growing(cuts: Sequence[Cut], digits: int) -> str:
+    """What a final group of the first 1, 2... cut variants needs: ``"60 s (`a`) or 81 s (with `b` too)"`` (s22z,
+    Z-11: ``"needs about a 60 s, b 81 s"`` read the names as part of the words around them)."""
+    said = [f"{fmt(c.need_s, digits)} s (" + (f"with `{c.variant}` too)" if i else f"`{c.variant}`)") for i, c in enumerate(cuts)]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} or {said[-1]}"
 
 
 def _with(before: int, tie_set: str) -> str:

@@ -63,7 +63,12 @@ def inputs_text(plan: VariantPlan, spec: Any, opts: SweepOptions) -> str | None:
     text = ", ".join(parts) or "no inputs"
     if swept:
         said = [workload_text(s, None) for s in swept]
-        return text + f"; swept (--shapes): {', '.join(said)}, each a level of its own"
+        # one workload is sent at every level; several are each a level of their own (s22z, Z-11: "each" of one)
+        return (
+            text
+            + f"; swept (--shapes): {', '.join(said)}, "
+            + ("each a level of its own" if len(said) > 1 else "sent at every level")
+        )
     how = describe_dynamic(plan.config, spec, opts.shapes)
     return text + (f" — {how}" if how else "")
 

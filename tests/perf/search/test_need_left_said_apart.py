@@ -85,3 +85,17 @@ def test_the_end_of_the_rounds_and_a_timed_round_say_the_need_over_the_time_left
         words = OutOfTime(left + 0.3, left).words()
         m = re.search(rf"an estimated {NUM} s, would end after the time budget \({NUM} s left\)", words)
         assert m and _num(m[1]) > _num(m[2]), words
+
+
+def test_the_console_line_of_a_final_group_says_each_need_with_the_variants_it_holds() -> None:
+    """s22z, Z-11: "a final group (...) needs about twoin_onnx_cpu1_db500_mbs4 60 s, twoin_ts_cpu1_nodb_mbs4 81 s for
+    the 6 rounds" read the names as part of the words around them: each need is said with who the group holds."""
+    said = lates.late(["first_cut", "second_cut"], ["t1", "t2"], 3, [3], 4.3, 1.1, 5.0).said
+    m = re.search(
+        rf"a final group with the tie set `t1`, `t2` needs about {NUM} s \(`first_cut`\) or {NUM} s \(with "
+        r"`second_cut` too\) for the 6 rounds a verdict needs",
+        said,
+    )
+    assert m, said
+    assert _num(m[2]) > _num(m[1]) > 5.0, said
+    assert "first_cut " not in said and "second_cut " not in said, said  # a name never read into the words

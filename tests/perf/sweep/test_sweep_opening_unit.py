@@ -76,6 +76,8 @@ def test_the_inputs_are_said_per_group_of_variants():
         "[8] per sample) float32; swept"
     )
     assert "128" not in swept[0]
+    one = input_lines({"f": VariantPlan("f", LEVELS, config=config, shapes=("time=16..512",))}, {"f": two}, _opts())
+    assert one[0].endswith("; swept (--shapes): time=16..512 (mixed), sent at every level")  # s22z, Z-11: "each" of one
     data = input_lines({"e": VariantPlan("e", LEVELS, config=CONFIG)}, {"e": SPEC}, _opts(input_data=Path("d.json")))
     assert data == ["inputs sent per request (e): your --input-data d.json (its shapes and values)"]
 
