@@ -25,6 +25,7 @@ from core.options import option
 from core.precision import PRECISION_NAMES
 from core.wording import count
 from perf.cli.baseline_time import duration, estimate_options, estimate_words, profile_words
+from perf.cli.report import say_outdated
 from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
 from perf.profile.stopped import BaselineInterrupted, ProfileInterrupted, interrupted_profile_text, interrupted_text
@@ -210,6 +211,8 @@ def baseline(
             say(cut)
         click.echo("\n".join(profile_section(profile, operators=None)))
         click.echo(profile_line(profile, stored, time.monotonic() - started, trace=trace, precision=bool(precisions)))
+    if is_run:  # its report.md, of the run before this baseline, says so at its top (s22z, Z-13)
+        say_outdated(target)
 
 
 def _interrupted(stop: BaselineInterrupted, out: Path | None, earlier: BaselineResult | None, profile: bool) -> None:

@@ -16,6 +16,7 @@ from core.errors import PerfError, ToolkitError
 from core.flag_refusals import Unread, parse_flag, refuse_unread
 from core.options import given, option
 from core.wording import of
+from perf.cli.report import say_outdated
 from perf.cli.runs import RunFolder
 from perf.sweep.options import SweepOptions
 from perf.sweep.server import server_record
@@ -209,6 +210,7 @@ def _measure(
             click.echo(line)
         for name in kept_held:
             click.echo(held_line(run, run.variant(name).cold_start))  # type: ignore[union-attr,arg-type]
+        say_outdated(into)  # its report.md, of the run before this cold start, says so at its top (s22z, Z-13)
     if stopped or late:
         click.secho(interrupted_line(names, records, stopped), fg="yellow")
         raise SystemExit(EXIT_INTERRUPTED)

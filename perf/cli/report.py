@@ -96,6 +96,7 @@ def print_summary(run: RunResult, run_dir: Path, budget: float | None, percentil
     with interrupted_report(run_dir, writing=False):
         _say_summary(run, Path(run_dir), budget, percentile, TOP_N, stale_bundles(Path(run_dir), run))
         click.echo(f"not written (--no-report): {NOT_WRITTEN}; `triton-perf report {run_dir}` writes them")
+        say_outdated(run_dir)
 
 
 def _say_summary(run: RunResult, run_dir: Path, budget: float | None, percentile: int | None, top: int, stale: list[str]) -> None:
@@ -127,6 +128,17 @@ def _say_summary(run: RunResult, run_dir: Path, budget: float | None, percentile
         click.echo(fold_clauses(view.recommendation))
 
 
+def say_outdated(run_dir: Path, coloc: bool = False) -> None:
+    """Say a report of the run written from an earlier state of its record (:func:`perf.report_state.outdated_text`,
+    marked so at its top): the end of every command that saved the record and wrote no report (s22z, Z-13)."""
+    from perf.records.colocation import COLOCATION_FILE
+    from perf.records.results import RESULTS_FILE
+    from perf.report_state import outdated_text
+
+    if (text := outdated_text(Path(run_dir), COLOCATION_FILE if coloc else RESULTS_FILE)) is not None:
+        click.secho(fold_clauses(text), fg="yellow", err=True)
+
+
 #: What ``colocate --no-report`` leaves out, its help's words and the line it ends with (:data:`NOT_WRITTEN`).
 COLOCATION_NOT_WRITTEN = "report.md and its trade-off plot"
 
@@ -139,6 +151,7 @@ def print_colocation_report(run_dir: Path, write: bool = True) -> None:
 
     if not write:
         click.echo(f"not written (--no-report): {COLOCATION_NOT_WRITTEN}; `triton-perf report {run_dir}` writes them")
+        say_outdated(run_dir, coloc=True)
         return
     before = _files(Path(run_dir))
     click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)

@@ -20,7 +20,7 @@ from core.cli import console as make_console
 from core.console import ignore_further_interrupts
 from core.options import OptionSpec, build, given_fields, panel, specs
 from core.wording import count, fold_clauses, of
-from perf.cli.report import NOT_WRITTEN, print_report, print_summary
+from perf.cli.report import NOT_WRITTEN, print_report, print_summary, say_outdated
 from perf.cli.runs import OptionsOnlyCommand, run_named
 from perf.cli.sweep_flags import refuse_unread_sweep
 from perf.cli.sweep_progress import SweepProgress
@@ -174,6 +174,7 @@ def sweep(ctx: click.Context, resume: str | None, allow_failed_variants: bool, n
         cut = " in the in-process baseline, after the measurements on the server had ended" if sw.stopped_in_baseline else ""
         said = interrupted_text(sw.run_dir, again, resume, holds, cut)  # what it stopped named (trial 24, T24-17)
         console.print(f"[yellow]{escape(fold_clauses(said))}[/yellow]")
+        say_outdated(sw.run_dir)  # a resume's earlier report.md says so at its top (s22z, Z-13)
         raise SystemExit(EXIT_INTERRUPTED) from None
     _finish(ctx, sw, run, console, allow_failed_variants, no_report)
 

@@ -31,6 +31,7 @@ from core.records import RecordKind, load_record, write_record
 from perf.records.build_check import BuildCheck
 from perf.records.colocation_measured import ColocationVisit, GpuMemory
 from perf.records.results import RESULTS_FILE
+from perf.report_state import mark_outdated
 
 _CONFIG = ConfigDict(extra="ignore")
 
@@ -286,8 +287,11 @@ COLOCATION_KIND: RecordKind[ColocationRecord] = RecordKind(
 
 
 def save(record: ColocationRecord, run_dir: Path) -> Path:
-    """Write ``run_dir/colocation.json`` atomically; returns its path."""
-    return write_record(Path(run_dir) / COLOCATION_FILE, COLOCATION_KIND, record)
+    """Write ``run_dir/colocation.json`` atomically; returns its path. A report written from an earlier state of the
+    run is marked out of date (:func:`perf.report_state.mark_outdated`)."""
+    path = write_record(Path(run_dir) / COLOCATION_FILE, COLOCATION_KIND, record)
+    mark_outdated(Path(run_dir), COLOCATION_FILE)  # s22z, Z-13
+    return path
 
 
 def load(run_dir: Path) -> ColocationRecord:

@@ -64,6 +64,7 @@ from perf.records.rounds import RoundsRecord
 from perf.records.search import SearchRecord
 from perf.records.servers import MeasuringServer
 from perf.records.settings import Environment, MeasureSettings, SweepSettings
+from perf.report_state import mark_outdated
 
 SCHEMA_VERSION = 3
 RESULTS_FILE = "results.json"
@@ -279,9 +280,11 @@ def new_run_id() -> str:
 
 def save(run: RunResult, run_dir: Path) -> Path:
     """Write ``results.json`` atomically (temp file + rename) and ``flat.csv``; returns the JSON path. Called after
-    every level, so an interrupted sweep keeps everything measured so far."""
+    every level, so an interrupted sweep keeps everything measured so far. A report written from an earlier state of
+    the run is marked out of date (:func:`perf.report_state.mark_outdated`)."""
     path = write_record(Path(run_dir) / RESULTS_FILE, RESULTS_KIND, run)
     write_flat_csv(run, Path(run_dir) / FLAT_FILE)
+    mark_outdated(Path(run_dir), RESULTS_FILE)  # a report of an earlier state says so (s22z, Z-13)
     return path
 
 

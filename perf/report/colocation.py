@@ -30,6 +30,7 @@ from perf.records.colocation import ColocationRecord, step_number
 from perf.records.provenance import as_said
 from perf.report.colocation_gpu import gpu_section
 from perf.report.sections.said import colocation_note
+from perf.report_state import record_written
 
 REPORT_FILE = "report.md"
 RIGHT: Align = "right"
@@ -48,6 +49,7 @@ def write_report(run_dir: Path) -> Path:
     lines = report_lines(record, Path(run_dir).parent)
     at = next((i for i, ln in enumerate(lines) if ln == "## Every combination measured"), len(lines))
     write_kept(path, "\n".join([*lines[:at], *plot, *lines[at:]]) + "\n")  # an edited one kept aside (T25-17)
+    record_written(Path(run_dir), Path(run_dir) / colocation.COLOCATION_FILE)  # told out of date when it changes (Z-13)
     return path
 
 

@@ -32,7 +32,7 @@ from perf.analysis.stats.points import Point, run_points
 from perf.markdown import APPENDIX_FILE, LIST_LIMIT, TOP_N, write_kept
 from perf.plots import figures as plots
 from perf.records.measured_files import rebuilt_text
-from perf.records.results import RunResult, load
+from perf.records.results import RESULTS_FILE, RunResult, load
 from perf.records.unfinished import unfinished_text
 from perf.records.workloads import split_by_workload
 from perf.report import html as report_html
@@ -60,6 +60,7 @@ from perf.report.sections.tables import (
     pick_levels,
     request_rate_table,
 )
+from perf.report_state import record_written
 from perf.sweep.refused_run import refused_flags_text
 
 log = logging.getLogger(__name__)
@@ -337,5 +338,6 @@ def write_report(
     lines = pointed(lines, write_appendix(run, out, rec, points, effects, inters, up, details, moved, whole))
     path = out / REPORT_FILE
     write_kept(path, "\n".join(lines) + "\n")  # an edited one kept aside (trial 25, T25-17)
+    record_written(out, run_dir / RESULTS_FILE)  # the state it is of: a later save marks it out of date (s22z, Z-13)
     log.info("report written to %s", path)
     return path
