@@ -66,7 +66,12 @@ def match_workload(view: RunResult, text: str) -> str | None:
     batches = batch_sizes_swept(view)  # one batch size: the labels leave it out, a user may still write it
     implied = frozenset({f"b={batches[0]}"} if len(batches) == 1 else ())
     given = _parts(text)
+    _one_at_a_time(text)
     measured = labels or _labels(view) or [only_workload(view)]
+    fixed = {a: n for a, n in _fixed_sizes(view).items() if not any(p.startswith(f"{a}=") for w in labels for p in _parts(w))}
+    # a size every level was measured at may be written (s22z, Z-18: 'H=32,b=1' of a run at H=32 was refused)
+    given = frozenset(p for p in given if p.partition("=")[::2] not in fixed.items()) if labels else given
+    other = {a: s for a, _, s in (p.partition("=") for p in given) if a in fixed and s != fixed[a]}
     if given and labels:
         found = next((w for w in labels if _parts(w) - implied == given - implied), None)
         if found is not None:
@@ -76,14 +81,46 @@ def match_workload(view: RunResult, text: str) -> str | None:
     why_one = f"{measured[0]}" if _labels(view) else f"{measured[0]} (no --shapes sizes, one --batch-sizes)"
     have = "; ".join(labels) if labels else f"one workload only, {why_one}"
     axes = [p.split("=")[0].strip() for p in given if "=" in p]
-    valid = dict.fromkeys([*(p.split("=")[0] for w in measured for p in _parts(w) if "=" in p), "b"])
+    valid = dict.fromkeys([*(p.split("=")[0] for w in measured for p in _parts(w) if "=" in p), *fixed, "b"])
     typo = unknown_names_error("--workload", axes, valid, kind="axis", owner="its workloads")
     why = f": {typo.message.split(';')[0]}" if typo is not None else ""  # "'tme' (did you mean 'time'?) names no axis of ..."
+    if other and labels:  # an axis the run did not sweep, at another size than its levels were measured at
+        why += ": " + ", ".join(f"{a} was {fixed[a]} at every level, not {s}" for a, s in other.items())
     hint = f"give one of them as the tables write it, e.g. --workload '{measured[-1]}'"
     if not labels:
         hint = f"leave --workload out (the bundle is for the run's one workload), or give it as --workload '{measured[0]}'"
     named = f"{text!r} is not a client workload of run {view.run_id}" if given else f"{text!r} names no client workload"
     raise FlagError(f"{named}{why}{'; ' if why else ': '}it measured {have}", flag="--workload", hint=hint)
+
+
+def _fixed_sizes(view: RunResult) -> dict[str, str]:
+    """The size of each dynamic axis every measured series of ``view`` sent the same (``{"H": "32"}``: an axis the run
+    did not sweep, at its build's opt size or the --shape given), from their records (``VariantResult.dynamic_axes``)."""
+    said = [dict(AXIS_SIZE.findall(v.dynamic_axes or "")) for v in view.variants if v.levels]
+    return {a: n for a, n in said[0].items() if all(d.get(a) == n for d in said)} if said else {}
+
+
+def _one_at_a_time(text: str) -> None:
+    """Refuse a ``--workload`` that names one axis twice (``b=4,b=1``: s22z, Z-18, "not a client workload" said
+    nothing of why): a bundle is for one workload.
+
+    Raises:
+        FlagError: naming the axis and its sizes, and one workload to give.
+    """
+    sizes: dict[str, list[str]] = {}
+    for part in text.split(","):
+        axis, _, size = part.replace(MIXED_WORD, "").strip(" []").partition("=")
+        sizes.setdefault(axis.strip(), []).append(size.strip())
+    twice = {a: s for a, s in sizes.items() if len(s) > 1}
+    if twice:
+        axis, values = next(iter(twice.items()))
+        raise FlagError(
+            f"--workload {text!r} names {axis} {len(values)} times ({', '.join(f'{axis}={v}' for v in values)}): "
+            "a deployment bundle is for one client workload",
+            hint=f"give one workload at a time, e.g. --workload '{axis}={values[0]}', and export another bundle for each "
+            "other workload (--out another folder)",
+            flag="--workload",
+        )
 
 
 def other_picks(view: RunResult, rec: Recommendation, chosen: str, label: str, of_series: dict[str, str]) -> str | None:

@@ -143,3 +143,37 @@ def test_the_runs_recommendation_is_computed_once_per_bundle(named: str | None, 
     chosen = choose_variant(_run(), named)
     assert chosen.workloads is not None  # every step that reads the run's ranking ran
     assert [fit for fit in calls if fit is None] == [None]
+
+
+def _two_batch_sizes_run():
+    """A run without --shapes at --batch-sizes 1,4: every level at the build's opt size H=32 (s22z, Z-18)."""
+    axes = "H=32 (the build's opt size of axis H); W=32 (the build's opt size of axis W)"
+    variants = [
+        variant_result(
+            params=p,
+            levels=[level_result(c, SPEED[p["name"], 1000] * c * b, 5.0 * c, batch_size=b) for b in (1, 4) for c in (1, 2)],
+            dynamic_axes=axes,
+        )
+        for p in (NODB, DB)
+    ]
+    return run_result(variants, settings={"latency_budget_ms": 30.0}, finished="then")
+
+
+def test_a_workload_may_name_the_sizes_every_level_was_measured_at() -> None:
+    """s22z, Z-18: `--workload H=32,b=1` of a run at H=32 and --batch-sizes 1,4 was refused "'H' names no axis of
+    its workloads"; a size the run did not sweep is written as every level was measured, another size is said so."""
+    plain = choose_variant(_two_batch_sizes_run(), workload_text="b=1")
+    for text in ("H=32,b=1", "b=1, W=32, H=32"):
+        named = choose_variant(_two_batch_sizes_run(), workload_text=text)
+        assert (named.variant, named.level) == (plain.variant, plain.level)
+    with pytest.raises(FlagError, match=r"^'H=64,b=1' is not a client workload of run r: H was 32 at every level, not 64"):
+        choose_variant(_two_batch_sizes_run(), workload_text="H=64,b=1")
+
+
+def test_a_workload_names_one_workload_at_a_time() -> None:
+    """s22z, Z-18: `--workload b=4,b=1` got the generic "not a client workload"."""
+    with pytest.raises(
+        FlagError, match=r"^--workload 'b=4,b=1' names b 2 times \(b=4, b=1\): a deployment bundle is for one"
+    ) as e:
+        choose_variant(_two_batch_sizes_run(), workload_text="b=4,b=1")
+    assert e.value.flag == "--workload" and "give one workload at a time, e.g. --workload 'b=4'" in (e.value.hint or "")
