@@ -17,7 +17,7 @@ AXIS_FORM = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*=\s*(\d+(?:\s*,\s*\d+)*)\s*$")
 class AxisForm(ClientError):
     """A ``--shape`` typed in ``--shapes``' ``AXIS=SIZE`` form (trial 26, T26-14: ``--shape time=4000`` was told only
     "is not NAME:dims ... e.g. --shape input_ids:128"). Its words say the form; where the model is known,
-    :func:`clients.shapes.axis_form_refusal` says the ``NAME:dims`` to give, built from the model's config.
+    :func:`clients.shape_refusals.axis_form_refusal` says the ``NAME:dims`` to give, built from the model's config.
 
     Attributes:
         text: The flag's value as typed.

@@ -287,7 +287,7 @@ def _refuse_axis_form(error: click.BadParameter, shapes: tuple[str, ...], model:
         click.BadParameter: always.
     """
     from clients.shape_flags import AxisForm, parse_shape
-    from clients.shapes import axis_form_refusal
+    from clients.shape_refusals import axis_form_refusal
     from core.errors import ToolkitError
 
     for text in shapes:

@@ -281,7 +281,7 @@ def _refuse_all_held(run: Any, chosen: list[str], held: list[str], into: Path) -
 def _refuse_axis_form(error: click.BadParameter, shapes: tuple[str, ...], repository: Any, variants: tuple[str, ...]) -> None:
     """Raise ``error`` (a ``--shape`` that does not parse); a ``--shape AXIS=SIZE`` (``--shapes``' form, trial 26,
     T26-14) with the ``NAME:dims`` to give, built from the config and build spec of the first variant measured
-    (:func:`clients.shapes.axis_form_refusal`), where they can be read.
+    (:func:`clients.shape_refusals.axis_form_refusal`), where they can be read.
 
     Raises:
         click.BadParameter: always.
@@ -290,7 +290,7 @@ def _refuse_axis_form(error: click.BadParameter, shapes: tuple[str, ...], reposi
 
     from builders.config.pbtxt import read_config
     from clients.shape_flags import AxisForm, parse_shape
-    from clients.shapes import axis_form_refusal
+    from clients.shape_refusals import axis_form_refusal
     from perf.measure.inputs import config_inputs
 
     for text in shapes:

@@ -17,7 +17,7 @@ from builders.model.tensor import TensorSpec
 from clients.cli.main import cli as clients_cli
 from clients.inputs import ModelSignature
 from clients.shape_flags import AxisForm, parse_shape, parse_shapes
-from clients.shapes import axis_form_refusal
+from clients.shape_refusals import axis_form_refusal
 from perf.cli.main import cli as perf_cli
 from perf.sweep.flags import parse_shapes_flag
 
