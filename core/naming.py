@@ -128,12 +128,34 @@ def variant_patterns(text: str) -> list[str]:
     """
     parts = [p.strip() for p in str(text).split(",") if p.strip()]
     if not parts:
-        raise ValueError(f"{text!r} names no variant: give names such as mlp_onnx_cpu2_nodb_mbs64 or patterns such as 'mlp_*'")
+        raise ValueError(f"{text!r} names no variant: {_GIVE}")
     for part in parts:
-        bad = sorted({c for c in part if not (c.isascii() and (c.isalnum() or c in "_.-" + _WILDCARDS))})
+        bad = sorted({c for c in part if not _allowed(c)})
         if bad:
+            fixed = part.replace(" ", "_")  # its spaces as underscored() makes them; the rest is checked on matching
+            mean = f" (did you mean {fixed!r}?)" if all(_allowed(c) for c in fixed) else ""
             raise ValueError(
-                f"{part!r} is not a variant name or shell pattern (it holds {' '.join(repr(c) for c in bad)}): "
-                "give names such as mlp_onnx_cpu2_nodb_mbs64 or patterns such as 'mlp_*', comma-separated"
+                f"{part!r} is not a variant name or shell pattern (it holds {' '.join(repr(c) for c in bad)}){mean}: {_GIVE}"
             )
     return parts
+
+
+#: What a flag that takes variant patterns is given, in its refusals: no example of one repository's models (s22z,
+#: Z-6: a repository of ``twoin`` was told "names such as mlp_onnx_cpu2_nodb_mbs64", the demo's).
+_GIVE = (
+    "give variant names (MODEL_FORMAT_..., as `builders variants` prints them) or shell patterns such as 'MODEL_onnx_*', "
+    "comma-separated"
+)
+
+
+def _allowed(c: str) -> bool:
+    """Whether a variant name or pattern may hold character ``c``."""
+    return c.isascii() and (c.isalnum() or c in "_.-" + _WILDCARDS)
+
+
+def underscored(pattern: str) -> str:
+    """``pattern`` with its separators ``-``, ``.`` and spaces made ``_``, a variant name's one separator: the first
+    did-you-mean of a pattern that matches nothing (``'tinyvit-onnx*'``, ``'twoin onnx*'`` -> ``'twoin_onnx*'``;
+    :func:`builders.repository.patterns.meant`), and of one that holds a space, refused before any repository is read
+    (:func:`variant_patterns`; s22z, Z-6)."""
+    return re.sub(r"[-. ]", "_", pattern)

@@ -2,7 +2,7 @@
 
 One module per command (or family) in this package: :mod:`builders.cli.build`,
 :mod:`builders.cli.variants`, :mod:`builders.cli.validate` (validate, spec),
-:mod:`builders.cli.inspect`, :mod:`builders.cli.prune`; shared flags in :mod:`builders.cli.flags`, the build's table in
+:mod:`builders.cli.inspect`, :mod:`builders.cli.prune`, :mod:`builders.cli.remove`; shared flags in :mod:`builders.cli.flags`, the build's table in
 :mod:`builders.cli.summary`. ``--help`` imports neither torch nor tensorrt.
 """
 
@@ -12,6 +12,7 @@ from builders.cli.build import build
 from builders.cli.hash_seed import with_fixed_hash_seed
 from builders.cli.inspect import inspect
 from builders.cli.prune import prune
+from builders.cli.remove import remove
 from builders.cli.validate import spec, validate
 from builders.cli.variants import variants
 from core.cli import group, run_cli
@@ -24,7 +25,7 @@ def cli() -> None:
     """Export PyTorch models to TorchScript / ONNX / TensorRT and write Triton model-repository variants."""
 
 
-for command in (build, variants, validate, spec, inspect, prune):
+for command in (build, variants, validate, spec, inspect, prune, remove):
     cli.add_command(command)
 
 

@@ -24,9 +24,8 @@ from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
 def prune(repository: Path) -> None:
     """Drop the entries of the repository's index.json whose variant folder is gone (removed by hand).
 
-    Deletes no file: to remove one model, delete its variant folders and its build folder first
-    (rm -rf model_repository/NAME_{ts,onnx,trt}[_-]* builds/NAME; not NAME_*, which matches
-    NAME_v2_* too), then run this. `builders validate` names the entries it would drop; every
+    Deletes no file. To remove one model, run `builders remove NAME` (its variant folders, build
+    folder and index entries). `builders validate` names the entries this would drop; every
     build drops them too.
     """
     from builders.repository.records import INDEX_FILE

@@ -11,9 +11,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from builders.repository.records import IndexEntry
+from builders.repository.remove import entries_rebuild_words
 from core.errors import RepositoryError
 from core.names import close_names
-from core.naming import parse_variant_name
+from core.naming import parse_variant_name, underscored
 from core.wording import count
 
 #: Up to this many known variants the hint lists them; above, it lists them by model.
@@ -25,31 +27,54 @@ def meant(pattern: str, known: Sequence[str]) -> str | None:
     """The pattern or name the user likely meant by ``pattern``, which matches none of ``known``: a
     close variant name for a name; a name that begins several of ``known``, that prefix as a pattern
     (trial 24, T24-19: ``--variants segnet_onnx`` got the list, no hint that a pattern takes ``*``:
-    ``'segnet_onnx*'``); for a shell pattern, the pattern with its model part (what comes
-    before the first ``_``) replaced by the closest model name, when that matches something; a pattern whose
-    separators are ``-``, ``.`` or spaces, with ``_`` instead, when that matches something.
-    ``None`` when nothing is close."""
+    ``'segnet_onnx*'``); for a shell pattern, the pattern with its separators ``-``, ``.`` or spaces
+    made ``_`` (:func:`core.naming.underscored`), its model part (what comes before the first ``_``)
+    replaced by the closest model name, or each ``_``-separated part no known name has replaced by the
+    closest part one has (s22z, Z-6: ``'twoin_onxx_*'`` got none), the first that matches something.
+    ``None`` when nothing is close. The one did-you-mean rule of every flag that takes variant patterns."""
     if not _WILD.search(pattern) and len([k for k in known if k.startswith(pattern)]) > 1:
         return f"{pattern}*"
     if not _WILD.search(pattern):
         close = close_names(pattern, known, n=1)
         return close[0] if close else None
-    underscored = re.sub(r"[-. ]", "_", pattern)  # 'tinyvit-onnx*': no "_" to part the model at (trial 27, T27-16)
-    if underscored != pattern and fnmatch.filter(known, underscored):
-        return underscored
+    pattern = underscored(pattern)  # 'tinyvit-onnx*': no "_" to part the model at (trial 27, T27-16)
     head, sep, rest = pattern.partition("_")
-    for model in close_names(head, _models(known), n=3):
-        candidate = f"{model}{sep}{rest}"
-        if fnmatch.filter(known, candidate):
-            return candidate
-    return None
+    candidates = [
+        pattern,
+        *(f"{model}{sep}{rest}" for model in close_names(head, _models(known), n=3)),
+        _parts_meant(pattern, known),
+    ]
+    return next((c for c in candidates if fnmatch.filter(known, c)), None)
 
 
-def unmatched_error(where: str, missing: Sequence[str], known: Sequence[str], flag: str | None = None) -> RepositoryError:
+def _parts_meant(pattern: str, known: Sequence[str]) -> str:
+    """``pattern`` with each ``_``-separated part whose literal start (what comes before a wildcard) no name of
+    ``known`` has as a part replaced by the closest part one has (``twoin_onxx_*``, ``twoin_onxx*`` -> ``twoin_onnx``...);
+    a part with none close is kept."""
+    parts = {p for k in known for p in k.split("_")}
+    out = []
+    for part in pattern.split("_"):
+        literal = re.match(r"[^*?\[]*", part).group()  # type: ignore[union-attr]  # always matches
+        close = close_names(literal, parts, n=1) if literal and literal not in parts else []
+        out.append(close[0] + part[len(literal) :] if close else part)
+    return "_".join(out)
+
+
+def unmatched_error(
+    where: str, missing: Sequence[str], known: Sequence[str], flag: str | None = None, gone: Sequence[str] = ()
+) -> RepositoryError:
     """The error for ``missing`` patterns that match no variant of ``known`` (in ``where``): each with
     its :func:`meant` pattern, the known variants listed (by model when there are more than
-    :data:`LISTED`); ``flag``: the flag that gave them (a usage error, exit 2: :mod:`core.cli`), if one did."""
-    named = ", ".join(f"{p!r}" + (f" (did you mean {m!r}?)" if (m := meant(p, known)) else "") for p in missing)
+    :data:`LISTED`); ``flag``: the flag that gave them (a usage error, exit 2: :mod:`core.cli`), if one did.
+    A pattern that matches a name of ``gone`` (index entries whose folder is gone, :func:`gone_words` says them)
+    gets no did-you-mean: it named what the user meant, since removed (s22z, Z-5: ``'twoin_onnx*'`` was told
+    "did you mean 'twoin_v2_onnx*'", another model)."""
+
+    def hint(p: str) -> str:
+        m = None if fnmatch.filter(gone, p) else meant(p, known)
+        return f" (did you mean {m!r}?)" if m else ""
+
+    named = ", ".join(f"{p!r}{hint(p)}" for p in missing)
     if len(known) <= LISTED:
         listed = ", ".join(known)
     else:
@@ -61,17 +86,26 @@ def unmatched_error(where: str, missing: Sequence[str], known: Sequence[str], fl
     return RepositoryError(f"no variant in {where} matches {named}", hint=f"known: {listed}", flag=flag)
 
 
-def gone_words(error: RepositoryError, repo: Path, patterns: Sequence[str], entries: Mapping[str, Any]) -> RepositoryError:
+def gone_names(repo: Path, patterns: Sequence[str], entries: Mapping[str, Any]) -> list[str]:
+    """The names of ``entries`` (repository ``repo``'s index entries) whose folder is gone that ``patterns`` match."""
+    return [n for n in entries if not (repo / n).is_dir() and any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+
+
+def gone_words(error: RepositoryError, repo: Path, patterns: Sequence[str], entries: Mapping[str, IndexEntry]) -> RepositoryError:
     """``error`` (:func:`unmatched_error`), its hint naming the variants of ``patterns`` that repository ``repo``'s index
-    still lists although their folders are gone (``entries``: its index entries; trial 26, T26-9), and what to do."""
-    gone = [n for n in entries if not (repo / n).is_dir() and any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+    still lists although their folders are gone (``entries``: its index entries; trial 26, T26-9), and what to do: the
+    commands that built them as the index recorded them (s22z, Z-5), ``builders prune``, ``builders remove``."""
+    gone = gone_names(repo, patterns, entries)
     if not gone:
         return error
     listed = ", ".join(gone) if len(gone) <= LISTED else f"{gone[0]} and {count(len(gone) - 1, 'other')}"
+    models = sorted({entries[n].variant.model for n in gone})
+    remove = " and ".join(f"`builders remove {m} -r {repo}`" for m in models)
     error.hint = (
         f"{error.hint}; {repo}/index.json still lists {listed}, whose "
-        f"{'folder is' if len(gone) == 1 else 'folders are'} gone: rebuild with `builders build`, or drop "
-        f"{'it' if len(gone) == 1 else 'them'} from the index with `builders prune -r {repo}`"
+        f"{'folder is' if len(gone) == 1 else 'folders are'} gone: {entries_rebuild_words(repo, [entries[n] for n in gone])}"
+        f", or drop {'it' if len(gone) == 1 else 'them'} from the index with `builders prune -r {repo}` "
+        f"(to remove the {'model' if len(models) == 1 else 'models'}: {remove})"
     )
     return error
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tritonclient.grpc import model_config_pb2 as mc
@@ -53,10 +53,11 @@ from builders.config.settings import name_problems
 from builders.config.warmup import warmup_domain_problems, warmup_file_problems, warmup_value_problems
 from builders.model.artifact_io import read_artifact_io
 from builders.repository.missing import not_found_parts
-from builders.repository.records import INDEX_FILE
+from builders.repository.records import INDEX_FILE, IndexEntry
+from builders.repository.remove import entries_rebuild_words
 from builders.repository.validate_summary import CONFIG, model_folders, relative, summary
 from builders.repository.version_checks import version_folders, version_problems
-from builders.repository.view import Repository, gone_entries
+from builders.repository.view import Repository, gone_entries, read_index, served_entries
 from builders.triton.releases import TritonRelease, coverage
 from builders.triton.rules import Problem
 from core.errors import ConfigError, RecordError, RepositoryError
@@ -176,28 +177,51 @@ def validate(
 
 def index_problems(root: Path) -> list[Problem]:
     """The repository index's entries whose variant folder is gone (:func:`builders.repository.view.gone_entries`: a
-    folder removed by hand, ``rm -rf model_repository/bb_*``), one problem naming them and what to do; none when
-    the index cannot be read (each model's record check says so) or is not there (trial 26, T26-9: "9 models
-    checked, no problems" beside an index that listed 8 variants gone)."""
+    folder removed by hand, ``rm -rf model_repository/bb_*``), and those whose build folder is gone (their reference
+    data and build record with it: a warning, Triton serves them), one row each naming them and what to do: the build commands the index
+    recorded (:func:`builders.repository.remove.entries_rebuild_words`), ``builders prune``, ``builders remove``;
+    none when the index cannot be read (each model's record check says so) or is not there (trial 26, T26-9: "9
+    models checked, no problems" beside an index that listed 8 variants gone; s22z, Z-12b and Z-5)."""
     try:
-        gone = gone_entries(root)
+        entries = read_index(root)
     except RecordError:
         return []
-    if not gone:
-        return []
-    it = "it" if len(gone) == 1 else "them"
-    builds = sorted({relative(e.build, Path.cwd()) for e in gone.values() if e.build and Path(e.build).is_dir()})
-    left = f"; to remove the model, delete its build folder {', '.join(builds)} too" if builds else ""
-    return [
-        Problem(
-            str(root / INDEX_FILE),
-            "variants",
-            f"lists {count(len(gone), 'variant')} whose folder is gone: {', '.join(gone)}; no command serves, "
-            f"matches or counts {it}",
-            f"rebuild {it} with `builders build`, or drop {it} from the index with `builders prune -r {root}` "
-            f'(README, "Remove one model"){left}',
+    out = []
+    gone = gone_entries(root, entries)
+    if gone:
+        it = "it" if len(gone) == 1 else "them"
+        out.append(
+            Problem(
+                str(root / INDEX_FILE),
+                "variants",
+                f"lists {count(len(gone), 'variant')} whose folder is gone: {', '.join(gone)}; no command serves, "
+                f"matches or counts {it}",
+                f"{entries_rebuild_words(root, gone.values())}, or drop {it} from the index with "
+                f"`builders prune -r {root}`{_remove_words(root, gone.values())}",
+            )
         )
-    ]
+    built = {n: e for n, e in served_entries(root, entries).items() if e.build and not Path(e.build).is_dir()}
+    if built:
+        it, folders = "it" if len(built) == 1 else "them", sorted({relative(str(e.build), Path.cwd()) for e in built.values()})
+        out.append(
+            Problem(
+                str(root / INDEX_FILE),
+                "build folders",
+                f"lists {count(len(built), 'variant')} whose build folder is gone ({', '.join(folders)}): "
+                f"{', '.join(built)}; its build record and reference data went with it, so `clients check` cannot "
+                f"check {it} and `builders validate` cannot check {it} against the build",
+                f"{entries_rebuild_words(root, built.values())}{_remove_words(root, built.values(), ', or ')}",
+                warning=True,  # Triton serves them as built; only the toolkit's checks lack the record (a bundle moved)
+            )
+        )
+    return out
+
+
+def _remove_words(root: Path, entries: Iterable[IndexEntry], lead: str = "; ") -> str:
+    """``"; to remove the model: `builders remove net -r model_repository`"``, naming each model of ``entries``."""
+    models = sorted({e.variant.model for e in entries})
+    cmds = " and ".join(f"`builders remove {m} -r {root}`" for m in models)
+    return f"{lead}to remove the {'model' if len(models) == 1 else 'models'}: {cmds}" if models else ""
 
 
 def _finish(result: Validation, root: Path, opts: _Options) -> Validation:

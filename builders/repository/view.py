@@ -29,7 +29,7 @@ from builders.model.tensor import TensorSpec
 from builders.repository.build_verdict import BuildVerdict, build_verdict
 from builders.repository.missing import DEFAULT_REPOSITORY as DEFAULT_REPOSITORY  # every command's default -r
 from builders.repository.missing import empty_repository, repository_not_found
-from builders.repository.patterns import gone_words, unmatched_error
+from builders.repository.patterns import gone_names, gone_words, unmatched_error
 from builders.repository.records import (
     INDEX_FILE,
     INDEX_KIND,
@@ -320,7 +320,9 @@ class Repository:
             missing += [] if hits else [pattern]
             names += [h for h in hits if h not in names]
         if missing:
-            raise gone_words(unmatched_error(where, missing, known, flag), self.path, missing, self.index.entries())
+            entries = self.index.entries()
+            gone = gone_names(self.path, missing, entries)  # matched what was removed: no did-you-mean (s22z, Z-5)
+            raise gone_words(unmatched_error(where, missing, known, flag, gone), self.path, missing, entries)
         return names or known
 
     def manifest(self, build_dir: Path) -> BuildManifest | None:

@@ -70,7 +70,8 @@ def chosen(name: str, given: str | None) -> tuple[list[str], str]:
         empty = [p for p in patterns if not any(fnmatch.fnmatchcase(n, p) for n in entries)]
         if empty:
             raise click.UsageError(
-                f"{VARIABLE}={given}: {', '.join(repr(p) for p in empty)} matches no variant in {repository}\n"
+                f"{VARIABLE}={given}: {', '.join(repr(p) + _meant(p, list(entries)) for p in empty)} matches no variant in "
+                f"{repository}\n"
                 f"  -> set {VARIABLE} to names or patterns of its variants; this build's: {','.join(made)}"
             )
         return names, f"   checked and swept: {count(len(names), 'variant')}, the ones {VARIABLE}={given} names"
@@ -99,3 +100,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _meant(pattern: str, known: list[str]) -> str:
+    """``" (did you mean 'mlp_onnx*'?)"`` for a pattern that matches none of ``known``: the one did-you-mean rule of
+    variant patterns (:func:`builders.repository.patterns.meant`; s22z, Z-6); ``""`` when nothing is close."""
+    from builders.repository.patterns import meant
+
+    m = meant(pattern, known)
+    return f" (did you mean {m!r}?)" if m else ""

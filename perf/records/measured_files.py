@@ -33,13 +33,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
+from builders.repository.remove import built_words, rebuild_words
 from builders.repository.view import Repository
 from builders.repository.writer import PYTHON_MODEL_FILE
 from clients.runtimes.identity import ArtifactIdentity, compare_files, found_artifact
 from core.errors import PerfError, ToolkitError
 from core.wording import agree
 from perf.records.colocation import ColocationRecord
-from perf.records.removed_variant import rebuild_words, removed_by_build
+from perf.records.removed_variant import removed_by_build
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import resume_hint
 
@@ -304,14 +305,7 @@ def _built(record: Measured, variants: list[str]) -> str:
     """How the run's variants were built, in words (the model and build folder of each, as recorded)."""
     if isinstance(record, ColocationRecord):
         return "the models the run served"
-    built: dict[str, str | None] = {}
-    for v in variants:
-        vr = record.variant(v)
-        if vr is not None and vr.params and vr.params.get("model"):
-            built.setdefault(str(vr.params["model"]), vr.params.get("build"))
-    if not built:
-        return "the model the run measured"
-    return "; ".join(f"model `{m}`, built into {b}" if b else f"model `{m}`" for m, b in built.items())
+    return built_words([_params(record, v) for v in variants], "the model the run measured")
 
 
 def refuse_reloaded(variant: str, earlier: ArtifactIdentity | None, now: ArtifactIdentity | None, run: str) -> None:

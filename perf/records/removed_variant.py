@@ -9,9 +9,7 @@ advised the rebuild that builds the new weights).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from builders.repository.manifest import MANIFEST, read_manifest
 from core import formats
@@ -59,20 +57,4 @@ def removed_by_build(vr: VariantResult | None, measured: dict[str, tuple[str | N
         f"a build of other weights removed it: {where} records its {fmt} {precision} export as other content than the "
         f"run measured ({file}: measured {ran[:12]}, now {now[:12]})",
         True,
-    )
-
-
-def rebuild_words(params: Iterable[Mapping[str, Any] | None], it: str, built: str) -> str:
-    """How to rebuild variants whose run records are ``params``: the commands that built them, as typed and recorded
-    (``build_command``: the build's index entry, copied into the run), else ``builders build`` with what the run knows
-    (``built``: the model and build folder) and what the user must give (trial 27, T27-12: after ``make clean`` deleted
-    the build folder and its spec, "rebuild it with `builders build`" could not be followed)."""
-    commands = list(dict.fromkeys(str(p["build_command"]) for p in params if p and p.get("build_command")))
-    if commands:
-        return f"rebuild {it} with the command that built {it}, as the run recorded it: " + " and ".join(
-            f"`{c}`" for c in commands
-        )
-    return (
-        f"rebuild {it} with `builders build` ({built}; the run recorded no build command: give the model source and "
-        "the spec it was built with, `builders spec --build FOLDER` prints the spec while its build folder is there)"
     )

@@ -56,6 +56,15 @@ def test_prune_repository_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert seen["args"] == (Path("model_repository"),)
 
 
+def test_remove_repository_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """builders remove -r [default: model_repository]: the repository in the current folder."""
+    import builders.repository.remove
+
+    monkeypatch.chdir(tmp_path)
+    seen = run_recorded(monkeypatch, builders.repository.remove, "remove_model", "builders", ["remove", "net"])
+    assert seen["args"] == (Path("model_repository"), "net")
+
+
 def test_target_triton_default(monkeypatch: pytest.MonkeyPatch) -> None:
     """--target-triton [default: 24.10]: the release whose TensorRT image --print-trtexec prints."""
     import builders.cli.build

@@ -165,4 +165,5 @@ CHECKED_ELSEWHERE = {
     ("clients", "infer", "seed"),  # test_infer_seed_default
     ("builders", "build", "target_triton"),  # test_target_triton_default
     ("builders", "prune", "repository"),  # test_prune_repository_default
+    ("builders", "remove", "repository"),  # test_remove_repository_default
 }

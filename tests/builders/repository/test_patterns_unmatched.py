@@ -40,3 +40,30 @@ def test_a_prefix_of_several_names_is_told_to_add_a_star() -> None:
     e = unmatched_error("model_repository", ["tabnet_onnx"], KNOWN, flag="--variants")
     assert "'tabnet_onnx' (did you mean 'tabnet_onnx*'?)" in e.message
     assert meant("tabnet_onnx_cpu1_db50_mbs64", KNOWN) == "tabnet_onnx_cpu1_db500_mbs64"  # a name still gets the name
+
+
+def test_every_mistyped_part_of_a_pattern_is_told_the_pattern_meant() -> None:
+    """s22z, Z-6: a letter swap past the model part (`'twoin_onxx_*'`) got no did-you-mean while the model's did."""
+    assert meant("tabnet_onxx_*", KNOWN) == "tabnet_onnx_*"
+    assert meant("tabnett_onxx_*", KNOWN) == "tabnet_onnx_*"
+    assert meant("tabnet onnx*", KNOWN) == "tabnet_onnx*"  # a space, as '-' and '.'
+
+
+def test_a_pattern_that_matches_variants_gone_gets_no_other_models_pattern() -> None:
+    """s22z, Z-5: `'twoin_onnx*'`, matching only the removed model's entries, was told "did you mean
+    'twoin_v2_onnx*'", another model; the hint names them gone (gone_words)."""
+    known = [n.replace("mlp_", "mlp_v2_") for n in KNOWN if n.startswith("mlp_")]
+    assert meant("mlp_onnx*", known) is not None  # alone, the closest pattern is the other model's
+    e = unmatched_error("repo/index.json", ["mlp_onnx*"], known, gone=[n for n in KNOWN if n.startswith("mlp_onnx")])
+    assert e.message == "no variant in repo/index.json matches 'mlp_onnx*'"
+
+
+def test_a_pattern_with_a_space_is_told_the_underscore_and_no_demo_names() -> None:
+    """s22z, Z-6: `'twoin onnx*'` was refused with "give names such as mlp_onnx_cpu2_nodb_mbs64", the demo's model."""
+    import pytest
+
+    from core.naming import variant_patterns
+
+    with pytest.raises(ValueError) as e:
+        variant_patterns("twoin onnx*")
+    assert "(did you mean 'twoin_onnx*'?)" in str(e.value) and "mlp" not in str(e.value)

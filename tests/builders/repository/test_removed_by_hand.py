@@ -69,6 +69,7 @@ def test_validate_names_the_variants_gone_and_what_to_do(repo: Path) -> None:
     (problem,) = [p for p in found.problems if p.file == str(repo / INDEX_FILE)]
     assert problem.problem.startswith(f"lists 1 variant whose folder is gone: {BB.name}"), problem
     assert "rebuild it with `builders build`" in problem.fix and f"`builders prune -r {repo}`" in problem.fix
+    assert f"`builders remove bb -r {repo}`" in problem.fix  # the whole model, its build folder too (s22z, Z-12)
     assert summary(found.problems, repo).endswith("in the repository itself")  # was "1 model checked, no problems"
 
 
@@ -130,3 +131,26 @@ def test_prune_of_a_folder_without_an_index_says_so(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     res = CliRunner().invoke(cli, ["prune", "-r", str(tmp_path / "empty")], terminal_width=250)
     assert res.exit_code == 0 and f"{tmp_path / 'empty'} holds no index.json" in res.output, res.output
+
+
+def test_validate_names_the_variants_whose_build_folder_is_gone_and_the_recorded_command(tmp_path: Path) -> None:
+    """s22z, Z-12b and Z-5: a repository whose index entries' build folder is gone (`rm -rf builds/aa`, the variant
+    folders kept) was "no problems"; a variant folder gone was told "rebuild it with `builders build`" although its
+    index entry holds the command that built it."""
+    repo = tmp_path / "repo"
+    command = f"cd {tmp_path} && /venv/bin/builders build --model aa.py:make --name aa"
+    for v in (AA, BB):
+        build = tmp_path / "builds" / v.model
+        build.mkdir(parents=True)
+        (build / "model.onnx").write_bytes(b"not a graph")
+        write_variant(repo, v, build / "model.onnx", SPEC, "python", io=IO)
+        update_index(repo, [IndexEntry.of(v, "python", str(build.resolve()), command if v is AA else None)])
+    shutil.rmtree(tmp_path / "builds" / "aa")
+    found = validate(repo, check_artifacts=False)
+    (row,) = [p for p in found.warnings if p.file == str(repo / INDEX_FILE)]
+    assert row.problem.startswith(f"lists 1 variant whose build folder is gone ({tmp_path / 'builds' / 'aa'}): {AA.name}")
+    assert f"as {repo / INDEX_FILE} recorded it: `{command}`" in row.fix and f"`builders remove aa -r {repo}`" in row.fix
+    shutil.rmtree(repo / AA.name)
+    (gone,) = [p for p in validate(repo, check_artifacts=False).problems if p.file == str(repo / INDEX_FILE)]
+    assert f"rebuild it with the command that built it, as {repo / INDEX_FILE} recorded it: `{command}`" in gone.fix, gone
+    assert f"`builders prune -r {repo}`" in gone.fix and f"`builders remove aa -r {repo}`" in gone.fix

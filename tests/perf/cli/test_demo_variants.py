@@ -72,6 +72,8 @@ def test_demo_variants_names_them_and_one_that_matches_none_is_refused(
     assert sorted(names) == sorted(n for n in NOW + EARLIER if n.startswith("detr_onnx")) and "DEMO_VARIANTS=detr_onnx*" in line
     with pytest.raises(click.UsageError, match=r"DEMO_VARIANTS=detr_trt\*: 'detr_trt\*' matches no variant"):
         chosen("detr", "detr_trt*")
+    with pytest.raises(click.UsageError, match=r"'detr_onxx\*' \(did you mean 'detr_onnx\*'\?\) matches no variant"):
+        chosen("detr", "detr_onxx*")  # the one did-you-mean rule of variant patterns (s22z, Z-6)
     monkeypatch.setenv("DEMO_VARIANTS", "detr_ts_cpu1_nodb_mbs64,detr_ts_cpu2*")
     assert main(["detr"]) == 0
     assert capsys.readouterr().out == "detr_ts_cpu1_nodb_mbs64,detr_ts_cpu2_nodb_mbs64\n"

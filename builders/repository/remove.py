@@ -1,0 +1,177 @@
+"""``builders remove NAME``: remove one model from a repository — its variant folders, its build folder and its index
+entries — by what the repository's ``index.json`` records, never by a shell glob (s22z, Z-12: the README's
+``rm -rf model_repository/NAME_{ts,onnx,trt}[_-]* builds/NAME`` is bash-only; under ``sh`` it removed the build
+folder and no variant folder, under zsh nothing).
+
+A variant is the model's when its index entry's ``model`` is ``NAME`` exactly (``net`` never takes ``net_v2``'s
+variants); only folders the index lists are deleted, and a build folder only when the index entries of ``NAME`` name
+it, its ``manifest.json`` is of ``NAME``, no other model's entry names it and no build is at work in it. The runs that
+measured each removed variant are named in the words of ``builders prune`` and ``make clean``
+(:func:`builders.repository.measured_runs.removal_lines`).
+
+How to rebuild variants removed, in the one wording every command uses (:func:`rebuild_words`): the command that built
+them, as typed and recorded (``build_command``: each index entry holds it, and a run copies it into its variants'
+params), else ``builders build`` with what is known and what the user must give (trial 27, T27-12: "rebuild it with
+`builders build`" could not be followed once the build folder and its spec were gone; s22z, Z-5: ``builders validate``
+and ``clients check`` said it although the index held the command).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from builders.repository.build_lock import holder, repository_lock
+from builders.repository.measured_runs import removal_lines
+from builders.repository.missing import empty_repository, repository_not_found
+from builders.repository.records import INDEX_FILE, INDEX_KIND, MANIFEST_FILE, MANIFEST_KIND, IndexEntry, RepositoryIndex
+from core.errors import RecordError, RepositoryError
+from core.names import close_names
+from core.records import load_record, write_record
+
+
+@dataclasses.dataclass
+class Removal:
+    """What :func:`remove_model` deletes (or, with ``dry_run``, would delete).
+
+    Attributes:
+        model: The model removed.
+        repository: Its repository.
+        folders: The variant folders deleted (those of its index entries that are there).
+        entries: The index entries dropped: every one of the model (those whose folder was gone too).
+        builds: The build folders deleted.
+        kept: The build folders its entries name that are kept, each with why.
+        runs: The runs that measured the variants removed, one line each (``builders prune``'s words).
+    """
+
+    model: str
+    repository: Path
+    folders: list[Path] = dataclasses.field(default_factory=list)
+    entries: list[str] = dataclasses.field(default_factory=list)
+    builds: list[Path] = dataclasses.field(default_factory=list)
+    kept: list[str] = dataclasses.field(default_factory=list)
+    runs: list[str] = dataclasses.field(default_factory=list)
+
+
+def plan_removal(repo: Path, model: str, flag: str = "NAME") -> Removal:
+    """What removing ``model`` from ``repo`` deletes, deleting nothing (``builders remove --dry-run``).
+
+    Raises:
+        RepositoryError: ``repo`` is not there or has no index, the index cannot be read, ``model`` is none of its
+            models (they are named, with the closest), or a build is at work in its build folder.
+    """
+    repo = Path(repo)
+    if not repo.is_dir():
+        raise repository_not_found(repo)
+    if not (repo / INDEX_FILE).is_file():
+        raise empty_repository(repo, f"has no {INDEX_FILE}: no `builders build` wrote into it, so no model is recorded")
+    index: RepositoryIndex = load_record(repo / INDEX_FILE, INDEX_KIND)
+    entries = index.entries()
+    mine = {n: e for n, e in entries.items() if e.variant.model == model}
+    if not mine:
+        raise _unknown(repo, model, entries, flag)
+    out = Removal(model, repo, entries=sorted(mine))
+    out.folders = [repo / n for n in sorted(mine) if Path(n).name == n and (repo / n).is_dir()]
+    others = {Path(e.build).resolve() for n, e in entries.items() if n not in mine and e.build}
+    for build in sorted({Path(e.build) for e in mine.values() if e.build}):
+        why = _keep_build(build, model, others)
+        if why:
+            out.kept.append(f"{build}: {why}")
+        else:
+            out.builds.append(build)
+    out.runs = [f"{n}: {w}" if n else w for n, w in removal_lines(repo, out.entries)]
+    return out
+
+
+def remove_model(repo: Path, model: str, *, dry_run: bool = False, flag: str = "NAME") -> Removal:
+    """Remove ``model`` from ``repo``: its variant folders, its index entries and its build folder
+    (:func:`plan_removal`); ``dry_run``: delete nothing, return what would go.
+
+    Raises:
+        RepositoryError: as :func:`plan_removal`.
+    """
+    with repository_lock(Path(repo)):  # a build's index update waits: neither loses the other's change
+        out = plan_removal(repo, model, flag)
+        if dry_run:
+            return out
+        for folder in out.folders:
+            shutil.rmtree(folder)
+        path = Path(repo) / INDEX_FILE
+        index: RepositoryIndex = load_record(path, INDEX_KIND)
+        kept = [e for e in index.variants if e.name not in set(out.entries)]
+        write_record(path, INDEX_KIND, RepositoryIndex(variants=kept, skipped=index.skipped))
+    for build in out.builds:
+        shutil.rmtree(build, ignore_errors=True)
+    return out
+
+
+def _keep_build(build: Path, model: str, others: set[Path]) -> str | None:
+    """Why build folder ``build`` of ``model``'s index entries is kept (``None``: it is deleted)."""
+    if not build.is_dir():
+        return "already gone"
+    if build.resolve() in others:
+        return "another model's index entries name it too"
+    if pid := holder(build):
+        raise RepositoryError(
+            f"a build is at work in {build} (pid {pid}): nothing removed",
+            hint=f"run `builders remove {model}` again when it ends",
+        )
+    try:
+        manifest = load_record(build / MANIFEST_FILE, MANIFEST_KIND) if (build / MANIFEST_FILE).is_file() else None
+    except RecordError as e:
+        return f"its {MANIFEST_FILE} cannot be read ({e.message}); delete it yourself if it is {model}'s"
+    if manifest is None:
+        return f"it holds no {MANIFEST_FILE}, so no build of {model} is recorded there; delete it yourself if it is {model}'s"
+    if manifest.model != model:
+        return f"its {MANIFEST_FILE} is of model {manifest.model!r}, not {model!r}"
+    return None
+
+
+def _unknown(repo: Path, model: str, entries: dict[str, IndexEntry], flag: str) -> RepositoryError:
+    """The error for ``model``, which no entry of ``repo``'s index is of: its models named, and the closest."""
+    models = sorted({e.variant.model for e in entries.values()})
+    close = [entries[model].variant.model] if model in entries else close_names(model, models, n=1)  # a variant's name
+    mean = f" (did you mean {close[0]!r}?)" if close else ""
+    listed = ", ".join(models) if models else "none"
+    return RepositoryError(
+        f"no model {model!r} in {repo / INDEX_FILE}{mean}",
+        hint=f"give a model name it records: {listed} (a model's name, not a variant's: `net`, not `net_onnx_*`)",
+        flag=flag,
+    )
+
+
+def rebuild_words(params: Iterable[Mapping[str, Any] | None], it: str, built: str, recorder: str = "the run") -> str:
+    """How to rebuild variants whose records are ``params`` (a run's variants' params, or index entries'): the
+    commands that built them as ``recorder`` recorded them, else ``builders build`` with ``built`` (the model and
+    build folder) and what the user must give; ``it``: ``"it"`` or ``"them"``."""
+    commands = list(dict.fromkeys(str(p["build_command"]) for p in params if p and p.get("build_command")))
+    if commands:
+        return f"rebuild {it} with the command that built {it}, as {recorder} recorded it: " + " and ".join(
+            f"`{c}`" for c in commands
+        )
+    return (
+        f"rebuild {it} with `builders build` ({built}; {recorder} recorded no build command: give the model source and "
+        "the spec it was built with, `builders spec --build FOLDER` prints the spec while its build folder is there)"
+    )
+
+
+def built_words(params: Iterable[Mapping[str, Any] | None], none: str = "the model they were built from") -> str:
+    """How variants were built, in words: the model and build folder of each, as recorded (``"model `net`, built into
+    /p/builds/net"``); ``none`` when no record names a model."""
+    built: dict[str, str | None] = {}
+    for p in params:
+        if p and p.get("model"):
+            built.setdefault(str(p["model"]), p.get("build"))
+    if not built:
+        return none
+    return "; ".join(f"model `{m}`, built into {b}" if b else f"model `{m}`" for m, b in built.items())
+
+
+def entries_rebuild_words(repo: Path, entries: Iterable[IndexEntry]) -> str:
+    """:func:`rebuild_words` of index entries of ``repo``: the commands its ``index.json`` recorded."""
+    params = [e.params for e in entries]
+    it = "it" if len(params) == 1 else "them"
+    return rebuild_words(params, it, built_words(params), f"{Path(repo) / INDEX_FILE}")
