@@ -105,12 +105,12 @@ def plan_tensorrt(model_dir: Path, target: TritonRelease) -> tuple[str | None, s
             f"build it with `builders build`, or {check_there}",
         )
     if v.build_dir is None:
-        return None, "the repository index names no build folder for it", f"rebuild it with `builders build`, or {check_there}"
+        return None, "the repository index names no build folder for it", f"{v.rebuild_words()}, or {check_there}"
     if manifest is None:
         return (
             None,
             f"the build folder the index names ({v.build_dir}) holds no {MANIFEST_FILE}",
-            f"rebuild it with `builders build`, or {check_there}",
+            f"{v.rebuild_words()}, or {check_there}",  # the command the index recorded (s22z, Z-5)
         )
     export = v.export
     if export is None:

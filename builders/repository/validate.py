@@ -357,8 +357,9 @@ def _recorded_checks(model_dir: Path, cfg: mc.ModelConfig, cfg_path: Path, resul
             Problem(
                 str(cfg_path),
                 what,
-                "no build record (index.json entry and manifest) for this model",
-                "models built with `builders build` are checked against their record",
+                "no build record (index.json entry and manifest) for this model"
+                + (f": its build folder {v.build_dir} is gone" if v.entry and v.build_dir and not v.build_dir.is_dir() else ""),
+                v.rebuild_words() if v.entry else "models built with `builders build` are checked against their record",
             )
         )
         return

@@ -40,8 +40,9 @@ from builders.repository.records import (
     IndexEntry,
     RepositoryIndex,
 )
+from builders.repository.remove import entries_rebuild_words
 from builders.verify.verification import REFERENCE, load_reference, output_tolerances
-from core.errors import RepositoryError
+from core.errors import ModelSpecError, RepositoryError
 from core.records import load_record
 
 log = logging.getLogger(__name__)
@@ -224,10 +225,18 @@ class RepositoryVariant:
         """
         if self.build_dir is None:
             raise RepositoryError(
-                f"variant {self.name}: the index names no build folder (no reference data)",
-                hint="rebuild it with `builders build`",
+                f"variant {self.name}: the index names no build folder (no reference data)", hint=self.rebuild_words()
             )
-        return load_reference(self.build_dir)
+        try:
+            return load_reference(self.build_dir)
+        except ModelSpecError as e:  # its build folder removed: the command the index recorded (s22z, Z-5)
+            e.hint = self.rebuild_words()
+            raise
+
+    def rebuild_words(self) -> str:
+        """How to rebuild it: the command its index entry recorded, else what to give ``builders build``
+        (:func:`builders.repository.remove.entries_rebuild_words`)."""
+        return entries_rebuild_words(self.folder.parent, [self.entry]) if self.entry else "build it with `builders build`"
 
 
 def with_ranges(spec: ModelSpec, ranges: Mapping[str, InputRange]) -> ModelSpec:

@@ -23,7 +23,7 @@ from builders.repository.records import INDEX_FILE, IndexEntry
 from builders.repository.validate import summary, validate
 from builders.repository.view import Repository, gone_entries, served_entries
 from builders.repository.writer import update_index, write_variant
-from core.errors import RepositoryError
+from core.errors import ModelSpecError, RepositoryError
 
 ROOT = Path(__file__).resolve().parents[3]
 SPEC = ModelSpec((TensorSpec("INPUT__0", "float32", (4,)),), (TensorSpec("OUTPUT__0", "float32", (2,)),))
@@ -150,6 +150,11 @@ def test_validate_names_the_variants_whose_build_folder_is_gone_and_the_recorded
     (row,) = [p for p in found.warnings if p.file == str(repo / INDEX_FILE)]
     assert row.problem.startswith(f"lists 1 variant whose build folder is gone ({tmp_path / 'builds' / 'aa'}): {AA.name}")
     assert f"as {repo / INDEX_FILE} recorded it: `{command}`" in row.fix and f"`builders remove aa -r {repo}`" in row.fix
+    (skipped,) = [p for p in found.skipped if AA.name in p.file and p.field == "outputs against the build's record"]
+    assert skipped.problem.endswith(f"its build folder {tmp_path / 'builds' / 'aa'} is gone") and command in skipped.fix
+    with pytest.raises(ModelSpecError) as no_reference:  # clients check's reference data: the same advice
+        Repository(repo).variant(AA.name).reference()
+    assert f"as {repo / INDEX_FILE} recorded it: `{command}`" in str(no_reference.value.hint)
     shutil.rmtree(repo / AA.name)
     (gone,) = [p for p in validate(repo, check_artifacts=False).problems if p.file == str(repo / INDEX_FILE)]
     assert f"rebuild it with the command that built it, as {repo / INDEX_FILE} recorded it: `{command}`" in gone.fix, gone
