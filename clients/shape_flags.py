@@ -5,10 +5,18 @@ are checked and used by :mod:`clients.shapes`."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NoReturn
 
-from core.errors import ClientError
+import click
+
+from core.errors import ClientError, ToolkitError
+from core.flag_refusals import named_once
 from core.names import x_separated_list
+
+#: What a ``--shape`` refusal is answered from: one model's name, its config inputs ``(name, dims)`` (``-1``
+#: dynamic), its ``max_batch_size`` and its build's spec under served names (``None``: no toolkit build manifest).
+ShapeModel = tuple[str, Sequence[tuple[str, Sequence[int]]], int, Any]
 
 #: ``AXIS=SIZE[,SIZE...]``: ``triton-perf sweep --shapes``' form (a dynamic axis and its sizes), typed to ``--shape``.
 AXIS_FORM = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*=\s*(\d+(?:\s*,\s*\d+)*)\s*$")
@@ -17,7 +25,7 @@ AXIS_FORM = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*=\s*(\d+(?:\s*,\s*\d+)*)\s*$")
 class AxisForm(ClientError):
     """A ``--shape`` typed in ``--shapes``' ``AXIS=SIZE`` form (trial 26, T26-14: ``--shape time=4000`` was told only
     "is not NAME:dims ... e.g. --shape input_ids:128"). Its words say the form; where the model is known,
-    :func:`clients.shape_refusals.axis_form_refusal` says the ``NAME:dims`` to give, built from the model's config.
+    :func:`refuse_shape_flags` says the ``NAME:dims`` to give, built from the model's config.
 
     Attributes:
         text: The flag's value as typed.
@@ -37,6 +45,66 @@ class AxisForm(ClientError):
         )
 
 
+class NotNameDims(ClientError):
+    """A ``--shape`` that is not ``NAME:dims`` (``--shape 3,24,40``, ``--shape image``). Its own example names no
+    input; where the model is known, :func:`refuse_shape_flags` gives one of its inputs (s22z, Z-7: the example was
+    ``--shape input_ids:128``, an input the model lacked).
+
+    Attributes:
+        text: The flag's value as typed.
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        super().__init__(
+            f"--shape {text!r} is not NAME:dims",
+            hint="give an input's name and its dims without the batch axis, each >= 1, comma-separated: --shape "
+            "NAME:D1,D2,... (perf_analyzer's --shape)",
+            flag="--shape",
+        )
+
+
+def refuse_shape_flags(error: click.BadParameter, shapes: Iterable[str], models: Callable[[], Iterable[ShapeModel]]) -> NoReturn:
+    """Raise ``error`` (a ``--shape`` that does not parse: :func:`parse_shapes`), answered from the model where it can
+    be read: the one rule of ``clients infer``, ``triton-perf sweep`` and ``triton-perf coldstart`` (s22z, Z-15: the
+    sweep's ``--shape H=16`` got the form's own words where clients infer named ``--shape image:3,16,32``). The first
+    flag that does not parse decides: ``AXIS=SIZE`` (:class:`AxisForm`) is told the ``NAME:dims`` that sends the size,
+    from the first model whose build names the axis (:func:`clients.shape_refusals.axis_form_refusal`); a flag that
+    names no input (:class:`NotNameDims`) an example of the model's own inputs.
+
+    Args:
+        error: The usage error of the flags as :func:`parse_shapes` refused them.
+        shapes: The ``--shape`` values as typed.
+        models: The models the flags are for (:data:`ShapeModel`), read only for this refusal; a
+            :class:`~core.errors.ToolkitError` (no server, no such variant) leaves ``error``'s own words.
+
+    Raises:
+        click.BadParameter: always.
+    """
+    from clients.shape_refusals import axis_form_refusal, name_dims_refusal, names_axis
+
+    for text in shapes:
+        try:
+            parse_shape(text)
+        except (AxisForm, NotNameDims) as typed:
+            try:
+                known = list(models())
+            except ToolkitError:  # no server, no such model: the form's own words
+                break
+            if not known:
+                break
+            if isinstance(typed, AxisForm):
+                said = axis_form_refusal(typed, *next((m for m in known if names_axis(typed.axis, *m[1:])), known[0]))
+            else:
+                said = name_dims_refusal(typed, *known[0])
+            raise named_once(
+                click.BadParameter(str(said), ctx=error.ctx, param=error.param, param_hint=error.param_hint)
+            ) from None
+        except ToolkitError:
+            break
+    raise error
+
+
 #: How a shape that holds the batch axis is given instead (trial 10, F2: ``--shape input_ids:3x64``
 #: for a one-dim input was told "did you mean input_ids:3,64?", which fails next for its rank).
 BATCH_APART = (
@@ -52,7 +120,8 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
 
     Raises:
         AxisForm: ``AXIS=SIZE``, ``--shapes``' form (``time=4000``).
-        ClientError: not ``NAME:dims`` with integer dims >= 1.
+        NotNameDims: no ``NAME:`` or no dims.
+        ClientError: dims that are not integers >= 1.
     """
     form = AXIS_FORM.match(text)
     if form and ":" not in text:
@@ -73,8 +142,8 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
         raise ClientError(
             f"--shape {text!r}: {what} {'is not an integer' if len(set(bad)) == 1 else 'are not integers'}: "
             "every dim must be an integer >= 1, the dims comma-separated",
-            hint=f"give every dim of {name} as an integer, without the batch axis (perf_analyzer's --shape), "
-            "e.g. --shape input_ids:128",
+            hint=f"give every dim of {name} as an integer, without the batch axis (perf_analyzer's --shape): "
+            + _with_n(name, dims, lambda d: d in bad),
             flag="--shape",
         )
     try:
@@ -84,16 +153,19 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
     if sep and name and shape and min(shape) < 1:
         raise ClientError(
             f"--shape {text!r}: every dim must be an integer >= 1",
-            hint="give the dims without the batch axis, e.g. --shape input_ids:128 (perf_analyzer's --shape)",
+            hint="give the dims without the batch axis (perf_analyzer's --shape): " + _with_n(name, dims, lambda d: int(d) < 1),
             flag="--shape",
         )
     if not sep or not name or not shape:
-        raise ClientError(
-            f"--shape {text!r} is not NAME:dims",
-            hint="give the dims without the batch axis, each >= 1, e.g. --shape input_ids:128 (perf_analyzer's --shape)",
-            flag="--shape",
-        )
+        raise NotNameDims(text)
     return name, shape
+
+
+def _with_n(name: str, dims: str, wrong: Callable[[str], bool]) -> str:
+    """The typed flag with ``N`` for each dim ``wrong`` picks: ``"--shape image:3,N,40 with N an integer >= 1"`` (its
+    own input's name, never another model's: s22z, Z-7)."""
+    parts = [d.strip() for d in dims.split(",")]
+    return f"--shape {name}:{','.join('N' if wrong(d) else d for d in parts)} with N an integer >= 1"
 
 
 def parse_shapes(values: Iterable[str]) -> dict[str, tuple[int, ...]]:

@@ -129,7 +129,10 @@ def check_sizes(
     """
     config = {n: [int(d) for d in dims] for n, dims in inputs}
     if source is None:
+        from clients.shape_refusals import axis_as_input  # it words its refusal with this module's rule
+
         colon_separated_dims(sizes, config)
+        axis_as_input(model, inputs, max_batch_size, spec, sizes)
         require_known("--shape", sizes, config, kind="input", owner=model, error=ClientError)
     tensors = {t.name: t for t in spec.inputs} if spec else {}
     ranges = spec.dynamic_axes if spec else {}
@@ -140,11 +143,16 @@ def check_sizes(
             if source is not None:
                 continue
             batch_first = max_batch_size > 0 and len(given) == len(dims) + 1
+            meant = None if batch_first else _fitted(dims, given)
             raise ClientError(
                 f"--shape {name}:{_text(given)} does not fit its config dims {dims} (-1 = dynamic)"
-                + (f": {len(given)} dims for {len(dims)}, the first read as the batch axis" if batch_first else ""),
+                + (f": {len(given)} dims for {len(dims)}, the first read as the batch axis" if batch_first else "")
+                + (f": did you mean --shape {name}:{_text(meant)}?" if meant else ""),
                 hint=BATCH_APART.format(batch=given[0], shape=f"{name}:{_text(given[1:])}")
                 if batch_first
+                else f"--shape {name}:{_text(meant)} (every dim without the batch axis, the fixed ones as the config "
+                "gives them; perf_analyzer's --shape)"
+                if meant
                 else "give every dim, without the batch axis of a batching model; -1 dims are free, the others fixed",
                 flag="--shape",
             )
@@ -263,6 +271,18 @@ def check_batch_size(model: str, max_batch_size: int, batch_size: int, *, flag: 
             "or a variant with max_batch_size > 0",
             flag=flag,
         )
+
+
+def _fitted(dims: Sequence[int], given: Sequence[int]) -> list[int] | None:
+    """The dims ``given`` meant for config ``dims``: a size for each dynamic dim alone (``image:24,40`` of ``[3, -1,
+    -1]``: ``3,24,40``; s22z, Z-7), or every dim with another size at a fixed one (``1,24,40``: ``3,24,40``); ``None``
+    for another count."""
+    sizes = iter(given)
+    if all(d >= 0 for d in dims):  # no dynamic dim: nothing to send other than the config's
+        return None
+    if len(given) == len(dims):
+        return [d if d >= 0 else g for d, g in zip(dims, given)]
+    return [d if d >= 0 else next(sizes) for d in dims] if 0 < len(given) == sum(d < 0 for d in dims) else None
 
 
 def _text(dims: Sequence[int]) -> str:

@@ -115,7 +115,7 @@ def infer(
     from clients.input_values import verified_range
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
     from clients.request_stats import RequestsInterrupted, not_finite_lines
-    from clients.shape_flags import parse_shapes
+    from clients.shape_flags import parse_shapes, refuse_shape_flags
     from clients.shapes import check_batch_size
     from core.console import ignore_further_interrupts
     from core.errors import ClientError
@@ -132,7 +132,7 @@ def infer(
     try:
         given = parse_flag(parse_shapes, shapes, hint="--shape")  # a usage error before the server is asked anything
     except click.BadParameter as e:  # --shapes' AXIS=SIZE form: the NAME:dims to give, from the model's config
-        _refuse_axis_form(e, shapes, lambda: (model_signature(url, protocol, model), spec_for(repository, model)))
+        refuse_shape_flags(e, shapes, lambda: [_shape_model(model_signature(url, protocol, model), spec_for(repository, model))])
     try:
         sig = model_signature(url, protocol, model)
     except UnknownModelError as e:  # the MODEL typed names no model of the server: a usage error (exit 2)
@@ -278,31 +278,9 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
         raise click.exceptions.Exit(1)
 
 
-def _refuse_axis_form(error: click.BadParameter, shapes: tuple[str, ...], model: Any) -> None:
-    """Raise ``error`` (a ``--shape`` that does not parse); a ``--shape AXIS=SIZE`` (``--shapes``' form, trial 26,
-    T26-14) with the ``NAME:dims`` to give, built from the model's config and build spec (``model()``: the served
-    signature and the spec), where they can be read.
-
-    Raises:
-        click.BadParameter: always.
-    """
-    from clients.shape_flags import AxisForm, parse_shape
-    from clients.shape_refusals import axis_form_refusal
-    from core.errors import ToolkitError
-
-    for text in shapes:
-        try:
-            parse_shape(text)
-        except AxisForm as typed:
-            try:
-                sig, spec = model()
-            except ToolkitError:  # no server, no such model: the form's own words
-                break
-            said = axis_form_refusal(typed, sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec)
-            raise click.BadParameter(str(said), param_hint="--shape") from None
-        except ToolkitError:
-            break
-    raise error
+def _shape_model(sig: Any, spec: Any) -> Any:
+    """What a ``--shape`` refusal is answered from (:data:`clients.shape_flags.ShapeModel`): the served signature's."""
+    return sig.name, [(t.name, t.dims) for t in sig.inputs], sig.max_batch_size, spec
 
 
 def _shape(shape: Any, max_batch_size: int) -> str:

@@ -77,7 +77,8 @@ def coldstart(
     cannot run them. With --into RUN, a variant whose cold start the run has is kept, not
     measured again, unless --replace."""
     from builders.repository.view import Repository
-    from clients.shape_flags import parse_shapes
+    from clients.shape_flags import parse_shapes, refuse_shape_flags
+    from clients.shape_refusals import repository_models
     from perf.records.run_lock import holding_run
 
     refuse_unread(  # the one rule of unread flags (s19: its own usage error before)
@@ -95,7 +96,7 @@ def coldstart(
     try:
         dims = parse_flag(parse_shapes, shapes, hint="--shape")
     except click.BadParameter as e:  # --shapes' AXIS=SIZE form: the NAME:dims to give, from a variant's config (T26-14)
-        _refuse_axis_form(e, shapes, lambda: Repository(server_opts.repository), variants)
+        refuse_shape_flags(e, shapes, lambda: repository_models(server_opts.repository, variants))
     repo = Repository(server_opts.repository)
     # --into: the run is held from its read to its save, so neither this nor another command loses measurements
     with holding_run(into, "this cold start") if into else contextlib.nullcontext():
@@ -276,40 +277,6 @@ def _refuse_all_held(run: Any, chosen: list[str], held: list[str], into: Path) -
         hint="--replace measures them again (the run's stay in results.json, beside the new ones); "
         "without --into the cold starts are measured on their own, leaving the run as it is",
     )
-
-
-def _refuse_axis_form(error: click.BadParameter, shapes: tuple[str, ...], repository: Any, variants: tuple[str, ...]) -> None:
-    """Raise ``error`` (a ``--shape`` that does not parse); a ``--shape AXIS=SIZE`` (``--shapes``' form, trial 26,
-    T26-14) with the ``NAME:dims`` to give, built from the config and build spec of the first variant measured
-    (:func:`clients.shape_refusals.axis_form_refusal`), where they can be read.
-
-    Raises:
-        click.BadParameter: always.
-    """
-    from google.protobuf import json_format
-
-    from builders.config.pbtxt import read_config
-    from clients.shape_flags import AxisForm, parse_shape
-    from clients.shape_refusals import axis_form_refusal
-    from perf.measure.inputs import config_inputs
-
-    for text in shapes:
-        try:
-            parse_shape(text)
-        except AxisForm as typed:
-            try:
-                repo = repository()  # the repository's view, read only for this refusal
-                name = repo.names(variants, indexed=False)[0]
-                cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
-                spec = repo.variant(name).served_spec
-            except (ToolkitError, IndexError):  # no such variant, no readable config: the form's own words
-                break
-            mbs = int(cfg.get("max_batch_size", 0) or 0)
-            said = axis_form_refusal(typed, name, config_inputs(cfg), mbs, spec)
-            raise click.BadParameter(str(said), param_hint="--shape") from None
-        except ToolkitError:
-            break
-    raise error
 
 
 def _refuse_other_sizes(

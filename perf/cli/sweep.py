@@ -22,7 +22,7 @@ from core.options import OptionSpec, build, given_fields, panel, specs
 from core.wording import count, fold_clauses, of
 from perf.cli.report import NOT_WRITTEN, print_report, print_summary, say_outdated
 from perf.cli.runs import OptionsOnlyCommand, run_named
-from perf.cli.sweep_flags import refuse_unread_sweep
+from perf.cli.sweep_flags import answer_shape_flags, refuse_unread_sweep
 from perf.cli.sweep_progress import SweepProgress
 from perf.records.results import RESULTS_FILE
 from perf.records.settings import MEASURE_PANEL
@@ -81,7 +81,10 @@ class SweepCommand(OptionsOnlyCommand):
 
         Raises:
             click.NoSuchOption: an option the sweep does not have.
+            click.BadParameter: a flag's value refused (a ``--shape`` or ``--shapes`` answered from the variants'
+                configs: :func:`perf.cli.sweep_flags.answer_shape_flags`).
         """
+        typed = list(args)
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as e:
@@ -89,6 +92,10 @@ class SweepCommand(OptionsOnlyCommand):
             if advice is None:
                 raise
             raise click.NoSuchOption(e.option_name, message=advice, ctx=ctx) from None
+        except click.BadParameter as e:  # --shape and --shapes answered from the variants' configs, as elsewhere
+            if e.param is not None and e.param.name in ("shapes", "sweep_axes"):
+                answer_shape_flags(self, ctx, typed, e)
+            raise
 
 
 @click.command("sweep", cls=SweepCommand, context_settings=CONTEXT_SETTINGS)

@@ -7,9 +7,12 @@ fresh sweep and a ``--resume``, whose servers and plan are the run's own (break-
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
-from core.flag_refusals import Unread, refuse_unread
+import click
+
+from core.flag_refusals import Unread, named_once, refuse_unread
 
 
 def refuse_unread_sweep(given: Collection[str], sweep: Any) -> None:
@@ -66,3 +69,44 @@ def _measures_nothing(sweep: Any) -> bool:
         return False
     group = getattr(sweep, "final_group", None)  # perf.sweep.final.ResumedRounds: its variants without numbers
     return not (group is not None and group.variants) and not baseline_missing(sweep.run, sweep.opts)
+
+
+def answer_shape_flags(command: click.Command, ctx: click.Context, typed: list[str], error: click.BadParameter) -> NoReturn:
+    """Raise ``error``, a refused ``--shape`` or ``--shapes``, answered from the configs and build specs of the variants
+    the sweep would measure (``--repository``, ``--variants`` as ``typed``), as clients infer and coldstart answer them
+    (s22z, Z-15: the sweep's ``--shape H=16`` got the form's own words; ``--shapes image:3,16,16`` "AXIS the build's
+    name of image's dynamic axis" where the build names H and W): :func:`clients.shape_flags.refuse_shape_flags`;
+    :func:`clients.shape_refusals.shapes_form_refusal`.
+
+    Raises:
+        click.BadParameter: always.
+    """
+    from clients.shape_flags import refuse_shape_flags
+    from clients.shape_refusals import repository_models, shapes_form_refusal
+    from core.errors import ToolkitError
+    from perf.sweep.flags import parse_shapes_flag
+
+    try:
+        flags, _, _ = command.make_parser(ctx).parse_args(args=list(typed))
+    except click.UsageError:
+        raise error from None
+    repository = Path(flags.get("server_repository") or "model_repository")
+    variants = [v.strip() for text in flags.get("variants") or () for v in text.split(",") if v.strip()]
+    if error.param is not None and error.param.name == "shapes":
+        refuse_shape_flags(error, flags.get("shapes") or (), lambda: repository_models(repository, variants))
+    for text in flags.get("sweep_axes") or ():  # the first one refused decides, as it did
+        try:
+            parse_shapes_flag(text)
+            continue
+        except click.BadParameter:
+            pass
+        try:
+            said = next((s for m in repository_models(repository, variants) if (s := shapes_form_refusal(text, *m))), None)
+        except ToolkitError:
+            break
+        if said is not None:
+            raise named_once(
+                click.BadParameter(str(said), ctx=error.ctx, param=error.param, param_hint=error.param_hint)
+            ) from None
+        break
+    raise error

@@ -116,3 +116,69 @@ def test_the_sweeps_shapes_given_name_dims_is_told_both_forms():
     said = _said(e.value.message)
     assert "--shapes 'pulse:1,900' is NAME:dims (--shape's form" in said and "did you mean --shapes AXIS=900" in said
     assert "--shape pulse:1,900 to send these dims at every level" in said
+
+
+#: An image model whose build names its dynamic axes H and W (s22z's findings' model).
+IMAGE = ModelSpec(
+    inputs=(TensorSpec("image", "uint8", (3, "H", "W"), (0, 255)),),
+    outputs=(TensorSpec("y", "float32", (2,)),),
+    dynamic_axes={"H": (16, 32, 64), "W": (16, 32, 64)},
+)
+IMAGE_CONFIG = 'name: "{name}"\nbackend: "onnxruntime"\nmax_batch_size: 4\ninput [{{ name: "image" data_type: TYPE_UINT8 dims: [3, -1, -1] }}]\n'
+
+
+def _image_repo(fake_build) -> Any:
+    variant = Variant("img", "onnx", max_batch_size=4)
+    repo = fake_build(IMAGE, variant)
+    (repo / variant.name / "config.pbtxt").write_text(IMAGE_CONFIG.format(name=variant.name))
+    return repo, variant.name
+
+
+@pytest.mark.parametrize("command", ["sweep", "coldstart"])
+def test_the_sweep_and_coldstart_answer_the_axis_form_from_the_models_config(fake_build, command):
+    """s22z, Z-15: the sweep's `--shape H=16` got the form's own words ("an input of dims [1, H]: --shape NAME:1,16")
+    where clients infer named `--shape image:3,16,32`: one helper answers all three (clients.shape_flags)."""
+    repo, name = _image_repo(fake_build)
+    res = CliRunner().invoke(perf_cli, [command, "-r", str(repo), "--shape", "H=16"], terminal_width=400)
+    said = _said(res.output)
+    assert res.exit_code == 2, said
+    assert f"H is a dynamic axis of {name} (input image, config dims [3, -1, -1]" in said, said
+    assert "did you mean --shape image:3,16,32?" in said and "NAME:1,16" not in said, said
+
+
+def test_the_sweeps_shapes_of_name_dims_are_told_the_builds_axes(fake_build):
+    """s22z, Z-15: `--shapes image:3,16,16` was told "--shapes AXIS=16, AXIS the build's name of image's dynamic axis"
+    although the build names H and W."""
+    repo, name = _image_repo(fake_build)
+    res = CliRunner().invoke(perf_cli, ["sweep", "-r", str(repo), "--shapes", "image:3,16,24"], terminal_width=400)
+    said = _said(res.output)
+    assert res.exit_code == 2, said
+    assert "did you mean --shapes H=16 --shapes W=24 (the axes of image's dynamic dims, config dims [3, -1, -1]" in said
+    assert "or --shape image:3,16,24 to send these dims at every level?" in said and "AXIS the build's name" not in said
+
+
+def test_a_flag_that_names_no_input_gets_an_example_of_the_models_inputs(fake_build, monkeypatch: pytest.MonkeyPatch):
+    """s22z, Z-7: `--shape image:3,x,40` and `image:3,0,40` got `e.g. --shape input_ids:128`, an input the model lacks."""
+    import clients.infer
+
+    repo, name = _image_repo(fake_build)
+    config = {"name": name, "max_batch_size": 4, "input": [{"name": "image", "data_type": "TYPE_UINT8", "dims": [3, -1, -1]}]}
+    monkeypatch.setattr(clients.infer, "model_signature", lambda *a: ModelSignature.from_config(config))
+
+    def infer(shape: str) -> str:
+        res = CliRunner().invoke(clients_cli, ["infer", name, "--url", "localhost:1", "-r", str(repo), "--shape", shape])
+        assert res.exit_code == 2, res.output
+        return _said(res.output)
+
+    for typed, example in (("image:3,x,40", "--shape image:3,N,40 with N"), ("image:3,0,40", "--shape image:3,N,40 with N")):
+        assert example in infer(typed) and "input_ids" not in infer(typed)
+    assert "did you mean --shape image:3,24,40?" in infer("3,24,40")  # dims without the name: the input they fit
+    assert "e.g. --shape image:3,32,32 (img_onnx" in infer("image")  # the model's own input at the sizes it is sent
+    # s22z, Z-7: the channel left out, and an axis typed as an input's name, are told the --shape to give
+    assert "does not fit its config dims [3, -1, -1] (-1 = dynamic): did you mean --shape image:3,24,40?" in infer("image:24,40")
+    assert "did you mean --shape image:3,24,40?" in infer("image:1,24,40")  # a fixed dim typed otherwise
+    axis = infer("H:24")
+    assert "--shape 'H:24' names an axis, not an input: H is a dynamic axis of img_onnx" in axis, axis
+    assert "did you mean --shape image:3,24,32?" in axis and "names no input" not in axis
+    res = CliRunner().invoke(perf_cli, ["coldstart", "-r", str(repo), "--shape", "x"], terminal_width=400)
+    assert "e.g. --shape image:3,32,32" in _said(res.output) and "input_ids" not in res.output
