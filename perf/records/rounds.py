@@ -31,6 +31,9 @@ READ_BY = {"sequential": "--design sequential only", "rounds": "the rounds desig
 CutKind = Literal["variant", "levels", "rounds", "ladder", "baseline"]
 
 
+#: How the words begin of rounds the time budget ended (:attr:`RoundsRecord.ended`, a group's ``ended``), not a
+#: decision: a resume given a new ``--time-budget`` gives them more rounds (:mod:`perf.sweep.final`).
+TIME_SPENT = "time budget spent"
 #: Sweep settings the rounds design does not use (:mod:`perf.sweep.context` and
 #: :func:`perf.measure.level.measure_visit` replace them): a round measures each level once, in one
 #: perf_analyzer run of 3 time windows of :attr:`RoundRules.window_ms`, never retried.

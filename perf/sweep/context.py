@@ -68,8 +68,12 @@ class SweepBase:
             opts = resumed_options(opts, dict(saved.settings))
         #: The budget to record (a resumed run's own total), and for a resumed run which one it plans against.
         self.recorded_budget_s, self.budget_note = opts.time_budget_s, None
+        #: A resume given a --time-budget of its own (a new one, not what is left of the run's): rounds the run's own
+        #: budget had ended go on with it (:attr:`perf.sweep.final.ResumedRounds.rounds_ended`).
+        self.budget_given_again = False
         if saved is not None:
             again = "time_budget_s" in opts.given if opts.given is not None else opts.time_budget_s != DEFAULT_TIME_BUDGET_S
+            self.budget_given_again = again
             left, self.recorded_budget_s, self.budget_note = resumed_budget(
                 opts.time_budget_s, again, saved.rounds.budget if saved.rounds else None, saved.settings
             )

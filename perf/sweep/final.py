@@ -1,6 +1,7 @@
 """A resumed rounds run whose rounds had ended (trial 13, T13-5), decided before anything is started.
 
-Its rounds had ended when the run finished them (``finished`` recorded) or when the rule that ends a
+Its rounds had ended when the run finished them (``finished`` recorded; rounds its time budget ended go on when the
+resume gives a new ``--time-budget`` and the rule below has not ended them: :attr:`ResumedRounds.given_more_time`) or when the rule that ends a
 group's rounds (:func:`perf.search.ending.ends.ended_before`: decided, or ``max_rounds``) says so of
 the variants it ranked, as after a Ctrl-C between the last round and the end of the run. Such a run
 gets no more rounds of them (its ranking was decided on the rounds it has); the variants without
@@ -27,8 +28,10 @@ import time
 
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.analysis.recommendation.cuts import MARGIN_SAID, suggested_s
+from perf.markdown import fmt
 from perf.records.results import VariantResult
-from perf.records.rounds import BudgetRecord, LateGroup
+from perf.records.rounds import TIME_SPENT, BudgetRecord, LateGroup
 from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.ending.ends import ended_before, start_ladders
@@ -96,10 +99,39 @@ class ResumedRounds(RoundsSweep):
             held = set(rr.late.variants)
             ended = next((g.ended for g in rr.groups if g.ended and held <= set(g.variants)), None)
             return ended or rr.late.after or "they had ended before its final group"
-        if self.run.finished is not None:
+        if self.run.finished is not None and not self.given_more_time:
             return rr.ended or "the run had finished them"
-        ranked = self.ranked_names()
+        ranked = self.ranked_names()  # not decided by its rounds (nor ended at max_rounds): they go on (s22z, Z-14)
         return ended_before(self._engine(), ranked) if ranked else None
+
+    @property
+    def given_more_time(self) -> bool:
+        """A resume given a new ``--time-budget`` of a run whose rounds its time budget ended (:data:`TIME_SPENT`), not a
+        decision: they go on where the rule that ends a group's rounds has not ended them (s22z, Z-14: refused, "this
+        resume measures nothing", its 4 of the 6 rounds a verdict needs thrown away for a new run)."""
+        rr = self.run.rounds
+        return self.budget_given_again and rr is not None and (rr.ended or "").startswith(TIME_SPENT)
+
+    def more_time_words(self) -> str | None:
+        """What gives a finished run more rounds where its time budget ended them (:data:`TIME_SPENT`) and the rule
+        has not (:func:`ended_before`): ``"`--resume RUN --time-budget 2m` gives its rounds the 2 of the 6 a verdict
+        needs (about 70 s: the loads and rounds as measured; ...)"``; ``None`` for rounds that ended otherwise, or a
+        resume given a new budget (s22z, Z-14: "a new --run-id measures again" threw its rounds away)."""
+        rr, ranked = self.run.rounds, self.ranked_names()
+        if rr is None or self.given_more_time or not (rr.ended or "").startswith(TIME_SPENT) or not ranked:
+            return None
+        if ended_before(self._engine(), ranked) is not None:
+            return None
+        done = len(rr.rounds_of(ranked))
+        lacking = max(1, MIN_ROUNDS - done)
+        walls = [r.wall_s for r in rr.measured() if r.wall_s]
+        round_s = sum(walls) / len(walls) if walls else self._visit_s() * len(rr.rounds[-1].order if rr.rounds else ranked)
+        need = self._load_s() * len(ranked) + lacking * round_s
+        rounds = f"the {lacking} of the {MIN_ROUNDS} rounds a verdict needs it lacks" if done < MIN_ROUNDS else "more rounds"
+        return (
+            f"`--resume {self.run_id} --time-budget {suggested_s(need) // 60}m` gives it {rounds} (about {fmt(need, 0)} s: "
+            f"the loads and rounds as measured; {MARGIN_SAID})"
+        )
 
     def _visit_s(self) -> float:
         """One visit's time (s): the mean of the run's measured visits, else the plan's estimate."""
@@ -192,7 +224,8 @@ class ResumedRounds(RoundsSweep):
         cuts = self.final.cuts if self.final is not None else []
         self._save()
         missing = baseline_missing(self.run, self.opts)
-        end = ": nothing more is measured into it (a new --run-id measures again)"
+        more = self.more_time_words()  # its rounds ended for time: a resume given one measures them (s22z, Z-14)
+        end = f": nothing more is measured into it ({more or 'a new --run-id measures again'})"
         # a listener that printed the resume line (perf.sweep.opening), which says why and the cuts, says it short (T18-13)
         text, short = f"run {self.run_id} {done}{end}", f"run {self.run_id} {done.split(' (', 1)[0]}{end}"
         if cuts and kept:  # what it finished with is kept; this session's finding is said beside it

@@ -135,13 +135,15 @@ class Ended:
     further: frozenset[str] = frozenset()
     #: The rounds its final group counts already (a final group stopped part-way: ``perf.search.late.Final.done``).
     counted: int = 0
+    #: What gives rounds its time budget ended more (``ResumedRounds.more_time_words``); ``None``: a new --run-id.
+    more: str | None = None
 
     def words(self, budget: str) -> str:
         """What the resume measures, in the resume line's words."""
         why = f" ({self.why})" if self.why else ""
         late = self.final
         if late is None or not late.variants:
-            out = f"no round (its rounds had ended{why}: a new --run-id measures again)"
+            out = f"no round (its rounds had ended{why}: {self.more or 'a new --run-id measures again'})"
             if late is not None and late.cuts:
                 out += f"; nor its {count(len(late.cuts), 'variant')} cut for time, within {budget}: {cut_words(late.cuts)}"
             return out
@@ -165,6 +167,7 @@ def resume_line(
     given: frozenset[str] = frozenset(),
     budget: str | None = None,
     ended: Ended | None = None,
+    more_time: bool = False,
 ) -> str:
     """``kept: ...; will measure: ...`` for a resumed run: the saved settings it goes on with and
     what was measured; what it will measure (a sequential run: the planned levels still without
@@ -172,14 +175,17 @@ def resume_line(
     estimate says next, or, when its rounds had ended, ``ended``: none, and the final group of its
     variants without numbers that the time budget fits, :mod:`perf.sweep.final`), and what runs after.
     ``given``: the flags given again that replace a saved value (:data:`perf.sweep.options.REPORT_SETTINGS`);
-    ``budget``: which time budget the rounds plan against (:func:`perf.records.resumed.resumed_budget`)."""
+    ``budget``: which time budget the rounds plan against (:func:`perf.records.resumed.resumed_budget`); ``more_time``:
+    a finished run whose rounds its time budget ended, given more (:attr:`perf.sweep.final.ResumedRounds.given_more_time`)."""
     done = sum(1 for v in run.variants if any(lv.ok for lv in v.levels))
     after = ", then the in-process baseline" if opts.baseline else "; no in-process baseline (--no-baseline)"
     if opts.design == "rounds" and run.rounds is not None:
         visits = sum(len(r.order) for r in run.rounds.rounds)
         measured = f"{count(len(run.rounds.measured()), 'round')} ({count(visits, 'visit')}) of {count(done, 'variant')}"
         will = f"more rounds where the paired ranking is not decided, within {budget or 'the time budget'} (estimate below)"
-        if ended is None and run.finished is not None:  # perf.sweep.final.ResumedRounds.finished_before
+        if more_time and ended is None:  # s22z, Z-14
+            will = will.replace("not decided, ", "not decided (its time budget had ended them: this one gives more), ")
+        elif ended is None and run.finished is not None:  # perf.sweep.final.ResumedRounds.finished_before
             ended = Ended(None, None, [])
         nothing = ended is not None and not (ended.final is not None and ended.final.variants)
         if ended is not None:
@@ -248,7 +254,8 @@ def _ended(sweep: Any, why: str) -> Ended:
     late, group = sweep.final, sweep.final_group
     k, done = len(late.variants) if late is not None else 0, group.done if group is not None else ()
     counted = min(done[k - 1], MIN_ROUNDS) if 0 < k <= len(done) else 0  # a stopped final group's rounds
-    return Ended(why, late, sweep.final_tie, baseline_after(sweep), frozenset(sweep.measured_further()), counted)
+    more = getattr(sweep, "more_time_words", lambda: None)()  # a sweep of no rounds record has none
+    return Ended(why, late, sweep.final_tie, baseline_after(sweep), frozenset(sweep.measured_further()), counted, more)
 
 
 def opening_lines(sweep: Any, given: frozenset[str] | None = None) -> list[str]:
@@ -273,7 +280,8 @@ def opening_lines(sweep: Any, given: frozenset[str] | None = None) -> list[str]:
         again = frozenset(given or ()) & frozenset(REPORT_SETTINGS)
         why = getattr(sweep, "rounds_ended", None)  # perf.sweep.final.ResumedRounds: its plan, said as it will run
         ended = None if why is None else _ended(sweep, why)
-        lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, again, getattr(sweep, "budget_note", None), ended))
+        more = getattr(sweep, "given_more_time", False)
+        lines.append(resume_line(sweep.run, sweep.plans, sweep.opts, again, getattr(sweep, "budget_note", None), ended, more))
     if sweep.nothing_to_measure:  # nothing is sent: no inputs to describe
         return lines
     return lines + input_lines(sweep.plans, specs, sweep.opts)
