@@ -125,6 +125,10 @@ class ModelSpec:
         named = used | {d for t in self.outputs for d in t.shape if isinstance(d, str)}
         undeclared = sorted(used - set(self.dynamic_axes))
         example = undeclared[0] if undeclared else "seq"
+        axis = next((a for a in self.dynamic_axes if a not in named), example)
+        own = next((t for t in self.inputs if any(isinstance(d, str) for d in t.shape)), None)  # s22z, Z-7: its own input
+        shape = [axis if d == next(x for x in own.shape if isinstance(x, str)) else d for d in own.shape] if own else [axis]
+        where = f"--input {own.name}:{own.dtype}:{','.join(map(str, shape))}" if own else f"--input NAME:DTYPE:{axis}"
         try:
             require_known(
                 "--dynamic-axis",
@@ -134,7 +138,7 @@ class ModelSpec:
                 owner="the model's inputs",
                 error=UnknownAxisError,
                 hint=f"give --dynamic-axis (or the spec's dynamic_axes) for an axis an input's shape names, e.g. "
-                f"--dynamic-axis {example}=1,64,128, or name the axis in an input's shape (--input input_ids:int64:seq)",
+                f"--dynamic-axis {example}=1,64,128, or name the axis in an input's shape ({where})",
             )
         except UnknownAxisError as e:
             e.example = example

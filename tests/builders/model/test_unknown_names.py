@@ -20,6 +20,11 @@ def test_dynamic_axis_no_input_uses_is_refused():
         ModelSpec.from_flags(["x:float32:seq,16"], axes=["seq=1,8,16", "foo=1,8,16"])
     assert "--dynamic-axis 'foo' names no dynamic axis of the model's inputs" in e.value.message
     assert e.value.message.endswith("the dynamic axes of the model's inputs: seq")
+    # the example names the model's own input, with the axis in its shape (s22z, Z-7: it said --input input_ids:int64:seq)
+    assert "name the axis in an input's shape (--input x:float32:foo,16)" in (e.value.hint or "")
+    with pytest.raises(ModelSpecError) as fixed:
+        ModelSpec.from_flags(["x:float32:16"], axes=["foo=1,8,16"])
+    assert "(--input NAME:DTYPE:foo)" in (fixed.value.hint or "") and "input_ids" not in (fixed.value.hint or "")
     with pytest.raises(ModelSpecError, match="inputs: none"):  # the flags of the issue: no input names an axis
         ModelSpec.from_flags(["x:float32:16"], axes=["foo=1,8,16"])
     with pytest.raises(ModelSpecError, match="'batch'"):  # the spec file form too
