@@ -10,7 +10,7 @@ from pathlib import Path
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
 from clients.shape_flags import AxisForm, NotNameDims, ShapeModel
-from clients.shapes import ConfigInput, labels, resolve
+from clients.shapes import ConfigInput, fitted_dims, labels, resolve
 from core.errors import ClientError
 
 
@@ -132,12 +132,12 @@ def name_dims_refusal(
     config = {n: [int(d) for d in dims] for n, dims in inputs}
     parts = [p.strip() for p in typed.text.split(",")]
     if ":" not in typed.text and all(p.isdigit() and int(p) >= 1 for p in parts):
-        fits = [n for n, d in config.items() if len(d) == len(parts) and all(x < 0 or x == int(p) for x, p in zip(d, parts))]
+        fits = [(n, m) for n, d in config.items() if (m := fitted_dims(d, [int(p) for p in parts])) is not None]
         if fits:
-            meant = f"{fits[0]}:{','.join(parts)}"
+            meant = f"{fits[0][0]}:{_text(fits[0][1])}"
             return ClientError(
                 f"{typed.message}: the dims need their input's name: did you mean --shape {meant}?",
-                hint=f"--shape {meant} (input {fits[0]}'s config dims {config[fits[0]]}, without the batch axis; "
+                hint=f"--shape {meant} (input {fits[0][0]}'s config dims {config[fits[0][0]]}, without the batch axis; "
                 "perf_analyzer's --shape)",
                 flag="--shape",
             )

@@ -143,7 +143,7 @@ def check_sizes(
             if source is not None:
                 continue
             batch_first = max_batch_size > 0 and len(given) == len(dims) + 1
-            meant = None if batch_first else _fitted(dims, given)
+            meant = None if batch_first else fitted_dims(dims, given)
             raise ClientError(
                 f"--shape {name}:{_text(given)} does not fit its config dims {dims} (-1 = dynamic)"
                 + (f": {len(given)} dims for {len(dims)}, the first read as the batch axis" if batch_first else "")
@@ -273,7 +273,7 @@ def check_batch_size(model: str, max_batch_size: int, batch_size: int, *, flag: 
         )
 
 
-def _fitted(dims: Sequence[int], given: Sequence[int]) -> list[int] | None:
+def fitted_dims(dims: Sequence[int], given: Sequence[int]) -> list[int] | None:
     """The dims ``given`` meant for config ``dims``: a size for each dynamic dim alone (``image:24,40`` of ``[3, -1,
     -1]``: ``3,24,40``; s22z, Z-7), or every dim with another size at a fixed one (``1,24,40``: ``3,24,40``); ``None``
     for another count."""

@@ -173,6 +173,7 @@ def test_a_flag_that_names_no_input_gets_an_example_of_the_models_inputs(fake_bu
     for typed, example in (("image:3,x,40", "--shape image:3,N,40 with N"), ("image:3,0,40", "--shape image:3,N,40 with N")):
         assert example in infer(typed) and "input_ids" not in infer(typed)
     assert "did you mean --shape image:3,24,40?" in infer("3,24,40")  # dims without the name: the input they fit
+    assert "did you mean --shape image:3,24,40?" in infer("24,40")  # its dynamic dims alone too
     assert "e.g. --shape image:3,32,32 (img_onnx" in infer("image")  # the model's own input at the sizes it is sent
     # s22z, Z-7: the channel left out, and an axis typed as an input's name, are told the --shape to give
     assert "does not fit its config dims [3, -1, -1] (-1 = dynamic): did you mean --shape image:3,24,40?" in infer("image:24,40")
