@@ -51,7 +51,8 @@ def end_line(
     clock = session.budget_clock_s if session is not None else None
     budget = f"the {fmt(budget_s, 0)} s time budget" if budget_s is not None else "the sweep (no time budget)"
     if budget_s is not None and whole_s is not None and fmt(whole_s, 0) != fmt(budget_s, 0):
-        budget = f"the {fmt(budget_s, 0)} s left of the run's {fmt(whole_s, 0)} s time budget"
+        spent = BEFORE.format(fmt(whole_s - budget_s, 0))  # the rounds line's number (s22z, Z-10)
+        budget = f"the {fmt(budget_s, 0)} s left of the run's {fmt(whole_s, 0)} s time budget after the {spent}"
     if session is None or clock is None:  # never started: nothing was measured
         return f"time: {fmt(total_s, 0)} s in all"
     startup = session.startup_s or 0.0
@@ -66,6 +67,26 @@ def end_line(
         f"time: {fmt(total_s, 0)} s in all: {fmt(clock, 0)} s on the clock of {budget} ({COVERS}); "
         f"outside it {fmt(startup + after, 0)} s: {', '.join(parts)}"
     )
+
+
+#: How the time a resumed run's earlier sessions spent of its time budget is said, one quantity wherever it is (its rounds
+#: and loads, and its in-process baseline: what :func:`perf.records.resumed.resumed_budget` takes off the budget). s22z,
+#: Z-10: the rounds line's "84 s before this resume" (rounds only) beside the end line's "the 120 s left of the run's
+#: 208 s time budget" (88 s spent) read as two numbers for one thing.
+BEFORE = "{} s spent before this resume"
+
+
+def before_words(rounds_s: float | None, baseline_s: float | None) -> str:
+    """The rounds line's clause on what a resumed run's earlier sessions spent of its time budget (``rounds_s``: their
+    rounds and loads, ``None`` for a run's first session; ``baseline_s``: their in-process baseline), :data:`BEFORE`'s
+    number, each part named: ``"; 88 s of the run's time budget spent before this resume (84 s of rounds and loads,
+    4 s of the in-process baseline)"``; ``""`` for a first session or none spent."""
+    if rounds_s is None or (total := rounds_s + (baseline_s or 0.0)) < 0.5:
+        return ""
+    parts = (
+        f" ({fmt(rounds_s, 0)} s of rounds and loads, {fmt(baseline_s, 0)} s of the in-process baseline)" if baseline_s else ""
+    )
+    return f"; {fmt(total, 0)} s of the run's time budget spent before this resume{parts}"
 
 
 def report_words(session: Session | None, sessions: int = 1) -> str:

@@ -51,6 +51,7 @@ from perf.search import promise
 from perf.search.budget import Fit
 from perf.search.plan import LevelKey
 from perf.search.rounds import Rounds
+from perf.sweep import budget_scope as scope
 from perf.sweep import load_cuts
 from perf.sweep.context import SweepBase
 from perf.sweep.server import stamp_after, stamp_loaded
@@ -373,7 +374,7 @@ def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, esti
         + (f" in {len(groups)} groups" if len(groups) > 1 else "")
         + (f" this session, {len(rounds.measured())} in the run" if len(rounds.measured()) > len(done) else "")
         + f", {fmt(now_s, 0)} s ({'' if visits else 'not counted on the time budget: no visit; '}estimated {fmt(estimate_s, 0)} s"
-        + (f"; {fmt(before_s, 0)} s before this resume" if before_s else "")
+        + scope.before_words(before_s, rounds.budget.baseline_s if rounds.budget is not None else None)  # s22z, Z-10
         + ")"
         + (f"; {'the last group ' if len(groups) > 1 else ''}ended: {ended}" if ended else "")
     )

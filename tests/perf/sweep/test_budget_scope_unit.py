@@ -60,5 +60,5 @@ def test_a_resumes_end_line_says_the_budget_left_of_the_runs_own() -> None:
     is what was left of the run's 150 s, said as such; a resume with the whole budget left says it once."""
     session = Session("now", "finished", startup_s=3.0, budget_clock_s=0.0)
     line = end_line(session, 11.0, None, 4.0, 150.0)
-    assert "0 s on the clock of the 11 s left of the run's 150 s time budget (" in line
+    assert "0 s on the clock of the 11 s left of the run's 150 s time budget after the 139 s spent before this resume (" in line
     assert "of the 150 s time budget (" in end_line(session, 150.0, None, 4.0, 150.0)

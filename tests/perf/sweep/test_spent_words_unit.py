@@ -29,7 +29,8 @@ def test_a_resumed_session_counts_its_own_rounds_and_an_interrupted_one_no_reaso
     # the run's rounds said too, as the ending's "after N rounds" counts them (trial 17, T17-5: "9 rounds" beside
     # "after 10 rounds")
     assert line == (
-        f"rounds: 3 rounds (45 visits) this session, 5 in the run, 60 s (estimated 100 s; 40 s before this resume); "
+        f"rounds: 3 rounds (45 visits) this session, 5 in the run, 60 s (estimated 100 s; 40 s of the run's time budget "
+        f"spent before this resume); "
         f"ended: {DECIDED}"
     )
     assert (
@@ -46,3 +47,19 @@ def test_a_group_that_loaded_no_variant_is_not_counted():
     assert (
         spent_words(rec, (0, 0), 102.0, 164.0, None) == f"rounds: 5 rounds (75 visits), 102 s (estimated 164 s); ended: {DECIDED}"
     )
+
+
+def test_the_time_spent_before_a_resume_is_one_number_on_the_rounds_line_and_the_end_line():
+    """s22z, Z-10: "57 s (estimated 54 s; 84 s before this resume)" (rounds only) beside "61 s on the clock of the 120 s
+    left of the run's 208 s time budget" (88 s spent: rounds and the in-process baseline), no word saying which."""
+    from perf.records.results import Session
+    from perf.records.rounds import BudgetRecord
+    from perf.sweep.budget_scope import end_line
+
+    rec = _rounds([0] * 5 + [1] * 6)
+    rec.budget = BudgetRecord(208.0, 1.5, 5.0, 54.0, 6, baseline_s=4.0)
+    line = spent_words(rec, (5, 1), 57.0, 54.0, 84.0)
+    assert "57 s (estimated 54 s; 88 s of the run's time budget spent before this resume (84 s of rounds and loads, " in line
+    assert "4 s of the in-process baseline)); ended: " in line
+    end = end_line(Session("t", budget_clock_s=61.0, startup_s=2.0), 120.0, None, 66.0, 208.0)
+    assert "61 s on the clock of the 120 s left of the run's 208 s time budget after the 88 s spent before this resume" in end
