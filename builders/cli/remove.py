@@ -34,6 +34,7 @@ def remove(name: str, repository: Path, dry_run: bool) -> None:
     measured each variant removed. `make clean` removes every build.
     """
     from builders.repository.remove import remove_model
+    from builders.repository.validate_summary import relative
 
     done = remove_model(repository, name, dry_run=dry_run)
     verb = "would delete" if dry_run else "deleted"
@@ -44,9 +45,8 @@ def remove(name: str, repository: Path, dry_run: bool) -> None:
     )
     if gone:
         click.echo(f"  ({count(gone, 'other index entry', 'other index entries')} of {name} had no folder already)")
-    click.echo(
-        f"{verb} {count(len(done.builds), 'build folder')}" + (f": {', '.join(map(str, done.builds))}" if done.builds else "")
-    )
+    builds = ", ".join(relative(str(b), Path.cwd()) for b in done.builds)  # as the variant folders: from here
+    click.echo(f"{verb} {count(len(done.builds), 'build folder')}" + (f": {builds}" if builds else ""))
     for line in done.kept:
         click.echo(f"kept build folder {line}")
     drop = "would drop" if dry_run else "dropped"

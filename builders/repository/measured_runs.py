@@ -122,7 +122,8 @@ def removal_lines(repo: Path, names: list[str], done: str = "") -> list[tuple[st
     lines: list[tuple[str | None, str]] = [(n, removed_words(repo, runs[n])) for n in names if n in runs]
     rest = len(names) - len(lines)
     if rest:
-        lines.append((None, measured_words(repo, [], "them" if not lines else f"the other {count(rest, 'variant')}{done}")))
+        lone = agree(len(names), "it", "them")  # one variant is "it" (was "measured them")
+        lines.append((None, measured_words(repo, [], lone if not lines else f"the other {count(rest, 'variant')}{done}")))
     return lines
 
 

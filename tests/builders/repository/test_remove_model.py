@@ -74,7 +74,7 @@ def test_dry_run_deletes_nothing_and_says_what_would_go(repo: Path, monkeypatch:
     monkeypatch.chdir(repo.parent)
     res = CliRunner().invoke(cli, ["remove", "net", "--dry-run"], terminal_width=250)
     assert res.exit_code == 0, res.output
-    assert "would delete 2 variant folders of net: " in res.output and "would delete 1 build folder: " in res.output
+    assert "would delete 2 variant folders of net: " in res.output and "would delete 1 build folder: builds/net\n" in res.output
     assert "would drop 2 entries of net from model_repository/index.json" in res.output
     assert "no run in " in res.output  # the runs that measured them, in prune's words
     assert len(_indexed(repo)) == 4 and (repo.parent / "builds" / "net").is_dir()

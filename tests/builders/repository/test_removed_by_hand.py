@@ -118,7 +118,7 @@ def test_a_build_names_the_entries_it_drops(repo: Path) -> None:
     build = repo.parent / "builds" / "aa"
     lines = drop_stale_variants(repo, build, [], [AA.name])
     assert lines[0] == f"dropped from {repo / INDEX_FILE} (1 variant whose folder is gone): {BB.name}", lines
-    assert lines[1].startswith("  no run in ") and lines[1].endswith("measured them"), lines
+    assert lines[1].startswith("  no run in ") and lines[1].endswith("measured it"), lines
 
 
 def test_prune_of_a_folder_without_an_index_says_so(tmp_path: Path) -> None:
