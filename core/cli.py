@@ -18,7 +18,7 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import click
@@ -128,7 +128,15 @@ class ToolkitCommand(click.Command):
     click keeps the last value silently (``--latency-budget-ms 5 --latency-budget-ms 50`` is
     50), which reads as if both were used; options that take several values say so
     (``multiple=True``) and are accepted repeated, as are counters (``-vv``).
+
+    Its own context settings default to :data:`CONTEXT_SETTINGS` (``-h`` as well as ``--help``):
+    click builds a command's help option once, from the first context made for it, so a command
+    first given a context without its group's settings (``cmd.make_context(...)`` from Python) kept
+    ``--help`` alone and later refused ``-h`` under the group too.
     """
+
+    def __init__(self, name: str | None, context_settings: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(name, {**CONTEXT_SETTINGS, **(context_settings or {})}, **kwargs)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Parse ``args``, refusing a single-value option given more than once.

@@ -106,3 +106,13 @@ def test_a_parser_run_in_a_commands_body_names_its_flag_once() -> None:
     res = CliRunner().invoke(ToolkitCommand("c", callback=body), [])
     assert res.exit_code == 2 and "Error: --shapes 'x' is not AXIS=SIZE" in res.output, res.output
     assert not TWICE.search(res.output)
+
+
+def test_a_command_given_a_context_alone_keeps_its_short_help_flag() -> None:
+    """A subcommand's first context made without its group (as this file's checks do) fixed its
+    help option to ``--help`` alone: ``clients check -h`` then answered "No such option '-h'"."""
+    fresh = clients_cli.commands["check"]
+    fresh.make_context("check", ["--variants", "a"], resilient_parsing=True)
+    res = CliRunner().invoke(clients_cli, ["check", "-h"], terminal_width=200)
+    assert res.exit_code == 0, res.output
+    assert "--variants" in res.output
