@@ -76,7 +76,6 @@ HEAD_DETAILS: dict[str | re.Pattern[str], str] = {
     "| variant | format |": "What was run: every variant's parameters",
     "- Group ": "Paired ranking: each group's variants and rounds",
     "- **Saturation (knee)**": "Recommendation: each variant's knee",
-    "- **Flagged levels**": "Recommendation: the flagged levels",
     "- **Excluded from the recommendation**": "Recommendation: the variants excluded",
     "- **Design: interleaved rounds.**": "Paired ranking: the design, the rule and the levels",
     "- **The rule:**": "Paired ranking: the design, the rule and the levels",
@@ -111,7 +110,6 @@ EFFICIENCY_DETAILS = {
 #: The bullets of :data:`HEAD_DETAILS` whose own line stays in report.md (the finding: what the list under it is).
 KEEP_HEAD = (
     "- **Saturation (knee)**",
-    "- **Flagged levels**",
     "- **Excluded from the recommendation**",
     "- **Failed measurements**",
     "- **Client workloads:**",

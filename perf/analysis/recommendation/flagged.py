@@ -1,9 +1,11 @@
 """The flagged levels a recommendation lists (:attr:`perf.analysis.recommendation.recommend.Recommendation.flagged`):
-each with why (:func:`flagged_items`, the appendix's list) or with its flags only (:func:`flagged_brief`, report.md's).
+each with why (:func:`flagged_items`, the appendix's list), with its flags only (:func:`flagged_brief`, the heads of the
+appendix's items), or counted per flag (:func:`flagged_summary`, report.md's: a few lines it always keeps).
 Moved out of :mod:`perf.analysis.recommendation.recommend` (at its 400-line limit)."""
 
 from __future__ import annotations
 
+from core.wording import count
 from perf.analysis.stats.notes import flag_statuses, flag_words, merged, repeat_noun, template
 from perf.analysis.stats.points import Point
 from perf.analysis.stats.trials import where
@@ -56,3 +58,32 @@ def flagged_brief(flagged: list[Point]) -> list[str]:
     characters, were a third of the Recommendation, and two levels whose numbers matched by chance said 150
     characters twice (session 22)."""
     return list(_groups(flagged))
+
+
+#: The characters a line of :func:`flagged_summary` takes at most (one line of report.md as read, its bullet beside it:
+#: :data:`perf.report.layout.MAX_REPORT_LINES` counts lines folded at 100 columns); its first variant is named whatever.
+SUMMARY_CHARS = 94
+
+
+def flagged_summary(flagged: list[Point]) -> list[str]:
+    """One line per set of flags, its levels counted and its variants named, the most flagged first, as many as fit
+    in :data:`SUMMARY_CHARS` (each workload of a variant counted as its variant; the rest counted): ``"host busy;
+    unstable: 12 levels, of `a` (4), `b` (4) and 1 more variant"``. report.md keeps these few lines whatever its
+    length (s22z, Z-3: its list of :func:`flagged_brief` items moved to the appendix in every real run, so report.md
+    never said which levels were flagged)."""
+    sets: dict[str, dict[str, int]] = {}
+    for p in flagged:
+        per = sets.setdefault(flag_statuses(p.status, p.notes), {})
+        name = p.variant.split(" [", 1)[0]
+        per[name] = per.get(name, 0) + 1
+    lines = []
+    for flags, per in sorted(sets.items(), key=lambda kv: -sum(kv[1].values())):
+        ranked = sorted(per.items(), key=lambda kv: -kv[1])
+        head = f"{flags}: {count(sum(per.values()), 'level')}, of "
+        for k in range(len(ranked), 0, -1):  # the most names that fit, one at least
+            more = f" and {count(len(ranked) - k, 'more variant')}" if k < len(ranked) else ""
+            line = head + ", ".join(f"`{v}` ({n})" for v, n in ranked[:k]) + more
+            if len(line) <= SUMMARY_CHARS or k == 1:
+                break
+        lines.append(line)
+    return lines

@@ -54,7 +54,7 @@ from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
 from perf.analysis.recommendation.dominated import dominated
 from perf.analysis.recommendation.excluded import candidate, excluded_levels
-from perf.analysis.recommendation.flagged import flagged_brief, flagged_items
+from perf.analysis.recommendation.flagged import flagged_brief, flagged_items, flagged_summary
 from perf.analysis.recommendation.missed import Missed, missed
 from perf.analysis.recommendation.models import refuse_several_models
 from perf.analysis.recommendation.uniform_sizes import batching_off_instead, no_batch_words
@@ -87,9 +87,10 @@ class Recommendation:
         excluded: One sentence per level or variant left out of the ranking, with why.
         flagged: One sentence per flagged (unstable, host busy) candidate, ranked after the stable ones; a variant's
             levels next to each other flagged in the same words share one (``"`v` at concurrency 8 and 12: ..."``):
-            :attr:`flagged_levels` counts the levels. The appendix says them; report.md says :attr:`flagged_brief`.
+            :attr:`flagged_levels` counts the levels. The appendix says them; report.md says :attr:`flagged_summary`.
         flagged_brief: The same levels with their flags only (``"`v` at concurrency 1, 2: host busy; unstable"``,
-            :func:`perf.analysis.recommendation.flagged.flagged_brief`).
+            :func:`perf.analysis.recommendation.flagged.flagged_brief`), the appendix's items' heads.
+        flagged_summary: The same levels counted per set of flags, report.md's few lines (:func:`flagged_summary`).
         latency_percentile: The client latency percentile the budget is on (default 99).
         budget_latency_ms: That percentile's latency (ms) at :attr:`best_under_budget`.
         ranking: A rounds sweep's paired ranking behind :attr:`best_peak` (``None`` otherwise).
@@ -118,6 +119,7 @@ class Recommendation:
     knee_rule: str = dataclasses.field(default_factory=knee_words)
     flagged_levels: int = 0
     flagged_brief: list[str] = dataclasses.field(default_factory=list)
+    flagged_summary: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def latency_field(self) -> str:
@@ -184,10 +186,10 @@ def recommend(
     excluded = excluded_levels(run, points)
     cands = [p for v in run.variants if v.status != "failed" for p in points[v.name] if candidate(p)]
     flagged, n_flagged = flagged_items([p for p in cands if p.status != "ok"], run)
-    brief = flagged_brief([p for p in cands if p.status != "ok"])
+    brief, summary = flagged_brief(flags := [p for p in cands if p.status != "ok"]), flagged_summary(flags)
     if run.rounds is not None:
         rec = _paired(run, latency_budget_ms, pct, points, knees, notes, excluded, flagged, cands, fit)
-        rec.flagged_levels, rec.flagged_brief = n_flagged, brief
+        rec.flagged_levels, rec.flagged_brief, rec.flagged_summary = n_flagged, brief, summary
         return _peaks(run, points, rec)
     best, why = rank(cands, tol)
     under, under_why = rank(_under(cands, latency_budget_ms, metric), tol) if latency_budget_ms is not None else (None, None)
@@ -202,7 +204,7 @@ def recommend(
         pct,
         under.get(metric) if under else None,
     )
-    rec.flagged_levels, rec.flagged_brief = n_flagged, brief
+    rec.flagged_levels, rec.flagged_brief, rec.flagged_summary = n_flagged, brief, summary
     return _peaks(run, points, _gaps(run, cands, rec))
 
 

@@ -63,10 +63,16 @@ def recommendation_section(
     lines += [f"- {n}" for n in rec.notes]
     if rec.flagged:
         why = f"{rec.flagged_levels}; {flagged_note(rec, points)}; why each: {APPENDIX_FILE}, section “Flagged levels”"
-        lines += [f"- **Flagged levels** ({why}):"] + capped(rec.flagged_brief or rec.flagged, indent="  ")
+        # a short list that stays in report.md whatever its length (s22z, Z-3: moved to the appendix in every real run,
+        # report.md never said which levels were flagged); the appendix's section says every level and why
+        lines += [f"- **Flagged levels** ({why}):"] + capped(rec.flagged_summary or rec.flagged, FLAGGED_SHOWN, indent="  ")
     if rec.excluded:
         lines += [f"- **Excluded from the recommendation** ({len(rec.excluded)}):"] + capped(rec.excluded, indent="  ")
     return lines
+
+
+#: The flagged levels' lines report.md lists, one per set of flags (the rest: "… N more in appendix.md"), never moved.
+FLAGGED_SHOWN = 4
 
 
 def pick_lines(

@@ -75,7 +75,7 @@ def test_a_variants_levels_flagged_for_the_same_reasons_share_one_item_with_thei
     ]
     results.save(run, tmp_path)
     text = write_report(tmp_path).read_text()
-    assert "  - `v` at concurrency 1, 2, 4: host busy\n" in text and "89–95 %" not in text
+    assert "  - host busy: 3 levels, of `v` (3)\n" in text and "89–95 %" not in text  # counted (s22z, Z-3)
     assert "why each: appendix.md, section “Flagged levels”" in text
     assert "89–95 % of a core" in (tmp_path / "appendix.md").read_text()
 
