@@ -10,6 +10,7 @@ import click
 from clients.runtimes.options import ServerOptions
 from core.cli import CONTEXT_SETTINGS, ToolkitCommand, verbosity_option
 from core.options import given, option
+from perf.cli.report import say_outdated
 from perf.cli.runs import RunFolder
 from perf.sweep.options import SweepOptions
 
@@ -178,6 +179,7 @@ def export_deployment(
 
     for stale in stale_bundles(run_dir, load(run_dir)):  # another bundle of the run's, of an earlier pick (trial 22)
         click.secho(stale, fg="yellow", err=True)
+    say_outdated(run_dir)  # its report.md, of an earlier state, may name another pick than this bundle's (s22z, Z-13)
 
 
 def _said_release_check(checked: Any) -> None:
@@ -266,3 +268,4 @@ def _export_combination(
     click.echo(f"bundle: {bundle.folder} (README.md says how to serve and deploy it)")
     for f in bundle.files:
         click.echo(f"  {f}")
+    say_outdated(run_dir, coloc=True)  # its report.md, of an earlier state, may name another combination (s22z, Z-13)

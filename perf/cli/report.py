@@ -285,3 +285,4 @@ def compare(run_a: Path, run_b: Path, out: Path | None) -> None:
             click.secho(fold_clauses(refused), fg="yellow", err=True)
         if (stopped := unfinished_text(loaded, results_dir=Path(run).parent)) is not None:
             click.secho(fold_clauses(stopped), fg="yellow", err=True)
+        say_outdated(run)  # its report.md, of an earlier state, is not what was compared (s22z, Z-13)

@@ -6,6 +6,7 @@ the commands that saved it and wrote no report say so at their end; ``triton-per
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,12 @@ def test_a_no_report_session_marks_the_earlier_report_and_says_so(monkeypatch: p
     assert "not written (--no-report)" in said
     assert "report.md in results/r is out of date (written " in said
     assert "says so at its top; `triton-perf report results/r` rewrites it" in said
+
+    other = tmp_path / "results" / "o"  # a reader of the run says it too
+    results.save(dataclasses.replace(_run(300.0, 1), run_id="o", created="before"), other)
+    res = CliRunner().invoke(perf_cli, ["compare", "results/o", "results/r"])
+    assert res.exit_code == 0, res.output
+    assert "report.md in results/r is out of date (written " in " ".join(res.output.split())
 
     res = CliRunner().invoke(perf_cli, ["report", "results/r"])  # rewritten: unmarked, the marked one not kept as edited
     assert res.exit_code == 0, res.output
