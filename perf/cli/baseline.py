@@ -232,6 +232,8 @@ def _interrupted(stop: BaselineInterrupted, out: Path | None, earlier: BaselineR
     if profile:
         lines.append("--trace/--precision: not started (the baseline comes first)")
     click.secho("\n".join(lines), fg="yellow", err=True)
+    if out is None and stop.stored is not None:  # a run's report.md of before it says so at its top (s22z, Z-13)
+        say_outdated(Path(stop.stored).parent)
     raise SystemExit(EXIT_INTERRUPTED) from None
 
 
@@ -247,6 +249,8 @@ def _profile_interrupted(
     if isinstance(stop, ProfileInterrupted) and stop.stored is not None:
         click.echo("\n".join(profile_section(stop.record, operators=None)))
         click.secho(interrupted_profile_text(stop.record, stop.stored, folder, what), fg="yellow", err=True)
+        if out is None:  # a run's report.md of before it says so at its top (s22z, Z-13)
+            say_outdated(target)
         raise SystemExit(EXIT_INTERRUPTED) from None
     where = f"{folder} holds what it held before" + (
         f"; trace files written before it in {folder}/traces are not recorded" if trace else ""

@@ -173,3 +173,21 @@ def test_a_colocation_save_marks_its_report(tmp_path: Path) -> None:
     assert (run_dir / "report.md").read_text().splitlines()[2].startswith(MARK)
     said = outdated_text(run_dir, colocation.COLOCATION_FILE)
     assert said is not None and "further measurements" in said
+
+
+def test_a_baseline_stopped_into_the_run_says_its_report_is_out_of_date(tmp_path: Path, capsys: Any) -> None:
+    """A Ctrl-C of `triton-perf baseline RUN` keeps what it measured in the run (a save): its end says the report."""
+    from perf.cli.baseline import _interrupted
+    from perf.profile.stopped import BaselineInterrupted
+
+    run = _run(200.0, 1)
+    results.save(run, tmp_path)
+    (tmp_path / "report.md").write_text("# Sweep report: r\n")
+    record_written(tmp_path, tmp_path / results.RESULTS_FILE)
+    run.baseline = BaselineResult("then", BaselineSettings("blocked_autorange", 1.0, 1.0, 3, 100, "random"))
+    stop = BaselineInterrupted(run.baseline)
+    stop.stored = results.save(run, tmp_path)  # as perf.profile.stopped.kept_in files it
+    with pytest.raises(SystemExit):
+        _interrupted(stop, None, None, False)
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"report.md in {tmp_path} is out of date (written " in said and "its in-process baseline measured" in said
