@@ -104,7 +104,7 @@ HAND_RATIO = (
 def test_no_source_formats_a_ratio_by_hand() -> None:
     """The kind, in every package: a ratio shown to a user goes through perf.markdown's one rule (a ratio that is not
     1 never prints as 1; ``:.3g``, ``:.2f``, ``:.3f`` printed 1.0004 as "1×", "1.00×", "1.000"). The rule's
-    constants (``{FAR_GAP:g}×``, ``{RETIRE_GAP:g}x``) are given numbers, printed as given."""
+    constants (``{FAR_GAP:g}×``, ``{GAP_MIN:g}×``) are given numbers, printed as given."""
     found = [
         f"{p.relative_to(ROOT)}:{i}: {line.strip()}"
         for package in ("perf", "clients", "builders", "core", "scripts")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import statistics
 
+from perf.analysis.stats.paired import paired
 from perf.records.levels import LevelResult
 from perf.records.results import VariantResult
 from perf.records.rounds import RoundRules
@@ -44,3 +45,30 @@ def test_a_level_the_rule_calls_behind_retires_saying_the_rule_and_its_numbers()
     why = done.why[16]
     assert why.startswith("concurrency 4 higher by the rule (paired rounds at 5 %): 1.21× median"), why
     assert "ahead in 6 of 6; p = 0.031, sign test" in why, why
+
+
+def _far(rounds: int) -> VariantResult:
+    """c=4 3x c=1's throughput in every round (s22z, Z-16: "2x or more behind concurrency 4")."""
+    levels = [LevelResult(c, 1, r, throughput_infer_per_s=t, latency_p99_ms=float(c)) for r in range(rounds) for c, t in ((1, 100.0), (4, 300.0))]  # fmt: skip
+    return VariantResult("v", status="ok", levels=levels)
+
+
+def _retire_far(vr: VariantResult) -> retirement.Retired:
+    return retirement.retire([1, 4], True, plan_levels("v", 8, (1, 4), [1]), vr, RoundRules(), None)
+
+
+def test_a_level_far_behind_waits_for_the_rounds_the_rule_calls_it_on() -> None:
+    """s22z, Z-16: c=1 retired after one round "2x or more behind concurrency 4 in every round both had (1 round)",
+    and report.md then could not call the c=1 -> c=4 rise ("too few rounds for the rule to call it (a large gap needs
+    3, else 6)"): the level the report needed was not measured. A far gap retires on the rule's own rounds."""
+    for n in (1, 2):
+        done = _retire_far(_far(n))
+        assert done.active == [1, 4] and not done.why, (n, done.why)  # was retired after 1 round
+    done = _retire_far(_far(3))
+    assert done.active == [4], done
+    why = done.why[1]
+    assert why.startswith("concurrency 4 higher by the rule (paired rounds at 5 %): 3.00× median"), why
+    assert "over 3 rounds, ahead in 3 of 3" in why, why
+    # the verdict the report states on the same rounds is the one the retirement rested on
+    rise = paired([300.0] * 3, [100.0] * 3)
+    assert rise is not None and rise.verdict == "higher"
