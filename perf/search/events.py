@@ -40,7 +40,7 @@ CHANGE_WORDS = {"retired": "no longer measured", "joined": "joins its ladder", "
 
 def change_words(ch: LevelChange) -> str:
     """A change of the levels a ladder measures in words (:func:`perf.search.retirement.changes`): ``"v c=1
-    seq=128 b=1: no longer measured: its p99 30.00 ms over 3 rounds is over the budget of 25 ms"``."""
+    seq=128 b=1: no longer measured: its p99 30.00 ms (median of 3 rounds, none host busy) is over the budget of 25 ms"``."""
     shape = f" {ch.shape}" if ch.shape else ""
     return f"{ch.variant} c={ch.concurrency}{shape} b={ch.batch_size}: {CHANGE_WORDS[ch.change]}: {ch.why}"
 

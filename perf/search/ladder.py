@@ -60,7 +60,7 @@ import dataclasses
 import math
 from collections.abc import Set as AbstractSet
 
-from perf.analysis.ranking.budget_latency import judged
+from perf.analysis.ranking.budget_latency import Judged, judged
 from perf.analysis.ranking.operating import per_round, records, summary
 from perf.analysis.saturation.peaks import Rise, rise_into
 from perf.analysis.saturation.rises import paired_rise
@@ -71,7 +71,7 @@ from perf.records.rounds import RoundRules
 from perf.records.search import SearchDecision, SearchRules
 from perf.search.plan import VariantPlan, at_workload, side, step_gains, workloads
 from perf.search.policy import Budget
-from perf.search.retirement import Workload, best_level, retire
+from perf.search.retirement import Workload, best_level, left_budget, retire
 from perf.search.stops import OVER_BUDGET, rise_clause
 
 
@@ -163,10 +163,15 @@ def seen(vr: VariantResult, load: Workload | None = None) -> set[int]:
 def _latency(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> tuple[float | None, int, str]:
     """The level's latency as the budget judges it (:mod:`perf.analysis.ranking.budget_latency`), its
     rounds, and how it was taken in words."""
-    j = judged(records(vr, side(plan, c)), budget.metric, cores=budget.cores)
+    j = _judged(vr, plan, c, budget)
     if j is None:
         return None, 0, ""
     return j.ms, j.all_rounds, j.basis()
+
+
+def _judged(vr: VariantResult, plan: VariantPlan, c: int, budget: Budget) -> Judged | None:
+    """Level ``c``'s latency as the budget judges it (:mod:`perf.analysis.ranking.budget_latency`)."""
+    return judged(records(vr, side(plan, c)), budget.metric, cores=budget.cores)
 
 
 def _flat_steps(
@@ -330,7 +335,7 @@ def _refined(
             f"the half below concurrency {low}, the lowest level within {fmt(rules.min_gain_pct)} % of its best (concurrency {c})"
         )
         return {n: why for n in (low // 2,) if n in doubling and n not in lad.levels}
-    over = [x for x in lad.levels if budget is not None and (_latency(vr, plan, x, budget)[0] or 0.0) > budget.ms]
+    over = [x for x in lad.levels if budget is not None and left_budget(_judged(vr, plan, x, budget), budget)]
     ceiling = min(over, default=max(lad.levels) + 1)
     near = [n for n in (c // 2, c * 2) if n in doubling and n <= max(lad.levels) and n < ceiling and n not in lad.levels]
     within = " within the budget" if budget is not None else ""

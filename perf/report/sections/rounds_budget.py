@@ -64,7 +64,8 @@ def design_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
         f"than {r.flat_window} doublings at its top are flat (median paired gain below the search's minimum gain); it "
         f"ends after {r.flat_window} flat doublings judged on at least {r.min_rounds} paired rounds each, never on one "
         f"flagged visit; the doubling levels next to a variant's best join once it has {r.min_rounds} rounds. A level the rule calls below the variant's best on {r.min_rounds} or more paired rounds (never the median alone), "
-        "(a far gap too waits for the rule's rounds), or over the budget, is no longer measured, each "
+        "(a far gap too waits for the rule's rounds), or over the budget on 3 rounds not host busy (or far over what "
+        "the host's load explains), is no longer measured, each "
         "client workload's levels judged on that workload's own numbers (a size or a batch size is the client's, never "
         "compared across workloads); a variant the pick beats by the rule, and that cannot climb, is dropped (pruning). Rounds end "
         f"when the ranking is decided, after {r.max_rounds} rounds of a group, or when the next round would not fit the budget.",

@@ -85,6 +85,6 @@ def test_each_level_retired_is_said_once_with_its_workload_and_why() -> None:
     retired = "ts c=1 seq=8 b=1: no longer measured: concurrency 4 higher by the rule (paired rounds at 5 %): 3.01× median"
     assert sum(w.startswith(retired) for w in said) == 1, said  # on the rule's 3 rounds (s22z, Z-16), not after one
     assert not any(w.startswith("ts c=1 seq=128") for w in said)  # kept at seq=128: within the budget there
-    over = "ts c=4 seq=128 b=1: no longer measured: its p99 30.00 ms over 3 rounds is over the budget of 25.00 ms"
+    over = "ts c=4 seq=128 b=1: no longer measured: its p99 30.00 ms (median of 3 rounds, none host busy) is over the budget of 25.00 ms"
     assert said.count(over) == 1, said  # at seq=128 its c=4 is over the budget: retired there on its own numbers
     assert not any(w.startswith("ts c=4 seq=8") for w in said)  # its best at seq=8
