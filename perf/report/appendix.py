@@ -89,7 +89,38 @@ def without_copies(held: Sequence[str], moved: Sequence[str], whole: Mapping[str
     kept = [list(whole.get(_title(s), s)) for s in sections(moved) if FULL_FORMS.get(_title(s), _title(s)) not in titles]
     said = [content(s) for s in kept]
     mine = [s for s in mine if not _title(s) or not (own := content(s)) or not any(own <= c for c in said)]
-    return [ln for s in (*mine, *kept) for ln in s]
+    return more_pointed([*mine, *kept])
+
+
+#: A capped list's last line (:func:`perf.markdown.capped`), its count and what follows the count.
+_MORE_LINE = re.compile(r"^(\s*- (?:… )?)(\d+)( more\b.*)$")
+
+
+def more_pointed(secs: Sequence[Sequence[str]]) -> list[str]:
+    """``secs``' lines, each capped list's "… N more in appendix.md" (a list report.md capped and moved here) pointing
+    at the section of this file that holds every item of it, and the N more, by its heading, above or below it (trial
+    27, T27-6: "… 2 more in its full list above" said in the very section that was the list's home, of a list that was
+    not there); where no section holds them it says only how many are left out, pointing nowhere."""
+    out: list[str] = []
+    for i, sec in enumerate(secs):
+        for j, ln in enumerate(sec):
+            m = _MORE_LINE.match(ln)
+            if not m or (APPENDIX_FILE not in m.group(3) and "full list" not in m.group(3)):
+                out.append(ln)
+                continue
+            lead, shown = m.group(1)[: m.group(1).index("- ")], j
+            while shown and sec[shown - 1].startswith(f"{lead}- "):  # the list's shown items, right above its last line
+                shown -= 1
+            items = {" ".join(x.split()) for x in sec[shown:j]}
+            n = len(items) + int(m.group(2))
+            home = next(
+                (k for k, s in enumerate(secs) if k != i and _title(s) and items <= (c := content(s)) and len(c) >= n), None
+            )
+            where = (
+                "" if home is None else f" in its full list, section “{_title(secs[home])}” {'above' if home < i else 'below'}"
+            )
+            out.append(f"{m.group(1)}{m.group(2)} more{where}.")
+    return out
 
 
 #: How report.md names the appendix's section a moved part is in (:meth:`perf.report.layout.Part.moved`).

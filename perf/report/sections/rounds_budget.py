@@ -6,6 +6,7 @@ estimate and spending (:func:`budget_lines`; the section: :mod:`perf.report.sect
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from core.wording import count, sentence
 from perf.analysis.measured import has_numbers
@@ -37,6 +38,25 @@ CUT_WORDS = {
     "ladder": "ladder stopped",
     "baseline": "in-process baseline",
 }
+
+
+#: What one cut of each kind is, counted (:func:`cut_count`): the "(N)" of the list says what it counts (trial 27, T27-6:
+#: "Cut for time (7)" beside the console's "4 variants not measured" counted a level cap, a ladder stop, 4 variants and
+#: the in-process baseline as one kind of thing).
+CUT_NOUNS = {
+    "variant": ("variant", None),
+    "levels": ("level cap", None),
+    "rounds": ("rounds cut", "rounds cuts"),
+    "ladder": ("ladder stop", None),
+    "baseline": ("in-process baseline skip", None),
+}
+
+
+def cut_count(cuts: Sequence[Cut]) -> str:
+    """How many ``cuts``, each kind counted on its own: ``"1 level cap"``, ``"7: 4 variants, 1 level cap, 1 ladder
+    stop, 1 in-process baseline skip"`` (kinds in :data:`CUT_NOUNS`' order)."""
+    kinds = [count(n, *CUT_NOUNS[k]) for k in CUT_NOUNS if (n := sum(1 for c in cuts if c.kind == k))]
+    return kinds[0] if len(kinds) == 1 else f"{len(cuts)}: {', '.join(kinds)}"
 
 
 #: The appendix's section of every cut for time (report.md's part of the cut list moves under it too).
@@ -179,7 +199,7 @@ def budget_lines(run: RunResult, rec: Recommendation | None = None) -> list[str]
     judged = [c for c in judged if c not in made_good]
     if judged:
         order = f" ({CUT_ORDER})" if any(c.kind == "variant" for c in judged) else ""  # said once, not a cut's reason
-        lines += [f"- **Cut for time** ({len(judged)}){order}:"] + capped(cut_items(run), indent="  ")
+        lines += [f"- **Cut for time** ({cut_count(judged)}){order}:"] + capped(cut_items(run), indent="  ")
     else:
         lines.append("- Nothing was cut for time.")
     if made_good:  # trial 21, T21-7: "skipped ... `triton-perf baseline RUN` measures it" of a run that has it

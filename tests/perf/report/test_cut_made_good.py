@@ -28,14 +28,18 @@ def _run(measured: bool):
 
 def test_a_baseline_skipped_by_earlier_sessions_and_measured_since_is_not_listed_as_cut() -> None:
     text = "\n".join(budget_lines(_run(measured=True)))
-    assert "- **Cut for time** (1):" in text, text
+    assert "- **Cut for time** (1 level cap):" in text, text
     assert "skipped: 7 s" not in text and "keeps it" not in text
     assert "- The in-process baseline, skipped for time in 2 earlier sessions, was measured since (Serving efficiency)." in text
 
 
 def test_a_baseline_still_missing_stays_among_the_cuts() -> None:
     text = "\n".join(budget_lines(_run(measured=False)))
-    assert "- **Cut for time** (3):" in text and "skipped: 61 s" in text and "measured since" not in text
+    assert (
+        "- **Cut for time** (3: 1 level cap, 2 in-process baseline skips):" in text
+        and "skipped: 61 s" in text
+        and "measured since" not in text
+    )
 
 
 def test_a_capped_cut_list_has_its_full_list_in_the_appendix(tmp_path) -> None:
@@ -54,7 +58,7 @@ def test_a_capped_cut_list_has_its_full_list_in_the_appendix(tmp_path) -> None:
     ]
     run.rounds = RoundsRecord(seed=1, cuts=levels, budget=BudgetRecord(240.0, 1.3, 11.9, 55.0, 6))
     cuts = "\n".join(budget_lines(run))
-    assert "- **Cut for time** (7):" in cuts and "more in [appendix.md](appendix.md)" in cuts, cuts
+    assert "- **Cut for time** (7 level caps):" in cuts and "more in [appendix.md](appendix.md)" in cuts, cuts
     save(run, tmp_path)
     (tmp_path / "commands.txt").write_text("perf_analyzer -m x\n")
     write_report(tmp_path)
@@ -62,3 +66,19 @@ def test_a_capped_cut_list_has_its_full_list_in_the_appendix(tmp_path) -> None:
     assert "full list above" not in appendix
     section = appendix.split(f"## {CUT_SECTION}\n")[1].split("\n## ")[0]
     assert all(f"concurrency above {c} not measured" in section for c in range(2, 9)), section
+
+
+def test_the_cut_count_says_what_it_counts() -> None:
+    """Trial 27, T27-6: "**Cut for time** (7)" beside the console's "cut for time: 4 variants not measured": the 7
+    counted a level cap, a ladder stop, 4 variants and the skipped in-process baseline as one kind of thing."""
+    run = make_run()
+    stamp(run)
+    cuts = [
+        LEVELS,
+        Cut("ladder", "the ladder stopped at concurrency 4, the time budget's cap", "a", 4),
+        *[Cut("variant", "not measured: the rounds would not leave time", f"v{i}") for i in range(4)],
+        SKIPS[0],
+    ]
+    run.rounds = RoundsRecord(seed=1, cuts=cuts, budget=BudgetRecord(240.0, 1.3, 11.9, 55.0, 6))
+    text = "\n".join(budget_lines(run))
+    assert "- **Cut for time** (7: 4 variants, 1 level cap, 1 ladder stop, 1 in-process baseline skip) (" in text, text

@@ -33,7 +33,7 @@ def test_the_report_lists_the_cut_in_force_once(tmp_path: Path) -> None:
     stamp(run)
     run.rounds = RoundsRecord(seed=1, cuts=[FIRST, REFIT], budget=BudgetRecord(150.0, 1.25, 5.0, 124.0, 6, max_concurrency=16))
     text = "\n".join(budget_lines(run))
-    assert "- **Cut for time** (1):" in text and "above 4 not measured" in text and "above 16" not in text
+    assert "- **Cut for time** (1 level cap):" in text and "above 4 not measured" in text and "above 16" not in text
     # the Search section: the brute force count at the cap in force (c=4: 1, 2, 4 on 2 variants), not at the first plan's 16
     variants = [variant_result(n, [level_result(c, 100.0 * c, 5.0) for c in (1, 4)]) for n in ("a", "b")]
     search = SearchRecord("brute", True, order=["a", "b"], decisions=[SearchDecision("b", "cap", 4, "top")])

@@ -309,7 +309,7 @@ def test_the_bound_is_in_lines_as_read_and_a_section_keeps_its_finding():
     assert read_lines(lines) <= 220 and "- **Knees**: the rule:" in lines and "- **Best**: `a`" + " x" * 60 in lines
     assert any(ln.startswith("  - Each variant's knee: in [appendix.md]") for ln in lines)
     assert moved[:2] == ["## Recommendation: each variant's knee", ""] and "- `v8`: no knee" in moved
-    assert "- … 3 more in its full list above." in moved
+    assert "- … 3 more in [appendix.md](appendix.md)." in moved  # pointed at its full list by the appendix (more_pointed)
 
 
 def test_demo_run_keeps_its_content_plus_frontier_and_effects(tmp_path: Path):

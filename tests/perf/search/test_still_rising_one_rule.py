@@ -96,7 +96,7 @@ def test_a_recorded_cut_the_numbers_do_not_back_is_left_out_of_the_report(tmp_pa
     text = write_report(tmp_path).read_text()
     assert f"ladder stopped (`rising`): {CAP_RISING} {CAP}" in text
     assert "ladder stopped (`peaked`)" not in text
-    assert "- **Cut for time** (1):" in text
+    assert "- **Cut for time** (1 ladder stop):" in text
 
 
 def test_the_budget_stops_still_rose_clause_is_from_the_best_level_below_the_top() -> None:
