@@ -130,8 +130,12 @@ def _measure(
 
     run = results.load(into) if into else results.RunResult(report.STANDALONE_RUN, now())
     kept_held: list[str] = []
+    nothing = "nothing was started or measured" + (f", and {into} is as it was" if into else "")
     if into:  # the run's variants it files cold starts of: all there, or nothing is measured (trial 8, F21)
         chosen = _chosen(run, repo, variants, into)
+        # a size none of them takes is the flag's mistake, said before what the run holds (s22z, Z-17: "nothing
+        # measured: run RUN has the cold start of each variant chosen ... --replace" of --batch-sizes 8 over mbs 4)
+        refuse_unsendable(_limits(repo, chosen), batch_sizes, "this cold start", nothing)
         kept_held = [] if replace else [n for n in chosen if cs.held(run.variant(n))]  # type: ignore[arg-type]
         _refuse_all_held(run, chosen, kept_held, into)
         refuse_missing(run, [n for n in chosen if n not in kept_held], repo.path, "`coldstart --into`")
@@ -155,7 +159,6 @@ def _measure(
         if into and given:
             batching = int(cfg.get("max_batch_size", 0) or 0) > 0
             _refuse_other_sizes(name, resolve_shapes(cfg, spec, dims), resolve_shapes(cfg, spec, swept), into, batching)
-    nothing = "nothing was started or measured" + (f", and {into} is as it was" if into else "")
     refuse_unsendable(limits, batch_sizes, "this cold start", nothing)
     opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())
     records = []
@@ -215,6 +218,23 @@ def _measure(
     if stopped or late:
         click.secho(interrupted_line(names, records, stopped), fg="yellow")
         raise SystemExit(EXIT_INTERRUPTED)
+
+
+def _limits(repo: Any, names: list[str]) -> dict[str, int]:
+    """Each of ``names``' max_batch_size, from its config.pbtxt (one that cannot be read is left out: it fails when
+    measured)."""
+    from google.protobuf import json_format
+
+    from builders.config.pbtxt import read_config
+
+    limits: dict[str, int] = {}
+    for name in names:
+        try:
+            cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
+        except (ToolkitError, OSError):
+            continue
+        limits[name] = int(cfg.get("max_batch_size", 0) or 0)
+    return limits
 
 
 def interrupted_line(names: list[str], records: list[Any], stopped: list[str]) -> str:

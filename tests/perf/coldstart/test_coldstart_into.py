@@ -169,3 +169,19 @@ def test_into_sends_at_the_runs_sizes_and_refuses_other_sizes_before_any_server(
     assert f"{cut}: input_ids [128] per sample (--shape) where the run sent [32] per sample" in " ".join(r.output.split())
     _invoke(["--variants", cut, "--into", str(run_dir), "-r", str(repo)])
     assert got == [{"input_ids": [32]}]  # no --shape: the run's own
+
+
+def test_a_batch_size_no_chosen_variant_takes_is_refused_before_the_runs_held_cold_starts(sweep, monkeypatch):
+    """s22z, Z-17: ``coldstart --into RUN --batch-sizes 8`` over variants of max_batch_size 4, each cold start held,
+    answered "nothing measured: run RUN has the cold start of each variant chosen ... (--replace measures it again)",
+    never that 8 is unsendable (with --replace it was then refused for 8). The flag's mistake is said first."""
+    run, run_dir, repo, measured = sweep
+    own = run.variants[0].name
+    monkeypatch.setattr(clients.server, "TritonServer", None)  # a server started would fail loudly
+    before = (run_dir / results.RESULTS_FILE).read_bytes()
+    r = _invoke(["--variants", own, "--into", str(run_dir), "-r", str(repo), "--batch-sizes", "64"])
+    out = " ".join(r.output.split())
+    assert r.exit_code == 2 and not measured, out
+    assert f"batch size 64 is above the max_batch_size of every variant of this cold start ({own} 8)" in out
+    assert "each variant chosen" not in out and "--replace" not in out
+    assert (run_dir / results.RESULTS_FILE).read_bytes() == before
