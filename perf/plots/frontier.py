@@ -87,12 +87,13 @@ def plot_frontier(
             zorder=1,
         )
     for i, (shape, own) in enumerate(workload_frontiers(front).items()):  # one per workload: never compared
-        ax.plot(
+        ls = series_linestyle(LINESTYLES[i % len(LINESTYLES)], [p.value(lat) for p in own])
+        ax.plot(  # a frontier at one latency has no line: a ring round its points, in the legend too (trial 27, T27-16)
             [p.value(lat) for p in own],
             [p.value(THROUGHPUT) for p in own],
-            marker="none",
+            **({"marker": "none"} if ls != "none" else {"marker": "o", "ms": 11, "mfc": "none", "mew": 1.5}),
             lw=1.5,
-            ls=series_linestyle(LINESTYLES[i % len(LINESTYLES)], [p.value(lat) for p in own]),
+            ls=ls,
             color=FRONTIER_COLOUR,
             drawstyle="steps-post",  # the best throughput reachable within a latency is a step function
             label=frontier_label(shape, own),
