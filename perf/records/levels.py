@@ -97,8 +97,8 @@ class LevelResult:
     Attributes:
         concurrency: Outstanding requests kept by perf_analyzer (0 for a request-rate level).
         batch_size: Client batch size per request (``-b``).
-        trial: Repetition index (0-based, ``--trials``); in a rounds sweep, the round it was
-            measured in (``RunResult.rounds``).
+        trial: Repetition index (0-based, ``--trials``); in a rounds sweep, the index of the round it was
+            measured in (``RunResult.rounds``; 0-based: the console's "round 1" is 0, flat.csv's ``round`` column 1).
         throughput_infer_per_s: Inferences (samples) per second.
         latency_p50_ms .. latency_p99_ms, latency_avg_ms: Client latency percentiles.
         client_send_us, client_recv_us, network_server_us: perf_analyzer's client breakdown.

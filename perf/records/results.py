@@ -302,17 +302,26 @@ def load(run_dir: Path) -> RunResult:
     return load_record(path, RESULTS_KIND)
 
 
+#: flat.csv's last column: the round a level was measured in, numbered as the console and the report number rounds.
+ROUND_COLUMN = "round"
+
+
 def write_flat_csv(run: RunResult, path: Path) -> None:
     """One row per level: variant name and status, its parameters, then every
-    :class:`LevelResult` field and the level's status (``level_status``)."""
+    :class:`LevelResult` field and the level's status (``level_status``), then :data:`ROUND_COLUMN`.
+
+    ``trial`` is the field as results.json holds it, 0-based: the repeat of ``--trials`` in a sequential run, the
+    round's index in a rounds run; ``round`` is that round as the console and report.md number it (``trial`` + 1:
+    "round 1"), empty in a run without rounds (trial 27, T27-16: ``trial`` 0 was the console's "round 1", and
+    ``--trials`` means sequential repeats). The columns before it keep their names and places for older readers."""
     level_fields = [f.name for f in dataclasses.fields(LevelResult)]
     param_keys = list(dict.fromkeys(k for v in run.variants for k in v.params or {} if k not in ("name", "build_command")))
+    rounds = run.rounds is not None
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["variant", "status", *param_keys, *level_fields, "level_status"])
+        w.writerow(["variant", "status", *param_keys, *level_fields, "level_status", ROUND_COLUMN])
         for v in run.variants:
             for lv in v.levels:
                 row = dataclasses.asdict(lv)
-                w.writerow(
-                    [v.name, v.status, *[(v.params or {}).get(k) for k in param_keys], *[row[k] for k in level_fields], lv.status]
-                )
+                params = [(v.params or {}).get(k) for k in param_keys]
+                w.writerow([v.name, v.status, *params, *[row[k] for k in level_fields], lv.status, lv.trial + 1 if rounds else ""])
