@@ -324,4 +324,6 @@ def write_flat_csv(run: RunResult, path: Path) -> None:
             for lv in v.levels:
                 row = dataclasses.asdict(lv)
                 params = [(v.params or {}).get(k) for k in param_keys]
-                w.writerow([v.name, v.status, *params, *[row[k] for k in level_fields], lv.status, lv.trial + 1 if rounds else ""])
+                w.writerow(
+                    [v.name, v.status, *params, *[row[k] for k in level_fields], lv.status, lv.trial + 1 if rounds else ""]
+                )
