@@ -14,7 +14,8 @@ Configuration: Inputs and Outputs"), in order:
    ``attention_mask``, share its size), else the axis's ``opt`` size
    (:attr:`builders.model.spec.ModelSpec.dynamic_axes`);
 3. the leading batch axis of a ``max_batch_size: 0`` model: 1 (one sample per request, as
-   perf_analyzer sends it);
+   perf_analyzer sends it; its build verified it at batch 1 only, so a ``--shape`` or input
+   file that sets it to another size is refused: every input of a request shares it);
 4. else one error naming the input, the axis and the ``--shape`` to give: never a guess, which
    would send (and measure) another workload than the user's.
 
@@ -157,7 +158,8 @@ def check_sizes(
                 flag="--shape",
             )
         what = f"--shape {name}:{_text(given)}" if source is None else f"input {name!r} of {source}"
-        for axis, size in zip(labels(dims, tensors.get(name), max_batch_size), given):
+        axes = labels(dims, tensors.get(name), max_batch_size)
+        for axis, size in zip(axes, given):
             if not isinstance(axis, str) or axis == BATCH_AXIS:
                 continue
             if axis in ranges and not ranges[axis][0] <= size <= ranges[axis][2]:
@@ -178,7 +180,26 @@ def check_sizes(
                     hint=f"inputs that share axis {axis} take one size: give them the same",
                 )
             bound.setdefault(axis, (size, what))
+        if axes and axes[0] == BATCH_AXIS and given[0] != 1:  # after its other dims: the suggestion keeps them
+            raise unverified_batch(model, name, given, what, source)
     return bound
+
+
+def unverified_batch(model: str, name: str, given: Sequence[int], what: str, source: str | None) -> ClientError:
+    """The refusal of a leading batch dim other than 1 of a ``max_batch_size: 0`` model's input (trial 28, T28-15:
+    ``--shape tokens:3,16`` sent tokens at batch 3 and lengths at batch 1, and the server failed inside the model): its
+    build verified it at batch 1 only (:func:`builders.verify.verification.verification_points`), and every other input
+    is sent one sample, so one size of the batch axis for every input is 1."""
+    one = f"{name}:{_text((1, *given[1:]))}"
+    return ClientError(
+        f"{model}: {what} sets the leading batch dim to {given[0]}, but {model} does not batch (max_batch_size 0): its "
+        "build verified it at batch 1 only, and every other input is sent one sample",
+        hint=(f"--shape {one}" if source is None else f"save one sample per request ({one})")
+        + f" (one sample per request; perf_analyzer sends a max_batch_size 0 model so too); for {given[0]} rows per "
+        f"request, use a variant with max_batch_size >= {given[0]} and the batch flag (clients infer -b {given[0]}; "
+        f"triton-perf sweep and coldstart --batch-sizes {given[0]})",
+        flag="--shape" if source is None else None,
+    )
 
 
 def resolve(

@@ -119,6 +119,24 @@ def test_a_non_batching_model_refuses_b_above_1_and_sends_one_sample(fake_build,
     assert sent.shapes() == {"input_ids": (1, 64), "attention_mask": (1, 64)}  # one sample at opt, not 16 x 16
 
 
+def test_a_non_batching_model_refuses_a_shape_that_sends_more_than_one_sample(fake_build, monkeypatch, tmp_path) -> None:
+    """Trial 28, T28-15: -b 2 was refused ("does not batch") but --shape input_ids:3,16 sent 3 rows of one input and 1
+    of the other; refused before any request (clients infer), and by the sweep's and coldstart's check of each variant."""
+    v = Variant("enc", "onnx", max_batch_size=0)
+    repo, sent = fake_build(ENCODER, v), _Sent(monkeypatch, _config(ENCODER, v.name, 0))
+    res = _infer(v.name, repo, "--shape", "input_ids:3,16")
+    assert res.exit_code == 2 and sent.inputs == []  # a usage error of --shape, nothing sent
+    assert "--shape input_ids:3,16 sets the leading batch dim to 3, but" in _message(res)
+    assert "--shape input_ids:1,16 (one sample per request" in _message(res)
+    res = _infer(v.name, repo, "--shape", "input_ids:1,16")
+    assert res.exit_code == 0, _message(res)
+    assert sent.shapes() == {"input_ids": (1, 16), "attention_mask": (1, 16)}
+    from perf.measure.inputs import check_variant_shapes
+
+    with pytest.raises(PerfError, match=r"^enc\S*: --shape attention_mask:2,16 sets the leading batch dim to 2"):
+        check_variant_shapes(v.name, _config(ENCODER, v.name, 0), ENCODER, {"attention_mask": (2, 16)})
+
+
 def test_without_a_build_a_dynamic_dim_is_an_error_naming_input_axis_and_flag(monkeypatch) -> None:
     sent = _Sent(monkeypatch, _config(ENCODER, "bare", 8))
     res = _infer("bare", None)

@@ -125,7 +125,41 @@ def test_the_batch_axis_of_a_model_that_does_not_batch_is_one_sample() -> None:
     r = shapes.resolve("m", [("ids", [-1, -1]), ("scale", [-1, 4])], 0, SPEC)
     assert r["ids"].dims == (1, 16) and r["scale"].dims == (1, 4)
     assert r["ids"].describe() == "batch=1 (max_batch_size 0: one sample per request); seq=16 (the build's opt size of axis seq)"
-    assert shapes.resolve("m", [("ids", [-1, -1]), ("scale", [-1, 4])], 0, SPEC, {"ids": (2, 20)})["ids"].dims == (2, 20)
+    assert shapes.resolve("m", [("ids", [-1, -1]), ("scale", [-1, 4])], 0, SPEC, {"ids": (1, 20)})["ids"].dims == (1, 20)
+
+
+#: A GRU text classifier's two inputs (trial 28's own model): tokens [seq] and lengths [1], built with max_batch_size 0.
+GRU = ModelSpec(
+    inputs=(TensorSpec("tokens", "int64", ("seq",), (0, 1999)), TensorSpec("lengths", "int64", (1,), (1, "seq"))),
+    outputs=(),
+    dynamic_axes={"seq": (8, 32, 64)},
+)
+GRU_MBS0 = [("tokens", [-1, -1]), ("lengths", [-1, 1])]
+
+
+@pytest.mark.parametrize(
+    "spec, inputs, given, meant",
+    [
+        # trial 28, T28-15: tokens was sent at [3, 16] and lengths at [1, 1]: an ONNX Runtime GRU error from the server
+        (GRU, GRU_MBS0, {"tokens": (3, 16)}, "tokens:1,16"),
+        (GRU, GRU_MBS0, {"lengths": (2, 1)}, "lengths:1,1"),
+        # another model: an image beside a fixed-size input, both with the leading batch axis of max_batch_size 0
+        (SPEC, [("img", [-1, 3, -1, -1]), ("scale", [-1, 4])], {"img": (4, 3, 32, 48)}, "img:1,3,32,48"),
+    ],
+)
+def test_the_leading_batch_dim_of_a_model_that_does_not_batch_is_the_verified_one(spec, inputs, given, meant) -> None:
+    """Every input of one request shares the batch axis: a max_batch_size 0 model's build verified it at batch 1 only, so
+    a --shape that sets it to another size is refused before anything is sent (clients infer, the sweep and coldstart
+    size inputs through check_sizes), naming the --shape to give, which is itself taken."""
+    ((name, dims),) = given.items()
+    with pytest.raises(ClientError, match=f"sets the leading batch dim to {dims[0]}, but m does not batch") as e:
+        shapes.resolve("m", inputs, 0, spec, given)
+    assert e.value.flag == "--shape" and (e.value.hint or "").startswith(f"--shape {meant} (one sample per request")
+    assert f"max_batch_size >= {dims[0]}" in (e.value.hint or "")
+    taken = shapes.resolve("m", inputs, 0, spec, shape_flags.parse_shapes([meant]))
+    assert len({r.dims[0] for r in taken.values()}) == 1 and taken[name].dims[0] == 1  # one batch size for all
+    with pytest.raises(ClientError, match=f"input '{name}' of in.npz sets the leading batch dim to {dims[0]}"):
+        shapes.check_sizes("m", inputs, 0, spec, given, "in.npz")  # an input file's rows: the same rule
 
 
 def test_batch_sizes() -> None:
