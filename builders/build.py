@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from builders.backends import servable
-from builders.build_exports import Failure, export_each_format, export_order, export_tasks
+from builders.build_exports import export_each_format, export_order, export_tasks
 from builders.build_options import BuildOptions, BuildResult, Counted, ExportStep, Progress
 from builders.build_preflight import refuse_missing_prerequisites
+from builders.build_refusals import failure_lines, nothing_to_serve, refuse_empty_build
 from builders.build_stop import BuildInterrupted, before_commit, while_writing
 from builders.build_variants import check_variants, write_repository
 from builders.config.variants import GridPlan
@@ -147,7 +148,7 @@ def _build_held(
         step.replaced += replacing_lines(opts.repository, plan.variants, opts.serving, out) if opts.replace else []
         exported, failures = export_each_format(step, tasks)
         try:
-            _refuse_empty_build(opts, exported, failures, out, say)
+            refuse_empty_build(opts, exported, failures, out, say)
         except ToolkitError:  # what passed and replaces no recorded file stays (the ONNX a plan is built from)
             for path in staging.keep_new(exported.values(), old):
                 say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
@@ -156,7 +157,7 @@ def _build_held(
         if not writes:  # every export passed, none can be served as asked
             for path in staging.keep_new(exported.values(), old):
                 say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
-            raise _nothing_to_serve(opts, plan, exported)
+            raise nothing_to_serve(opts, plan, exported)
         if not opts.replace:  # a measured variant is never removed (re-check 19, NEW-3) or written over unasked (T24-16)
             other = other_model(old, manifest, tasks, [(f, p) for f, p, _ in failures], out)
             earlier = Path(old.repository) if old and old.repository else None
@@ -201,7 +202,7 @@ def _build_held(
             if e.log_path == str(out / FAILED_MANIFEST_FILE):
                 e.log_path = str(mpath)  # the failures are in the manifest now
         raise PartialBuildError(
-            f"{of(len(failures), len(tasks), 'export')} failed: {_failure_lines(failures)}; the {count(len(variant_dirs), 'variant')} "
+            f"{of(len(failures), len(tasks), 'export')} failed: {failure_lines(failures)}; the {count(len(variant_dirs), 'variant')} "
             f"of the {len(exported)} that passed ({', '.join(f'{f} {p}' for f, p in exported)}) were written to {opts.repository}",
             result=built,
             failed=failures,
@@ -316,44 +317,6 @@ def _new_manifest(
     }
 
 
-def _refuse_empty_build(
-    opts: BuildOptions, exported: dict[tuple[str, str], ExportResult], failures: list[Failure], out: Path, say: Progress
-) -> None:
-    """Stop when nothing asked for was built (an ONNX export made only for TensorRT does not count).
-
-    Raises:
-        ToolkitError: the only export's own error, when one failed.
-        PartialBuildError: every one of several exports failed.
-    """
-    if not failures or any(f in opts.formats for f, _ in exported):
-        return
-    say(f"nothing written: {MANIFEST} and the repository are left as they were; this build's records: {FAILED_MANIFEST_FILE}")
-    if len(failures) == 1:
-        raise failures[0][2]
-    raise PartialBuildError(
-        f"every export failed: {_failure_lines(failures)}",
-        failed=failures,
-        log_path=str(out / FAILED_MANIFEST_FILE),
-        hint=f"nothing was written to the repository and {out / MANIFEST} is left as it was; fix the first error above",
-    )
-
-
-def _nothing_to_serve(opts: BuildOptions, plan: GridPlan, exported: dict[tuple[str, str], ExportResult]) -> ConfigError:
-    """The error of a build whose exports passed but whose every variant was skipped: each
-    skipped grid point or variant with its reason, and what to change."""
-    asked = [(f, p) for f, p in exported if f in opts.formats]
-    unservable = [f"{f} {p}: the {opts.serving} backend cannot serve it" for f, p in asked if not servable(f, opts.serving)]
-    why = unservable + [f"{sk.what}: {sk.reason}" for sk in plan.skipped]
-    hint = "each reason says what to change; `builders variants` with the same grid flags lists what they give"
-    if unservable:
-        hint = "pass --serving native (Triton's tensorrt_plan backend serves plans); " + hint
-    return ConfigError(
-        f"nothing to serve: {', '.join(f'{f} {p}' for f, p in asked)} passed, but every variant was skipped "
-        f"({'; '.join(why) or 'no variant planned'}); {MANIFEST} and the repository are left as they were",
-        hint=hint,
-    )
-
-
 @dataclasses.dataclass(frozen=True)
 class _Earlier:
     """For the manifest: the earlier build's (``None``: none), the exports this build attempted and those that failed."""
@@ -389,8 +352,3 @@ def _finish_manifest(
     if any(v.warmup for v in plan.variants):
         manifest["warmup_count"] = warm.model_dump(mode="json")
     return write_manifest(mpath, manifest)
-
-
-def _failure_lines(failures: list[Failure]) -> str:
-    """``"onnx bf16 (export): <first line of the error>; ..."``."""
-    return "; ".join(f"{f} {p} ({e.stage}): {e.message.splitlines()[0]}" for f, p, e in failures)
