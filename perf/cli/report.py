@@ -74,7 +74,9 @@ def _print_report(run_dir: Path, budget: float | None, percentile: int | None, t
     click.echo(f"writing the report and its plots of {Path(run_dir).name} ...", err=True)
     stale = stale_bundles(Path(run_dir), run)  # a bundle of an earlier pick: a resume's end and report.md (trial 22)
     path = write_report(run_dir, budget, latency_percentile=percentile, top_n=top, html=html, stale=stale)
-    _say_summary(run, Path(run_dir), budget, percentile, top, stale)
+    # a what-if view's report.md is beside the run's own, which it leaves as it was: the pointer names the one written
+    where = None if path.parent == Path(run_dir) else f"{path.parent.name}/{path.name}'s Recommendation"
+    _say_summary(run, Path(run_dir), budget, percentile, top, stale, where)
     if path.parent != Path(run_dir):  # perf.report.layout.what_if: written beside the run's own report
         click.echo(f"what-if report (an option differs from the run's; its own report.md is unchanged): {path}")
     else:
@@ -94,21 +96,34 @@ def print_summary(run: RunResult, run_dir: Path, budget: float | None, percentil
     from perf.deploy.stale import stale_bundles
 
     with interrupted_report(run_dir, writing=False):
-        _say_summary(run, Path(run_dir), budget, percentile, TOP_N, stale_bundles(Path(run_dir), run))
+        from perf.cli.summary import why_unwritten
+
+        # the pointer names the command that writes report.md: none was written from this state (trial 28, T28-13)
+        stale = stale_bundles(Path(run_dir), run)
+        _say_summary(run, Path(run_dir), budget, percentile, TOP_N, stale, why_unwritten(run_dir))
         click.echo(f"not written (--no-report): {NOT_WRITTEN}; `triton-perf report {run_dir}` writes them")
         say_outdated(run_dir)
 
 
-def _say_summary(run: RunResult, run_dir: Path, budget: float | None, percentile: int | None, top: int, stale: list[str]) -> None:
+def _say_summary(
+    run: RunResult,
+    run_dir: Path,
+    budget: float | None,
+    percentile: int | None,
+    top: int,
+    stale: list[str],
+    why_at: str | None = None,
+) -> None:
     """The console's part of a report: the summary table (:func:`perf.cli.summary.summary`), its notes, what a rebuild,
-    refused flags, an unfinished run, an older toolkit's words and stale bundles mean for it, the Recommendation last."""
-    from perf.cli.summary import summary
+    refused flags, an unfinished run, an older toolkit's words and stale bundles mean for it, the Recommendation last
+    (``why_at``: where it sends the reader for why, :data:`perf.cli.summary.WHY_AT` by default)."""
+    from perf.cli.summary import WHY_AT, summary
     from perf.records.measured_files import rebuilt_text
     from perf.records.unfinished import unfinished_text
     from perf.report.sections.said import said_note
     from perf.sweep.refused_run import refused_flags_text
 
-    view = summary(run, budget, percentile, top)
+    view = summary(run, budget, percentile, top, WHY_AT if why_at is None else why_at)
     print_table(view.table)
     rebuilt = rebuilt_text(run)  # a resume it would advise is refused (trial 22, F-rebuild-runs)
     for note in view.notes:  # report.md's words: the cut caveat said wherever the pick is, no level within the budget...

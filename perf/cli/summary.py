@@ -38,6 +38,11 @@ if TYPE_CHECKING:  # rich is imported only when a table is drawn
     from rich.table import Table
 
 
+#: Where the console's Recommendation line sends the reader for why (:func:`recommendation_line`), when report.md was
+#: just written from this state of the run.
+WHY_AT = "report.md's Recommendation"
+
+
 @dataclasses.dataclass
 class Summary:
     """The console summary of a run (:func:`summary`).
@@ -56,9 +61,14 @@ class Summary:
 
 
 def summary(
-    run: RunResult, latency_budget_ms: float | None = None, latency_percentile: int | None = None, top_n: int = TOP_N
+    run: RunResult,
+    latency_budget_ms: float | None = None,
+    latency_percentile: int | None = None,
+    top_n: int = TOP_N,
+    why_at: str = WHY_AT,
 ) -> Summary:
-    """The table of :func:`summary_table` and the notes below it (module docstring; same arguments)."""
+    """The table of :func:`summary_table` and the notes below it (module docstring; same arguments); ``why_at``: where
+    the Recommendation line sends the reader for why (:func:`recommendation_line`)."""
     view = split_by_workload(run)
     rec = recommend(
         view, view.settings.get("latency_budget_ms") if latency_budget_ms is None else latency_budget_ms, latency_percentile
@@ -68,13 +78,21 @@ def summary(
     # batching at one size per level (trial 12, F13); no batch formed under a mix (trial 19, T19-19)
     uniform = [n for n in [uniform_sizes_note(run), mixed_no_batch_note(run)] if n is not None]
     notes += [n for n in _shorter(view, rec) if n not in notes] + uniform
-    return Summary(_table(view, rec, top_n), notes, recommendation_line(rec))
+    return Summary(_table(view, rec, top_n), notes, recommendation_line(rec, why_at))
 
 
-def recommendation_line(rec: Recommendation) -> str | None:
+def why_unwritten(run_dir: object) -> str:
+    """Where the Recommendation line sends the reader when no report was written from this state of the run (``sweep
+    --no-report``): to the command that writes report.md, not to report.md (trial 28, T28-13: "report.md's
+    Recommendation" said of a report that was not written, or that an earlier session wrote and is out of date)."""
+    return f"report.md's Recommendation, which `triton-perf report {run_dir}` writes"
+
+
+def recommendation_line(rec: Recommendation, why_at: str = WHY_AT) -> str | None:
     """``"Recommendation: best under the p99 budget of 5.00 ms: `v` at c=1: 1,590.2 infer/s, p99 2.33 ms; best peak:
     ..."``: each pick and its level's numbers (:meth:`Choice.numbers`, report.md's), the line the console ends
-    with (trial 23, T23-9: the console named the pick only inside a row's note). ``None`` without a pick."""
+    with (trial 23, T23-9: the console named the pick only inside a row's note). ``None`` without a pick.
+    ``why_at``: where the reader finds why (:data:`WHY_AT`; :func:`why_unwritten` when no report was written)."""
     u, b = rec.best_under_budget, rec.best_peak
     parts = []
     if rec.latency_budget_ms is not None:
@@ -84,7 +102,7 @@ def recommendation_line(rec: Recommendation) -> str | None:
         parts.append(f"{peak_mark(b)}: " + ("the same level" if same else _pick_words(b)))
     if u is None and b is None:
         return None
-    return "Recommendation: " + "; ".join(parts) + " (why, and what each was compared with: report.md's Recommendation)"
+    return "Recommendation: " + "; ".join(parts) + f" (why, and what each was compared with: {why_at})"
 
 
 def _pick_words(c: Choice) -> str:
