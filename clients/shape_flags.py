@@ -193,12 +193,18 @@ def parse_shapes(values: Iterable[str]) -> dict[str, tuple[int, ...]]:
     return {name: all_dims[0] for name, all_dims in given.items()}
 
 
-def colon_separated_dims(sizes: Mapping[str, Sequence[int]], config: Mapping[str, object]) -> None:
+def colon_separated_dims(
+    sizes: Mapping[str, Sequence[int]],
+    config: Mapping[str, object],
+    refused: Callable[[str, Sequence[int]], ClientError | None] = lambda name, dims: None,
+) -> None:
     """Refuse a ``--shape`` whose dims were colon-separated (``image:3:300:300``, trial 13, T13-1).
 
     :func:`parse_shape` splits at the last colon, so that flag names ``image:3:300``; when the text
     before the last colon is an input's name followed by ``:`` and integers, the name was right and
-    the separator was not, and "names no input" would point at the wrong part.
+    the separator was not, and "names no input" would point at the wrong part. ``refused`` says why
+    the comma form would be refused in turn (:func:`clients.shape_refusals.refused_as`), said with it
+    (trial 28, T28-8: no ``--shape`` is offered that the same command refuses).
 
     Raises:
         ClientError: naming the comma form, ``--shape image:3,300,300``.
@@ -208,9 +214,13 @@ def colon_separated_dims(sizes: Mapping[str, Sequence[int]], config: Mapping[str
         dims = name[len(known) + 1 :].split(":") if known else []
         if known and name not in config and all(d.strip().isdigit() for d in dims):
             meant = f"{known}:{_text([*map(int, dims), *given])}"
+            why = refused(known, [*map(int, dims), *given])
             raise ClientError(
-                f"--shape '{name}:{_text(given)}': dims are comma-separated, not colon-separated: did you mean {meant}?",
-                hint=f"--shape {meant} (NAME:dims, the dims without the batch axis, comma-separated; perf_analyzer's --shape)",
+                f"--shape '{name}:{_text(given)}': dims are comma-separated, not colon-separated"
+                + (f", and {why.message}" if why else f": did you mean {meant}?"),
+                hint=why.hint or f"--shape {known}:D1,D2,... (NAME:dims, the dims comma-separated; perf_analyzer's --shape)"
+                if why
+                else f"--shape {meant} (NAME:dims, the dims without the batch axis, comma-separated; perf_analyzer's --shape)",
                 flag="--shape",
             )
 

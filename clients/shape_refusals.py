@@ -9,9 +9,77 @@ from pathlib import Path
 
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
-from clients.shape_flags import AxisForm, NotNameDims, ShapeModel
-from clients.shapes import ConfigInput, fitted_dims, labels, resolve
+from clients.shape_flags import BATCH_APART, AxisForm, NotNameDims, ShapeModel
+from clients.shapes import ConfigInput, check_batch_size, check_sizes, fitted_dims, labels, resolve
 from core.errors import ClientError
+
+
+def refused_as(
+    model: str,
+    inputs: Sequence[ConfigInput],
+    max_batch_size: int,
+    spec: ModelSpec | None,
+    name: str,
+    dims: Sequence[int],
+    batch: int | None = None,
+) -> ClientError | None:
+    """Why ``--shape NAME:dims`` (with ``batch`` rows per request, where given) would be refused: its refusal, the message
+    without the model's name (``"--shape tokens:2 sets axis seq to 2, outside the build's verified range 8..64"``), the
+    hint its own; ``None`` where it is taken. Every
+    ``--shape`` a refusal suggests is checked here before it is offered (trial 28, T28-8: ``--shape tokens:16,2`` was
+    told ``--shape tokens:2``, which the same command refused)."""
+    try:
+        if batch is not None:
+            check_batch_size(model, max_batch_size, batch)
+        check_sizes(model, inputs, max_batch_size, spec, {name: tuple(int(d) for d in dims)})
+    except ClientError as e:
+        return ClientError(e.message.removeprefix(f"{model}: "), hint=e.hint, flag=e.flag)
+    return None
+
+
+def misfit_refusal(
+    model: str, inputs: Sequence[ConfigInput], max_batch_size: int, spec: ModelSpec | None, name: str, given: Sequence[int]
+) -> ClientError:
+    """The refusal of a ``--shape NAME:dims`` that does not fit its config dims (:func:`clients.shapes.check_sizes`):
+    the dims meant, where they can be read (the batch axis first, trial 10, F2; the dynamic dims alone or another size
+    at a fixed one, s22z, Z-7), offered only where the same command takes them (:func:`refused_as`; trial 28, T28-8);
+    else why not, and the input's dims as it is sent by default (the build's opt sizes, in its verified ranges)."""
+    dims = next([int(d) for d in d_] for n, d_ in inputs if n == name)
+    said = f"--shape {name}:{_text(given)} does not fit its config dims {dims} (-1 = dynamic)"
+    meant: Sequence[int] | None = fitted_dims(dims, given)
+    if max_batch_size > 0 and len(given) == len(dims) + 1:  # the batch axis first, or one dim too many at the end
+        count = f": {len(given)} dims for {len(dims)}"
+        batched = refused_as(model, inputs, max_batch_size, spec, name, given[1:], batch=given[0])
+        if batched is None:
+            return ClientError(
+                f"{said}{count}, the first read as the batch axis",
+                hint=BATCH_APART.format(batch=given[0], shape=f"{name}:{_text(given[1:])}"),
+                flag="--shape",
+            )
+        said += f"{count}; with the first as the batch axis, {batched.message}"
+        meant = given[:-1]
+    why = refused_as(model, inputs, max_batch_size, spec, name, meant) if meant is not None else None
+    if meant is not None and why is None:
+        return ClientError(
+            f"{said}: did you mean --shape {name}:{_text(meant)}?",
+            hint=f"--shape {name}:{_text(meant)} (every dim without the batch axis, the fixed ones as the config gives "
+            "them; perf_analyzer's --shape)",
+            flag="--shape",
+        )
+    if meant is not None and why is not None:
+        said += f"; {why.message}"
+    try:
+        sent = (
+            f", e.g. --shape {name}:{_text(resolve(model, inputs, max_batch_size, spec)[name].dims)} (as it is sent by default)"
+        )
+    except ClientError:  # a dim nothing sizes
+        sent = ""
+    return ClientError(
+        said,
+        hint="give every dim, without the batch axis of a batching model; -1 dims are free (within the build's verified "
+        f"ranges), the others fixed{sent}",
+        flag="--shape",
+    )
 
 
 def axis_form_refusal(
@@ -51,21 +119,33 @@ def axis_form_refusal(
         sized = {n: list(r.dims) for n, r in resolve(model, inputs, max_batch_size, spec).items()}
     except ClientError:  # a dim nothing sizes: said as N
         sized = {}
-    forms: list[tuple[str, list[int], str]] = []
+    forms: list[tuple[str, list[int], str, str]] = []
     for name, dims in config.items():
         axes = labels(dims, tensors.get(name), max_batch_size)
         if typed.axis in axes:
             at = sized.get(name) or dims
             words = [str(size) if a == typed.axis else ("N" if d < 0 else str(d)) for a, d in zip(axes, at)]
-            forms.append((name, dims, ",".join(words)))
+            forms.append((name, dims, ",".join(words), ",".join("N" if a == typed.axis else w for a, w in zip(axes, words))))
     form = form or f"--shape {typed.text!r} is AXIS=SIZE (triton-perf sweep --shapes' form), not NAME:dims"
     if forms:
-        name, dims, meant = forms[0]
-        shared = [n for n, _, _ in forms[1:]]
+        name, dims, meant, with_n = forms[0]
+        shared = [n for n, *_ in forms[1:]]
+        why = (
+            None
+            if "N" in meant.split(",")
+            else refused_as(model, inputs, max_batch_size, spec, name, [int(w) for w in meant.split(",")])
+        )
         return ClientError(
             f"{form}: {typed.axis} is a dynamic axis of {model} (input {name}, config dims {dims}, -1 = dynamic), and "
-            "--shape gives an input's dims: did you mean --shape " + f"{name}:{meant}?",
-            hint=f"--shape {name}:{meant} (the dims without the batch axis, {typed.axis} at {size}; perf_analyzer's --shape)"
+            "--shape gives an input's dims" + (f", and {why.message}" if why else f": did you mean --shape {name}:{meant}?"),
+            hint=(
+                f"--shape {name}:{with_n if why else meant} (the dims without the batch axis, "
+                + (
+                    f"{typed.axis} at N; perf_analyzer's --shape): {why.hint}"
+                    if why
+                    else f"{typed.axis} at {size}; perf_analyzer's --shape)"
+                )
+            )
             + (
                 f"; {', '.join(shared)} {'takes' if len(shared) == 1 else 'take'} the same size of the shared axis"
                 if shared
@@ -130,18 +210,22 @@ def name_dims_refusal(
     ``e.g. --shape input_ids:128`` for a model without one): dims typed without a name (``--shape 3,24,40``) are told
     the input they fit; else the input typed, or the first with a dynamic dim, at the sizes it is sent by default."""
     config = {n: [int(d) for d in dims] for n, dims in inputs}
-    parts = [p.strip() for p in typed.text.split(",")]
+    parts, said, fits = [p.strip() for p in typed.text.split(",")], typed.message, []
     if ":" not in typed.text and all(p.isdigit() and int(p) >= 1 for p in parts):
         fits = [(n, m) for n, d in config.items() if (m := fitted_dims(d, [int(p) for p in parts])) is not None]
-        if fits:
-            meant = f"{fits[0][0]}:{_text(fits[0][1])}"
+        taken = [(n, m) for n, m in fits if refused_as(model, inputs, max_batch_size, spec, n, m) is None]  # T28-8
+        if taken:
+            meant = f"{taken[0][0]}:{_text(taken[0][1])}"
             return ClientError(
                 f"{typed.message}: the dims need their input's name: did you mean --shape {meant}?",
-                hint=f"--shape {meant} (input {fits[0][0]}'s config dims {config[fits[0][0]]}, without the batch axis; "
+                hint=f"--shape {meant} (input {taken[0][0]}'s config dims {config[taken[0][0]]}, without the batch axis; "
                 "perf_analyzer's --shape)",
                 flag="--shape",
             )
-    name = typed.text.rpartition(":")[0].strip() or typed.text.strip()
+        why = refused_as(model, inputs, max_batch_size, spec, *fits[0]) if fits else None
+        if why is not None:  # the input they fit, and why those dims are refused: the example below is taken
+            said = f"{said}: the dims need their input's name, and {why.message}"
+    name = fits[0][0] if fits else typed.text.rpartition(":")[0].strip() or typed.text.strip()
     dynamic = [n for n, d in config.items() if any(x < 0 for x in d)]
     chosen = name if name in config else next(iter(dynamic or config), None)
     if chosen is None:
@@ -152,7 +236,7 @@ def name_dims_refusal(
         sized = ["N" if x < 0 else x for x in config[chosen]]
     sent = ",".join(map(str, sized))
     return ClientError(
-        typed.message,
+        said,
         hint=f"give an input's name and its dims without the batch axis, each >= 1, e.g. --shape {chosen}:{sent} "
         f"({model}'s input {chosen}, config dims {config[chosen]}; perf_analyzer's --shape)",
         flag="--shape",
@@ -177,10 +261,17 @@ def shapes_form_refusal(
     swept = [f"--shapes {a}={g}" for a, d, g in zip(axes, at, given) if d < 0 and isinstance(a, str) and a != BATCH_AXIS]
     if not swept:
         return None
+    why = refused_as(model, inputs, max_batch_size, spec, name.strip(), [int(g) for g in given])  # trial 28, T28-8
+    of = f"the axes of {name.strip()}'s dynamic dims, config dims {at}, in {model}'s build"
     return ClientError(
         f"--shapes {text!r} is NAME:dims (--shape's form: one input's dims), not AXIS=SIZE: --shapes sweeps a dynamic "
-        f"axis by its name in the build's spec: did you mean {' '.join(swept)} (the axes of {name.strip()}'s dynamic dims, "
-        f"config dims {at}, in {model}'s build), or --shape {text.strip()} to send these dims at every level?",
+        "axis by its name in the build's spec: "
+        + (
+            f"{' '.join(swept)} ({of}) would send those sizes, and {why.message}"
+            if why
+            else f"did you mean {' '.join(swept)} ({of}), or --shape {text.strip()} to send these dims at every level?"
+        ),
+        hint=f"{' '.join(s.partition('=')[0] + '=SIZES' for s in swept)}: {why.hint}" if why else None,
         flag="--shapes",
     )
 

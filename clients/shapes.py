@@ -38,7 +38,7 @@ from builders.model.axis_steps import off_step, range_words
 from builders.model.spec import ModelSpec
 from builders.model.spec_flags import wider_range_hint
 from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
-from clients.shape_flags import BATCH_APART, colon_separated_dims
+from clients.shape_flags import colon_separated_dims
 from core.errors import ClientError
 from core.names import require_known
 
@@ -130,9 +130,9 @@ def check_sizes(
     """
     config = {n: [int(d) for d in dims] for n, dims in inputs}
     if source is None:
-        from clients.shape_refusals import axis_as_input  # it words its refusal with this module's rule
+        from clients.shape_refusals import axis_as_input, refused_as  # they word their refusals with this module's rule
 
-        colon_separated_dims(sizes, config)
+        colon_separated_dims(sizes, config, lambda n, d: refused_as(model, inputs, max_batch_size, spec, n, d))
         axis_as_input(model, inputs, max_batch_size, spec, sizes)
         require_known("--shape", sizes, config, kind="input", owner=model, error=ClientError)
     tensors = {t.name: t for t in spec.inputs} if spec else {}
@@ -143,20 +143,9 @@ def check_sizes(
         if len(given) != len(dims) or any(d >= 0 and g != d for d, g in zip(dims, given)):
             if source is not None:
                 continue
-            batch_first = max_batch_size > 0 and len(given) == len(dims) + 1
-            meant = None if batch_first else fitted_dims(dims, given)
-            raise ClientError(
-                f"--shape {name}:{_text(given)} does not fit its config dims {dims} (-1 = dynamic)"
-                + (f": {len(given)} dims for {len(dims)}, the first read as the batch axis" if batch_first else "")
-                + (f": did you mean --shape {name}:{_text(meant)}?" if meant else ""),
-                hint=BATCH_APART.format(batch=given[0], shape=f"{name}:{_text(given[1:])}")
-                if batch_first
-                else f"--shape {name}:{_text(meant)} (every dim without the batch axis, the fixed ones as the config "
-                "gives them; perf_analyzer's --shape)"
-                if meant
-                else "give every dim, without the batch axis of a batching model; -1 dims are free, the others fixed",
-                flag="--shape",
-            )
+            from clients.shape_refusals import misfit_refusal  # its suggestions are checked by this function
+
+            raise misfit_refusal(model, inputs, max_batch_size, spec, name, given)
         what = f"--shape {name}:{_text(given)}" if source is None else f"input {name!r} of {source}"
         axes = labels(dims, tensors.get(name), max_batch_size)
         for axis, size in zip(axes, given):

@@ -91,13 +91,19 @@ def test_shapes_that_do_not_fit_the_config() -> None:
 
 def test_colon_separated_dims_are_told_the_comma_form() -> None:
     # trial 13, T13-1: `--shape image:3:300:300` was "'image:3:300' names no input": the name was right, the separator not
-    for flag, meant in (("img:3:32:48", "img:3,32,48"), ("img:3:32,48", "img:3,32,48"), ("ids:8:8", "ids:8,8")):
+    for flag, meant in (("img:3:32:48", "img:3,32,48"), ("img:3:32,48", "img:3,32,48")):
         given = shape_flags.parse_shapes([flag])
         with pytest.raises(
             ClientError, match=f"--shape '{flag}': dims are comma-separated, not colon-separated: did you mean {meant}"
         ) as e:
             shapes.resolve("m", INPUTS, 8, SPEC, given)
         assert f"--shape {meant} " in (e.value.hint or "")
+    # a comma form the same command refuses is not offered: why it is refused, and that refusal's advice (T28-8)
+    with pytest.raises(
+        ClientError, match="'ids:8:8': dims are comma-separated, not colon-separated, and --shape ids:8,8 does not fit"
+    ) as e:
+        shapes.resolve("m", INPUTS, 8, SPEC, shape_flags.parse_shapes(["ids:8:8"]))
+    assert "did you mean" not in e.value.message and "(--shape ids:8) and the batch size goes to" in (e.value.hint or "")
     # a name that merely starts like an input, or with words after the colon, is still an unknown name
     for flag in ("imgs:3:32", "img:x:32"):
         with pytest.raises(ClientError, match="names no input of m"):
