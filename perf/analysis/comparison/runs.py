@@ -105,10 +105,11 @@ def compare_markdown(
         if (stopped := unfinished_text(run, f"**{label}** (run `{run.run_id}`)", parent)) is not None:
             lines += [f"> {sentence(stopped)}", ""]
     ea, eb = env_line(a), env_line(b)
+    sa, sb = env_line(a, outcomes=False), env_line(b, outcomes=False)  # "(differs)" on settings only (trial 28, T28-9)
     files = model_files(a, b, [name for name, _, _ in matched_points(a, b)], label_a, label_b)  # T25-5
     lines += table(
         ["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],
-        [[f"{k}{' (differs)' if ea[k] != eb[k] else ''}", ea[k], eb[k]] for k in ea]
+        [[f"{k}{' (differs)' if sa[k] != sb[k] else ''}", ea[k], eb[k]] for k in ea]
         + [[f"model files{' (differ)' if files.differ else ''}", files.cell(), files.cell()]],
         ["left"] * 3,
     )

@@ -41,10 +41,12 @@ log = logging.getLogger(__name__)
 HIGHER, LOWER, NO_CALL, UNKNOWN, UNFAIR = range(5)
 
 
-def _measurement(run: RunResult) -> str:
-    """How ``run`` measured a level, in its design's own terms."""
+def _measurement(run: RunResult, outcomes: bool = True) -> str:
+    """How ``run`` measured a level, in its design's own terms; ``outcomes=False``: its settings alone, without how many
+    rounds a rounds run ran (an outcome of its budget and verdicts, not a setting: trial 28, T28-9)."""
     if run.rounds is not None:
-        return f"rounds design: {count(len(run.rounds.measured()), 'round')}, visits of {run.rounds.rules.window_ms} ms windows"
+        ran = f"{count(len(run.rounds.measured()), 'round')}, " if outcomes else ""
+        return f"rounds design: {ran}visits of {run.rounds.rules.window_ms} ms windows"
     s = run.settings
     window = (
         f"{s.get('measurement_request_count', '?')}-request windows"
@@ -54,8 +56,10 @@ def _measurement(run: RunResult) -> str:
     return f"sequential design: {window}, {count(int(s.get('trials') or 1), 'trial')}"
 
 
-def env_line(run: RunResult) -> dict[str, str]:
-    """The run's environment in the comparison's rows: host, CPU, GPUs, server, perf_analyzer, protocol, measurement."""
+def env_line(run: RunResult, outcomes: bool = True) -> dict[str, str]:
+    """The run's environment in the comparison's rows: host, CPU, GPUs, server, perf_analyzer, protocol, measurement;
+    ``outcomes=False``: what two runs are told apart by ("(differs)"), their settings without what they ran to
+    (:func:`_measurement`)."""
     env = run.environment
     server = env.get("server") or {}
     gpus = ", ".join(g.get("name", "?") for g in env.get("gpus") or []) or "none"
@@ -66,7 +70,7 @@ def env_line(run: RunResult) -> dict[str, str]:
         "server runtime": f"{server.get('runtime', '?')} {server.get('version') or ''}".strip(),
         "perf_analyzer": str((env.get("perf_analyzer") or {}).get("version", "?")),
         "protocol": str(run.settings.get("protocol", "?")),
-        "measurement": _measurement(run),
+        "measurement": _measurement(run, outcomes),
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -212,6 +213,26 @@ def test_a_rounds_runs_measurement_is_its_rounds_not_the_sequential_window(two_r
     env = {cells(r)[0]: cells(r)[1:] for r in two_rounds_runs.splitlines() if r.startswith("|")}
     assert env["measurement"] == ["rounds design: 6 rounds, visits of 300 ms windows"] * 2
     assert "5000" not in two_rounds_runs and "measurement_interval_ms" not in two_rounds_runs
+
+
+def test_runs_that_ran_other_numbers_of_rounds_are_not_said_to_measure_differently(tmp_path: Path):
+    """Trial 28, T28-9: "measurement (differs)" beside "14 rounds" and "9 rounds" of the same design and windows: how
+    many rounds a run ran is an outcome, not a setting; another window is a setting, and differs."""
+    a = rounds_run("before", {"v": per_round(1, [100, 101, 99, 100, 100, 100])})
+    b = rounds_run("after", {"v": per_round(1, [100, 101, 99])})
+    save(a, tmp_path / "a")
+    save(b, tmp_path / "b")
+    text = compare_runs(tmp_path / "a", tmp_path / "b", refused=refused_flags_text).read_text()
+    env = {cells(r)[0]: cells(r)[1:] for r in text.splitlines() if r.startswith("|")}
+    assert env["measurement"] == [
+        "rounds design: 6 rounds, visits of 300 ms windows",
+        "rounds design: 3 rounds, visits of 300 ms windows",
+    ]
+    assert b.rounds is not None
+    b.rounds.rules = dataclasses.replace(b.rounds.rules, window_ms=500)
+    save(b, tmp_path / "b")
+    text = compare_runs(tmp_path / "a", tmp_path / "b", refused=refused_flags_text).read_text()
+    assert "measurement (differs)" in {cells(r)[0] for r in text.splitlines() if r.startswith("|")}
 
 
 def test_a_variant_never_measured_is_not_a_result_of_one_run(two_rounds_runs: str):
