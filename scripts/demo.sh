@@ -85,8 +85,9 @@ echo "   make demo's settings: $SAID (advice below that names one of these flags
 rc=0
 # the demo's sweep, as advice says a flag make demo has no DEMO_* setting for (trial 17, T17-12: --shapes)
 SWEEP_ARGS=(--runtime bundled --repository model_repository --variants "$VARIANTS" "${SWEEP_FLAGS[@]}")
-# where the budget comes from, for the report (perf.analysis.recommendation.budget_origin): the user did not type it
-if [ -n "${DEMO_BUDGET_MS:-}" ]; then BUDGET_FROM="make demo's DEMO_BUDGET_MS"; else BUDGET_FROM="make demo's default (DEMO_BUDGET_MS unset)"; fi
+# where the budget comes from, for the report (perf.analysis.recommendation.budget_origin): the user's DEMO_BUDGET_MS
+# (said "set by DEMO_BUDGET_MS=10": NAME=VALUE is the user's own; trial 28, T28-10), else make demo's default
+if [ -n "${DEMO_BUDGET_MS:-}" ]; then BUDGET_FROM="DEMO_BUDGET_MS=$DEMO_BUDGET_MS"; else BUDGET_FROM="make demo's default (DEMO_BUDGET_MS unset)"; fi
 # step 3b's flags, said as they run in the advice of a stopped sweep too (trial 27, T27-14: it left out --precision)
 PROFILE_ARGS=(--profile-only --trace --precision fp32,fp16,bf16)
 TRITON_PERF_BUDGET_FROM="$BUDGET_FROM" perf/run_sweep.sh "${SWEEP_ARGS[@]}" --run-id "$RUN_ID" || rc=$?

@@ -11,13 +11,18 @@ the report and the console say where the run's budget came from when an earlier 
 from __future__ import annotations
 
 import os
+import re
 
 from perf.markdown import fmt_given
 from perf.records.results import RunResult
 
 #: The environment variable a script that passes ``--latency-budget-ms`` for the user names itself in (``make demo``:
-#: its ``DEMO_BUDGET_MS`` default): recorded as :attr:`perf.records.results.Session.budget_from`.
+#: its ``DEMO_BUDGET_MS`` default): recorded as :attr:`perf.records.results.Session.budget_from`. A value
+#: ``NAME=VALUE`` (:data:`USER_SET`) is a variable of the script the user set (``DEMO_BUDGET_MS=10``): their own budget,
+#: said "set by DEMO_BUDGET_MS=10", never "not typed" (trial 28, T28-10); any other value is the script's default.
 FROM_VARIABLE = "TRITON_PERF_BUDGET_FROM"
+#: A :data:`FROM_VARIABLE` value that names the script's variable the user set, and its value.
+USER_SET = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=.*\S")
 #: What :attr:`perf.records.results.Session.budget` holds for a session without a latency budget.
 NO_BUDGET = "none"
 
@@ -44,7 +49,8 @@ NO_DEFAULT = "the sweep itself has no default budget"
 def set_by(run: RunResult, budget_ms: float | None, percentile: int) -> str | None:
     """``"Budget: the p99 25 ms budget is make demo's default (DEMO_BUDGET_MS unset), not typed (the sweep itself has
     no default budget)"`` where the last session under the run's budget recorded who set it (:func:`budget_from`: a
-    script's default or its variable); ``None`` otherwise (typed with the flag, or a run saved before it was recorded).
+    script's default), ``"Budget: the p99 10 ms budget is set by DEMO_BUDGET_MS=10"`` where the user set the script's
+    variable (:data:`USER_SET`); ``None`` otherwise (typed with the flag, or a run saved before it was recorded).
     One sentence for every output it reaches: it names no flag a script says as its own variable (:data:`NO_DEFAULT`)."""
     if budget_ms is None or budget_ms != run.settings.get("latency_budget_ms"):
         return None
@@ -52,6 +58,8 @@ def set_by(run: RunResult, budget_ms: float | None, percentile: int) -> str | No
     last = next((s for s in reversed(run.sessions) if s.budget == now), None)
     if last is None or last.budget_from is None:
         return None
+    if USER_SET.match(last.budget_from):  # the user's own choice, through the script's variable
+        return f"Budget: the {now} budget is set by {last.budget_from}"
     return f"Budget: the {now} budget is {last.budget_from}, not typed ({NO_DEFAULT})"
 
 

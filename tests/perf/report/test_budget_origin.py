@@ -83,6 +83,27 @@ def test_a_budget_a_script_set_for_the_user_says_it_is_that_scripts_default(monk
     assert f'{FROM_VARIABLE}="$BUDGET_FROM" perf/run_sweep.sh' in demo
 
 
+def test_a_budget_the_user_set_through_the_demos_variable_is_said_as_theirs(monkeypatch, tmp_path: Path) -> None:
+    """Trial 28, T28-10: `DEMO_BUDGET_MS=10 make demo` said "the p99 10 ms budget is make demo's DEMO_BUDGET_MS, not
+    typed": the user chose it. scripts/demo.sh records the variable and its value (NAME=VALUE), said "set by"."""
+    import subprocess
+
+    demo = Path(__file__).resolve().parents[3] / "scripts" / "demo.sh"
+    line = next(ln for ln in demo.read_text().splitlines() if ln.startswith('if [ -n "${DEMO_BUDGET_MS:-}" ]'))
+    for value, recorded in (("10", "DEMO_BUDGET_MS=10"), ("", "make demo's default (DEMO_BUDGET_MS unset)")):
+        env = {"PATH": "/usr/bin:/bin", "DEMO_BUDGET_MS": value}
+        got = subprocess.run(["bash", "-c", f'{line}\necho "$BUDGET_FROM"'], env=env, capture_output=True, text=True)
+        assert got.stdout.strip() == recorded, got
+    monkeypatch.setenv(FROM_VARIABLE, "DEMO_BUDGET_MS=10")
+    run = _run(session_budget(10.0, 99), ms=10.0)
+    run.sessions[0].budget_from = budget_from(10.0)
+    said = [n for n in recommend(run, 10.0).notes if n.startswith("Budget: ")]
+    assert said == ["Budget: the p99 10 ms budget is set by DEMO_BUDGET_MS=10"], said
+    results.save(run, tmp_path)
+    report = write_report(tmp_path).read_text()
+    assert "set by DEMO_BUDGET_MS=10" in report and "not typed" not in report
+
+
 def test_the_demos_budget_words_say_its_default_once_and_never_that_its_variable_has_none(tmp_path: Path) -> None:
     """Trial 26, T26-12: `make demo` printed "the p99 25 ms budget is make demo's default (DEMO_BUDGET_MS unset), not
     typed (DEMO_BUDGET_MS (`DEMO_BUDGET_MS=... make demo`) itself has no default)": the sweep's "(`--latency-budget-ms`
@@ -96,13 +117,14 @@ def test_the_demos_budget_words_say_its_default_once_and_never_that_its_variable
     demo = (Path(__file__).resolve().parents[3] / "scripts" / "demo.sh").read_text()
     knobs = knob_pairs(re.search(r"KNOBS=\(([^)]*)\)", demo).group(1).split())  # type: ignore[union-attr]
     assert ("--latency-budget-ms", "DEMO_BUDGET_MS") in knobs
-    recorded = re.findall(r'BUDGET_FROM="([^"$]+)"', demo)  # what demo.sh records: its variable given, its default
-    assert len(recorded) == 2 and "make demo's default (DEMO_BUDGET_MS unset)" in recorded
-    for by in recorded:
+    recorded = re.findall(r'\bBUDGET_FROM="([^"]+)"', demo)  # what demo.sh records: its variable given, its default
+    assert recorded == ["DEMO_BUDGET_MS=$DEMO_BUDGET_MS", "make demo's default (DEMO_BUDGET_MS unset)"]
+    for by in ("DEMO_BUDGET_MS=25", recorded[1]):
         run = _run(session_budget(25.0, 99), ms=25.0)
         run.sessions[0].budget_from = by
         said = [n for n in summary(run).notes if n.startswith("Budget: ")]
-        assert said == [f"Budget: the p99 25 ms budget is {by}, not typed ({no_default})"], said
+        words = "set by DEMO_BUDGET_MS=25" if "=" in by else f"{by}, not typed ({no_default})"
+        assert said == [f"Budget: the p99 25 ms budget is {words}"], said
         assert [as_demo(n, knobs) for n in said] == said  # the demo says it as the sweep does
         results.save(run, tmp_path)
         assert not [a for a in advice(tmp_path, knobs) if "budget" in a.lower()]  # and not again, rewritten
