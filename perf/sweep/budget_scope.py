@@ -7,15 +7,18 @@ loads, rounds, unloads and the in-process baseline to the end of the sweep (:dat
 command's start-up before it (the interpreter, imports, reading the repository and its builds, checking
 perf_analyzer) and the report and plots written after it. Each session records all three
 (:class:`perf.records.results.Session`): the plan line says the scope (:func:`plan_words`), the sweep's last
-console line (:func:`end_line`) and the report's time-budget line (:func:`report_words`) the seconds.
+console line (:func:`end_line`) and the report's time-budget line (:func:`report_words`) the seconds; the line after a
+session's rounds (:func:`spent_words`) its rounds and visits, and what they took of the clock (:func:`budget_spent_s`).
 """
 
 from __future__ import annotations
 
 import time
 
+from core.wording import count
 from perf.markdown import fmt
 from perf.records.results import Session
+from perf.records.rounds import RoundsRecord
 
 #: What the time budget's clock covers, from its start to the end of the sweep.
 COVERS = "the server start, loads, rounds, unloads and in-process baseline"
@@ -103,3 +106,37 @@ def report_words(session: Session | None, sessions: int = 1) -> str:
         else "the report and plots written after it"
     )
     return f"; {whose} clock ran {fmt(session.budget_clock_s, 0)} s ({COVERS}); outside it: {startup}, and {report}"
+
+
+def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, estimate_s: float, before_s: float | None) -> str:
+    """The line after a session's rounds: how many rounds and visits, in how many groups, how long
+    against the estimate, and why they ended (trial 9, F2: "rounds: 165 s spent (estimated 338 s)"
+    said neither). ``since``: the rounds and groups recorded before this session (a resume's). Its
+    visits count those that failed too, said apart; its rounds only those that measured something. After a
+    resume it says the run's rounds too, as the ending's "after N rounds" counts them (trial 17, T17-5: "9 rounds"
+    and "after 10 rounds" in one line). A session with no visit says its time is not counted (:func:`budget_spent_s`, T23-4)."""
+    session = rounds.rounds[since[0] :]
+    done = [r for r in rounds.measured() if r in session]  # a round whose every visit failed is no round
+    groups = [g for g in rounds.groups[since[1] :] if g.variants]  # one that loaded none measured nothing (T17-2)
+    visits = sum(len(r.order) for r in session)
+    failed = sum(v.failed for r in session for v in r.order)
+    ended = groups[-1].ended if groups and groups[-1].ended else None
+    return (
+        f"rounds: {count(len(done), 'round')} ({count(visits, 'visit')}"
+        + (f", {failed} failed" if failed else "")
+        + ")"
+        + (f" in {len(groups)} groups" if len(groups) > 1 else "")
+        + (f" this session, {len(rounds.measured())} in the run" if len(rounds.measured()) > len(done) else "")
+        + f", {fmt(now_s, 0)} s ({'' if visits else 'not counted on the time budget: no visit; '}estimated {fmt(estimate_s, 0)} s"
+        + before_words(before_s, rounds.budget.baseline_s if rounds.budget is not None else None)  # s22z, Z-10
+        + ")"
+        + (f"; {'the last group ' if len(groups) > 1 else ''}ended: {ended}" if ended else "")
+    )
+
+
+def budget_spent_s(rounds: RoundsRecord, since: tuple[int, int], now_s: float) -> float:
+    """What a session took of the run's time budget: its ``now_s``, or nothing when it recorded no visit
+    (stopped during its loads: a resume loads them again). README: "a run stopped before its first round
+    keeps its whole ``--time-budget``" (trial 13, T13-19: a demo sweep interrupted before its first
+    measurement was resumed with the 21 s of its loads taken off its 90 s). ``since``: as :func:`spent_words`."""
+    return now_s if any(r.order for r in rounds.rounds[since[0] :]) else 0.0

@@ -40,9 +40,10 @@ from perf.search.late import Final, Late, late
 from perf.search.rounds import Rounds, Setup
 from perf.sweep import budget_scope as scope
 from perf.sweep import load_cuts
+from perf.sweep.budget_scope import budget_spent_s, spent_words
 from perf.sweep.opening import cut_words
 from perf.sweep.resuming import baseline_missing
-from perf.sweep.rounds import NO_LEVEL, RoundsSweep, budget_spent_s, spent_words
+from perf.sweep.rounds import NO_LEVEL, RoundsSweep
 from perf.sweep.server import now
 
 

@@ -41,17 +41,16 @@ import time
 from collections.abc import Sequence
 
 from core.errors import ServerError, ToolkitError
-from core.wording import count, join_once
+from core.wording import join_once
 from perf.coldstart import measure as coldstart
 from perf.markdown import fmt
 from perf.records.results import LevelResult, VariantResult
-from perf.records.rounds import LateGroup, LoadGroup, RoundsRecord
+from perf.records.rounds import LateGroup, LoadGroup
 from perf.search import late as lates
 from perf.search import promise
 from perf.search.budget import Fit
 from perf.search.plan import LevelKey
 from perf.search.rounds import Rounds
-from perf.sweep import budget_scope as scope
 from perf.sweep import load_cuts
 from perf.sweep.context import SweepBase
 from perf.sweep.server import stamp_after, stamp_loaded
@@ -352,40 +351,6 @@ class RoundsSweep(SweepBase):
 
 #: Why a variant with no usable level failed when none says more (also, by an earlier version, one stopped unvisited: T23-4).
 NO_LEVEL = "no level produced a measurement"
-
-
-def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, estimate_s: float, before_s: float | None) -> str:
-    """The line after a session's rounds: how many rounds and visits, in how many groups, how long
-    against the estimate, and why they ended (trial 9, F2: "rounds: 165 s spent (estimated 338 s)"
-    said neither). ``since``: the rounds and groups recorded before this session (a resume's). Its
-    visits count those that failed too, said apart; its rounds only those that measured something. After a
-    resume it says the run's rounds too, as the ending's "after N rounds" counts them (trial 17, T17-5: "9 rounds"
-    and "after 10 rounds" in one line). A session with no visit says its time is not counted (:func:`budget_spent_s`, T23-4)."""
-    session = rounds.rounds[since[0] :]
-    done = [r for r in rounds.measured() if r in session]  # a round whose every visit failed is no round
-    groups = [g for g in rounds.groups[since[1] :] if g.variants]  # one that loaded none measured nothing (T17-2)
-    visits = sum(len(r.order) for r in session)
-    failed = sum(v.failed for r in session for v in r.order)
-    ended = groups[-1].ended if groups and groups[-1].ended else None
-    return (
-        f"rounds: {count(len(done), 'round')} ({count(visits, 'visit')}"
-        + (f", {failed} failed" if failed else "")
-        + ")"
-        + (f" in {len(groups)} groups" if len(groups) > 1 else "")
-        + (f" this session, {len(rounds.measured())} in the run" if len(rounds.measured()) > len(done) else "")
-        + f", {fmt(now_s, 0)} s ({'' if visits else 'not counted on the time budget: no visit; '}estimated {fmt(estimate_s, 0)} s"
-        + scope.before_words(before_s, rounds.budget.baseline_s if rounds.budget is not None else None)  # s22z, Z-10
-        + ")"
-        + (f"; {'the last group ' if len(groups) > 1 else ''}ended: {ended}" if ended else "")
-    )
-
-
-def budget_spent_s(rounds: RoundsRecord, since: tuple[int, int], now_s: float) -> float:
-    """What a session took of the run's time budget: its ``now_s``, or nothing when it recorded no visit
-    (stopped during its loads: a resume loads them again). README: "a run stopped before its first round
-    keeps its whole ``--time-budget``" (trial 13, T13-19: a demo sweep interrupted before its first
-    measurement was resumed with the 21 s of its loads taken off its 90 s). ``since``: as :func:`spent_words`."""
-    return now_s if any(r.order for r in rounds.rounds[since[0] :]) else 0.0
 
 
 def of_budget(budget_s: float | None, left_s: float | None) -> str:

@@ -47,11 +47,12 @@ from perf.search.rounds import Rounds, Setup
 from perf.sweep import budget_scope as scope
 from perf.sweep.baseline_step import BaselineStep
 from perf.sweep.baseline_words import baseline_yields
+from perf.sweep.budget_scope import budget_spent_s, spent_words
 from perf.sweep.final import ResumedRounds
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions
 from perf.sweep.preflight import RAW_DIR
 from perf.sweep.resuming import resumed_options, run_settings, server_settings
-from perf.sweep.rounds import budget_spent_s, of_budget, spent_words
+from perf.sweep.rounds import of_budget
 from perf.sweep.sequential import Sequential
 from perf.sweep.server import now
 

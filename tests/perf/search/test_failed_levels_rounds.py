@@ -16,7 +16,7 @@ from perf.records.search import SearchRecord, SearchRules
 from perf.search.plan import LevelKey, plan_levels
 from perf.search.policy import ladder
 from perf.search.rounds import Rounds, Setup
-from perf.sweep.rounds import spent_words
+from perf.sweep.budget_scope import spent_words
 
 REFUSED = "perf_analyzer reported request errors: error: Failed to init manager inputs: failed to parse the json file"
 

@@ -22,9 +22,9 @@ from perf.deploy.choose import choose_variant
 from perf.records import results
 from perf.records.rounds import BudgetRecord, Cut, LoadGroup, RoundRecord, Visit
 from perf.records.unfinished import resume_budget_words, unfinished_text
+from perf.sweep.budget_scope import spent_words
 from perf.sweep.opening import opening_lines
 from perf.sweep.options import SweepOptions
-from perf.sweep.rounds import spent_words
 from perf.sweep.run import Sweep
 from perf.sweep.servers import ServerPool
 

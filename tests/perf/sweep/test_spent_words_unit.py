@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from perf.records.rounds import LoadGroup, RoundRecord, RoundsRecord, Visit
-from perf.sweep.rounds import spent_words
+from perf.sweep.budget_scope import spent_words
 
 DECIDED = "ranking under the p99 budget of 25.00 ms decided (after 6 rounds)"
 

@@ -20,7 +20,7 @@ from perf.records.rounds import RoundRules
 from perf.records.search import SearchRules
 from perf.search import budget as budgets
 from perf.search.rounds import Rounds, Setup
-from perf.sweep.rounds import spent_words
+from perf.sweep.budget_scope import spent_words
 
 CURVES = {"v_a": (1000.0, 2.0), "v_b": (900.0, 2.0), "v_c": (700.0, 1.5), "v_d": (600.0, 1.0), "v_e": (500.0, 1.0)}
 SIZES = ("T=16", "T=128")
