@@ -109,9 +109,10 @@ def report_words(session: Session | None, sessions: int = 1) -> str:
 
 
 def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, estimate_s: float, before_s: float | None) -> str:
-    """The line after a session's rounds: how many rounds and visits, in how many groups, how long
-    against the estimate, and why they ended (trial 9, F2: "rounds: 165 s spent (estimated 338 s)"
-    said neither). ``since``: the rounds and groups recorded before this session (a resume's). Its
+    """The line after a session's rounds: how many rounds and visits, how long the rounds took (their recorded
+    ``wall_s``), in how many groups, the budget's clock so far (``now_s``: the server start and loads too) against the
+    estimate, and why they ended (trial 9, F2: "rounds: 165 s spent (estimated 338 s)" said neither; trial 28, T28-4:
+    "8 rounds (44 visits), 95 s" read as the rounds' time, 54 s of it). ``since``: the rounds and groups recorded before this session (a resume's). Its
     visits count those that failed too, said apart; its rounds only those that measured something. After a
     resume it says the run's rounds too, as the ending's "after N rounds" counts them (trial 17, T17-5: "9 rounds"
     and "after 10 rounds" in one line). A session with no visit says its time is not counted (:func:`budget_spent_s`, T23-4)."""
@@ -121,13 +122,16 @@ def spent_words(rounds: RoundsRecord, since: tuple[int, int], now_s: float, esti
     visits = sum(len(r.order) for r in session)
     failed = sum(v.failed for r in session for v in r.order)
     ended = groups[-1].ended if groups and groups[-1].ended else None
+    timed = [r.wall_s for r in session if r.wall_s is not None]  # the rounds' own time: their visits' windows and gaps
     return (
         f"rounds: {count(len(done), 'round')} ({count(visits, 'visit')}"
         + (f", {failed} failed" if failed else "")
         + ")"
-        + (f" in {len(groups)} groups" if len(groups) > 1 else "")
+        + (f" in {fmt(sum(timed), 0)} s" if timed else "")
+        + (f", in {len(groups)} groups" if len(groups) > 1 else "")
         + (f" this session, {len(rounds.measured())} in the run" if len(rounds.measured()) > len(done) else "")
-        + f", {fmt(now_s, 0)} s ({'' if visits else 'not counted on the time budget: no visit; '}estimated {fmt(estimate_s, 0)} s"
+        + f"; {fmt(now_s, 0)} s of the budget's clock so far ({'' if visits else 'not counted on the time budget: no visit; '}"
+        + f"estimated {fmt(estimate_s, 0)} s"
         + before_words(before_s, rounds.budget.baseline_s if rounds.budget is not None else None)  # s22z, Z-10
         + ")"
         + (f"; {'the last group ' if len(groups) > 1 else ''}ended: {ended}" if ended else "")

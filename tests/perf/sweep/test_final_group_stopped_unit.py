@@ -339,7 +339,7 @@ def test_a_stop_during_the_final_groups_loads_leaves_its_variants_not_measured_a
     # the resume's own: its 600 s and the 75 + 20 s spent before it; the loads before its first visit spend none
     spent = spent_words(run.rounds, (len(run.rounds.rounds), len(run.rounds.groups)), 12.0, 70.0, 75.0)
     assert spent.endswith(  # the 95 s the resume's budget line says (s22z, Z-10: "75 s before this resume" beside it)
-        "12 s (not counted on the time budget: no visit; estimated 70 s; 95 s of the run's time budget spent before this "
+        "12 s of the budget's clock so far (not counted on the time budget: no visit; estimated 70 s; 95 s of the run's time budget spent before this "
         "resume (75 s of rounds and loads, 20 s of the in-process baseline))"
     ), spent
     assert "the run's own 695 s time budget: 600 s after the 95 s it spent" in resume_budget_words(run)
