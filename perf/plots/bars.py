@@ -128,7 +128,7 @@ def plot_request_rates(run: RunResult, path: Path) -> Drawn | None:
             label=name + (f" (b={bs})" if several else ""),
         )
         flagged = [(x, y) for x, y, p in zip(xs, ys, pts) if p.status in (HOST_BUSY, UNSTABLE)]  # the level plots' ring
-        ring_flagged(ax, flagged, look.colour, None if ringed else "flagged level: unstable or host busy (ring)")
+        ring_flagged(ax, flagged, look.colour, not ringed)
         ringed = ringed or bool(flagged)
         missed = [(x, y) for x, y, p in zip(xs, ys, pts) if p.status == "not achieved"]
         if missed:

@@ -15,8 +15,10 @@ import numpy as np
 
 from core.wording import agree, count
 from perf.analysis.stats.points import Point
+from perf.markdown import UNSTABLE_MARK
 from perf.plots.palette import BLACK, ink
 from perf.plots.ticks import save
+from perf.records.levels import HOST_BUSY, UNSTABLE
 
 if TYPE_CHECKING:  # matplotlib is imported lazily (pyplot)
     from matplotlib.lines import Line2D
@@ -26,6 +28,11 @@ Drawn = dict[str, dict[str, tuple[list[float], list[float]]]]
 LEGEND_ROWS = 16
 #: Characters per line of a legend label (longer ones wrap): a legend stays narrower than its panel.
 LEGEND_WRAP = 48
+#: The legend entry of the rings round flagged levels (:func:`ring_flagged`), one wording in every plot: the two
+#: flags the tables mark with † (:func:`perf.markdown.flag_mark` of a level's
+#: :attr:`~perf.analysis.stats.points.Point.flags`). Trial 28, T28-6: the small multiples said "ring: a flagged level
+#: behind the point † host busy" of levels the tables call "host busy; unstable", the request-rate plot "(ring)".
+RING_LABEL = f"flagged level: {UNSTABLE} or {HOST_BUSY} (ring, {UNSTABLE_MARK})"
 #: A latency axis spanning more than this ratio (max / min) is drawn on a log scale.
 LOG_SPAN = 20.0
 #: Label positions tried around a point, in order: (dx, dy) in points, horizontal and vertical alignment.
@@ -317,15 +324,17 @@ def log_scale_if_wide(ax, values: Sequence[float], axis: str = "x") -> None:
         (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
 
 
-def ring_flagged(ax, flagged: Sequence[tuple[float, float]], colour: str, label: str | None, many: bool = False) -> None:
-    """Ring ``flagged`` points (unstable or host busy levels) hollow in their series' ``colour``,
-    the one status mark of the level plots; ``label``: the legend entry, drawn apart in black (a
-    ring takes each series' colour, so the entry is no series': trial 7, F22), ``None`` once said.
+def ring_flagged(
+    ax, flagged: Sequence[tuple[float, float]], colour: str | Sequence[str], legend: bool, many: bool = False
+) -> None:
+    """Ring ``flagged`` points (unstable or host busy levels) hollow in their line's ``colour`` (one, or one per
+    point), the one status mark of the level plots; ``legend``: add the legend entry, :data:`RING_LABEL`, drawn
+    apart in black (a ring takes each series' colour, so the entry is no series': trial 7, F22), once per panel.
     ``many``: smaller rings, or they hide the curves."""
     if not flagged:
         return
     size, width = (55, 1.0) if many else (110, 1.5)
     xs, ys = [x for x, _ in flagged], [y for _, y in flagged]
     ax.scatter(xs, ys, s=size, facecolors="none", edgecolors=colour, linewidths=width, zorder=3)
-    if label is not None:
-        ax.scatter([], [], s=size, facecolors="none", edgecolors=BLACK, linewidths=width, label=label)
+    if legend:
+        ax.scatter([], [], s=size, facecolors="none", edgecolors=BLACK, linewidths=width, label=RING_LABEL)

@@ -35,7 +35,7 @@ from perf.analysis.recommendation.frontier import workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.stats.curves import curve, gpu_metric
 from perf.analysis.stats.points import THROUGHPUT, Point, run_points
-from perf.markdown import CPU_MEASURES, TOP_N, UNSTABLE_MARK, flag_mark, fmt_given
+from perf.markdown import CPU_MEASURES, TOP_N, flag_mark, fmt_given
 from perf.plots import bars as plot_bars
 from perf.plots import frontier as plot_frontier
 from perf.plots import small_multiples
@@ -117,8 +117,7 @@ def _draw_curves(
         if x_metric is not None and len(points) <= ALL_DISTINCT:  # a trade-off curve: say which concurrency each point is
             labels += [(x, y, f"c={p.concurrency}" + flag_mark(p.status, words=False), look.colour) for x, y, p in series]
         if bad:
-            said = f"flagged level: unstable or host busy (ring{', ' + UNSTABLE_MARK if x_metric else ''})"
-            ring_flagged(ax, bad, line.lines[0].get_color(), None if unstable_labelled else said, len(looks) > ALL_DISTINCT)
+            ring_flagged(ax, bad, line.lines[0].get_color(), not unstable_labelled, len(looks) > ALL_DISTINCT)
             unstable_labelled = True
     if context:  # one artist for all of them: 200 lines draw as fast as one
         from matplotlib.collections import LineCollection

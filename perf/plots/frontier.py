@@ -71,7 +71,7 @@ def plot_frontier(
     ax.set_title(title)
     by_status: dict[str, list[Point]] = {}
     for p in every:
-        by_status.setdefault(p.status, []).append(p)
+        by_status.setdefault(p.flags, []).append(p)  # the tables' words: "host busy; unstable", not its worst flag
     for status, group in sorted(by_status.items(), key=lambda kv: (flag_mark(kv[0]) != "", kv[0])):
         flagged = flag_mark(status) != ""
         ax.plot(  # the tables' mark on each status's grey points; a flagged level drawn hollow

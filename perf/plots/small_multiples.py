@@ -5,8 +5,9 @@
 the grid (:func:`facets`: instance count first), one line per value of a second factor (the batching setting
 first), split by every other setting its variants differ in (format, model, ...; up to :data:`MAX_LINES` lines,
 past it the label names what a line pools): the median over the variants sharing them, with their min–max as a
-band — the grid's shape at a glance, whatever its size. Flagged levels are ringed with the tables' mark; a panel
-missing a line the grid has says why (cut for time, failed) under its title.
+band — the grid's shape at a glance, whatever its size. A point with a flagged level behind it is ringed, its legend
+entry the other plots' (:data:`perf.plots.canvas.RING_LABEL`); a panel missing a line the grid has says why (cut for
+time, failed) under its title.
 
 It returns what it drew (:data:`perf.plots.canvas.Drawn`).
 """
@@ -27,8 +28,7 @@ from perf.analysis.stats.curves import curve
 from perf.analysis.stats.pairs import FACTORS, Factor, value_order, variant_of
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import flag_mark
-from perf.plots.canvas import Drawn, pyplot, series_linestyle, xy
-from perf.plots.palette import BLACK
+from perf.plots.canvas import RING_LABEL, Drawn, pyplot, ring_flagged, series_linestyle, xy
 from perf.plots.styles import ALL_DISTINCT, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
@@ -81,16 +81,16 @@ def facets(run: RunResult, names: list[str]) -> tuple[Factor, Factor, dict[str, 
     return _BY_KEY[facet], _BY_KEY[colour], vals[facet], vals[colour]
 
 
-def _median_curve(group: list[list[Point]]) -> tuple[list[int], list[float], list[float], list[float], list[str]]:
-    """Each concurrency's median, min and max over ``group``'s curves, and the flag the point
-    carries: the first flagged status among the levels behind it ("ok" when none)."""
+def _median_curve(group: list[list[Point]]) -> tuple[list[int], list[float], list[float], list[float], list[bool]]:
+    """Each concurrency's median, min and max over ``group``'s curves, and whether a level behind the point is
+    flagged (its flags as the tables mark them, :func:`perf.markdown.flag_mark` of :attr:`Point.flags`)."""
     by: dict[int, list[Point]] = {}
     for c in group:
         for p in c:
             by.setdefault(p.concurrency, []).append(p)
     xs = sorted(by)
     ys = {x: [p.value(THROUGHPUT) for p in by[x]] for x in xs}
-    flags = [next(iter(sorted(p.status for p in by[x] if flag_mark(p.status))), "ok") for x in xs]
+    flags = [any(flag_mark(p.flags) for p in by[x]) for x in xs]
     return xs, [statistics.median(ys[x]) for x in xs], [min(ys[x]) for x in xs], [max(ys[x]) for x in xs], flags
 
 
@@ -242,7 +242,7 @@ def _panel(
     """One panel's lines (the median over each line's variants ``own``, its min–max band) and the
     rings of flagged points; returns what it drew."""
     drawn: dict[str, tuple[list[float], list[float]]] = {}
-    rings: dict[str, list[tuple[float, float, str]]] = {}  # flagged status -> (x, y, line colour)
+    rings: list[tuple[float, float, str]] = []  # flagged points: (x, y, line colour)
     for i, k in enumerate(line_keys):
         group = [curve(points[n], bs) for n in own if keys[n] == k]
         if not group:
@@ -255,13 +255,9 @@ def _panel(
         if len(group) > 1:
             ax.fill_between(xs, lo, hi, color=look.colour, alpha=0.07, lw=0)
         drawn[labels[k]] = xy(line)
-        for x, y, status in zip(xs, med, flags):
-            if status != "ok":
-                rings.setdefault(status, []).append((x, y, look.colour))
-    for status, ringed in sorted(rings.items()):
-        rx, ry, colours = (list(c) for c in zip(*ringed))
-        ring_label = f"ring: a flagged level behind the point{flag_mark(status)}"
-        ax.scatter(rx, ry, s=80, facecolors="none", edgecolors=colours, linewidths=1.3, zorder=3)
-        ax.scatter([], [], s=80, facecolors="none", edgecolors=BLACK, linewidths=1.3, label=ring_label)  # its legend entry
-        drawn[ring_label] = ([float(x) for x in rx], [float(y) for y in ry])
+        rings += [(x, y, look.colour) for x, y, flagged in zip(xs, med, flags) if flagged]
+    if rings:
+        rx, ry, colours = (list(c) for c in zip(*rings))
+        ring_flagged(ax, list(zip(rx, ry)), colours, legend=True, many=True)
+        drawn[RING_LABEL] = ([float(x) for x in rx], [float(y) for y in ry])
     return drawn

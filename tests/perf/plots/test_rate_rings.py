@@ -13,10 +13,10 @@ from matplotlib.colors import to_hex
 
 from perf.analysis.stats.points import run_points
 from perf.plots import bars, figures
+from perf.plots.canvas import RING_LABEL
 from perf.records.levels import LevelResult
 
 NAME = "t_onnx_cpu2_db500_mbs64"
-LABEL = "flagged level: unstable or host busy (ring)"
 
 
 def _axes(monkeypatch: pytest.MonkeyPatch, module) -> list:
@@ -43,7 +43,7 @@ def _rings(ax) -> list[tuple[list[tuple[float, float]], str]]:
 
 def _legend_ring(ax) -> str:
     legend = ax.get_legend() or ax.legend()
-    (handle,) = [h for h, t in zip(legend.legend_handles, legend.get_texts()) if t.get_text().startswith("flagged level")]
+    (handle,) = [h for h, t in zip(legend.legend_handles, legend.get_texts()) if t.get_text() == RING_LABEL]
     return to_hex(handle.get_edgecolors()[0])
 
 

@@ -1,6 +1,6 @@
 """small_multiples.png (trial 7, F16), read back from the matplotlib artists: a line never pools
 variants of different formats (or any setting off the panels' axes) into a median no variant
-had; flagged levels are ringed with the tables' mark; a panel missing a line the grid has says
+had; flagged levels are ringed, the legend entry the other plots' (test_ring_words.py); a panel missing a line the grid has says
 which and why. Hand-made records shaped like the trial's run (tests/support/factories.py)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from factories import levels, params, run_result, variant_result
 
 from perf.analysis.stats.points import run_points
-from perf.markdown import flag_mark
 from perf.plots import small_multiples
+from perf.plots.canvas import RING_LABEL
 from perf.plots.styles import ALL_DISTINCT
 
 CUT = "cut for time: after the rounds 34 s of the time budget were left; measuring it needs 60 s"
@@ -71,14 +71,15 @@ def test_a_line_never_pools_formats(tmp_path: Path, titles: list[str]):
     assert not [k for k in one if k in ("queue delay 500 µs", "batching off")]
 
 
-def test_flagged_levels_are_ringed_with_the_tables_mark(tmp_path: Path, titles: list[str]):
+def test_flagged_levels_are_ringed(tmp_path: Path, titles: list[str]):
     run = _trial_run()
     drawn = small_multiples.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
     assert drawn is not None
-    ring = f"ring: a flagged level behind the point{flag_mark('host busy')}"
-    assert ring.endswith("† host busy")
+    ring = RING_LABEL  # the other plots' words (trial 28, T28-6: "ring: a flagged level behind the point † host busy")
     for panel in drawn.values():  # every level host busy: every point drawn is ringed
-        points = sorted((x, y) for k, (xs, ys) in panel.items() if not k.startswith(("ring", "no line")) for x, y in zip(xs, ys))
+        points = sorted(
+            (x, y) for k, (xs, ys) in panel.items() if k != ring and not k.startswith("no line") for x, y in zip(xs, ys)
+        )
         assert sorted(zip(*panel[ring])) == points
     run.variants[0].levels[1].host_busy = False  # one level not busy: its point is not ringed
     for v in run.variants[1:]:
@@ -138,8 +139,8 @@ def test_a_format_that_differs_only_between_panels_is_named_on_its_lines(tmp_pat
     )
     drawn = small_multiples.plot_small_multiples(run, run_points(run), tmp_path / "s.png")
     assert drawn is not None
-    assert {k for k in drawn["1 instance"] if not k.startswith("ring")} == {
+    assert {k for k in drawn["1 instance"] if k != RING_LABEL} == {
         "batching off · torchscript",
         "queue delay 500 µs · torchscript",
     }
-    assert {k for k in drawn["2 instances"] if not k.startswith("ring")} == {"batching off · onnx", "queue delay 500 µs · onnx"}
+    assert {k for k in drawn["2 instances"] if k != RING_LABEL} == {"batching off · onnx", "queue delay 500 µs · onnx"}
