@@ -12,7 +12,7 @@ from perf.analysis.stats.curves import curve
 from perf.analysis.stats.points import Point, rate_points, run_points
 from perf.markdown import flag_mark
 from perf.plots.canvas import Drawn, finish, pyplot, ring_flagged
-from perf.plots.palette import ALERT, COMPONENT_COLOURS, REFERENCE
+from perf.plots.palette import ALERT, COMPONENT_LOOKS, REFERENCE
 from perf.plots.styles import series_looks, style
 from perf.plots.ticks import save
 from perf.records.levels import HOST_BUSY, UNSTABLE
@@ -63,7 +63,10 @@ def plot_breakdown(
             [w for _, w in rows],
             left=[left[i] for i, _ in rows],
             label=label,
-            color=COMPONENT_COLOURS[metric],
+            color=(fill := COMPONENT_LOOKS[metric]).colour,
+            hatch=fill.hatch,
+            edgecolor=fill.hatch_colour,  # the hatch's ink; no outline (lw 0)
+            lw=0,
         )
         drawn[label] = ([float(i) for i, _ in rows], [float(w) for _, w in rows])
         for i, w in rows:

@@ -18,7 +18,7 @@ from perf.colocate import judge, verdict
 from perf.colocate.near import status
 from perf.markdown import fmt_given
 from perf.plots.canvas import Drawn, finish, panels, place_labels
-from perf.plots.palette import ALERT, CONTEXT, REFERENCE, SERIES
+from perf.plots.palette import ALERT, CONTEXT, DARK, REFERENCE
 from perf.records.colocation import ColocationRecord, step_number
 
 #: The plot's file name in the run folder.
@@ -111,7 +111,8 @@ def plot_tradeoff(record: ColocationRecord, path: Path) -> Drawn | None:
     # trial 21, T21-5: a combination the table said "not verified here" was marked a miss): a mark for each status
     statuses = [(x, y, status(record, c)) for x, y, c in rows]
     each = "each the median of its last step's rounds (label)"
-    for met, verified, marker, color in ((True, True, "o", SERIES[0]), (False, False, "+", CONTEXT), (False, True, "x", CONTEXT)):
+    # a status, not a variant: greys (a colour of SERIES is a variant's in every plot, perf.plots.palette)
+    for met, verified, marker, color in ((True, True, "o", DARK), (False, False, "+", CONTEXT), (False, True, "x", CONTEXT)):
         got = [(x, y, st) for x, y, st in statuses if st.met is met and st.verified is verified]
         if got:
             ax.plot([x for x, _, _ in got], [y for _, y, _ in got], marker, color=color, label=f"{got[0][2].label}, {each}")

@@ -10,7 +10,8 @@ counts it, in the rule's words: above what its instances can give); a dotted lin
 in-process) and one at each other instance count drawn, the most such a variant can give (trial 25,
 T25-24: a 2-instance variant at 1.41 sat above the only line, at 1); a host-busy row is ringed and its legend entry carries the tables' mark
 (:func:`perf.markdown.flag_mark`); a negative overhead is not drawn as a bar and the legend says
-so. The right panel's time components use their own colours (:data:`perf.plots.palette.COMPONENT_COLOURS`).
+so. The right panel's time components are greys and hatches (:data:`perf.plots.palette.COMPONENT_LOOKS`): no hue
+of the left panel's variants (trial 28, T28-16: "network + protocol" was the blue of the variant on its own bar).
 
 :func:`write_plot` returns what it drew, read back from the artists:
 ``{panel title: {label: (xs, ys)}}`` (:data:`perf.plots.canvas.Drawn`).
@@ -28,8 +29,8 @@ from perf.analysis.efficiency import COMPONENTS, UNUSABLE, EfficiencyRow, baseli
 from perf.markdown import flag_mark
 from perf.plots.canvas import LEGEND_WRAP, Drawn, pyplot, xy
 from perf.plots.empty import say_empty
-from perf.plots.palette import BLACK, COMPONENT_COLOURS, REFERENCE, series_colour
-from perf.plots.styles import LINESTYLES, Style
+from perf.plots.palette import BLACK, COMPONENT_LOOKS, REFERENCE
+from perf.plots.styles import LINESTYLES, Style, style
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.levels import HOST_BUSY
 
@@ -37,10 +38,10 @@ log = logging.getLogger(__name__)
 
 RATIO_TITLE = "Serving efficiency (at the batch the server formed)"
 TIME_TITLE = "Where a request's time went"
-#: The stacked segments of the right panel, with their colours (:data:`perf.plots.palette.COMPONENT_COLOURS`:
-#: no two alike, none near-black or near-white, :func:`perf.plots.palette.clashes`).
+#: The stacked segments of the right panel, with their looks (:data:`perf.plots.palette.COMPONENT_LOOKS`: no two
+#: alike, each a grey of no variant's hue, :func:`perf.plots.palette.read_as`).
 SEGMENTS = tuple(
-    (field, label, COMPONENT_COLOURS[field])
+    (field, label, COMPONENT_LOOKS[field])
     for field, label in (
         ("client_send_us", "client send"),
         ("network_server_us", "network + protocol"),
@@ -73,7 +74,7 @@ def write_plot(
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 0.5 * len(best) + 4.5), layout="constrained")
     drawn: Drawn = {RATIO_TITLE: {}, TIME_TITLE: {}}
     given = looks or {}
-    colours = {n: given[n].colour if n in given else series_colour(len(given) + i) for i, n in enumerate(best)}
+    colours = {n: given[n].colour if n in given else style(len(given) + i).colour for i, n in enumerate(best)}
     unusable = baseline_unusable(rows) if unusable is None else unusable
     _ratio_panel(ax1, rows, colours, drawn[RATIO_TITLE], unusable)
     _time_panel(ax2, best, drawn[TIME_TITLE])
@@ -176,9 +177,9 @@ def no_ratio_words(faster: int, unusable: int = 0, what: str = "") -> str:
 def _time_panel(ax, best: dict[str, EfficiencyRow], drawn: dict) -> None:
     names = list(best)
     left = [0.0] * len(names)
-    for field, label, colour in SEGMENTS:
+    for field, label, fill in SEGMENTS:
         widths = [_segment(best[n], field) for n in names]
-        ax.barh(names, widths, left=left, label=label, color=colour)
+        ax.barh(names, widths, left=left, label=label, color=fill.colour, hatch=fill.hatch, edgecolor=fill.hatch_colour, lw=0)
         drawn[label] = ([float(i) for i in range(len(names))], [float(w) for w in widths])
         left = [a + b for a, b in zip(left, widths)]
     negative = [n for n in names if (best[n].overhead_us or 0.0) < 0]

@@ -1,7 +1,8 @@
 """Every colour the plots draw with, and the one rule they keep (:func:`clashes`).
 
 Each palette (:data:`PALETTES`) is a set of colours a reader must tell apart in one picture: the
-variants' series (with the grey of the context lines), the stacked time components, the marks.
+variants' series (with the grey of the context lines and the marks), and the greys of what is not a variant
+(the stacked time components, the small multiples' lines).
 The rule, on the CIE 1976 L*a*b* distance (ΔE*ab: Euclidean in a space made to follow what the
 eye sees, from sRGB with the D65 white, IEC 61966-2-1):
 
@@ -12,12 +13,18 @@ eye sees, from sRGB with the D65 white, IEC 61966-2-1):
   their channels are (reviewer, session 6: the efficiency plot's in-process #252525 and client
   recv #08306b were both near-black, 0.30 apart in RGB; trial 6 before that: two blues 0.19 apart).
 
+A colour means one thing in every plot of a run: a colour of :data:`SERIES` is a variant's, given by
+:func:`perf.plots.styles.series_looks` alone; whatever is not a variant (a time component, a line of the
+small multiples) is drawn in :data:`GREYS`, of no hue, so that none :func:`read_as` a variant's colour.
+
 Plot modules take colours from here only (a test checks that no other plot module names one).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
 from collections.abc import Iterable
 
 #: The background.
@@ -45,34 +52,54 @@ SERIES = (
     "#bcbd22",
     "#17becf",
 )
-#: The time components of a request, one colour each in every plot that stacks them (the
-#: efficiency plot splits compute infer into in-process time and serving overhead; the
-#: breakdown bars keep it whole).
-COMPONENT_COLOURS = {
-    "client_send_us": "#9ecae1",
-    "network_server_us": "#2171b5",
-    "server_queue_us": "#fdd0a2",
-    "server_compute_input_us": "#c994c7",
-    "server_compute_infer_us": "#a1d99b",
-    "in_process": "#31a354",
-    "overhead": "#e6550d",
-    "server_compute_output_us": "#737373",
-    "client_recv_us": "#756bb1",
+#: Whatever a plot draws that is not a variant has no hue (trial 28, T28-6 and T28-16): :data:`SERIES` takes a
+#: colour of nearly every hue (CIE LCh h: blue 265°, cyan 211°, green 138°, olive 121°, yellow-green 104°, gold
+#: 85°, orange 59°, brown 37°, the ALERT red 34°, pink 338°, purple 312°), so a time component drawn blue beside a
+#: blue variant read as that variant (serving_efficiency.png: "network + protocol" #2171b5, ΔE*ab 5.6 from the first
+#: variant's #1f77b4; likewise #31a354 beside #2ca02c, #e6550d beside #ff7f0e), and a small-multiples line (a
+#: batching setting, not a variant) drawn in a series colour read as the variant of that colour in every other plot.
+#: Three greys, L* 31, 52, 73 (ΔE*ab 20 apart, and from white; at least 26 from every colour of SERIES), told apart
+#: further by a hatch (:data:`COMPONENT_LOOKS`) or a marker and line style (the small multiples' lines).
+GREYS = ("#4a4a4a", "#7c7c7c", "#b2b2b2")
+DARK, MID, LIGHT = GREYS
+
+
+@dataclasses.dataclass(frozen=True)
+class Fill:
+    """A bar segment that is not a variant: a grey of :data:`GREYS` and a matplotlib hatch (``""``: none)."""
+
+    colour: str
+    hatch: str
+
+    @property
+    def hatch_colour(self) -> str:
+        """The hatch's ink: white on the dark grey, black on the others (each shows on its grey)."""
+        return WHITE if self.colour == DARK else BLACK
+
+
+#: The time components of a request, one look each (no two alike) in every plot that stacks them (the efficiency
+#: plot splits compute infer into in-process time and serving overhead; the breakdown bars keep it whole). In
+#: either plot's order each segment's grey differs from its neighbours'.
+COMPONENT_LOOKS = {
+    "client_send_us": Fill(LIGHT, ""),
+    "network_server_us": Fill(DARK, "//"),
+    "server_queue_us": Fill(MID, ""),
+    "server_compute_input_us": Fill(LIGHT, "//"),
+    "server_compute_infer_us": Fill(DARK, ""),
+    "in_process": Fill(DARK, ".."),
+    "overhead": Fill(MID, "//"),
+    "server_compute_output_us": Fill(LIGHT, ".."),
+    "client_recv_us": Fill(MID, ".."),
 }
 #: Palettes whose colours are seen together: name -> colours.
 PALETTES: dict[str, tuple[str, ...]] = {
     "series": (*SERIES, CONTEXT, REFERENCE, ALERT),  # the marks are drawn beside the series
-    "components": tuple(COMPONENT_COLOURS.values()),
+    "not a variant": GREYS,
 }
 #: Least ΔE*ab between two colours of a palette, and from the background (the trial-6 blues were 15.3 apart).
 MIN_DELTA_E = 20.0
 #: Least CIE L* (0 black - 100 white) of a palette colour: darker is near-black (#252525 is 15, #08306b 21).
 MIN_LIGHTNESS = 30.0
-
-
-def series_colour(i: int) -> str:
-    """The colour of series ``i`` (0-based), cycling through :data:`SERIES`."""
-    return SERIES[i % len(SERIES)]
 
 
 #: Greatest CIE L* of a label's text (:func:`ink`): a series' colour lighter than this is darkened to it.
@@ -122,3 +149,29 @@ def clashes(colours: Iterable[str]) -> list[str]:
     ]
     out += [f"{c} is near-black (L* {lab(c)[0]:.0f}, at least {MIN_LIGHTNESS:g})" for c in palette if lab(c)[0] < MIN_LIGHTNESS]
     return out
+
+
+#: A colour of chroma (CIE C*ab) below this has no hue a reader names: a grey.
+ACHROMATIC = 10.0
+#: Least difference of hue (CIE LCh h, degrees) between a colour that is not a variant's and a variant's, both with a
+#: hue: a paler or darker shade of a variant's hue reads as it however far apart (the old "compute infer" #a1d99b was
+#: 41.5 from the green variant #2ca02c, 2° of hue apart).
+MIN_HUE_APART = 30.0
+
+
+def hue(colour: str) -> float | None:
+    """``colour``'s CIE LCh hue angle (degrees, 0-360); ``None`` for a grey (chroma below :data:`ACHROMATIC`)."""
+    _, a, b = lab(colour)
+    return None if math.hypot(a, b) < ACHROMATIC else math.degrees(math.atan2(b, a)) % 360
+
+
+def read_as(colour: str, variant_colour: str) -> str | None:
+    """Why ``colour`` (drawn for something that is not a variant) reads as ``variant_colour`` in one figure, in
+    words: within :data:`MIN_DELTA_E` of it (T28-16's pairs: 5.6, 17.5 and 17.9), or of its hue (within
+    :data:`MIN_HUE_APART`); ``None`` when it does not."""
+    if (d := delta_e(colour, variant_colour)) < MIN_DELTA_E:
+        return f"{colour} is {d:.1f} from {variant_colour} (ΔE*ab; at least {MIN_DELTA_E:g})"
+    h, v = hue(colour), hue(variant_colour)
+    if h is not None and v is not None and (apart := min(abs(h - v), 360 - abs(h - v))) < MIN_HUE_APART:
+        return f"{colour} has the hue of {variant_colour} ({apart:.0f}° apart; at least {MIN_HUE_APART:g})"
+    return None

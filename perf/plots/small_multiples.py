@@ -5,9 +5,10 @@
 the grid (:func:`facets`: instance count first), one line per value of a second factor (the batching setting
 first), split by every other setting its variants differ in (format, model, ...; up to :data:`MAX_LINES` lines,
 past it the label names what a line pools): the median over the variants sharing them, with their min–max as a
-band — the grid's shape at a glance, whatever its size. A point with a flagged level behind it is ringed, its legend
-entry the other plots' (:data:`perf.plots.canvas.RING_LABEL`); a panel missing a line the grid has says why (cut for
-time, failed) under its title.
+band — the grid's shape at a glance, whatever its size. A line is a setting, not a variant: it is drawn in grey with
+its own marker and dash (:func:`perf.plots.styles.not_a_variant`), the colours being the variants' in every other plot
+of the run. A point with a flagged level behind it is ringed, its legend entry the other plots'
+(:data:`perf.plots.canvas.RING_LABEL`); a panel missing a line the grid has says why (cut for time, failed) under its title.
 
 It returns what it drew (:data:`perf.plots.canvas.Drawn`).
 """
@@ -29,7 +30,7 @@ from perf.analysis.stats.pairs import FACTORS, Factor, value_order, variant_of
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import flag_mark
 from perf.plots.canvas import RING_LABEL, Drawn, pyplot, ring_flagged, series_linestyle, xy
-from perf.plots.styles import ALL_DISTINCT, style
+from perf.plots.styles import ALL_DISTINCT, not_a_variant
 from perf.plots.ticks import concurrency_axis, save
 from perf.records.results import RunResult
 from perf.records.workloads import workload
@@ -248,7 +249,7 @@ def _panel(
         if not group:
             continue
         xs, med, lo, hi, flags = _median_curve(group)
-        look = style(i)
+        look = not_a_variant(i)
         (line,) = ax.plot(
             xs, med, color=look.colour, marker=look.marker, ls=series_linestyle(look.linestyle, xs), ms=4, label=labels[k]
         )

@@ -8,7 +8,9 @@ ones; the others are faint grey context without a legend entry each.
 A :class:`Style` is a colour (:data:`perf.plots.palette.SERIES`), a marker and a line style;
 :func:`style` gives series ``i`` a combination no other ``i < MAX_STYLES`` has: the colour
 cycles fastest, the marker shifts by one every ten series, the line style every ten too, so
-neighbours in the legend differ in colour and (past ten) in marker and dash.
+neighbours in the legend differ in colour and (past ten) in marker and dash. A colour of
+:data:`COLOURS` is a variant's: lines that are not variants (the small multiples') take
+:func:`not_a_variant`'s greys.
 
 :func:`series_looks` is the one source of every series' look in every plot of a run (the curves,
 the frontier's points and labels, the picks' marks, request_rates.png, serving_efficiency.png,
@@ -27,7 +29,7 @@ from perf.analysis.recommendation.frontier import best_level_frontier, best_leve
 from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.stats.points import THROUGHPUT, Point
 from perf.markdown import TOP_N
-from perf.plots.palette import CONTEXT, SERIES
+from perf.plots.palette import CONTEXT, GREYS, SERIES
 from perf.plots.picks import LOWEST, judged_latency, pick_points, picked_variants
 from perf.records.results import RunResult
 
@@ -67,6 +69,14 @@ def style(i: int) -> Style:
     c, decade = i % len(COLOURS), (i // len(COLOURS)) % len(MARKERS)
     # (colour, marker) is unique below MAX_STYLES: the colour gives i mod 10, the marker shift gives the decade
     return Style(COLOURS[c], MARKERS[(c + decade) % len(MARKERS)], LINESTYLES[decade % len(LINESTYLES)])
+
+
+def not_a_variant(i: int) -> Style:
+    """The look of line ``i`` of a plot whose lines are not variants (the small multiples': a setting's values),
+    distinct from every other ``i < len(MARKERS)``: a grey of :data:`perf.plots.palette.GREYS` with its own marker and
+    a line style. Never a colour of :data:`COLOURS`, each a variant's in the run's other plots (trial 28, T28-6: the
+    small multiples' "batching off · torchscript" line was orange, the pick's colour everywhere else)."""
+    return Style(GREYS[i % len(GREYS)], MARKERS[i % len(MARKERS)], LINESTYLES[i % len(LINESTYLES)])
 
 
 def series_looks(points: dict[str, list[Point]], failed: Iterable[str] = (), run: RunResult | None = None) -> dict[str, Style]:

@@ -45,8 +45,10 @@ def test_the_two_legends_stay_apart_and_no_swatch_repeats(tmp_path: Path, keep_f
     for legend in (left, right):
         assert fig.bbox.contains(*legend.get_window_extent(renderer).p0)
         assert fig.bbox.contains(*legend.get_window_extent(renderer).p1)
-    for ax in fig.axes:
-        colours = [
-            tuple(h.get_facecolor()) for h in ax.get_legend().legend_handles if hasattr(h, "get_width") and h.get_visible()
+    for ax in fig.axes:  # a swatch is its grey and hatch (perf.plots.palette.COMPONENT_LOOKS)
+        looks = [
+            (tuple(h.get_facecolor()), h.get_hatch())
+            for h in ax.get_legend().legend_handles
+            if hasattr(h, "get_width") and h.get_visible()
         ]
-        assert len(colours) == len(set(colours)), ax.get_title()
+        assert len(looks) == len(set(looks)), ax.get_title()

@@ -15,7 +15,7 @@ from matplotlib.colors import to_hex
 from perf.analysis.stats.points import run_points
 from perf.plots import bars as plot_bars
 from perf.plots.efficiency import SEGMENTS
-from perf.plots.palette import PALETTES, clashes
+from perf.plots.palette import COMPONENT_LOOKS, GREYS, PALETTES, SERIES, clashes, read_as
 
 #: A colour named in code: a hex string, matplotlib's "C3" / "tab:red", or a CSS name.
 COLOUR_LITERAL = re.compile(r"""["'](#[0-9a-fA-F]{3,8}|C\d|tab:\w+|grey|gray|black|white|red|blue|green|orange)["']""")
@@ -39,16 +39,27 @@ def test_the_rule_catches_what_readers_could_not_tell_apart(colours: tuple[str, 
     assert found and any(why in c for c in found), found
 
 
-def test_the_efficiency_plot_segments_keep_the_rule() -> None:
-    assert clashes([c for _, _, c in SEGMENTS]) == []
+def test_the_time_components_are_greys_told_apart_by_their_hatch() -> None:
+    """Trial 28, T28-16: the components took hues of the variants' palette (network + protocol #2171b5 beside the
+    variant #1f77b4); now greys of :data:`GREYS` (themselves kept apart by the rule), no two alike with their hatch,
+    none reading as a variant's colour (:func:`perf.plots.palette.read_as`), and in the efficiency plot's order no
+    segment the grey of the one beside it."""
+    looks = list(COMPONENT_LOOKS.values())
+    assert len(set(looks)) == len(looks) and {f.colour for f in looks} <= set(GREYS)
+    assert [read_as(f.colour, s) for f in looks for s in SERIES if read_as(f.colour, s)] == []
+    fills = [f for _, _, f in SEGMENTS]
+    assert all(a.colour != b.colour for a, b in zip(fills, fills[1:]))
 
 
-def test_the_breakdown_bars_draw_the_components_colours_read_back(tmp_path: Path, keep_figures) -> None:
+def test_the_breakdown_bars_draw_the_components_looks_read_back(tmp_path: Path, keep_figures) -> None:
     figures = keep_figures(plot_bars)
     plot_bars.plot_breakdown(run_points(make_run()), tmp_path / "b.png")
     (fig,) = figures
-    colours = [to_hex(c.patches[0].get_facecolor()) for ax in fig.axes for c in ax.containers if c.patches]
-    assert len(colours) == 4 and clashes(colours) == []
+    looks = [
+        (to_hex(c.patches[0].get_facecolor()), c.patches[0].get_hatch()) for ax in fig.axes for c in ax.containers if c.patches
+    ]
+    assert len(looks) == 4 and len(set(looks)) == 4 and {c for c, _ in looks} <= set(GREYS)
+    assert all(a[0] != b[0] for a, b in zip(looks, looks[1:]))  # each segment's grey differs from the next one's
 
 
 def test_no_module_that_draws_names_a_colour_of_its_own() -> None:
