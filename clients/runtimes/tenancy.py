@@ -21,7 +21,7 @@ import dataclasses
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,47 @@ def loaded_models(client: Any) -> dict[str, str]:
         if e.get("state") in PRESENT_STATES:
             found.setdefault(e["name"], e["state"])
     return dict(sorted(found.items()))
+
+
+def refuse_foreign(urls: Sequence[str], names: Sequence[str], nothing: str) -> None:
+    """Refuse, before anything starts or is written, variants every one of which a model of its name, loaded by
+    someone else, holds on every server of ``urls`` (``--url``): the toolkit loads none of them (:meth:`Tenancy.claim`),
+    so they would measure nothing (trial 28, T28-14: a sweep of one such variant left an empty run folder). A server
+    that does not answer here is left to the command's own connection, which says so.
+
+    Args:
+        urls: The servers the toolkit did not start, as ``--url`` gives them.
+        names: The variants the command would load (with ``--replace-models`` or ``--no-deploy``, none: not called).
+        nothing: What was not done, the refusal's last words (``"nothing was started or measured, and no run folder
+            was written"``).
+
+    Raises:
+        ServerError: naming the server, each variant and its state there, and :meth:`Tenancy.claim`'s advice.
+    """
+    import tritonclient.http as th
+
+    from clients.runtimes.remote import parse_endpoint
+
+    held: dict[str, dict[str, str]] = {}
+    for url in urls:
+        http_url = parse_endpoint(url).http_url
+        try:
+            with contextlib.closing(th.InferenceServerClient(http_url, connection_timeout=5, network_timeout=10)) as c:
+                held[http_url] = loaded_models(c)
+        except Exception:  # noqa: BLE001 - not answering is said where the command connects
+            return
+    if not names or any(n not in found for n in names for found in held.values()):
+        return
+    where = next(iter(held)) if len(held) == 1 else f"every server of --url ({', '.join(held)})"
+    states = ", ".join(f"{n} {next(iter(held.values()))[n]}" for n in names)
+    raise ServerError(
+        f"every variant is already loaded on the server at {where}, by someone else ({states}): the toolkit does not "
+        f"replace, reload or unload models it did not load, so it would load and measure none of them ({REPLACE_FLAG} "
+        f"allows it); {nothing}",
+        hint=f"measure the served models as they are with --no-deploy, ask their owner to unload them, or pass "
+        f"{REPLACE_FLAG} to replace them for the measurement (each is loaded again from the server's own repository "
+        "afterwards)",
+    )
 
 
 def repository_names(client: Any) -> set[str]:

@@ -7,7 +7,9 @@ that a failed start left holding no measurement is taken again by a plain rerun.
   that neither ``--resume`` (which keeps the run's runtime) nor the same ``--run-id`` could use;
   and it has each variant's backend (:func:`clients.runtimes.servable.refuse_unservable`: a
   ``--serving native`` ONNX variant needs ``onnxruntime``, which the bundled server lacks), so a
-  sweep of nothing the server can load starts no server and writes no folder. A co-location run
+  sweep of nothing the server can load starts no server and writes no folder; on servers the toolkit did not
+  start, variants every one of which someone else's model of that name holds there
+  (:func:`clients.runtimes.tenancy.refuse_foreign`) are refused so too. A co-location run
   (:mod:`perf.colocate.run`) runs the same check.
 * :func:`require_plannable`: some variant has a level to measure (``--batch-sizes 128`` above
   every variant's max_batch_size started a server to measure nothing).
@@ -30,6 +32,7 @@ from clients.runtimes.options import ServerOptions
 from clients.runtimes.remote import RemoteRuntime
 from clients.runtimes.servable import refuse_unservable
 from clients.runtimes.server_flags import server_arg_refusal
+from clients.runtimes.tenancy import refuse_foreign
 from core.console import interrupted_words
 from core.errors import FlagError, PerfError, ToolkitError
 from core.names import require_known
@@ -77,6 +80,8 @@ def check_runtime(
     if server.urls:  # servers the toolkit does not start: the sweep's server pool connects to each (one or several)
         if (unread := ignored_flags(server, RemoteRuntime.name, "--url given")) is not None:
             raise unread  # a flag of a runtime that starts a server (--tag, --tritonserver...) would be ignored
+        if server.deploy and not server.replace_models and not resumed:  # every variant someone else's there (T28-14)
+            refuse_foreign(server.urls, names, "nothing was started or measured, and no run folder was written")
         return {}
     try:
         runtime, reason = resolve_runtime(server)

@@ -245,3 +245,31 @@ def test_a_run_stopped_before_its_first_round_resumes_against_its_own_time_budge
     resumed.close()
     again = Sweep(dataclasses.replace(_opts(repo, tmp_path, time_budget_s=60.0), resume=True, given=frozenset({"time_budget_s"})))
     assert again.opts.time_budget_s == 60.0  # a budget given on the resume replaces it, as before
+
+
+def test_a_remote_sweep_of_only_variants_someone_else_loaded_writes_no_run_folder(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trial 28, T28-14: every variant of a remote sweep already READY on the server, loaded by someone else: each was
+    refused at its load, and the run folder stayed with an empty results.json that report and compare then listed.
+    Refused before the folder is written, as the README says of sweeps that cannot measure anything."""
+    import tritonclient.http as th
+    from fake_triton import FakeTriton
+
+    servers = {"127.0.0.1:18600": FakeTriton(loaded={"v_mbs8": {"name": "v_mbs8"}, "v_mbs16": {"name": "v_mbs16"}})}
+    monkeypatch.setattr(th, "InferenceServerClient", lambda url, **kw: servers[url])
+    remote = ServerOptions(repo, runtime="remote", urls=("127.0.0.1:18600",))
+    with pytest.raises(ServerError) as e:
+        Sweep(_opts(repo, tmp_path, server=remote))
+    assert e.value.message.startswith(
+        "every variant is already loaded on the server at 127.0.0.1:18600, by someone else (v_mbs16 READY, v_mbs8 READY): "
+    )
+    assert e.value.message.endswith("nothing was started or measured, and no run folder was written")
+    assert "--replace-models" in e.value.message and "--no-deploy" in (e.value.hint or "")
+    assert not (tmp_path / "results").exists() and servers["127.0.0.1:18600"].calls == []  # nothing loaded or unloaded
+    # allowed by name, measured as served, or one variant free there: the sweep goes on (each refused at its load)
+    for server in (dataclasses.replace(remote, replace_models=True), dataclasses.replace(remote, deploy=False)):
+        Sweep(_opts(repo, tmp_path / "allowed", server=server, variants=("v_mbs8",))).close()
+    servers["127.0.0.1:18600"].loaded.pop("v_mbs16")
+    Sweep(_opts(repo, tmp_path, server=remote)).close()
+    assert (tmp_path / "results" / "r").is_dir()
