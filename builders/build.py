@@ -25,7 +25,7 @@ from builders.build_exports import export_each_format, export_order, export_task
 from builders.build_options import BuildOptions, BuildResult, Counted, ExportStep, Progress
 from builders.build_preflight import refuse_missing_prerequisites
 from builders.build_refusals import failure_lines, nothing_to_serve, refuse_empty_build
-from builders.build_stop import BuildInterrupted, before_commit, while_writing
+from builders.build_stop import BuildInterrupted, before_commit, stopped, while_writing
 from builders.build_variants import check_variants, write_repository
 from builders.config.variants import GridPlan
 from builders.config.warmup import WarmupCount, warmup_count
@@ -48,7 +48,7 @@ from builders.verify.value_sources import InputRange, input_ranges, range_lines
 from builders.verify.verification import save_reference
 from core.errors import ConfigError, PartialBuildError, ToolkitError
 from core.naming import check_name
-from core.processes import held_stops
+from core.processes import held_stops, raise_recorded_stop, recorded_stops
 from core.wording import count, of
 
 __all__ = ["BuildOptions", "BuildResult", "Progress", "build"]
@@ -112,12 +112,13 @@ def build(opts: BuildOptions, progress: Progress | None = None, counted: Counted
     """
     say = progress or (lambda _msg: None)
     refuse_missing_prerequisites(opts)  # before the model loads: nothing is exported for a format this host cannot build
-    loaded = _load(opts, say)
-    name = opts.name or loaded.name
-    spec = _infer_outputs(opts, loaded, say)
-    out = opts.build_dir / name
-    with build_folder_lock(out, name):  # one build per build folder: they would share its staging folder
-        return _build_held(opts, say, loaded, name, spec, out, counted)
+    with recorded_stops():  # a stop torch swallows or wraps in an error still stops the build (trial 28, T28-11)
+        loaded = _load(opts, say)
+        name = opts.name or loaded.name
+        spec = _infer_outputs(opts, loaded, say)
+        out = opts.build_dir / name
+        with build_folder_lock(out, name):  # one build per build folder: they would share its staging folder
+            return _build_held(opts, say, loaded, name, spec, out, counted)
 
 
 def _build_held(
@@ -137,6 +138,7 @@ def _build_held(
     staging = Staging(out)
     exported: dict[tuple[str, str], ExportResult] = {}  # what passed (export_each_format's), when it returned
     try:
+        raise_recorded_stop()  # one a library swallowed while the model loaded or ran
         ref_batch = min(4, max(1, max(opts.grid.max_batch_sizes)))  # reference data at batch min(4, max_batch_size)
         save_reference(staging.root, loaded.module, spec, spec.example_inputs(ref_batch, seed=1234))
         sample = load_sample(opts.sample_path, spec) if opts.sample_path else None
@@ -150,21 +152,20 @@ def _build_held(
         try:
             refuse_empty_build(opts, exported, failures, out, say)
         except ToolkitError:  # what passed and replaces no recorded file stays (the ONNX a plan is built from)
-            for path in staging.keep_new(exported.values(), old):
-                say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
+            _keep_passed(staging, exported, old, out, say)
             raise
         writes = check_variants(opts, plan, exported, spec, warm.count, say)
         if not writes:  # every export passed, none can be served as asked
-            for path in staging.keep_new(exported.values(), old):
-                say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
+            _keep_passed(staging, exported, old, out, say)
             raise nothing_to_serve(opts, plan, exported)
         if not opts.replace:  # a measured variant is never removed (re-check 19, NEW-3) or written over unasked (T24-16)
             other = other_model(old, manifest, tasks, [(f, p) for f, p, _ in failures], out)
             earlier = Path(old.repository) if old and old.repository else None
             refuse_removing(opts.repository, out, exported.values(), [v.name for v, *_ in writes], other, earlier)
+        raise_recorded_stop()  # the last look before anything is written
     except BaseException as err:
         staging.discard()  # the build folder, its manifest and the repository stay as they were
-        if isinstance(err, KeyboardInterrupt):  # said, not a bare "aborted" (issue 26)
+        if stopped(err):  # said, not a bare "aborted" (issue 26), nor as an error a library made of the stop (T28-11)
             raise before_commit(out, opts.repository, exported) from None
         raise
     variant_dirs: list[Path] = []
@@ -176,7 +177,9 @@ def _build_held(
         for line in step.replaced:  # the exports replaced now (a build refused above replaced nothing: break-it F26)
             say(line)
         write_repository(opts, writes, out, warm.count, variant_dirs, entries, counted)
-    except KeyboardInterrupt:
+    except BaseException as err:  # a stop, or an error a library made of one (trial 28, T28-11)
+        if not stopped(err):
+            raise
         stop = while_writing(mpath, opts.repository, len(entries), len(writes))
     finally:  # the exports were moved in: the manifest describes them, with the variants written
         try:
@@ -188,6 +191,7 @@ def _build_held(
                     say(line)
                 update_index(opts.repository, entries, skipped=plan.skipped)
                 remove_failed(out)
+            raise_recorded_stop()  # one a library swallowed while the variants were written
         except KeyboardInterrupt:  # one that came meanwhile, raised once all of it was written
             stop = while_writing(mpath, opts.repository, len(entries), len(writes))
     if stop is not None:
@@ -210,6 +214,14 @@ def _build_held(
             hint="fix or drop the failed format/precision (e.g. another --precision), or use the variants written",
         )
     return built
+
+
+def _keep_passed(
+    staging: Staging, exported: dict[tuple[str, str], ExportResult], old: BuildManifest | None, out: Path, say: Progress
+) -> None:
+    """A build that writes nothing keeps each export that passed and replaces no file the manifest records, said."""
+    for path in staging.keep_new(exported.values(), old):
+        say(f"{path.name} passed its verification and stays in {out} (it replaces no file the manifest records)")
 
 
 def _load(opts: BuildOptions, say: Progress) -> LoadedModel:

@@ -35,6 +35,7 @@ from builders.repository.run_stamps import runs_of_content
 from builders.verify.verification import VERIFICATION_POLICY
 from core import formats
 from core.errors import ExportError, ToolkitError
+from core.processes import raise_recorded_stop
 from core.wording import agree, count, some_of
 
 #: An export that failed: its format, its precision and the error.
@@ -58,6 +59,10 @@ def export_each_format(
 
     Returns:
         The exports that passed by ``(format, precision)``, and the failed ones in build order.
+
+    Raises:
+        KeyboardInterrupt: a stop came (:func:`core.processes.raise_recorded_stop`: also one a
+            library swallowed or wrapped in an error): never recorded as an export's failure.
     """
     exported: dict[tuple[str, str], ExportResult] = {}
     failures: list[Failure] = []
@@ -66,6 +71,7 @@ def export_each_format(
         "sample": file_sha256(step.opts.sample_path) if step.opts.sample_path else None,
     }
     for fmt, precision in tasks:
+        raise_recorded_stop()  # one a library swallowed in the export before (trial 28, T28-11)
         pdir = step.out if precision == "fp32" else step.out / precision
         devices = verification_devices(fmt, precision, step.plan.variants)
         key = _reuse_key(step, fmt, precision, {**verification, "devices": devices, **_imported(fmt, precision, step.opts)})
@@ -81,6 +87,7 @@ def export_each_format(
                 result = _export(step, fmt, precision, step.staging.folder(precision), exported, verify, long)
             except ToolkitError as e:
                 long.end()
+                raise_recorded_stop()  # an error a library made of a stop is no failure of the export (T28-11)
                 failures.append(_record_failure(step, fmt, precision, e))
                 continue
             record = verified_record(result, verdicts)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from core.wording import of
+from core.processes import stop_recorded
+from core.wording import count, of
 
 
 class BuildInterrupted(KeyboardInterrupt):
@@ -22,6 +23,13 @@ class BuildInterrupted(KeyboardInterrupt):
     def __init__(self, text: str):
         super().__init__(text)
         self.text = text
+
+
+def stopped(err: BaseException) -> bool:
+    """Whether ``err`` ends the build as a stop: a ``KeyboardInterrupt``, or any error raised while a stop is
+    recorded (:func:`core.processes.recorded_stops`: torch.export made a ``TorchExportError`` of a Ctrl-C, trial 28,
+    T28-11)."""
+    return isinstance(err, KeyboardInterrupt) or stop_recorded()
 
 
 def before_commit(out: Path, repository: Path, verified: Iterable[tuple[str, str]]) -> BuildInterrupted:
@@ -36,7 +44,13 @@ def before_commit(out: Path, repository: Path, verified: Iterable[tuple[str, str
 
 
 def while_writing(manifest: Path, repository: Path, written: int, planned: int) -> BuildInterrupted:
-    """Ctrl-C while the variant folders were written: ``written`` of ``planned`` are in ``repository``."""
+    """Ctrl-C while the variant folders were written: ``written`` of ``planned`` are in ``repository``; all of
+    them: it came while the last records were written, and the words say the build is complete."""
+    if written == planned:
+        return BuildInterrupted(
+            f"it came as the build's last records were written, and they were: {repository} holds every variant of "
+            f"this build ({count(planned, 'variant')}, in its index) and {manifest} records them; the build is complete"
+        )
     return BuildInterrupted(
         f"{of(written, planned, 'variant')} written to {repository} (in its index); {manifest} records the "
         "verified exports; the same command again writes the rest"

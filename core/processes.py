@@ -176,6 +176,87 @@ def held_stops(on_stop: Callable[[], None] | None = None, ending: bool = False) 
                 old[came[0]](came[0], None)  # raises the stop (default_int_handler, core.console's _on_stop)
 
 
+@contextlib.contextmanager
+def ignored_stops() -> Iterator[list[str]]:
+    """Ignore every Ctrl-C, SIGTERM or SIGHUP that comes inside, for what a command does once its work is done
+    (a build's summary once its variants and manifest are written: trial 28, T28-12, a Ctrl-C then ended a complete
+    build with exit 130). Yields the list of those that came, named as :mod:`core.console` names them (``"Ctrl-C"``,
+    ``"SIGTERM"``), for the command to say; the handlers are put back after. Main thread only."""
+    came: list[str] = []
+    old: dict[int, Any] = {}
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        came.append("Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name)
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            if callable(handler := signal.getsignal(sig)):  # SIG_IGN (nohup) stays ignored
+                old[sig] = handler
+                signal.signal(sig, note)
+    try:
+        yield came
+    finally:
+        for number, handler in old.items():
+            signal.signal(number, handler)
+
+
+#: The stops noted by the :func:`recorded_stops` running now (signal numbers, first first); ``None``: none runs.
+_RECORDED: dict[str, list[int] | None] = {"came": None}
+
+
+@contextlib.contextmanager
+def recorded_stops() -> Iterator[None]:
+    """Keep the toolkit's own record of every Ctrl-C, SIGTERM or SIGHUP that comes inside, for work that calls
+    libraries which may swallow the ``KeyboardInterrupt`` a stop raises, or wrap it in an ordinary error.
+
+    torch.export did (trial 28, T28-11): a Ctrl-C during the dynamo ONNX export came out of it as a
+    ``TorchExportError`` (<- ``AttributeError``), the build took it for that exporter's failure, fell back to the next
+    one, wrote every variant and exited 0. Inside, each stop signal's handler stays what it was (it still raises
+    ``KeyboardInterrupt``, :mod:`core.console` names the signal), noting the signal first; the work calls
+    :func:`raise_recorded_stop` after each step, so a stop a library swallowed stops it there. The handlers are put
+    back after (one changed inside, e.g. to ignored, stays so). Main thread only; nested, the outermost records.
+    """
+    if threading.current_thread() is not threading.main_thread() or _RECORDED["came"] is not None:
+        yield
+        return
+    came: list[int] = []
+    old: dict[int, Any] = {}
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        came.append(signum)
+        old[signum](signum, frame)
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        if callable(handler := signal.getsignal(sig)):  # SIG_IGN (nohup) stays ignored
+            old[sig] = handler
+            signal.signal(sig, note)
+    _RECORDED["came"] = came
+    try:
+        yield
+    finally:
+        _RECORDED["came"] = None
+        for number, handler in old.items():
+            if signal.getsignal(number) is note:
+                signal.signal(number, handler)
+
+
+def stop_recorded() -> bool:
+    """Whether a stop came inside the :func:`recorded_stops` running now and was not raised by :func:`raise_recorded_stop`."""
+    return bool(_RECORDED["came"])
+
+
+def raise_recorded_stop() -> None:
+    """Raise the stop that came inside :func:`recorded_stops` as its handler raised it (``KeyboardInterrupt``, named
+    as :mod:`core.console` names SIGTERM and SIGHUP), once: a library that swallowed it or wrapped it in an ordinary
+    error (caught as a step's failure) does not end the work's stop. Nothing when none came."""
+    came = _RECORDED["came"]
+    if not came:
+        return
+    sig = came[0]
+    came.clear()
+    raise KeyboardInterrupt() if sig == signal.SIGINT else KeyboardInterrupt(signal.Signals(sig).name)
+
+
 def start_guardian(script: str, *args: str) -> subprocess.Popen:
     """Start ``python -c script *args`` as a guardian: a process that outlives its launcher on
     purpose (its own session, no ``PR_SET_PDEATHSIG``) to clean up after it.

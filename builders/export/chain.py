@@ -26,6 +26,7 @@ from typing import Any
 from builders.export.artifacts import Attempt, ExportResult
 from builders.export.capture import native_output
 from core.errors import ExportError, VerificationError
+from core.processes import raise_recorded_stop
 from core.wording import sentence
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,9 @@ def first_verified(
             error, with each strategy's outcome appended (``error.attempts`` holds them).
         ExportError: no strategy exported (``error.attempts`` holds them).
         ToolkitError: any other error of ``verify`` (a missing GPU...), at once.
+        KeyboardInterrupt: a stop came during a strategy or its verification, inside
+            :func:`core.processes.recorded_stops` (a build), even one the exporter swallowed or
+            wrapped in an ordinary error: no strategy after it is tried.
     """
     attempts: list[Attempt] = []
     failed: VerificationError | None = None
@@ -82,6 +86,7 @@ def first_verified(
                 made = make()
             except Exception as e:  # any failure of one strategy moves on to the next
                 problem = e
+        raise_recorded_stop()  # a stop the exporter swallowed or wrapped is no failure of it (trial 28, T28-11)
         if made is None:
             error_line = summarize_error(problem) if problem else "no export"
             attempts.append(Attempt(name, False, error_line, time.perf_counter() - t0, output=native.text or None))
@@ -97,6 +102,7 @@ def first_verified(
                     verify(result)
             except VerificationError as e:
                 rejected = e
+        raise_recorded_stop()  # nor of its verification (ONNX Runtime, TensorRT, torch.jit run inside)
         output = "\n".join(t for t in (native.text, checked.text) if t) or None
         if rejected is not None:
             attempts.append(Attempt(name, False, summarize_error(rejected), dt, "verify", list(result.tracer_warnings), output))
