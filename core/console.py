@@ -335,11 +335,18 @@ def catch_stops() -> None:
 
 
 def body_ended() -> None:
-    """Ignore a SIGTERM/SIGHUP that comes once the command's body has returned (:func:`core.cli.run_cli`):
+    """Ignore a Ctrl-C, SIGTERM or SIGHUP that comes once the command's body has returned (:func:`core.cli.run_cli`):
     its work is done and its lines say how it ended. One that landed then (break-it F24: a build that had
     written its last line) raised ``KeyboardInterrupt`` where nothing handles it, during the interpreter's
-    exit: Python printed "Exception ignored in ... KeyboardInterrupt: SIGTERM" with a traceback."""
+    exit: Python printed "Exception ignored in ... KeyboardInterrupt: SIGTERM" with a traceback. In a CLI's
+    process they are ignored from here: Python puts back the default action of a signal it handles as it exits,
+    and a Ctrl-C that came then (while torch's modules were torn down) ended a complete build with exit 130 and
+    not a line (trial 28, T28-12)."""
     _STOP["ended"] = 1
+    if _IN_CLI["process"] and threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, *STOP_SIGNALS):
+            if callable(signal.getsignal(sig)):
+                signal.signal(sig, signal.SIG_IGN)
 
 
 def ignore_further_stops() -> None:

@@ -31,6 +31,7 @@ from core.errors import ConfigError, FlagError, PartialBuildError, ToolkitError
 from core.names import close_names, file_problem, read_text
 from core.options import given, panel
 from core.precision import PRECISION_NAMES
+from core.processes import ignored_stops
 from core.progress import on_console, refreshing
 from core.records import load_record
 
@@ -148,11 +149,14 @@ def build(
                 click.echo(f"manifest: {e.result.manifest_path}")
                 click.echo(repository_line(repository, e.result.variant_dirs))
             raise
-    print_build_summary(MANIFEST_KIND.parse(result.manifest, str(result.manifest_path)), serving)
-    click.echo(f"manifest: {result.manifest_path}")
-    click.echo(repository_line(repository, result.variant_dirs))
-    if print_trtexec:
-        print_trtexec_commands(result, *printing)
+    with ignored_stops() as came:  # the build is written: a stop now has nothing left to stop (trial 28, T28-12)
+        print_build_summary(MANIFEST_KIND.parse(result.manifest, str(result.manifest_path)), serving)
+        click.echo(f"manifest: {result.manifest_path}")
+        click.echo(repository_line(repository, result.variant_dirs))
+        if print_trtexec:
+            print_trtexec_commands(result, *printing)
+    if came:
+        click.secho(f"{came[0]} came once the build was written: ignored, the build above is complete", fg="yellow", err=True)
 
 
 def _spec_flags_without_inputs(spec_path: Path | None, outputs: tuple[str, ...], axes: tuple[str, ...]) -> FlagError:

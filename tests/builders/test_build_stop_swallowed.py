@@ -115,3 +115,25 @@ def test_a_ctrl_c_swallowed_while_the_variants_are_written_is_said_once_they_are
     )
     assert manifest.is_file() and (repo / "tiny_onnx_cpu1_nodb_mbs4").is_dir()
 
+
+def test_a_ctrl_c_once_the_build_is_written_is_ignored_and_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 28, T28-12: one rule, the README's: a stop that comes once the build is written (its summary printing)
+    has nothing left to stop; the command says so in one line and exits as the build ended (0)."""
+    from click.testing import CliRunner
+
+    import builders.cli.build as build_cli
+    from builders.cli.main import cli
+
+    real = build_cli.print_build_summary
+
+    def summary(*args: Any, **kwargs: Any) -> None:
+        real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(build_cli, "print_build_summary", summary)
+    flags = ["--instance-counts", "1", "--dynamic-batching", "off", "--max-batch-sizes", "4", "--format", "onnx"]
+    repo = tmp_path / "repo"
+    res = CliRunner().invoke(cli, ["build", "--model", "tiny", *flags, "--repository", str(repo), "--build-dir", str(tmp_path)])
+    assert res.exit_code == 0, res.output  # was 1, click's "Aborted!", after the whole summary
+    assert "Ctrl-C came once the build was written: ignored, the build above is complete" in " ".join(res.output.split())
+    assert f"repository: {repo}" in res.output

@@ -170,6 +170,42 @@ def test_a_sigterm_once_the_command_has_ended_prints_no_traceback() -> None:
     assert "done" in out and "exiting" in out and proc.returncode == 0, out
 
 
+#: A command that ends at once, and an object that sends the process a stop signal when the interpreter's exit tears
+#: it down: after Python's own signal handling has ended and put back each signal's default action (break-it F24's
+#: SIGTERM landed earlier, in the exit's Python code). A Ctrl-C then ended a complete build with exit 130 and not a
+#: line (trial 28, T28-12: torch's modules take a while to tear down).
+IN_THE_EXIT = textwrap.dedent(
+    """
+    import os, signal, sys, time, click
+    from core.cli import run_cli
+
+    SIG = signal.Signals[sys.argv.pop(1)]
+
+    class Late:
+        def __del__(self):
+            os.kill(os.getpid(), SIG)
+            time.sleep(0.3)
+            os.write(1, b"torn down\\n")
+
+    late = Late()
+
+    @click.command()
+    def short():
+        print("done", flush=True)
+
+    run_cli(short, prog_name="short")
+    """
+)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_while_the_interpreter_exits_is_ignored(sig: signal.Signals) -> None:
+    """README: a stop "that comes once the command has ended is ignored": the command exits as it ended (0)."""
+    proc = _start(IN_THE_EXIT, sig.name)
+    out, _ = proc.communicate(timeout=60)
+    assert "done" in out and "torn down" in out and proc.returncode == 0, (proc.returncode, out)
+
+
 #: A command whose body drops an object with a weakref callback (as an import drops its module lock) that a SIGTERM
 #: lands in; the body then goes on for 30 s unless the stop reaches it.
 IN_A_FINALIZER = textwrap.dedent(
