@@ -14,6 +14,7 @@ session's rounds (:func:`spent_words`) its rounds and visits, and what they took
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from core.wording import count
 from perf.markdown import fmt
@@ -144,3 +145,20 @@ def budget_spent_s(rounds: RoundsRecord, since: tuple[int, int], now_s: float) -
     keeps its whole ``--time-budget``" (trial 13, T13-19: a demo sweep interrupted before its first
     measurement was resumed with the 21 s of its loads taken off its 90 s). ``since``: as :func:`spent_words`."""
     return now_s if any(r.order for r in rounds.rounds[since[0] :]) else 0.0
+
+
+def spent_recorder(
+    rounds: RoundsRecord, since: tuple[int, int], clock: Callable[[], float], started: float, before: float | None
+) -> Callable[[], None]:
+    """The one record of a session's time on the run's time budget (``SweepBase.record_spent``, called at every save
+    and when the session's rounds end, a fresh sweep's, :mod:`perf.sweep.run`, and a resume's final group,
+    :mod:`perf.sweep.final`): ``rounds.budget.spent_s``, the time the sessions before took (``before``) and this one's
+    (:func:`budget_spent_s`, ``clock() - started``), and ``session_spent_s``. ``since``: as :func:`budget_spent_s`."""
+
+    def record() -> None:
+        assert rounds.budget is not None
+        now_s = clock() - started
+        rounds.budget.spent_s = round(budget_spent_s(rounds, since, now_s) + (before or 0.0), 1)
+        rounds.budget.session_spent_s = round(now_s, 1)
+
+    return record

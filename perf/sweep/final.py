@@ -40,7 +40,7 @@ from perf.search.late import Final, Late, late
 from perf.search.rounds import Rounds, Setup
 from perf.sweep import budget_scope as scope
 from perf.sweep import load_cuts
-from perf.sweep.budget_scope import budget_spent_s, spent_words
+from perf.sweep.budget_scope import spent_words
 from perf.sweep.opening import cut_words
 from perf.sweep.resuming import baseline_missing
 from perf.sweep.rounds import NO_LEVEL, RoundsSweep
@@ -308,12 +308,7 @@ class ResumedRounds(RoundsSweep):
         self._final = dataclasses.replace(self.final_group, variants=late.variants)
         since = (len(rr.rounds), len(rr.groups))
 
-        def record_spent() -> None:  # at every save too (SweepBase.record_spent)
-            assert rr is not None and rr.budget is not None
-            now_s = self.clock() - started
-            rr.budget.spent_s = round(budget_spent_s(rr, since, now_s) + (before or 0.0), 1)
-            rr.budget.session_spent_s = round(now_s, 1)
-
+        record_spent = scope.spent_recorder(rr, since, self.clock, started, before)  # at every save too
         self.record_spent = record_spent
         self.begin_late(late.variants, tie, self.rounds_ended or "")
         try:

@@ -47,7 +47,7 @@ from perf.search.rounds import Rounds, Setup
 from perf.sweep import budget_scope as scope
 from perf.sweep.baseline_step import BaselineStep
 from perf.sweep.baseline_words import baseline_yields
-from perf.sweep.budget_scope import budget_spent_s, spent_words
+from perf.sweep.budget_scope import spent_words
 from perf.sweep.final import ResumedRounds
 from perf.sweep.options import DEFAULT_CONCURRENCY, Progress, SweepOptions
 from perf.sweep.preflight import RAW_DIR
@@ -341,12 +341,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         engine.kept_s = fit.reserve_s if deadline is not None else 0.0  # said beside the rounds' time left
         since = (len(rounds.rounds), len(rounds.groups))  # this session's rounds and groups come after
 
-        def record_spent() -> None:  # at every save too (SweepBase.record_spent)
-            assert rounds is not None and rounds.budget is not None
-            now_s = time.monotonic() - started
-            rounds.budget.spent_s = round(budget_spent_s(rounds, since, now_s) + (before or 0.0), 1)
-            rounds.budget.session_spent_s = round(now_s, 1)
-
+        record_spent = scope.spent_recorder(rounds, since, time.monotonic, started, before)  # at every save too
         self.record_spent = record_spent
         try:
             self.run_rounds(engine, fit.variants, fit)
