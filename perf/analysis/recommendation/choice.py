@@ -88,6 +88,8 @@ class Choice:
             (a remark; the console's line): a pick the rule separated, or with no variant with batching off to name instead.
         all_flags: Its point's :attr:`~perf.analysis.stats.points.Point.flags` (``"host busy; unstable"``), what
             :attr:`flags` says; ``None``: :attr:`status`.
+        host_load: The host load its paired verdicts were measured under, which they hold for, said beside the rule in
+            :meth:`verdict` (:func:`perf.analysis.recommendation.host_load.load_words`); ``None``: not sampled.
     """
 
     variant: str
@@ -126,6 +128,7 @@ class Choice:
     batching_off: str | None = None
     no_batch: str | None = None
     all_flags: str | None = None
+    host_load: str | None = None
 
     @property
     def flags(self) -> str:
@@ -265,7 +268,7 @@ class Choice:
         """The paired verdict in words (a rounds sweep): the tie set, what it beats, or that it is the only
         variant ranked (with why the others are not, :attr:`against`; a run of one variant has none to say);
         ``listed``: a tie set's members and the others are said by :meth:`listed`, after it."""
-        rule = rule_words(1 - (self.confidence or 0))
+        rule = rule_words(1 - (self.confidence or 0)) + (f", {self.host_load}" if self.host_load else "")
         if self.tied and listed:
             return (
                 f"the rule ({rule}) did not separate it from {count(len(self.tie_set) - 1, 'other')} (the tie set follows); "

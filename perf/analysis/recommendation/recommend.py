@@ -55,6 +55,7 @@ from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
 from perf.analysis.recommendation.dominated import dominated
 from perf.analysis.recommendation.excluded import candidate, excluded_levels
 from perf.analysis.recommendation.flagged import flagged_brief, flagged_items, flagged_summary
+from perf.analysis.recommendation.host_load import load_words
 from perf.analysis.recommendation.missed import Missed, missed
 from perf.analysis.recommendation.models import refuse_several_models
 from perf.analysis.recommendation.uniform_sizes import batching_off_instead, no_batch_words
@@ -277,6 +278,7 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     c.kneed = kneed(ranking, run) if c.tied else []  # named first by its latency at their throughput (trial 22)
     c.batching_off = ranking.batching_off  # named first over its batching twin that formed no batch (trial 24, T24-8)
     c.outside = outside_words(ranking, run, under) if c.tied else ""
+    c.host_load = load_words(ranking, {v.name: v for v in run.variants})  # what its verdicts hold for
     return c
 
 
