@@ -81,12 +81,12 @@ def refuse_shape_flags(error: click.BadParameter, shapes: Iterable[str], models:
     Raises:
         click.BadParameter: always.
     """
-    from clients.shape_refusals import axis_form_refusal, name_dims_refusal, names_axis
+    from clients.shape_refusals import axis_form_refusal, name_dims_refusal, names_axis, x_separated_refusal
 
     for text in shapes:
         try:
             parse_shape(text)
-        except (AxisForm, NotNameDims) as typed:
+        except (AxisForm, NotNameDims, XSeparated) as typed:
             try:
                 known = list(models())
             except ToolkitError:  # no server, no such model: the form's own words
@@ -95,6 +95,8 @@ def refuse_shape_flags(error: click.BadParameter, shapes: Iterable[str], models:
                 break
             if isinstance(typed, AxisForm):
                 said = axis_form_refusal(typed, *next((m for m in known if names_axis(typed.axis, *m[1:])), known[0]))
+            elif isinstance(typed, XSeparated):
+                said = x_separated_refusal(typed, *next((m for m in known if typed.name in dict(m[1])), known[0]))
             else:
                 said = name_dims_refusal(typed, *known[0])
             raise named_once(
@@ -103,6 +105,27 @@ def refuse_shape_flags(error: click.BadParameter, shapes: Iterable[str], models:
         except ToolkitError:
             break
     raise error
+
+
+class XSeparated(ClientError):
+    """A ``--shape`` whose dims were ``x``-separated (``ids:3x64``): its own words offer the comma form and, where the
+    first dim may be the batch size, the dims without it; where the model is known, :func:`refuse_shape_flags` offers
+    only the one the same command takes (trial 28, T28-8: every suggested ``--shape`` is checked first).
+
+    Attributes:
+        name: The input named.
+        dims: The dims, as the comma form reads them.
+    """
+
+    def __init__(self, text: str, name: str, dims: tuple[int, ...]):
+        self.name, self.dims = name, dims
+        meant, first, rest = _text(dims), dims[0], _text(dims[1:])
+        super().__init__(
+            f"--shape {text!r}: dims are comma-separated: did you mean {name}:{meant}?",
+            hint=f"--shape {name}:{meant} (the dims without the batch axis, perf_analyzer's --shape)"
+            + (f"; if {first} is the batch size: {BATCH_APART.format(batch=first, shape=f'{name}:{rest}')}" if rest else ""),
+            flag="--shape",
+        )
 
 
 #: How a shape that holds the batch axis is given instead (trial 10, F2: ``--shape input_ids:3x64``
@@ -120,6 +143,7 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
 
     Raises:
         AxisForm: ``AXIS=SIZE``, ``--shapes``' form (``time=4000``).
+        XSeparated: ``NAME:3x64``.
         NotNameDims: no ``NAME:`` or no dims.
         ClientError: dims that are not integers >= 1.
     """
@@ -129,13 +153,7 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
     name, sep, dims = text.rpartition(":")
     meant = x_separated_list(dims)
     if sep and name and meant:
-        first, _, rest = meant.partition(",")
-        raise ClientError(
-            f"--shape {text!r}: dims are comma-separated: did you mean {name}:{meant}?",
-            hint=f"--shape {name}:{meant} (the dims without the batch axis, perf_analyzer's --shape)"
-            + (f"; if {first} is the batch size: {BATCH_APART.format(batch=first, shape=f'{name}:{rest}')}" if rest else ""),
-            flag="--shape",
-        )
+        raise XSeparated(text, name, tuple(int(d) for d in meant.split(",")))
     bad = [d.strip() for d in dims.split(",") if not d.strip().lstrip("-").isdigit()]
     if sep and name and dims.strip() and bad:  # name the part that is wrong, not the whole flag's form
         what = ", ".join(repr(b) if b else "an empty dim" for b in dict.fromkeys(bad))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
-from clients.shape_flags import BATCH_APART, AxisForm, NotNameDims, ShapeModel
+from clients.shape_flags import BATCH_APART, AxisForm, NotNameDims, ShapeModel, XSeparated
 from clients.shapes import ConfigInput, check_batch_size, check_sizes, fitted_dims, labels, resolve
 from core.errors import ClientError
 
@@ -274,6 +274,31 @@ def shapes_form_refusal(
         hint=f"{' '.join(s.partition('=')[0] + '=SIZES' for s in swept)}: {why.hint}" if why else None,
         flag="--shapes",
     )
+
+
+def x_separated_refusal(
+    typed: XSeparated, model: str, inputs: Sequence[ConfigInput], max_batch_size: int, spec: ModelSpec | None
+) -> ClientError:
+    """The refusal of ``--shape ids:3x64`` answered from the model: the comma form where the same command takes it,
+    else why not, with the advice of that refusal (:func:`misfit_refusal`'s readings, each checked: trial 28, T28-8);
+    the flag's own words for an input the model does not have."""
+    if typed.name not in {n for n, _ in inputs}:
+        return typed
+    why = refused_as(model, inputs, max_batch_size, spec, typed.name, typed.dims)
+    if why is None:
+        first, rest = typed.dims[0], typed.dims[1:]
+        batched = bool(rest) and refused_as(model, inputs, max_batch_size, spec, typed.name, rest, batch=first) is None
+        return ClientError(
+            typed.message,
+            hint=f"--shape {typed.name}:{_text(typed.dims)} (the dims without the batch axis, perf_analyzer's --shape)"
+            + (
+                f"; if {first} is the batch size: {BATCH_APART.format(batch=first, shape=f'{typed.name}:{_text(rest)}')}"
+                if batched
+                else ""
+            ),
+            flag="--shape",
+        )
+    return ClientError(f"{typed.message.partition(': did you mean')[0]}, and {why.message}", hint=why.hint, flag="--shape")
 
 
 def repository_models(repository: Path, variants: Sequence[str]) -> Iterator[ShapeModel]:

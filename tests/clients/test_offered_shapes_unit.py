@@ -38,6 +38,8 @@ def _refusal(mbs: int, typed: str) -> ClientError:
         return shape_refusals.axis_form_refusal(e, "m", INPUTS, mbs, GRU)
     except shape_flags.NotNameDims as e:
         return shape_refusals.name_dims_refusal(e, "m", INPUTS, mbs, GRU)
+    except shape_flags.XSeparated as e:
+        return shape_refusals.x_separated_refusal(e, "m", INPUTS, mbs, GRU)
     with pytest.raises(ClientError) as e:
         shapes.resolve("m", INPUTS, mbs, GRU, shape_flags.parse_shapes([typed]))
     return e.value
@@ -52,6 +54,8 @@ def _refusal(mbs: int, typed: str) -> ClientError:
         (64, "tokens:16:2", "not colon-separated, and --shape tokens:16,2 does not fit"),
         (64, "seq=200", "and --shape tokens:200 sets axis seq to 200, outside the build's verified range 8..64"),
         (64, "200", "the dims need their input's name, and --shape tokens:200 sets axis seq to 200"),
+        (64, "tokens:16x2", "dims are comma-separated, and --shape tokens:16,2 does not fit"),
+        (64, "tokens:200x2", "dims are comma-separated, and --shape tokens:200,2 does not fit"),
         (0, "tokens:3,16", None),  # max_batch_size 0 (its config dims below): --shape tokens:1,16
     ],
 )
@@ -79,3 +83,20 @@ def test_shapes_in_shape_form_says_why_the_sizes_are_refused() -> None:
     assert (said.hint or "").startswith("--shapes seq=SIZES: give seq within 8..64")
     taken = shape_refusals.shapes_form_refusal("tokens:20", "m", INPUTS, 64, GRU)
     assert taken is not None and "did you mean --shapes seq=20" in taken.message
+
+
+def test_clients_infer_offers_an_x_separated_shape_only_where_it_takes_it(fake_build, monkeypatch) -> None:
+    """The model's own answer through clients infer (refuse_shape_flags): ``input_ids:16x200`` of an encoder verified at
+    seq 1..128, max_batch_size 8, was offered ``input_ids:16,200`` and, as a batch, ``-b 16 --shape input_ids:200``:
+    neither is taken (two dims for one; batch 16 above 8, seq 200 above 128); the dims typed before the extra one are."""
+    from builders.config.variants import Variant
+    from tests.clients.test_input_findings_unit import ENCODER, _config, _infer, _message, _Sent
+
+    v = Variant("enc", "onnx", max_batch_size=8)
+    repo, sent = fake_build(ENCODER, v), _Sent(monkeypatch, _config(ENCODER, v.name, 8))
+    res = _infer(v.name, repo, "--shape", "input_ids:16x200")
+    said = _message(res)
+    assert res.exit_code == 2 and sent.inputs == [], said
+    assert "dims are comma-separated, and --shape input_ids:16,200 does not fit" in said
+    assert "batch size 16 is outside 1..8" in said and "did you mean --shape input_ids:16?" in said
+    assert "did you mean input_ids:16,200" not in said and "(--shape input_ids:200)" not in said
