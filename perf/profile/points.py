@@ -15,6 +15,7 @@ from typing import Any
 
 from builders.repository.view import RepositoryVariant
 from core.errors import ToolkitError
+from core.processes import raise_recorded_stop, recorded_stops
 from core.wording import count
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT, HostSampler
 from perf.profile.runners import NotRunHere, artifact_call, batch_inputs, cannot_run, eager_call, inputs_at
@@ -42,8 +43,10 @@ def _prepare(
         except NotRunHere as e:
             reason = str(e)
         except ToolkitError as e:
+            raise_recorded_stop()  # an error a library made of a Ctrl-C is no failure of the key (trial 28, T28-11)
             status, reason = "failed", e.message
         except Exception as e:  # onnxruntime / torch / a user's factory: recorded, the other keys still run
+            raise_recorded_stop()
             status, reason = "failed", f"{type(e).__name__}: {str(e)[:300]}"
     return None, None, status, reason
 
@@ -69,7 +72,22 @@ def measure_keys(
     Raises:
         OutOfTime: the deadline leaves no time for the loads, the warm-up or the first round.
         RoundsInterrupted: Ctrl-C after the first round; its ``points`` are those timed in the rounds timed whole.
+        KeyboardInterrupt: Ctrl-C before it, also one that onnxruntime, torch or a user's factory swallowed or made
+            an error of while a key loaded or its points were first called (:func:`core.processes.recorded_stops`):
+            never recorded as a failed key (trial 28, T28-11's kind).
     """
+    with recorded_stops():
+        return _measure_keys(group, timing, threshold_pct, deadline, on_round)
+
+
+def _measure_keys(
+    group: dict[BaselineKey, tuple[RepositoryVariant, str, list[At]]],
+    timing: TimingSettings,
+    threshold_pct: float,
+    deadline: float | None,
+    on_round: Callable[[int, int, int], None] | None,
+) -> list[BaselinePoint]:
+    """:func:`measure_keys` inside its record of stops."""
     out: dict[tuple[BaselineKey, At], BaselinePoint] = {}
     todo: list[tuple[BaselineKey, At, Callable[[], Any]]] = []
     firsts: list[float] = []  # each loaded point's first call (s)
@@ -96,10 +114,12 @@ def measure_keys(
                 fn()
                 firsts.append(time.monotonic() - t0)
             except Exception as e:
+                raise_recorded_stop()
                 reason = e.message if isinstance(e, ToolkitError) else f"{type(e).__name__}: {str(e)[:300]}"
                 out[(key, at)] = BaselinePoint(key, b, shape, status="failed", reason=reason)
                 continue
             todo.append((key, at, fn))
+    raise_recorded_stop()  # one a library swallowed while the keys loaded: nothing timed after it
     stopped = None
     if todo:
         with HostSampler([os.getpid()]) as hosts:

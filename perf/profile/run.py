@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PerfError, ToolkitError
+from core.processes import raise_recorded_stop, recorded_stops
 from core.records import RecordKind, load_record, write_record
 from perf.measure.host import HostSampler
 from perf.profile.baseline import BaselineOptions, busy_threshold, formed_batches, plan_targets
@@ -64,6 +65,7 @@ PROFILE_KIND: RecordKind[ProfileRecord] = RecordKind(
 )
 
 
+@recorded_stops()  # a stop a library swallows while a trace or a precision row runs still stops it
 def profile_variants(
     opts: BaselineOptions,
     out_dir: Path,
@@ -109,7 +111,9 @@ def profile_variants(
             was = stop
             if stop is None:
                 try:
-                    record.traces.append(_timed_trace(k, rv, file, at, out_dir, opts, say))
+                    done = _timed_trace(k, rv, file, at, out_dir, opts, say)
+                    raise_recorded_stop()  # one torch or onnxruntime made a "failed" trace of (trial 28, T28-11's kind)
+                    record.traces.append(done)
                     continue
                 except KeyboardInterrupt as e:  # what was measured is kept, the rest marked (issue 26)
                     stop = e
@@ -120,6 +124,7 @@ def profile_variants(
             if stop is None:
                 try:
                     rows = _study(rv, key, batch, precisions, opts, say)
+                    raise_recorded_stop()  # nor "failed" precision rows
                 except KeyboardInterrupt as e:
                     stop = e
             rows = rows if rows is not None else stopped_study(precisions, batch, in_flight=was is None)
