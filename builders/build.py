@@ -25,7 +25,7 @@ from builders.build_exports import export_each_format, export_order, export_task
 from builders.build_options import BuildOptions, BuildResult, Counted, ExportStep, Progress
 from builders.build_preflight import refuse_missing_prerequisites
 from builders.build_refusals import failure_lines, nothing_to_serve, refuse_empty_build
-from builders.build_stop import BuildInterrupted, before_commit, stopped, while_writing
+from builders.build_stop import BuildInterrupted, before_commit, stopped, while_loading, while_writing
 from builders.build_variants import check_variants, write_repository
 from builders.config.variants import GridPlan
 from builders.config.warmup import WarmupCount, warmup_count
@@ -113,9 +113,15 @@ def build(opts: BuildOptions, progress: Progress | None = None, counted: Counted
     say = progress or (lambda _msg: None)
     refuse_missing_prerequisites(opts)  # before the model loads: nothing is exported for a format this host cannot build
     with recorded_stops():  # a stop torch swallows or wraps in an error still stops the build (trial 28, T28-11)
-        loaded = _load(opts, say)
+        try:
+            loaded = _load(opts, say)
+            spec = _infer_outputs(opts, loaded, say)
+            raise_recorded_stop()
+        except BaseException as err:  # the model's own run may make a ModelSpecError of a stop
+            if stopped(err):
+                raise while_loading(opts.repository) from None
+            raise
         name = opts.name or loaded.name
-        spec = _infer_outputs(opts, loaded, say)
         out = opts.build_dir / name
         with build_folder_lock(out, name):  # one build per build folder: they would share its staging folder
             return _build_held(opts, say, loaded, name, spec, out, counted)

@@ -32,6 +32,14 @@ def stopped(err: BaseException) -> bool:
     return isinstance(err, KeyboardInterrupt) or stop_recorded()
 
 
+def while_loading(repository: Path) -> BuildInterrupted:
+    """Ctrl-C while the model was loaded and run for its outputs, before its build folder was touched."""
+    return BuildInterrupted(
+        f"nothing of this build was written: it stopped while the model was loaded and run, before its build folder "
+        f"was touched; {repository} is as it was; the same command builds it again"
+    )
+
+
 def before_commit(out: Path, repository: Path, verified: Iterable[tuple[str, str]]) -> BuildInterrupted:
     """Ctrl-C before the exports were moved into ``out``: nothing written; ``verified``: the
     ``(format, precision)`` exports that passed their verification before it (not kept)."""

@@ -137,3 +137,22 @@ def test_a_ctrl_c_once_the_build_is_written_is_ignored_and_said(tmp_path: Path, 
     assert res.exit_code == 0, res.output  # was 1, click's "Aborted!", after the whole summary
     assert "Ctrl-C came once the build was written: ignored, the build above is complete" in " ".join(res.output.split())
     assert f"repository: {repo}" in res.output
+
+
+def test_a_ctrl_c_the_model_s_run_turns_into_a_model_error_stops_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outputs are found by running the eager model, which makes a ModelSpecError of any failure: a Ctrl-C there
+    ended the build as that error (exit 1, 'the model failed to run')."""
+    from builders.model import outputs
+    from core.errors import ModelSpecError
+
+    def infer_outputs(*_a: Any, **_k: Any) -> Any:
+        _ctrl_c_wrapped(ModelSpecError, "the model failed to run on the example inputs")
+
+    monkeypatch.setattr(build_module, "infer_outputs", infer_outputs)
+    assert outputs.infer_outputs is not infer_outputs
+    with pytest.raises(BuildInterrupted) as stop:
+        build(_opts(tmp_path, "onnx"))
+    assert stop.value.text.startswith("nothing of this build was written: it stopped while the model was loaded and run")
+    assert not (tmp_path / "builds").exists() and not (tmp_path / "repo").exists()
