@@ -17,7 +17,11 @@ Two rules, used by :func:`perf.report.write.write_report` for every report:
   finding kept, then the level tables. The findings themselves (the pick, its numbers, the runner-up and tie,
   the pick's caveats) never move; a few findings longer than their one line (the levels over the budget,
   another client workload's picks: :attr:`Part.late`) move last, so that the bound holds at every run size
-  (trial 25, T25-1: 8-variant runs read as 256-277 lines once every other part had moved).
+  (trial 25, T25-1: 8-variant runs read as 256-277 lines once every other part had moved). A long paragraph of
+  the findings (:func:`briefs`) may keep its opening, its full text moving under a heading of its own, before the
+  level tables move, the Recommendation's last (trial 28, T28-2: at 8 variants and 3 levels the picks' paragraphs
+  filled the bound); a section that says in one line why it is empty stays as that line (:attr:`Part.one_line`:
+  trial 28, T28-3).
 """
 
 from __future__ import annotations
@@ -111,6 +115,10 @@ class Part:
         late: A finding that may move (the levels over the budget, another workload's picks): only when no
             other detail part is left to move, the level tables too (trial 25, T25-1: at 8 variants the findings
             alone read as 256-277 lines).
+        brief: A long paragraph's brief form (:func:`briefs`): its opening, what report.md keeps in its place, with a
+            pointer to its full text in the appendix, under :attr:`name` (trial 28, T28-2).
+        headline: A :attr:`brief` paragraph of the headline sections (:data:`HEADLINES`: the picks, their runner-ups
+            and caveats): shortened only when no other paragraph or section is left to move, before the level tables.
     """
 
     lines: list[str]
@@ -119,17 +127,36 @@ class Part:
     name: str = ""
     last: bool = False
     late: bool = False
+    brief: str = ""
+    headline: bool = False
 
     @property
     def title(self) -> str:
         """Its :attr:`name`, else its first ``## `` heading without the hashes (``""`` when it has none)."""
         return self.name or next((ln[3:] for ln in self.lines if ln.startswith("## ")), "")
 
+    @property
+    def one_line(self) -> bool:
+        """A whole section whose content is one line of prose (no table, list or image): what it says is why it is
+        empty ("No in-process baseline in this run (skipped for time ...)"), a finding that stays where it is; its
+        pointer would say less and tell the reader an analysis is in the appendix (trial 28, T28-3)."""
+        said = [ln for ln in self.lines[1:] if ln.strip()]
+        return (
+            not self.name
+            and self.lines[:1] == [f"## {self.title}"]
+            and len(said) == 1
+            and not said[0].startswith(("|", "- ", "* ", "!", "#", " ", "\t"))
+        )
+
     def moved(self, limit: int, held: Mapping[str, str] = {}) -> tuple[list[str], list[str]]:
         """``(what report.md keeps in its place, the lines appendix.md gets)`` when it moves. A whole section keeps its
         heading, the appendix's for it; a part names the appendix's section that holds it (s21o: it said only "In
         appendix.md"): its :attr:`name`, or the section ``held`` names for it (the appendix's whole form of it:
-        :data:`perf.report.appendix.FULL_FORMS`: "Knees" for each variant's knee)."""
+        :data:`perf.report.appendix.FULL_FORMS`: "Knees" for each variant's knee); a long paragraph keeps its
+        :attr:`brief` form, pointing to its full text there."""
+        if self.brief:  # the paragraph's opening, then where the rest is (one pointer per paragraph)
+            section = f"[{APPENDIX_FILE}]({APPENDIX_FILE}), section “{self.name}”"
+            return [f"{self.brief} … (the rest: {section})"], [f"## {self.name}", "", *(ln.strip() for ln in self.lines), ""]
         if not self.name:  # under the heading it keeps there, right above (one read line)
             where = f"[{APPENDIX_FILE}]({APPENDIX_FILE}) (moved to stay within {read_rule(limit)})"
             return [f"## {self.title}", "", *self.kept, f"In {where}.", ""], self.lines
@@ -183,6 +210,96 @@ def split_details(
     return [p for p in parts if p.lines]
 
 
+#: A long paragraph's :attr:`Part.brief` holds at most this many characters of its opening, cut where a clause ends
+#: (:func:`brief_of`); with its pointer it reads as 2-3 lines at :data:`READ_WIDTH` columns.
+BRIEF_CHARS = 160
+#: Where a brief may end, strongest first: a sentence, a dash's aside, a clause, a list's item, a colon, a word.
+_ENDS = (". ", " — ", "; ", ", ", ": ", " ")
+
+
+def _whole(text: str) -> bool:
+    """``text`` closes what it opens: parentheses, code spans and bold (a cut inside one would break the markdown)."""
+    return text.count("(") == text.count(")") and text.count("`") % 2 == 0 and text.count("**") % 2 == 0
+
+
+def brief_of(line: str, chars: int = BRIEF_CHARS) -> str | None:
+    """``line``'s opening, at most ``chars`` characters after its indent and bullet, cut at the end of a sentence, a
+    dash's aside, a clause, an item, a colon or else a word (:data:`_ENDS`, the strongest that fits), outside any
+    parenthesis, code span or bold; ``None`` when no such end is in reach (the line stays whole)."""
+    body = line.lstrip()
+    lead = line[: len(line) - len(body)]
+    if body.startswith(("- ", "* ")):
+        lead, body = lead + body[:2], body[2:]
+    for end in _ENDS:
+        at = [i for i in range(len(body)) if body.startswith(end, i) and 40 <= i <= chars and _whole(body[:i])]
+        if at:
+            cut = body[: at[-1] + (1 if end == ". " else 0)].rstrip(":;,")
+            return lead + cut
+    return None
+
+
+def _label(line: str) -> str:
+    """What a paragraph is, for its heading in the appendix: its bold opening (``**The numbers.**``), else its words
+    up to its first colon, else its first six words."""
+    body = line.strip().removeprefix("- ").removeprefix("* ")
+    if body.startswith("**") and (end := body.find("**", 2)) > 2:
+        return body[2:end].rstrip(":. ")
+    head = body.split(": ", 1)[0]
+    words = body.split()
+    return head if len(head) <= 60 and _whole(head) else " ".join(words[:6]).strip(":,;") + " …"
+
+
+#: The sections whose paragraphs are shortened last (:attr:`Part.headline`): the picks with their runner-ups and caveats,
+#: which the Conclusions and the Paired ranking say again in their own words (trial 23, T23-5's findings).
+HEADLINES = ("Recommendation",)
+
+
+def briefs(parts: Sequence[Part], width: int = READ_WIDTH) -> list[Part]:
+    """``parts``, each long paragraph of their findings (a line of a part that never moves, in a section no part of
+    which moves whole) apart as a :attr:`Part.detail` part with a :attr:`Part.brief` form: report.md may keep its
+    opening and point to its full text in the appendix, under ``"<section>: <what it is>"`` (trial 28, T28-2: at 8
+    variants and 3 levels the picks' paragraphs, 600-1,500 characters each, filled the bound once every table had
+    moved; the level tables then get the room the briefs leave). A table row, a heading, a quoted warning and a line
+    that already points to the appendix stay as they are, and so does a line its brief would not shorten."""
+    whole = {p.title for p in parts if p.detail and not p.name}
+    out: list[Part] = []
+    names: set[str] = set()
+    at = top = ""  # the section a line is in, and the paragraph a sub-bullet is under
+    for p in parts:
+        if p.detail or p.name:
+            at = next((ln[3:] for ln in p.lines if ln.startswith("## ")), at)
+            out.append(p)
+            continue
+        run: list[str] = []
+        for ln in p.lines:
+            at = ln[3:] if ln.startswith("## ") else at
+            top = _label(ln) if ln[:1] not in " \t" and ln.strip() else top
+            cut = None if ln.startswith(("|", "#", ">", "!")) or APPENDIX_FILE in ln or at in whole else brief_of(ln)
+            base = name = f"{at}: " + (_label(ln) if ln[:1] not in " \t" else f"{top}, continued")  # a bullet's sub-bullet
+            while name in names:
+                name = f"{base} ({len([n for n in names if n.startswith(base)]) + 1})"
+            part = Part([ln], detail=True, name=name, brief=cut or "", headline=at in HEADLINES)
+            if cut is None or read_lines([ln], width) < read_lines(part.moved(0)[0], width) + 2:  # it saves 2 lines or more
+                run.append(ln)
+                continue
+            names.add(name)
+            if run:
+                out.append(Part(run))
+                run = []
+            out.append(part)
+        if run:
+            out.append(Part(run))
+    return out
+
+
+def _saved(p: Part, limit: int, held: Mapping[str, str]) -> int:
+    """How the order of :func:`fit` weighs ``p``: a lookup by its length, any other part by the read lines its move
+    saves."""
+    if p.name and not p.brief:
+        return read_lines(p.lines)
+    return read_lines(p.lines) - read_lines(p.moved(limit, held)[0])
+
+
 def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES, held: Mapping[str, str] = {}) -> tuple[list[str], list[str]]:
     """report.md's lines within ``limit`` read lines (:func:`read_lines`): while the whole is longer, a
     :attr:`Part.detail` part is replaced by what it keeps and one line pointing to the appendix
@@ -210,11 +327,20 @@ def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES, held: Mapping[str,
         movable = [  # a part whose move shortens the report
             p
             for p in kept
-            if p.detail and p.title and any(p is q for q in parts) and read_lines(p.lines) > read_lines(p.moved(limit, held)[0])
+            if p.detail
+            and p.title
+            and not p.one_line  # a section saying in one line why it is empty stays (T28-3)
+            and any(p is q for q in parts)
+            and read_lines(p.lines) > read_lines(p.moved(limit, held)[0])
         ]
         if not movable:
             break
-        longest = max(movable, key=lambda p: (not p.late, not p.last, bool(p.name), read_lines(p.lines)))  # lookups first
+        # lookups first, the longest; then a long paragraph's rest or a whole section, the one that saves the most
+        # read lines, the headline's paragraphs last (trial 28, T28-2: so that the picks' level table keeps its room at
+        # 8 variants and 3 levels)
+        longest = max(
+            movable, key=lambda p: (not p.late, not p.last, bool(p.name) and not p.brief, not p.headline, _saved(p, limit, held))
+        )
         place, there = longest.moved(limit, held)
         at = next(i for i, p in enumerate(kept) if p is longest)
         kept[at] = Part(place)

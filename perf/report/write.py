@@ -38,7 +38,17 @@ from perf.records.workloads import split_by_workload
 from perf.report import html as report_html
 from perf.report.appendix import FULL_FORMS, pointed, write_appendix
 from perf.report.conclusions import written as conclusions
-from perf.report.layout import MAX_REPORT_LINES, Part, fit, read_lines, read_rule, report_folder, split_details, what_if
+from perf.report.layout import (
+    MAX_REPORT_LINES,
+    Part,
+    briefs,
+    fit,
+    read_lines,
+    read_rule,
+    report_folder,
+    split_details,
+    what_if,
+)
 from perf.report.sections import coldstart as coldstart_report
 from perf.report.sections.baseline_unusable import unusable_lines
 from perf.report.sections.effects import beside_recommendation, effects_section
@@ -278,7 +288,7 @@ def write_report(
         efficiency[0].detail, efficiency[0].kept = True, unusable
     said = said_lines(run, CUT_WORDS)  # apart and labelled; what it is stays when its list moves
     tables = Part([], detail=True, last=True)  # the level tables: what the other parts leave of the report's length
-    parts = [
+    parts = [  # a long paragraph of the findings may keep its brief form (briefs: trial 28, T28-2)
         *split_details(head, HEAD_DETAILS, KEEP_HEAD),
         Part(search_lines(run), detail=True),
         *split_details(findings, HEAD_DETAILS),
@@ -291,6 +301,7 @@ def write_report(
         Part(said, detail=True, kept=[ln for ln in said if ln.startswith("> ")]),  # an older toolkit's saved verdicts (issue 26)
         Part(["", f"Everything left out above (every pair, variant, flagged level): [{APPENDIX_FILE}]({APPENDIX_FILE})."]),
     ]
+    parts = briefs(parts)
     for part in parts:
         part.late = part.name in LATE_DETAILS
     verdicts = verdict_notes(run, rec.latency_percentile, rec.latency_budget_ms)

@@ -6,6 +6,8 @@ host did not run says so with its reason (never a number of 0).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from core.wording import sentence
 from perf.analysis.stats.paired import RULE, p_words, paired
 from perf.markdown import APPENDIX_FILE, Align, flag_mark, fmt, ratio_span, table, times
@@ -48,12 +50,25 @@ def profile_parts(profile: ProfileRecord | None, up: str = "") -> list[Part]:
     return [Part(traces, detail=True), Part(precision_lines(profile.precision, bool(profile.traces)), detail=True)]
 
 
+def _why_none(records: Sequence[TraceRecord] | Sequence[PrecisionRow]) -> str:
+    """Why none of ``records`` (traces, or precision rows) was measured, in one clause: each one's format or precision,
+    device and size, its status and reason (trial 28, T28-3: a section of nothing but that moved to the appendix,
+    its pointer telling the reader an analysis was there)."""
+    said = []
+    for r in records:
+        what = r.format if isinstance(r, TraceRecord) else r.precision
+        said.append(f"{what} on {r.device}, {ran_at(r.shape, r.batch_size)}: {r.status} ({r.reason or 'no reason recorded'})")
+    return "; ".join(dict.fromkeys(said))
+
+
 def trace_lines(traces: list[TraceRecord], up: str = "", operators: int | None = None) -> list[str]:
     """``## Profiler traces``: per traced format a link and its top operators by self time: with
     ``operators`` (report.md) that many in one bullet, the tables in the appendix; ``None`` (the
     appendix): the top-10 table."""
     if not traces:
         return []
+    if all(t.status != "measured" or not t.file for t in traces):  # one line saying why: it stays in place (T28-3)
+        return ["## Profiler traces (one batch per format)", "", f"No profiler trace in this run: {_why_none(traces)}.", ""]
     lines = [
         "## Profiler traces (one batch per format)",
         "",
@@ -170,6 +185,8 @@ def precision_lines(rows: list[PrecisionRow], traced: bool = False) -> list[str]
     what inputs they ran on (:data:`RAN_ON`), said once."""
     if not rows:
         return []
+    if all(r.status != "measured" for r in rows):  # one line saying why: it stays in place (T28-3)
+        return ["## Precision study", "", f"No precision measured in this run: {_why_none(rows)}.", ""]
     first, at = rows[0], list(dict.fromkeys(ran_at(r.shape, r.batch_size) for r in rows))
     lines = [
         "## Precision study",
