@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -362,9 +363,13 @@ def gap_p(ratios: Sequence[float]) -> float | None:
     :data:`GAP_ROUNDS` rounds or when the rounds do not all agree by :data:`GAP_MIN` or more."""
     if len(ratios) < GAP_ROUNDS or not (all(r >= GAP_MIN for r in ratios) or all(r <= 1 / GAP_MIN for r in ratios)):
         return None
-    from scipy import stats  # imported here: only rounds runs compare
+    from scipy.special import stdtr  # imported here: only rounds runs compare
 
     logs = [math.log(r) for r in ratios]
     if max(logs) - min(logs) <= 1e-9 * max(abs(v) for v in logs):  # identical rounds: no spread, an exact gap
         return 0.0
-    return float(stats.ttest_1samp(logs, 0.0, alternative="greater" if logs[0] > 0 else "less").pvalue)
+    # scipy.stats.ttest_1samp's statistic and one-sided p, computed directly: the same numbers at a hundredth of the
+    # cost (a rounds ranking compares every pair of levels after every round: 36,000 calls in 10 simulated runs)
+    n = len(logs)
+    t = statistics.fmean(logs) / (statistics.stdev(logs) / math.sqrt(n))
+    return float(stdtr(n - 1, -t if logs[0] > 0 else t))

@@ -59,3 +59,22 @@ def test_the_ranking_beats_it_and_the_search_prunes_on_the_same_constant() -> No
     c = compare(_vr("pick", pick), Side("pick", 4), _vr("slow", slow), Side("slow", 4))
     assert c.verdict == "a" and "beats" in c.sentence() and "at least 16.0×" in c.sentence()
     assert focus.FAR_GAP is FAR_GAP  # one source: the search's "far behind" is the rule's
+
+
+def test_the_gap_tier_s_p_is_scipy_s_one_sided_t_test() -> None:
+    """gap_p computes ttest_1samp's statistic and one-sided p directly (a rounds ranking calls it ~36,000 times in 10
+    simulated runs; scipy's ttest_1samp took a third of their time): the same p to within rounding."""
+    import math
+    import random
+
+    from scipy import stats
+
+    from perf.analysis.stats.paired import gap_p
+
+    rng = random.Random(1)
+    for _ in range(300):
+        n, sign = rng.randint(3, 12), rng.choice([1, -1])
+        ratios = [math.exp(sign * (math.log(1.1) + abs(rng.gauss(0.2, 0.3)))) for _ in range(n)]
+        logs = [math.log(r) for r in ratios]
+        ref = float(stats.ttest_1samp(logs, 0.0, alternative="greater" if sign > 0 else "less").pvalue)
+        assert math.isclose(gap_p(ratios) or 0.0, ref, rel_tol=1e-9), (ratios, ref)
