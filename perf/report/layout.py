@@ -292,14 +292,6 @@ def briefs(parts: Sequence[Part], width: int = READ_WIDTH) -> list[Part]:
     return out
 
 
-def _saved(p: Part, limit: int, held: Mapping[str, str]) -> int:
-    """How the order of :func:`fit` weighs ``p``: a lookup by its length, any other part by the read lines its move
-    saves."""
-    if p.name and not p.brief:
-        return read_lines(p.lines)
-    return read_lines(p.lines) - read_lines(p.moved(limit, held)[0])
-
-
 def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES, held: Mapping[str, str] = {}) -> tuple[list[str], list[str]]:
     """report.md's lines within ``limit`` read lines (:func:`read_lines`): while the whole is longer, a
     :attr:`Part.detail` part is replaced by what it keeps and one line pointing to the appendix
@@ -335,11 +327,11 @@ def fit(parts: Sequence[Part], limit: int = MAX_REPORT_LINES, held: Mapping[str,
         ]
         if not movable:
             break
-        # lookups first, the longest; then a long paragraph's rest or a whole section, the one that saves the most
-        # read lines, the headline's paragraphs last (trial 28, T28-2: so that the picks' level table keeps its room at
+        # lookups first, the longest; then a long paragraph's rest or a whole section, the longest, the headline's
+        # paragraphs last (trial 28, T28-2: so that the picks' level table keeps its room at
         # 8 variants and 3 levels)
         longest = max(
-            movable, key=lambda p: (not p.late, not p.last, bool(p.name) and not p.brief, not p.headline, _saved(p, limit, held))
+            movable, key=lambda p: (not p.late, not p.last, bool(p.name) and not p.brief, not p.headline, read_lines(p.lines))
         )
         place, there = longest.moved(limit, held)
         at = next(i for i, p in enumerate(kept) if p is longest)
