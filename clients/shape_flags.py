@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
-import click
-
-from core.errors import ClientError, ToolkitError
-from core.flag_refusals import named_once
+from core.errors import ClientError
 from core.names import x_separated_list
 
 #: What a ``--shape`` refusal is answered from: one model's name, its config inputs ``(name, dims)`` (``-1``
@@ -25,7 +22,7 @@ AXIS_FORM = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*=\s*(\d+(?:\s*,\s*\d+)*)\s*$")
 class AxisForm(ClientError):
     """A ``--shape`` typed in ``--shapes``' ``AXIS=SIZE`` form (trial 26, T26-14: ``--shape time=4000`` was told only
     "is not NAME:dims ... e.g. --shape input_ids:128"). Its words say the form; where the model is known,
-    :func:`refuse_shape_flags` says the ``NAME:dims`` to give, built from the model's config.
+    :func:`clients.shapes.refuse_shape_flags` says the ``NAME:dims`` to give, built from the model's config.
 
     Attributes:
         text: The flag's value as typed.
@@ -47,7 +44,7 @@ class AxisForm(ClientError):
 
 class NotNameDims(ClientError):
     """A ``--shape`` that is not ``NAME:dims`` (``--shape 3,24,40``, ``--shape image``). Its own example names no
-    input; where the model is known, :func:`refuse_shape_flags` gives one of its inputs (s22z, Z-7: the example was
+    input; where the model is known, :func:`clients.shapes.refuse_shape_flags` gives one of its inputs (s22z, Z-7: the example was
     ``--shape input_ids:128``, an input the model lacked).
 
     Attributes:
@@ -64,52 +61,9 @@ class NotNameDims(ClientError):
         )
 
 
-def refuse_shape_flags(error: click.BadParameter, shapes: Iterable[str], models: Callable[[], Iterable[ShapeModel]]) -> NoReturn:
-    """Raise ``error`` (a ``--shape`` that does not parse: :func:`parse_shapes`), answered from the model where it can
-    be read: the one rule of ``clients infer``, ``triton-perf sweep`` and ``triton-perf coldstart`` (s22z, Z-15: the
-    sweep's ``--shape H=16`` got the form's own words where clients infer named ``--shape image:3,16,32``). The first
-    flag that does not parse decides: ``AXIS=SIZE`` (:class:`AxisForm`) is told the ``NAME:dims`` that sends the size,
-    from the first model whose build names the axis (:func:`clients.shape_refusals.axis_form_refusal`); a flag that
-    names no input (:class:`NotNameDims`) an example of the model's own inputs.
-
-    Args:
-        error: The usage error of the flags as :func:`parse_shapes` refused them.
-        shapes: The ``--shape`` values as typed.
-        models: The models the flags are for (:data:`ShapeModel`), read only for this refusal; a
-            :class:`~core.errors.ToolkitError` (no server, no such variant) leaves ``error``'s own words.
-
-    Raises:
-        click.BadParameter: always.
-    """
-    from clients.shape_refusals import axis_form_refusal, name_dims_refusal, names_axis, x_separated_refusal
-
-    for text in shapes:
-        try:
-            parse_shape(text)
-        except (AxisForm, NotNameDims, XSeparated) as typed:
-            try:
-                known = list(models())
-            except ToolkitError:  # no server, no such model: the form's own words
-                break
-            if not known:
-                break
-            if isinstance(typed, AxisForm):
-                said = axis_form_refusal(typed, *next((m for m in known if names_axis(typed.axis, *m[1:])), known[0]))
-            elif isinstance(typed, XSeparated):
-                said = x_separated_refusal(typed, *next((m for m in known if typed.name in dict(m[1])), known[0]))
-            else:
-                said = name_dims_refusal(typed, *known[0])
-            raise named_once(
-                click.BadParameter(str(said), ctx=error.ctx, param=error.param, param_hint=error.param_hint)
-            ) from None
-        except ToolkitError:
-            break
-    raise error
-
-
 class XSeparated(ClientError):
     """A ``--shape`` whose dims were ``x``-separated (``ids:3x64``): its own words offer the comma form and, where the
-    first dim may be the batch size, the dims without it; where the model is known, :func:`refuse_shape_flags` offers
+    first dim may be the batch size, the dims without it; where the model is known, :func:`clients.shapes.refuse_shape_flags` offers
     only the one the same command takes (trial 28, T28-8: every suggested ``--shape`` is checked first).
 
     Attributes:

@@ -1,6 +1,6 @@
 """The refusals of a ``--shape`` that is not the form its flag takes, answered from the model's config and build spec
-(:mod:`clients.shapes`' rule sizes the dims they suggest): one wording for ``clients infer``, ``triton-perf sweep``
-and ``triton-perf coldstart`` (:func:`clients.shape_flags.refuse_shape_flags` finds the model)."""
+(:mod:`clients.shapes`' rule sizes and checks the dims they suggest: :mod:`clients.shape_sizes`): one wording for ``clients infer``, ``triton-perf sweep``
+and ``triton-perf coldstart`` (:func:`clients.shapes.refuse_shape_flags` finds the model)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
-from clients.shape_flags import BATCH_APART, AxisForm, NotNameDims, ShapeModel, XSeparated
-from clients.shapes import ConfigInput, check_batch_size, check_sizes, fitted_dims, labels, resolve
+from clients.shape_flags import BATCH_APART, AxisForm, NotNameDims, ShapeModel, XSeparated, colon_separated_dims
+from clients.shape_sizes import ConfigInput, Misfit, check_batch_size, check_ranges, fitted_dims, labels, size_inputs
 from core.errors import ClientError
+from core.names import require_known
 
 
 def refused_as(
@@ -31,16 +32,38 @@ def refused_as(
     try:
         if batch is not None:
             check_batch_size(model, max_batch_size, batch)
-        check_sizes(model, inputs, max_batch_size, spec, {name: tuple(int(d) for d in dims)})
+        check_worded(model, inputs, max_batch_size, spec, {name: tuple(int(d) for d in dims)})
     except ClientError as e:
         return ClientError(e.message.removeprefix(f"{model}: "), hint=e.hint, flag=e.flag)
     return None
 
 
+def check_worded(
+    model: str,
+    inputs: Sequence[ConfigInput],
+    max_batch_size: int,
+    spec: ModelSpec | None,
+    sizes: Mapping[str, Sequence[int]],
+    source: str | None = None,
+) -> dict[str, tuple[int, str]]:
+    """:func:`clients.shapes.check_sizes`: a ``--shape`` of the wrong form refused in its own words first (dims
+    colon-separated, an axis named for an input, a name of no input), then the raw check
+    (:func:`clients.shape_sizes.check_ranges`), a misfit said with the dims meant (:func:`misfit_refusal`)."""
+    if source is None:
+        config = {n: [int(d) for d in dims] for n, dims in inputs}
+        colon_separated_dims(sizes, config, lambda n, d: refused_as(model, inputs, max_batch_size, spec, n, d))
+        axis_as_input(model, inputs, max_batch_size, spec, sizes)
+        require_known("--shape", sizes, config, kind="input", owner=model, error=ClientError)
+    try:
+        return check_ranges(model, inputs, max_batch_size, spec, sizes, source)
+    except Misfit as misfit:  # its suggestions are checked by this function (refused_as)
+        raise misfit_refusal(model, inputs, max_batch_size, spec, misfit.name, misfit.given) from None
+
+
 def misfit_refusal(
     model: str, inputs: Sequence[ConfigInput], max_batch_size: int, spec: ModelSpec | None, name: str, given: Sequence[int]
 ) -> ClientError:
-    """The refusal of a ``--shape NAME:dims`` that does not fit its config dims (:func:`clients.shapes.check_sizes`):
+    """The refusal of a ``--shape NAME:dims`` that does not fit its config dims (:func:`clients.shape_sizes.check_ranges`):
     the dims meant, where they can be read (the batch axis first, trial 10, F2; the dynamic dims alone or another size
     at a fixed one, s22z, Z-7), offered only where the same command takes them (:func:`refused_as`; trial 28, T28-8);
     else why not, and the input's dims as it is sent by default (the build's opt sizes, in its verified ranges)."""
@@ -69,9 +92,7 @@ def misfit_refusal(
     if meant is not None and why is not None:
         said += f"; {why.message}"
     try:
-        sent = (
-            f", e.g. --shape {name}:{_text(resolve(model, inputs, max_batch_size, spec)[name].dims)} (as it is sent by default)"
-        )
+        sent = f", e.g. --shape {name}:{_text(size_inputs(model, inputs, max_batch_size, spec, {}, {})[name].dims)} (as it is sent by default)"
     except ClientError:  # a dim nothing sizes
         sent = ""
     return ClientError(
@@ -92,7 +113,7 @@ def axis_form_refusal(
 ) -> ClientError:
     """The refusal of a ``--shape AXIS=SIZE`` (``--shapes``' form) for one model: whether the axis is one of its
     dynamic axes, and the ``--shape NAME:dims`` that sends that size, built from its config dims (the other
-    dynamic dims at the sizes :func:`resolve` gives them; trial 26, T26-14).
+    dynamic dims at the sizes :func:`clients.shapes.resolve` gives them; trial 26, T26-14).
 
     Args:
         typed: The flag as :func:`clients.shape_flags.parse_shape` refused it.
@@ -116,7 +137,7 @@ def axis_form_refusal(
         )
     tensors = {t.name: t for t in spec.inputs} if spec else {}
     try:
-        sized = {n: list(r.dims) for n, r in resolve(model, inputs, max_batch_size, spec).items()}
+        sized = {n: list(r.dims) for n, r in size_inputs(model, inputs, max_batch_size, spec, {}, {}).items()}
     except ClientError:  # a dim nothing sizes: said as N
         sized = {}
     forms: list[tuple[str, list[int], str, str]] = []
@@ -231,7 +252,7 @@ def name_dims_refusal(
     if chosen is None:
         return typed
     try:
-        sized: list[int | str] = list(resolve(model, inputs, max_batch_size, spec)[chosen].dims)
+        sized: list[int | str] = list(size_inputs(model, inputs, max_batch_size, spec, {}, {})[chosen].dims)
     except ClientError:  # a dim nothing sizes: said as N
         sized = ["N" if x < 0 else x for x in config[chosen]]
     sent = ",".join(map(str, sized))
@@ -304,7 +325,7 @@ def x_separated_refusal(
 def repository_models(repository: Path, variants: Sequence[str]) -> Iterator[ShapeModel]:
     """The models of ``variants`` (names or patterns, as ``--variants`` takes them; every variant where empty) in
     ``repository``, from their config.pbtxt and build manifest, read as they are needed: what a ``--shape`` refusal of
-    ``triton-perf sweep`` and ``coldstart`` is answered from (:func:`clients.shape_flags.refuse_shape_flags`).
+    ``triton-perf sweep`` and ``coldstart`` is answered from (:func:`clients.shapes.refuse_shape_flags`).
 
     Raises:
         ToolkitError: no such repository or variant, or a config that does not read.

@@ -30,75 +30,40 @@ refuses it, and so is one off its axis's step (:mod:`builders.model.axis_steps`)
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import NoReturn
 
-from builders.model.axis_steps import off_step, range_words
+import click
+
 from builders.model.spec import ModelSpec
-from builders.model.spec_flags import wider_range_hint
-from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
-from clients.shape_flags import colon_separated_dims
-from core.errors import ClientError
-from core.names import require_known
+from clients.shape_flags import AxisForm, NotNameDims, ShapeModel, XSeparated, parse_shape
+from clients.shape_refusals import axis_form_refusal, check_worded, name_dims_refusal, names_axis, x_separated_refusal
+from clients.shape_sizes import (
+    ConfigInput,
+    DimSize,
+    ResolvedInput,
+    batch_sizes_of,
+    batch_sizes_text,
+    check_batch_size,
+    labels,
+    size_inputs,
+)
+from core.errors import ToolkitError
+from core.flag_refusals import named_once
 
-#: One input's config dims: ``(name, dims)``, ``-1`` for a dynamic dim.
-ConfigInput = tuple[str, Sequence[int]]
-
-
-@dataclasses.dataclass(frozen=True)
-class DimSize:
-    """How one dynamic dim got its size.
-
-    Attributes:
-        label: The spec's axis name (``"seq"``, ``"batch"`` for the leading batch axis of a
-            ``max_batch_size: 0`` model), or ``"axis I"`` (its index in the config dims).
-        size: The size sent.
-        source: Why, in words: ``"--shape"``, ``"--shape ids:12"`` (another input's, for a
-            shared axis), ``"the build's opt size of axis seq"``...
-    """
-
-    label: str
-    size: int
-    source: str
-
-    def describe(self) -> str:
-        """``"seq=64 (the build's opt size of axis seq)"``."""
-        return f"{self.label}={self.size} ({self.source})"
-
-
-@dataclasses.dataclass(frozen=True)
-class ResolvedInput:
-    """One input's concrete dims and how its dynamic dims got their sizes.
-
-    Attributes:
-        name: Input name (as served).
-        dims: The config dims with every ``-1`` made concrete (no batch axis for a batching
-            model; the leading batch axis of a ``max_batch_size: 0`` model included).
-        given: Whether the dims came from the user's ``--shape``.
-        sizes: One entry per dynamic dim, in order.
-    """
-
-    name: str
-    dims: tuple[int, ...]
-    given: bool
-    sizes: tuple[DimSize, ...]
-
-    def describe(self) -> str:
-        """How its dynamic dims were sized, ``"; "``-joined (``""`` when it has none)."""
-        return "; ".join(s.describe() for s in self.sizes)
-
-
-def labels(dims: Sequence[int], tensor: TensorSpec | None, max_batch_size: int) -> list[Dim | None]:
-    """What the build's spec calls each config dim of one input: an axis name (``"seq"``,
-    :data:`~builders.model.spec.BATCH_AXIS` for the leading batch axis of a ``max_batch_size:
-    0`` model), a fixed size, or ``None`` when the spec does not describe it."""
-    if tensor is None:
-        return [None] * len(dims)
-    shape: list[Dim | None] = list(tensor.shape)
-    if max_batch_size == 0 and len(dims) == len(shape) + 1:
-        shape = list(tensor.full_shape())  # the config's leading -1 is the batch axis
-    return shape if len(shape) == len(dims) else [None] * len(dims)
+#: The raw rule's names its callers import from here (clients.shape_sizes holds them, below the refusals' words).
+__all__ = [
+    "ConfigInput",
+    "DimSize",
+    "ResolvedInput",
+    "batch_sizes_of",
+    "batch_sizes_text",
+    "check_batch_size",
+    "check_sizes",
+    "labels",
+    "refuse_shape_flags",
+    "resolve",
+]
 
 
 def check_sizes(
@@ -128,67 +93,7 @@ def check_sizes(
         ClientError: a ``--shape`` names no input or does not fit its config dims; a size
             outside its axis's verified ``min..max``; two sizes for one axis.
     """
-    config = {n: [int(d) for d in dims] for n, dims in inputs}
-    if source is None:
-        from clients.shape_refusals import axis_as_input, refused_as  # they word their refusals with this module's rule
-
-        colon_separated_dims(sizes, config, lambda n, d: refused_as(model, inputs, max_batch_size, spec, n, d))
-        axis_as_input(model, inputs, max_batch_size, spec, sizes)
-        require_known("--shape", sizes, config, kind="input", owner=model, error=ClientError)
-    tensors = {t.name: t for t in spec.inputs} if spec else {}
-    ranges = spec.dynamic_axes if spec else {}
-    bound: dict[str, tuple[int, str]] = {}
-    for name, given in sizes.items():
-        dims, given = config.get(name, []), tuple(int(d) for d in given)
-        if len(given) != len(dims) or any(d >= 0 and g != d for d, g in zip(dims, given)):
-            if source is not None:
-                continue
-            from clients.shape_refusals import misfit_refusal  # its suggestions are checked by this function
-
-            raise misfit_refusal(model, inputs, max_batch_size, spec, name, given)
-        what = f"--shape {name}:{_text(given)}" if source is None else f"input {name!r} of {source}"
-        axes = labels(dims, tensors.get(name), max_batch_size)
-        for axis, size in zip(axes, given):
-            if not isinstance(axis, str) or axis == BATCH_AXIS:
-                continue
-            if axis in ranges and not ranges[axis][0] <= size <= ranges[axis][2]:
-                lo, opt, hi = ranges[axis]
-                verified = range_words(lo, hi, spec.step(axis) if spec else 1)
-                raise ClientError(
-                    f"{model}: {what} sets axis {axis} to {size}, outside the build's verified range {verified}",
-                    hint=f"give {axis} within {verified} (the sizes the build checked the outputs at); "
-                    + wider_range_hint(axis, (lo, opt, hi), [size], step=spec.step(axis) if spec else 1),
-                    flag="--shape" if source is None else None,  # typed: exit 2; a file's: a problem found (1)
-                )
-            off = off_step(axis, [size], ranges[axis], spec.step(axis)) if spec and axis in ranges else None
-            if off:  # a model that takes only multiples of the axis's step (builders.model.axis_steps)
-                raise ClientError(f"{model}: {what}: {off[0]}", hint=off[1], flag="--shape" if source is None else None)
-            if bound.get(axis, (size, ""))[0] != size:
-                raise ClientError(
-                    f"{model}: {bound[axis][1]} and {what} give axis {axis} two sizes ({bound[axis][0]} and {size})",
-                    hint=f"inputs that share axis {axis} take one size: give them the same",
-                )
-            bound.setdefault(axis, (size, what))
-        if axes and axes[0] == BATCH_AXIS and given[0] != 1:  # after its other dims: the suggestion keeps them
-            raise unverified_batch(model, name, given, what, source)
-    return bound
-
-
-def unverified_batch(model: str, name: str, given: Sequence[int], what: str, source: str | None) -> ClientError:
-    """The refusal of a leading batch dim other than 1 of a ``max_batch_size: 0`` model's input (trial 28, T28-15:
-    ``--shape tokens:3,16`` sent tokens at batch 3 and lengths at batch 1, and the server failed inside the model): its
-    build verified it at batch 1 only (:func:`builders.verify.verification.verification_points`), and every other input
-    is sent one sample, so one size of the batch axis for every input is 1."""
-    one = f"{name}:{_text((1, *given[1:]))}"
-    return ClientError(
-        f"{model}: {what} sets the leading batch dim to {given[0]}, but {model} does not batch (max_batch_size 0): its "
-        "build verified it at batch 1 only, and every other input is sent one sample",
-        hint=(f"--shape {one}" if source is None else f"save one sample per request ({one})")
-        + f" (one sample per request; perf_analyzer sends a max_batch_size 0 model so too); for {given[0]} rows per "
-        f"request, use a variant with max_batch_size >= {given[0]} and the batch flag (clients infer -b {given[0]}; "
-        f"triton-perf sweep and coldstart --batch-sizes {given[0]})",
-        flag="--shape" if source is None else None,
-    )
+    return check_worded(model, inputs, max_batch_size, spec, sizes, source)
 
 
 def resolve(
@@ -215,113 +120,46 @@ def resolve(
         ClientError: see :func:`check_sizes`; a dynamic dim that nothing sizes (the message
             names the input and the axis, the hint the ``--shape`` to give).
     """
-    shapes = {k: tuple(int(d) for d in v) for k, v in (shapes or {}).items()}
-    bound = check_sizes(model, inputs, max_batch_size, spec, shapes)
-    tensors = {t.name: t for t in spec.inputs} if spec else {}
-    opt = spec.axis_sizes("opt") if spec else {}
-    out: dict[str, ResolvedInput] = {}
-    for name, config_dims in inputs:
-        dims = [int(d) for d in config_dims]
-        given = shapes.get(name)
-        concrete: list[int] = []
-        said: list[DimSize] = []
-        for i, (d, axis) in enumerate(zip(dims, labels(dims, tensors.get(name), max_batch_size))):
-            label = axis if isinstance(axis, str) else f"axis {i}"
-            if d >= 0:
-                concrete.append(d)
-                continue
-            if given is not None:
-                size = DimSize(label, given[i], "--shape")
-            elif axis == BATCH_AXIS:
-                size = DimSize(label, 1, "max_batch_size 0: one sample per request")
-            elif isinstance(axis, int):
-                size = DimSize(label, axis, "the build's spec")
-            elif isinstance(axis, str) and axis in bound:
-                size = DimSize(label, bound[axis][0], f"as {bound[axis][1]} gives it")
-            elif isinstance(axis, str) and axis in opt:
-                size = DimSize(label, opt[axis], f"the build's opt size of axis {axis}")
-            else:
-                example = ",".join("N" if x < 0 else str(x) for x in dims)
-                raise ClientError(
-                    f"input {name!r} dims[{i}] is dynamic (-1 in config.pbtxt dims {dims}) and nothing gives its size"
-                    + ("" if spec else " (the repository has no toolkit build manifest for this model)"),
-                    hint=f"pass --shape {name}:{example} with N the size to send (perf_analyzer's --shape)",
-                )
-            concrete.append(size.size)
-            said.append(size)
-        out[name] = ResolvedInput(name, tuple(concrete), given is not None, tuple(said))
-    return out
+    given = {k: tuple(int(d) for d in v) for k, v in (shapes or {}).items()}
+    return size_inputs(model, inputs, max_batch_size, spec, given, check_sizes(model, inputs, max_batch_size, spec, given))
 
 
-def check_batch_size(model: str, max_batch_size: int, batch_size: int, *, flag: str | None = None) -> None:
-    """Refuse a batch size the model cannot take (the same rule as perf_analyzer's ``-b``).
+def refuse_shape_flags(error: click.BadParameter, shapes: Iterable[str], models: Callable[[], Iterable[ShapeModel]]) -> NoReturn:
+    """Raise ``error`` (a ``--shape`` that does not parse: :func:`clients.shape_flags.parse_shapes`), answered from the model where it can
+    be read: the one rule of ``clients infer``, ``triton-perf sweep`` and ``triton-perf coldstart`` (s22z, Z-15: the
+    sweep's ``--shape H=16`` got the form's own words where clients infer named ``--shape image:3,16,32``). The first
+    flag that does not parse decides: ``AXIS=SIZE`` (:class:`~clients.shape_flags.AxisForm`) is told the ``NAME:dims`` that sends the size,
+    from the first model whose build names the axis (:func:`clients.shape_refusals.axis_form_refusal`); a flag that
+    names no input (:class:`~clients.shape_flags.NotNameDims`) an example of the model's own inputs.
 
     Args:
-        model: The model's name, for the message.
-        max_batch_size: Its config's ``max_batch_size`` (0: it does not batch).
-        batch_size: Rows per request.
-        flag: The flag the batch size was typed with (``"-b"``): the refusal is then a usage
-            error of it (exit 2); ``None`` (default): one found while working (exit 1).
+        error: The usage error of the flags as :func:`clients.shape_flags.parse_shapes` refused them.
+        shapes: The ``--shape`` values as typed.
+        models: The models the flags are for (:data:`~clients.shape_flags.ShapeModel`), read only for this refusal; a
+            :class:`~core.errors.ToolkitError` (no server, no such variant) leaves ``error``'s own words.
 
     Raises:
-        ClientError: ``batch_size`` outside ``1..max_batch_size``, or above 1 for a model
-            that does not batch (``max_batch_size: 0``: Triton takes each request as one
-            sample, so perf_analyzer refuses ``-b`` above 1 there too).
+        click.BadParameter: always.
     """
-    if max_batch_size > 0 and not 1 <= batch_size <= max_batch_size:
-        raise ClientError(
-            f"{model}: batch size {batch_size} is outside 1..{max_batch_size} (max_batch_size)",
-            hint="split the request or use a variant with a larger max_batch_size",
-            flag=flag,
-        )
-    if max_batch_size == 0 and batch_size != 1:
-        raise ClientError(
-            f"{model} does not batch (max_batch_size 0): batch size {batch_size} cannot be sent",
-            hint="use -b 1 (one sample per request; perf_analyzer refuses -b above 1 for it too), "
-            "or a variant with max_batch_size > 0",
-            flag=flag,
-        )
-
-
-def fitted_dims(dims: Sequence[int], given: Sequence[int]) -> list[int] | None:
-    """The dims ``given`` meant for config ``dims``: a size for each dynamic dim alone (``image:24,40`` of ``[3, -1,
-    -1]``: ``3,24,40``; s22z, Z-7), or every dim with another size at a fixed one (``1,24,40``: ``3,24,40``); ``None``
-    for another count."""
-    sizes = iter(given)
-    if all(d >= 0 for d in dims):  # no dynamic dim: nothing to send other than the config's
-        return None
-    if len(given) == len(dims):
-        return [d if d >= 0 else g for d, g in zip(dims, given)]
-    return [d if d >= 0 else next(sizes) for d in dims] if 0 < len(given) == sum(d < 0 for d in dims) else None
-
-
-def _text(dims: Sequence[int]) -> str:
-    return ",".join(map(str, dims))
-
-
-def batch_sizes_of(tensors: Sequence[TensorSpec], arrays: Mapping[str, Any]) -> dict[str, int]:
-    """The size of the batch axis and of each named dynamic axis in one batch of inputs.
-
-    Args:
-        tensors: The inputs' specs (their ``shape`` names the dynamic axes; the batch axis is first).
-        arrays: The inputs, by spec name (numpy arrays: only ``.shape`` is read).
-
-    Returns:
-        ``{"batch": 4, "ncat": 8}``: the batch first, then each axis in the order the inputs name
-        it; empty when no input of ``tensors`` is in ``arrays``.
-    """
-    out: dict[str, int] = {}
-    for t in tensors:
-        shape = getattr(arrays.get(t.name), "shape", None)
-        if shape is None or len(shape) != len(t.shape) + 1:
-            continue
-        out.setdefault(BATCH_AXIS, int(shape[0]))
-        for d, size in zip(t.shape, shape[1:]):
-            if isinstance(d, str):
-                out.setdefault(d, int(size))
-    return out
-
-
-def batch_sizes_text(sizes: Mapping[str, int]) -> str:
-    """``{"batch": 4, "ncat": 8}`` -> ``"batch 4, ncat=8"`` (``--shape``'s ``axis=size`` form for the axes)."""
-    return ", ".join(f"{BATCH_AXIS} {v}" if k == BATCH_AXIS else f"{k}={v}" for k, v in sizes.items())
+    for text in shapes:
+        try:
+            parse_shape(text)
+        except (AxisForm, NotNameDims, XSeparated) as typed:
+            try:
+                known = list(models())
+            except ToolkitError:  # no server, no such model: the form's own words
+                break
+            if not known:
+                break
+            if isinstance(typed, AxisForm):
+                said = axis_form_refusal(typed, *next((m for m in known if names_axis(typed.axis, *m[1:])), known[0]))
+            elif isinstance(typed, XSeparated):
+                said = x_separated_refusal(typed, *next((m for m in known if typed.name in dict(m[1])), known[0]))
+            else:
+                said = name_dims_refusal(typed, *known[0])
+            raise named_once(
+                click.BadParameter(str(said), ctx=error.ctx, param=error.param, param_hint=error.param_hint)
+            ) from None
+        except ToolkitError:
+            break
+    raise error

@@ -115,8 +115,8 @@ def infer(
     from clients.input_values import verified_range
     from clients.inputs import generate_inputs, plan_inputs, spec_for, summarize
     from clients.request_stats import RequestsInterrupted, not_finite_lines
-    from clients.shape_flags import parse_shapes, refuse_shape_flags
-    from clients.shapes import check_batch_size
+    from clients.shape_flags import parse_shapes
+    from clients.shapes import check_batch_size, refuse_shape_flags
     from core.console import ignore_further_interrupts
     from core.errors import ClientError
     from core.names import require_known

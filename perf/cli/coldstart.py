@@ -77,8 +77,9 @@ def coldstart(
     cannot run them. With --into RUN, a variant whose cold start the run has is kept, not
     measured again, unless --replace."""
     from builders.repository.view import Repository
-    from clients.shape_flags import parse_shapes, refuse_shape_flags
+    from clients.shape_flags import parse_shapes
     from clients.shape_refusals import repository_models
+    from clients.shapes import refuse_shape_flags
     from perf.records.run_lock import holding_run
 
     refuse_unread(  # the one rule of unread flags (s19: its own usage error before)
