@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from builders.repository.build_lock import holder
-from builders.repository.measured_runs import removal_lines
+from builders.repository.measured_runs import live_runs, live_words, removal_lines
 from core.errors import RecordError
 from core.names import read_text
 
@@ -81,6 +81,11 @@ def clean(root: Path) -> Cleaned:
             "run make clean again when it ends"
         )
         return out
+    live = live_runs(root / REPOSITORY, _listed_or_none(root / REPOSITORY / INDEX))
+    if live:  # trial 29, T29-7: a run measuring the variants would go on over deleted folders
+        out.busy = True
+        out.note = live_words(live, "nothing deleted") + "; run make clean again when it ends (Ctrl-C stops it)"
+        return out
     if (root / BUILDS).exists():
         shutil.rmtree(root / BUILDS)
         out.deleted.append(f"{BUILDS}/")
@@ -105,6 +110,14 @@ def clean(root: Path) -> Cleaned:
     if repo.is_dir():
         out.kept = sorted(f"{REPOSITORY / d.name}/" for d in repo.iterdir() if d.is_dir() and d.name not in listed)
     return out
+
+
+def _listed_or_none(index: Path) -> list[str]:
+    """The variant names ``index`` lists; none when it is missing or cannot be read."""
+    try:
+        return _listed(index) if index.is_file() else []
+    except (OSError, ValueError, RecordError):
+        return []
 
 
 def _runs_lines(repo: Path, names: list[str]) -> list[str]:

@@ -5,6 +5,7 @@ removed four measured ONNX variants named none, while the TorchScript line of th
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -164,4 +165,71 @@ def has_numbers(variant: dict) -> bool:
     return any(
         isinstance(lv, dict) and lv.get("error") is None and (lv.get("throughput_infer_per_s") or 0) > 0
         for lv in variant.get("levels") or []
+    )
+
+
+def being_written(run_dir: Path) -> bool:
+    """Whether a command is writing run folder ``run_dir`` (a sweep or its --resume, ``triton-perf baseline``,
+    ``coldstart --into``, ``colocate``): it holds the kernel's exclusive lock on the folder
+    (``perf.records.run_lock``), which a shared lock here cannot take; ``False`` when it is not a folder."""
+    try:
+        fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # closing lets go
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def writer_pid(run_dir: Path) -> str | None:
+    """The pid of the process holding run folder ``run_dir``'s lock, as ``/proc/locks`` says it (Linux), else ``None``
+    (the lock adds no file to a run folder, so no pid is written there)."""
+    try:
+        st = os.stat(run_dir)
+        locks = Path("/proc/locks").read_text()
+    except OSError:
+        return None
+    dev = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in locks.splitlines():
+        parts = line.split()
+        if "FLOCK" in parts and "WRITE" in parts and dev in parts and "->" not in parts:
+            return parts[parts.index(dev) - 1]
+    return None
+
+
+def live_runs(repo: Path, names: Iterable[str], results_dir: Path = RESULTS_DIR) -> list[str]:
+    """The runs of ``repo`` still being written (:func:`being_written`) that plan or measured one of variants ``names``,
+    one line each (``"t29c (/p/results/t29c, pid 4242)"``): a command that deletes those variants refuses while one is
+    (trial 29, T29-7: ``builders remove`` deleted the variants a sweep was measuring; it ended rc 0 on variants gone).
+    A run :data:`RUNS_FILE` lists whose record is not written yet counts: it may be about to load them."""
+    wanted, here = set(names), Path(repo).resolve()
+    listed = set(recorded_runs(repo))
+    folders = list(dict.fromkeys([*(p.parent for p in run_files(repo, results_dir)), *listed]))
+    out: list[str] = []
+    for folder in folders:
+        if not being_written(folder):
+            continue
+        try:
+            run = json.loads((folder / RESULTS_FILE).read_text())
+            ours = Path(run["settings"]["repository"]).resolve() == here
+            planned: set[str] = {str(v.get("name")) for v in run.get("variants", []) if isinstance(v, dict)}
+        except (OSError, ValueError, KeyError, TypeError):
+            ours, planned, run = folder in listed, set(wanted), {}
+        if ours and planned & wanted:
+            pid = writer_pid(folder)
+            out.append(f"{run.get('run_id') or folder.name} ({folder}{f', pid {pid}' if pid else ''})")
+    return out
+
+
+def live_words(runs: list[str], what: str) -> str:
+    """The refusal of ``what`` (``"nothing removed"``) while :func:`live_runs` ``runs`` measure the variants."""
+    it = agree(len(runs), "it", "they")
+    return (
+        f"the {agree(len(runs), 'run', 'runs')} {', '.join(runs)} {agree(len(runs), 'is', 'are')} still being written "
+        f"by a sweep, colocate or coldstart --into measuring these variants: {what}, so {it} can still load what {it} "
+        "measure"
     )

@@ -5,9 +5,10 @@ folder and no variant folder, under zsh nothing).
 
 A variant is the model's when its index entry's ``model`` is ``NAME`` exactly (``net`` never takes ``net_v2``'s
 variants); only folders the index lists are deleted, and a build folder only when the index entries of ``NAME`` name
-it, its ``manifest.json`` is of ``NAME``, no other model's entry names it and no build is at work in it. The runs that
-measured each removed variant are named in the words of ``builders prune`` and ``make clean``
-(:func:`builders.repository.measured_runs.removal_lines`).
+it, its ``manifest.json`` is of ``NAME`` and records no other repository (trial 29, T29-10), no other model's entry
+names it and no build is at work in it. Nothing is removed while a run still being written measures one of the variants
+(:func:`builders.repository.measured_runs.live_runs`; T29-7). The runs that measured each removed variant are named in
+the words of ``builders prune`` and ``make clean`` (:func:`builders.repository.measured_runs.removal_lines`).
 
 How to rebuild variants removed, in the one wording every command uses (:func:`rebuild_words`): the command that built
 them, as typed and recorded (``build_command``: each index entry holds it, and a run copies it into its variants'
@@ -25,12 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from builders.repository.build_lock import holder, repository_lock
-from builders.repository.measured_runs import removal_lines
+from builders.repository.measured_runs import live_runs, live_words, removal_lines
 from builders.repository.missing import empty_repository, repository_not_found
 from builders.repository.records import INDEX_FILE, INDEX_KIND, MANIFEST_FILE, MANIFEST_KIND, IndexEntry, RepositoryIndex
 from core.errors import RecordError, RepositoryError
 from core.names import close_names
 from core.records import load_record, write_record
+from core.wording import agree, count
 
 
 @dataclasses.dataclass
@@ -74,10 +76,16 @@ def plan_removal(repo: Path, model: str, flag: str = "NAME") -> Removal:
     if not mine:
         raise _unknown(repo, model, entries, flag)
     out = Removal(model, repo, entries=sorted(mine))
+    if live := live_runs(repo, out.entries):  # before any build folder is judged: nothing of a run at work goes
+        raise RepositoryError(
+            live_words(live, "nothing removed"),
+            hint=f"wait for {agree(len(live), 'it', 'them')} to end, or stop {agree(len(live), 'it', 'them')} (Ctrl-C: "
+            f"a run keeps what it measured), then run `builders remove {model}` again",
+        )
     out.folders = [repo / n for n in sorted(mine) if Path(n).name == n and (repo / n).is_dir()]
     others = {Path(e.build).resolve() for n, e in entries.items() if n not in mine and e.build}
     for build in sorted({Path(e.build) for e in mine.values() if e.build}):
-        why = _keep_build(build, model, others)
+        why = _keep_build(build, model, others, repo)
         if why:
             out.kept.append(f"{build}: {why}")
         else:
@@ -93,6 +101,8 @@ def remove_model(repo: Path, model: str, *, dry_run: bool = False, flag: str = "
     Raises:
         RepositoryError: as :func:`plan_removal`.
     """
+    if not Path(repo).is_dir():  # before the lock, which opens it (trial 29, T29-9: a traceback, not this error)
+        raise repository_not_found(Path(repo))
     with repository_lock(Path(repo)):  # a build's index update waits: neither loses the other's change
         out = plan_removal(repo, model, flag)
         if dry_run:
@@ -108,8 +118,10 @@ def remove_model(repo: Path, model: str, *, dry_run: bool = False, flag: str = "
     return out
 
 
-def _keep_build(build: Path, model: str, others: set[Path]) -> str | None:
-    """Why build folder ``build`` of ``model``'s index entries is kept (``None``: it is deleted)."""
+def _keep_build(build: Path, model: str, others: set[Path], repo: Path) -> str | None:
+    """Why build folder ``build`` of ``model``'s index entries in ``repo`` is kept (``None``: it is deleted): also when
+    its manifest records another repository, the one its latest build wrote (trial 29, T29-10: removing the model
+    from ``model_repository`` deleted the build folder whose exports and reference data ``repo_x``'s variants use)."""
     if not build.is_dir():
         return "already gone"
     if build.resolve() in others:
@@ -127,7 +139,25 @@ def _keep_build(build: Path, model: str, others: set[Path]) -> str | None:
         return f"it holds no {MANIFEST_FILE}, so no build of {model} is recorded there; delete it yourself if it is {model}'s"
     if manifest.model != model:
         return f"its {MANIFEST_FILE} is of model {manifest.model!r}, not {model!r}"
+    if manifest.repository and Path(manifest.repository).resolve() != Path(repo).resolve():
+        return _other_repository(build, model, Path(manifest.repository))
     return None
+
+
+def _other_repository(build: Path, model: str, other: Path) -> str:
+    """Why ``build``, whose manifest records repository ``other`` (its latest build's), is kept: what ``other``'s index
+    lists of it, and how to delete it."""
+    try:
+        index: RepositoryIndex | None = load_record(other / INDEX_FILE, INDEX_KIND) if (other / INDEX_FILE).is_file() else None
+    except RecordError:
+        index = None
+    named = [n for n, e in (index.entries() if index else {}).items() if e.build and Path(e.build).resolve() == build.resolve()]
+    lists = f"whose {INDEX_FILE} lists {count(len(named), 'variant')} built from it" if named else "which it was built for"
+    return (
+        f"its {MANIFEST_FILE} records another repository, {other} ({lists}): its latest build is that repository's; "
+        f"to delete it, run `builders remove {model} -r {other}` (which deletes it when no other repository names it), "
+        "or delete it yourself if that repository no longer needs it"
+    )
 
 
 def _unknown(repo: Path, model: str, entries: dict[str, IndexEntry], flag: str) -> RepositoryError:

@@ -29,6 +29,7 @@ import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
+from builders.repository.measured_runs import being_written
 from core.errors import PerfError
 
 
@@ -98,18 +99,11 @@ def refuse_live(run_dir: Path, what: str) -> None:
     Raises:
         PerfError: another process holds the folder: a run still being measured.
     """
-    if not Path(run_dir).is_dir():
-        return
-    fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # a writer's exclusive hold refuses it; closing lets go
-    except BlockingIOError:
+    if being_written(Path(run_dir)):  # the one check, also of `builders remove` and `make clean` (trial 29, T29-7)
         raise PerfError(
             f"run folder {run_dir} is being written: a sweep (or its --resume, `triton-perf baseline`, `coldstart --into` "
             f"or `colocate`) is still measuring into it; {what} was not written: the run is not finished, and that "
             "command changes its records (and writes its own report) when it ends",
             hint="run this again when that command ends (Ctrl-C stops it and keeps what it measured); its console "
             "shows the run meanwhile",
-        ) from None
-    finally:
-        os.close(fd)
+        )

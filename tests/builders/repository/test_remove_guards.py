@@ -1,0 +1,100 @@
+"""What ``builders remove NAME`` (and ``make clean``) must not delete (trial 29): the build folder whose latest build
+is another repository's (T29-10: removing ``net`` from ``model_repository`` deleted the exports and reference data of
+``repo_x``'s variants, built from the same build folder), variants a run still being written measures (T29-7: the
+sweep went on over deleted folders and ended rc 0), and a missing ``-r`` is one clean error (T29-9: a traceback)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builders.cli.main import cli
+from builders.config.variants import Variant
+from builders.model.artifact_signature import ArtifactIO, TensorIO
+from builders.model.spec import ModelSpec
+from builders.model.tensor import TensorSpec
+from builders.repository.clean import clean
+from builders.repository.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, IndexEntry, ModelSpecRecord
+from builders.repository.remove import remove_model
+from builders.repository.writer import update_index, write_variant
+from core.errors import RepositoryError
+from core.records import write_record
+from perf.records.run_lock import hold_run
+
+SPEC = ModelSpec((TensorSpec("INPUT__0", "float32", (4,)),), (TensorSpec("OUTPUT__0", "float32", (2,)),))
+IO = ArtifactIO("onnx", (TensorIO("INPUT__0", "TYPE_FP32", (-1, 4)),), (TensorIO("OUTPUT__0", "TYPE_FP32", (-1, 2)),))
+
+
+def _build(root: Path, repos: list[Path]) -> Path:
+    """``net`` built from ``root/builds/net`` into each of ``repos`` in turn (two variants each); the manifest records
+    the last, as a build writes it."""
+    build = root / "builds" / "net"
+    build.mkdir(parents=True)
+    (build / "model.onnx").write_bytes(b"not a graph")
+    for repo in repos:
+        manifest = BuildManifest(
+            model="net", source="net", created="then", spec=ModelSpecRecord.from_spec(SPEC), max_batch_size=16,
+            repository=str(repo.resolve()),
+        )  # fmt: skip
+        write_record(build / MANIFEST_FILE, MANIFEST_KIND, manifest)
+        for v in (Variant("net", "onnx", max_batch_size=8), Variant("net", "onnx", max_batch_size=16)):
+            write_variant(repo, v, build / "model.onnx", SPEC, "python", io=IO)
+            update_index(repo, [IndexEntry.of(v, "python", str(build.resolve()), f"cd {root} && builders build")])
+    return build
+
+
+def test_the_build_folder_another_repository_was_last_built_into_is_kept_and_said(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    repo, other = tmp_path / "model_repository", tmp_path / "repo_x"
+    build = _build(tmp_path, [repo, other])
+    for args in (["--dry-run"], []):
+        res = CliRunner().invoke(cli, ["remove", "net", *args], terminal_width=250)
+        assert res.exit_code == 0, res.output
+        assert "delete 0 build folders\n" in res.output or "deleted 0 build folders\n" in res.output, res.output
+        assert f"kept build folder {build}: its {MANIFEST_FILE} records another repository, {other.resolve()}" in res.output
+        assert "lists 2 variants built from it" in res.output and f"`builders remove net -r {other.resolve()}`" in res.output
+    assert (build / MANIFEST_FILE).is_file() and not [p for p in repo.iterdir() if p.is_dir()]
+    assert remove_model(other, "net").builds == [build.resolve()]  # the repository it records: nothing else names it
+    assert not build.exists()
+
+
+def test_variants_a_run_is_still_measuring_are_not_removed_nor_cleaned(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "model_repository"
+    build = _build(tmp_path, [repo])
+    names = sorted(p.name for p in repo.iterdir() if p.is_dir())
+    run = tmp_path / "results" / "t29c"
+    run.mkdir(parents=True)
+    record = {"run_id": "t29c", "settings": {"repository": str(repo)}, "variants": [{"name": names[0], "status": "pending"}]}
+    (run / "results.json").write_text(json.dumps(record))
+    hold = hold_run(run, "a sweep")  # as a sweep holds its folder while it measures
+    try:
+        with pytest.raises(RepositoryError) as e:
+            remove_model(repo, "net", dry_run=True)
+        assert "t29c" in e.value.message and "still being written" in e.value.message and "nothing removed" in e.value.message
+        if Path("/proc/locks").is_file():
+            assert f"pid {os.getpid()}" in e.value.message
+        assert "wait for it to end, or stop it" in (e.value.hint or "")
+        with pytest.raises(RepositoryError):
+            remove_model(repo, "net")
+        done = clean(tmp_path)
+        assert done.busy and "t29c" in (done.note or "") and not done.deleted
+        assert sorted(p.name for p in repo.iterdir() if p.is_dir()) == names and (build / MANIFEST_FILE).is_file()
+    finally:
+        hold.release()
+    assert remove_model(repo, "net").folders == [repo / n for n in names]  # the run ended: removed
+
+
+def test_a_missing_repository_is_one_clean_error_as_with_dry_run(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    missing = str(tmp_path / "nonexist")
+    real = CliRunner().invoke(cli, ["remove", "net", "-r", missing], terminal_width=250)
+    dry = CliRunner().invoke(cli, ["remove", "net", "-r", missing, "--dry-run"], terminal_width=250)
+    assert isinstance(real.exception, SystemExit) and real.exit_code == dry.exit_code != 0, real.output
+    assert "Traceback" not in real.output and "does not exist" in real.output
+    assert real.output == dry.output
+    assert not (tmp_path / "nonexist").exists()
