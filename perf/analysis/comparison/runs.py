@@ -14,6 +14,7 @@ from core.units import infer_per_s_legend
 from core.wording import count, sentence
 from perf.analysis.comparison.model_files import BULLET as FILES_BULLET
 from perf.analysis.comparison.model_files import model_files
+from perf.analysis.comparison.settings import differing
 from perf.analysis.comparison.unmatched import no_shared_level
 from perf.analysis.comparison.verdicts import (
     HIGHER,
@@ -110,6 +111,7 @@ def compare_markdown(
     lines += table(
         ["", f"{label_a}: {a.run_id}", f"{label_b}: {b.run_id}"],
         [[f"{k}{' (differs)' if sa[k] != sb[k] else ''}", ea[k], eb[k]] for k in ea]
+        + [[f"{label}{' (differs)' if both else ''}", ca, cb] for label, ca, cb, both in differing(a, b)]  # T29-6
         + [[f"model files{' (differ)' if files.differ else ''}", files.cell(), files.cell()]],
         ["left"] * 3,
     )
