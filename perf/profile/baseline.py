@@ -42,7 +42,7 @@ from perf.analysis.efficiency import SIZES_APART_HINT, sent_sizes, sizes_apart
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.profile.checks import BASELINE_DOING, refuse_nothing_measured, refuse_unusable, run_repository
 from perf.profile.points import At, measure_keys
-from perf.profile.replacing import file_baseline, refuse_replacing, set_aside
+from perf.profile.replacing import add_owed, file_baseline, owed_only, refuse_replacing, set_aside
 from perf.profile.runners import baseline_keys, other_weights, reference_size, torch_threads_kept
 from perf.profile.stopped import BaselineInterrupted, interrupted_parts, kept_in
 from perf.profile.timing import ORDER_SEED, SWEEP_BUDGET, OutOfTime, TimingSettings
@@ -353,17 +353,18 @@ def _baseline_for_run(
 ) -> BaselineResult:
     """:func:`baseline_for_run`, the run folder held."""
     run = results.load(run_dir)
-    if not replace:
-        refuse_replacing(run, baseline=True)
+    owed = [] if replace else owed_only(run, opts.variants if opts else ())  # the variants it lacks (T29-1)
+    refuse_replacing(run, baseline=not replace)
     repo = run_repository(run, repository)
     opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
+    opts = dataclasses.replace(opts, variants=owed) if owed else opts
     refuse_unusable(run, opts.variants, repo, BASELINE_DOING)
     if why := sizes_apart(sent_sizes(run)):  # trial 12, F23
         raise PerfError(f"no in-process baseline for run {run.run_id}: {why}", hint=SIZES_APART_HINT)
     kept = f"run {run.run_id}'s results.json keeps what it held"
     with kept_in(run, run_dir):  # Ctrl-C: what it measured is the run's baseline (perf.profile.stopped)
         new = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")
-    file_baseline(run, new)
+    (add_owed if owed else file_baseline)(run, new)  # owed: the rest of the run's baseline kept, these added
     results.save(run, run_dir)
     return new
 

@@ -25,6 +25,7 @@ from core.errors import PerfError
 from core.wording import count
 from perf.markdown import previous_path
 from perf.records.baseline import BaselineResult
+from perf.records.baseline_owed import baseline_owed
 from perf.records.profile import ProfileRecord
 from perf.records.results import RunResult
 
@@ -39,7 +40,7 @@ def held_parts(run: RunResult, *, baseline: bool, trace: bool, precision: bool) 
     (``"its in-process baseline (measured 2026-12-03 14:30:12: 40 of 40 points)"``); empty: it only adds."""
     parts = []
     b = run.baseline
-    if baseline and b is not None and any(p.ok for p in b.points):
+    if baseline and b is not None and any(p.ok for p in b.points) and not baseline_owed(run):  # else it adds (T29-1)
         parts.append(f"its in-process baseline ({_measured(b)})")
     prof = run.profile
     traced = [t for t in prof.traces if t.status == "measured"] if prof is not None else []
@@ -79,6 +80,54 @@ def file_baseline(run: RunResult, new: BaselineResult) -> None:
         run.replaced_baselines.append(old)
         log.info(replaced_line(old))
     run.baseline = new
+
+
+def owed_only(run: RunResult, variants: Sequence[str]) -> list[str]:
+    """The variants ``triton-perf baseline RUN`` measures in a run whose baseline lacks some
+    (:func:`~perf.records.baseline_owed.baseline_owed`; trial 29, T29-1: the command a resume's skip named was refused
+    as "has its in-process baseline"): those, the rest of the baseline kept; ``[]`` when the run has none (all are
+    measured). ``variants``, the command's own, must name only such variants.
+
+    Raises:
+        PerfError: ``variants`` names one whose baseline the run has.
+    """
+    b = run.baseline
+    owed = baseline_owed(run)
+    if b is None or not any(p.ok for p in b.points) or not owed:
+        return []
+    if variants and (had := [n for n in run_names(run, variants) if n not in owed]):
+        raise PerfError(
+            f"run {run.run_id} has the in-process baseline of {', '.join(f'`{n}`' for n in had)} ({_measured(b)}): "
+            "measuring it again would replace it, and nothing is measured over a run's results unasked",
+            hint=f"drop --variants to measure the variants that lack it ({', '.join(f'`{n}`' for n in owed)}), "
+            "or `--replace` measures every variant again, the earlier baseline kept in results.json",
+        )
+    kept = [t.variant for t in b.targets if t.variant not in owed]
+    log.info(
+        "measuring the in-process baseline of %s, which the run lacks; keeping the one of %s (%s)",
+        ", ".join(owed),
+        ", ".join(kept) or "no other variant",
+        _measured(b),
+    )
+    return owed
+
+
+def add_owed(run: RunResult, new: BaselineResult) -> None:
+    """Add ``new``, the baseline of the variants ``run``'s lacked (:func:`owed_only`), to the run's: its targets and
+    the points of keys the run's did not time (a variant sharing a measured artifact, device and threads adds none)."""
+    b = run.baseline
+    assert b is not None
+    timed = {(p.key, p.batch_size, p.shape) for p in b.points}
+    b.targets += [t for t in new.targets if b.target(t.variant) is None]
+    b.points += [p for p in new.points if (p.key, p.batch_size, p.shape) not in timed]
+    b.notes += [*new.notes, f"the baseline of {', '.join(t.variant for t in new.targets)} added {new.created}"]
+
+
+def run_names(run: RunResult, patterns: Sequence[str]) -> list[str]:
+    """The variants of ``run`` that ``patterns`` (names or shell patterns) match."""
+    import fnmatch
+
+    return [v.name for v in run.variants if any(fnmatch.fnmatchcase(v.name, p) for p in patterns)]
 
 
 def replaced_line(old: BaselineResult) -> str:

@@ -14,6 +14,7 @@ from core.errors import PerfError
 from core.flag_words import flag_words
 from core.options import fields
 from perf.records import results
+from perf.records.baseline_owed import baseline_owed, ranked
 from perf.records.results import RunResult
 from perf.records.settings import MeasureSettings
 from perf.sweep.options import REPORT_SETTINGS, RUN_FLAGS, SERVER_SETTINGS, SweepOptions
@@ -71,10 +72,10 @@ def baseline_missing(run: RunResult, opts: SweepOptions) -> bool:
     and its skip advice's one rule): asked for (``--no-baseline`` not saved nor given again), a variant with numbers, and
     no whole baseline filed: none, one the budget skipped (whose advice names a resume with a longer --time-budget:
     that resume measured nothing) or one stopped part-way (Ctrl-C or the budget). Timed within the resume's budget."""
-    if not opts.baseline or not any(v.status in ("ok", "pending") and any(lv.ok for lv in v.levels) for v in run.variants):
+    if not opts.baseline or not ranked(run):
         return False  # nothing to compare with (one with numbers is settled ok before it: the line is said before that)
-    b = run.baseline
-    return b is None or bool(b.unmeasured_models() or b.cut_short())
+    b = run.baseline  # a variant without its baseline (trial 29, T29-1: any point measured was "not owed")
+    return b is None or bool(baseline_owed(run) or b.unmeasured_models() or b.cut_short())
 
 
 def server_settings(server: ServerOptions) -> dict[str, Any]:

@@ -372,9 +372,11 @@ def _resumed_baseline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, setup: st
         run.rounds.cut(Cut("baseline", SKIP))
     elif setup == "part-way":
         run.baseline = _stopped_part_way()
-    elif setup == "whole":
+    elif setup in ("whole", "of one variant"):  # of one: b_mbs8, ranked, has none (trial 29, T29-1: "not owed")
         run.baseline = _stopped_part_way()
         run.baseline.points[0].rounds_ms = [0.5] * 8
+        if setup == "whole":
+            run.baseline.targets.append(BaselineTarget("b_mbs8", KEY, 1, [1], "python"))
     results.save(run, results_dir / "t13")
     monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started for rounds that had ended"))
     monkeypatch.setattr(sweep_run, "refuse_changed", lambda *a, **k: None)
@@ -385,7 +387,7 @@ def _resumed_baseline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, setup: st
     return deadlines, " ".join(res.output.split())
 
 
-@pytest.mark.parametrize("setup", ["skipped", "part-way", "none"])
+@pytest.mark.parametrize("setup", ["skipped", "part-way", "none", "of one variant"])
 def test_a_resume_measures_a_baseline_the_run_has_no_whole_one_of(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, setup: str
 ) -> None:

@@ -1,0 +1,35 @@
+"""Which variants of a run still owe their in-process baseline: the one answer, per variant, of every place that
+decides whether a run's baseline is done (trial 29, T29-1: a resume skipped the baseline for the two variants it added,
+and the report said the skip "was measured since", ``triton-perf baseline RUN`` refused the run as having "its
+in-process baseline", because each asked only whether any point was measured).
+
+- the report's "Cut for time" and its "measured since" line (:mod:`perf.report.sections.rounds_budget`);
+- a resume's "owes its in-process baseline" (:func:`perf.sweep.resuming.baseline_missing`, and through it
+  ``--time-budget``'s "its in-process baseline is not owed");
+- ``triton-perf baseline RUN``'s refusal (:func:`perf.profile.replacing.held_parts`) and what it measures then: the
+  variants this names, the rest of the baseline kept (:func:`perf.profile.replacing.add_owed`).
+"""
+
+from __future__ import annotations
+
+from perf.records.results import RunResult
+
+
+def ranked(run: RunResult) -> list[str]:
+    """The variants of ``run`` with a level with numbers (ok, or pending a resume's settling): those its report ranks,
+    and a baseline stands beside."""
+    return [v.name for v in run.variants if v.status in ("ok", "pending") and any(lv.ok for lv in v.levels)]
+
+
+def baseline_owed(run: RunResult) -> list[str]:
+    """The variants of ``run`` (:func:`ranked`) whose in-process baseline was never timed: the run has none, it has no
+    target for the variant (a later session measured the variant, its baseline skipped or not asked), or none of the
+    target's points was recorded (the time budget ran out before it). A target whose points failed or were "not run
+    on this host" was measured as far as it can be: not owed. Empty: every ranked variant has its baseline."""
+    b = run.baseline
+    if b is None:
+        return ranked(run)
+    if not b.targets:  # a record without targets (older, or written by hand) tells no variant apart: any point is all
+        return [] if any(p.ok for p in b.points) else ranked(run)
+    recorded = {p.key for p in b.points}
+    return [n for n in ranked(run) if (t := b.target(n)) is None or t.key not in recorded]
