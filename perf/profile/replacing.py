@@ -23,9 +23,9 @@ from pathlib import Path
 
 from core.errors import PerfError
 from core.wording import count
+from perf.analysis.baseline_owed import baseline_owed
 from perf.markdown import previous_path
 from perf.records.baseline import BaselineResult
-from perf.records.baseline_owed import baseline_owed
 from perf.records.profile import ProfileRecord
 from perf.records.results import RunResult
 
@@ -84,7 +84,7 @@ def file_baseline(run: RunResult, new: BaselineResult) -> None:
 
 def owed_only(run: RunResult, variants: Sequence[str]) -> list[str]:
     """The variants ``triton-perf baseline RUN`` measures in a run whose baseline lacks some
-    (:func:`~perf.records.baseline_owed.baseline_owed`; trial 29, T29-1: the command a resume's skip named was refused
+    (:func:`~perf.analysis.baseline_owed.baseline_owed`; trial 29, T29-1: the command a resume's skip named was refused
     as "has its in-process baseline"): those, the rest of the baseline kept; ``[]`` when the run has none (all are
     measured). ``variants``, the command's own, must name only such variants.
 

@@ -13,8 +13,8 @@ from clients.runtimes.options import ServerOptions
 from core.errors import PerfError
 from core.flag_words import flag_words
 from core.options import fields
+from perf.analysis.baseline_owed import baseline_owed, ranked
 from perf.records import results
-from perf.records.baseline_owed import baseline_owed, ranked
 from perf.records.results import RunResult
 from perf.records.settings import MeasureSettings
 from perf.sweep.options import REPORT_SETTINGS, RUN_FLAGS, SERVER_SETTINGS, SweepOptions

@@ -9,6 +9,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from core.wording import count, sentence
+from perf.analysis.baseline_owed import baseline_owed
 from perf.analysis.measured import has_numbers
 from perf.analysis.ranking.operating import Side
 from perf.analysis.ranking.standing import (
@@ -21,7 +22,6 @@ from perf.analysis.recommendation.recommend import Recommendation
 from perf.analysis.saturation.peaks import judged_cut, peak_title
 from perf.analysis.stats.paired import RULE
 from perf.markdown import LIST_LIMIT, capped, fmt
-from perf.records.baseline_owed import baseline_owed
 from perf.records.results import RunResult
 from perf.records.rounds import BudgetRecord, Cut
 from perf.records.workloads import workload
@@ -230,7 +230,7 @@ def cut_details(run: RunResult) -> list[str]:
 
 def baseline_measured(run: RunResult) -> bool:
     """Whether ``run``'s in-process baseline stands beside every variant it ranks
-    (:func:`perf.records.baseline_owed.baseline_owed`, one answer per variant): a skip of it recorded by a session (a
+    (:func:`perf.analysis.baseline_owed.baseline_owed`, one answer per variant): a skip of it recorded by a session (a
     ``baseline`` :class:`~perf.records.rounds.Cut`) was made good by a later one (``triton-perf baseline RUN``), and is
     no cut of the run. Any point timed is not enough (trial 29, T29-1: a resume skipped it for the two variants it
     added, and the report said the skip "was measured since")."""

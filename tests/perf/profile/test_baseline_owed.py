@@ -1,7 +1,7 @@
 """The in-process baseline is owed per variant (trial 29, T29-1): a resume that measured two more variants skipped
 the baseline for them, and the report said the skip "was measured since", the resume said its baseline "is not owed",
 and ``triton-perf baseline RUN`` (the command the skip named) was refused as the run "has its in-process baseline",
-each asking only whether any point was measured. Now one answer, :func:`perf.records.baseline_owed.baseline_owed`:
+each asking only whether any point was measured. Now one answer, :func:`perf.analysis.baseline_owed.baseline_owed`:
 the report counts the skip as a cut, and ``baseline RUN`` measures the variants that lack it, keeping the rest."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from perf.analysis.baseline_owed import baseline_owed
 from perf.cli.main import cli
 from perf.profile import baseline as api
 from perf.profile.baseline import BaselineOptions, baseline_settings
 from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult, BaselineTarget
-from perf.records.baseline_owed import baseline_owed
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult, load, save
 from perf.report.sections.rounds_budget import baseline_measured
