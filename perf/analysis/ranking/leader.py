@@ -5,8 +5,8 @@ shared rounds).
 
 Rule: among the operating points no other beats by the paired rule (:mod:`perf.analysis.stats.paired`),
 the one with the highest round-adjusted throughput (:class:`perf.analysis.ranking.operating.Adjusted`) is
-the first candidate; a candidate behind another unbeaten one in the median of their shared
-rounds' throughput ratios gives its place to the one furthest ahead of it, until no unbeaten
+the first candidate; a candidate behind another unbeaten one in their shared rounds' throughput ratios, one-sidedly
+(:func:`favoured`, below), gives its place to the one furthest ahead of it, until no unbeaten
 variant is ahead of the candidate (or the medians go round in a circle: then the round-adjusted
 order decides). The round-adjusted throughput mixes every round of a variant, also rounds
 the other never had (a late group, a level added later); the median of the shared rounds is
@@ -14,7 +14,7 @@ what the tie-set table shows, so the variant named first is never one that trail
 member in the rounds both had (a trial's report named a pick "for its higher round-adjusted
 throughput" above a runner-up ahead of it in 3 of 3 shared rounds, median ratio 0.73).
 When every variant is beaten by another (a cycle of verdicts), the round-adjusted order decides.
-A median of fewer than :data:`~perf.analysis.stats.paired.GAP_ROUNDS` shared rounds moves no one (trial 19,
+Fewer than :data:`~perf.analysis.stats.paired.GAP_ROUNDS` shared rounds move no one (trial 19,
 T19-20: after a resume's final group, one shared round, 1,001 against 926 infer/s on a busy host, named a
 variant of 755 infer/s over 3 rounds first above one of 1,567 over 7): the fewest rounds any tier of the rule
 calls a difference on.
@@ -34,8 +34,20 @@ Throughput the rule cannot tell apart is not worth a latency that far higher (Tr
 flat top); a mixed-size run named ``db500`` c=16 (1,652.4 infer/s, p99 28.32 ms) its best under a 50 ms budget above
 ``nodb`` c=4 (1,656.3 infer/s, p99 7.78 ms) and its own c=4 (1,634.5 infer/s, p99 7.68 ms), the rule calling
 neither. The same rule names a variant's best level under a budget (:func:`perf.analysis.ranking.operating.best_of`)
-and the leading variant; a best peak is the most throughput whatever its latency (no knee). The tie set and "not
-decided" stay beside the pick.
+and the leading variant; a best peak is the most throughput whatever its latency (no knee).
+Shared rounds move the leader only when they are **one-sided** (:func:`favoured`): as one-sided by the sign test as
+:data:`~perf.analysis.stats.paired.GAP_ROUNDS` rounds all one way (3 of 3, 4 of 4, 5 of 6, 6 of 7, 8 of 10;
+:data:`ONE_SIDED_P`), the fewest any tier of the rule calls a difference on; 2 of 3 or 3 of 4 is a coin's toss
+(trial 28, T28-1: after a resume, ``nodb`` c=4, 1,634.1 infer/s and p99 16.04 ms over 3 rounds, was named "best
+measured throughput" above ``db500`` c=4, 1,980.8 infer/s and p99 8.36 ms over 14 rounds, for being ahead in 2 of
+the 3 rounds they shared, one of them a one-off 3,271 infer/s, while the same report said the other was ahead on
+both medians). And a leader gives its place to an unbeaten one with **better-supported** throughput
+(:func:`supported`): a higher median over more rounds, at least one round shared with it, the shared rounds not
+one-sided in the leader's favour; over as many rounds, only where it also has the lower latency median and leads the
+median of their shared rounds (a mixed-size run's pick, 2,074.1 infer/s and p99 9.79 ms over 4 rounds, first by
+round-adjusted throughput, below one of 2,248.0 and 7.43 ms over the same 4, 2 of them each's). Where the rule does not separate two levels, the median over more rounds is the
+better evidence of which serves more: the pick is never one the report shows behind another on its own criterion,
+throughput, with more rounds behind that one. The tie set and "not decided" stay beside the pick.
 """
 
 from __future__ import annotations
@@ -43,10 +55,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from perf.analysis.stats.paired import FAR_GAP, GAP_MIN, GAP_ROUNDS
+from perf.analysis.stats.paired import FAR_GAP, GAP_MIN, GAP_ROUNDS, Paired, sign_test_p
 
 #: :class:`perf.analysis.ranking.operating.Operating` (not imported: the ranking imports this module).
 Op = TypeVar("Op")
+#: The sign test's two-sided p at or below which shared rounds are one-sided (:func:`favoured`): that of
+#: :data:`~perf.analysis.stats.paired.GAP_ROUNDS` rounds all one way (0.25 for 3 of 3).
+ONE_SIDED_P = sign_test_p(GAP_ROUNDS, 0)
 
 
 def choose(ops: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> Op | None:
@@ -70,8 +85,8 @@ def unbeaten_of(ops: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> list[Op]:
 
 def overtaken(first: Op, rivals: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> Op:
     """``first``, or the member of ``rivals`` that overtakes it (module docstring: higher median throughput, lower
-    median latency, ahead in every shared round; under a budget, also one at its knee: :func:`knee`), the one with
-    the most infer/s, again until none does.
+    median latency, ahead in every shared round; one of better-supported throughput, :func:`supported`; under a
+    budget, also one at its knee: :func:`knee`), the one with the most infer/s, again until none does.
 
     Args:
         first: The leader named so far (an :class:`perf.analysis.ranking.operating.Operating`).
@@ -80,11 +95,44 @@ def overtaken(first: Op, rivals: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> 
     """
     seen = {id(first)}
     while True:
-        ahead = [r for r in rivals if id(r) not in seen and (_overtakes(r, first, cmp) or knee(r, first, cmp))]
+        ahead = [r for r in rivals if id(r) not in seen and _ahead(r, first, cmp)]
         if not ahead:
             return first
         first = max(ahead, key=lambda r: r.throughput_infer_per_s)  # type: ignore[attr-defined]
         seen.add(id(first))
+
+
+def _ahead(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:
+    """Whether ``r`` is named first over ``first`` (module docstring): it overtakes it, has better-supported
+    throughput, or is at its knee."""
+    return _overtakes(r, first, cmp) or supported(r, first, cmp) or knee(r, first, cmp)
+
+
+def favoured(result: Paired | None) -> str | None:
+    """``"a"`` or ``"b"``: the side a comparison's shared rounds (``result``, of ``a / b``) favour as one-sidedly
+    as :data:`~perf.analysis.stats.paired.GAP_ROUNDS` rounds all one way (the sign test's two-sided p at most
+    :data:`ONE_SIDED_P`: 3 of 3, 4 of 4, 5 of 6, 6 of 7, 8 of 10); ``None`` for fewer or less one-sided rounds
+    (2 of 3, 3 of 4: evidence of neither; trial 28, T28-1) or none."""
+    if result is None or result.wins == result.losses or sign_test_p(result.wins, result.losses) > ONE_SIDED_P:
+        return None
+    return "a" if result.wins > result.losses else "b"
+
+
+def supported(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:
+    """Whether ``r`` has better-supported throughput than ``first`` (module docstring): a higher median over more
+    rounds (over as many: also a latency median as low and ahead in the median of their shared rounds), at least one round shared with it, the rule not putting ``first`` ahead and the shared rounds not
+    one-sided in ``first``'s favour (:func:`favoured`)."""
+    if not r.throughput_infer_per_s > first.throughput_infer_per_s or r.rounds < first.rounds:
+        return False
+    c = cmp(first, r)
+    if c.result is None or c.verdict == "a" or favoured(c.result) == "a":
+        return False
+    if r.rounds > first.rounds:
+        return True
+    # as many rounds: only where every median says so, its latency's too (the Pareto frontier's) and their shared rounds'
+    return (
+        r.latency_ms is not None and first.latency_ms is not None and r.latency_ms <= first.latency_ms and c.result.median < 1.0
+    )
 
 
 def _overtakes(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:
@@ -110,12 +158,11 @@ def knee(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:
 
 
 def _by_medians(unbeaten: list[Op], cmp: Callable[[Op, Op], Any]) -> Op:
-    """The first of ``unbeaten`` that no other is ahead of in the median of enough shared rounds (module rule)."""
+    """The first of ``unbeaten`` that no other is ahead of in one-sided shared rounds (module rule, :func:`favoured`)."""
     leader, seen = unbeaten[0], {id(unbeaten[0])}
     while True:
         shared = [(o, c.result) for o in unbeaten if o is not leader and (c := cmp(leader, o)).result is not None]
-        behind = [(r.median, o) for o, r in shared if len(r.ratios) >= GAP_ROUNDS]
-        ahead = [(m, o) for m, o in behind if m < 1.0]
+        ahead = [(r.median, o) for o, r in shared if favoured(r) == "b"]
         if not ahead:
             return leader
         nxt = min(ahead, key=lambda t: t[0])[1]

@@ -273,10 +273,10 @@ def operating_point(
 ) -> Operating | None:
     """The variant's operating point (module docstring); ``None`` when no level qualifies. Of its levels that
     qualify, the one :func:`perf.analysis.ranking.leader.choose` names, the rule that names the leading variant: the
-    highest round-adjusted throughput unless another level is ahead of it in the median of at least
-    :data:`~perf.analysis.stats.paired.GAP_ROUNDS` shared rounds (issue 26: a level behind another of the variant
-    in 2 of 3 shared rounds was named its best by the round-adjusted throughput alone, while the ranking of variants
-    named the one ahead). ``adjusted``: the fit to order levels by (default: one over this variant alone);
+    highest round-adjusted throughput unless another level is ahead of it in shared rounds as one-sided as
+    :data:`~perf.analysis.stats.paired.GAP_ROUNDS` of them, or has a higher median over more rounds (issue 26: a
+    level was named its variant's best by the round-adjusted throughput alone, while the ranking of variants
+    named another; trial 28, T28-1: 2 of 3 shared rounds are no evidence). ``adjusted``: the fit to order levels by (default: one over this variant alone);
     ``backed=False``: its best level whatever its rounds (the leader's peak); ``cores``: the host's
     (:func:`summary`); ``batch_size``: of its levels at that client batch size only (default: every level)."""
     adjusted = adjusted or Adjusted([vr])
@@ -298,8 +298,8 @@ def operating_point(
 def best_of(vr: VariantResult, levels: Iterable[Operating], latency_metric: str = "latency_p99_ms") -> Operating | None:
     """The best of ``levels`` (operating points of ``vr``'s levels), by the rule that names the leading variant
     (:func:`perf.analysis.ranking.leader.choose`): the highest round-adjusted throughput (the lower latency
-    first among equal ones) unless another is ahead of it in the median of at least
-    :data:`~perf.analysis.stats.paired.GAP_ROUNDS` shared rounds; ``None`` for none. The one rule wherever a
+    first among equal ones) unless another is ahead of it in one-sided shared rounds or has a higher median over
+    more rounds (:mod:`perf.analysis.ranking.leader`); ``None`` for none. The one rule wherever a
     variant's best level is taken: its operating point (:func:`operating_point`) and the search's
     (:func:`perf.search.retirement.best_level`)."""
     ordered = sorted(levels, key=lambda s: (-s.adjusted_infer_per_s, s.latency_ms or 0.0))

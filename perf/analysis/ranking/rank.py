@@ -31,7 +31,7 @@ budget, among the levels whose latency percentile as the budget judges it
 some were and enough were not) is within the budget (the report also says in how many of its rounds).
 **Ranking** (:func:`rank_variants`): the leader is, of the variants no other beats by the rule,
 the one with the highest round-adjusted throughput at its operating point unless another is ahead
-of it in the median of their shared rounds (:mod:`perf.analysis.ranking.leader`); the **tie set**: the leader and every variant
+of it in one-sided shared rounds or has a higher median over more rounds (:mod:`perf.analysis.ranking.leader`); the **tie set**: the leader and every variant
 it does not beat whose operating point shared a round with its (else *not compared*, :func:`perf.analysis.ranking.standing.kind`). A pick is named alone only when the tie set has one member and none is not compared. The leader is compared with series of its own client
 workload only (:mod:`perf.records.workloads`): an input size or a client batch size is the client's, not a setting to pick.
 

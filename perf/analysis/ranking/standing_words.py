@@ -9,7 +9,7 @@ from core.wording import count
 from perf.analysis.build_checks import notes
 from perf.analysis.measured import cut_variants, rounds_measured
 from perf.analysis.ranking.budget_latency import host_cores, judged
-from perf.analysis.ranking.leader import knee
+from perf.analysis.ranking.leader import favoured, knee, supported
 from perf.analysis.ranking.levels_said import rival, rivals
 from perf.analysis.ranking.operating import Comparison, Operating, Side, compare, levels_of, records
 from perf.analysis.ranking.rank import Ranking
@@ -142,6 +142,13 @@ def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False)
             )
         elif r.median >= 1.0:
             why = f"but in the {count(r.rounds, 'round')} they shared {who} was ahead in {r.wins} (median ratio {ratio_number(r.median)})"
+            if favoured(r) != "a":  # not one-sided: not what names it (perf.analysis.ranking.leader; trial 28, T28-1)
+                why += (
+                    ", too few or too mixed to decide alone; the pick's median is over more rounds"
+                    if lead.rounds > o.rounds
+                    else f", too few or too mixed to decide alone; the round-adjusted throughput names it, "
+                    f"{fmt(lead.adjusted_infer_per_s)} against {fmt(o.adjusted_infer_per_s)} infer/s"
+                )
         else:
             why = (
                 f"and in the {count(r.rounds, 'round')} they shared {who} was ahead in {r.wins} only (median ratio "
@@ -330,7 +337,7 @@ def lowest(ranking: Ranking, run: RunResult, name: str) -> str:
 
 def trailed(ranking: Ranking, run: RunResult | None = None) -> list[str]:
     """The tie-set members the leader trailed in the median of the rounds they shared, each with those rounds
-    (``"`b` (1 round)"``): the leader rule let them stand (fewer rounds than move the order, a circle of
+    (``"`b` (1 round)"``): the leader rule let them stand (too few or too mixed rounds to move the order, a circle of
     medians, or a member another variant beats; :mod:`perf.analysis.ranking.leader`), so the pick is not named first by those rounds (trial 21, T21-9)."""
     ties = set(ranking.names[1:])
     return [
@@ -341,6 +348,29 @@ def trailed(ranking: Ranking, run: RunResult | None = None) -> list[str]:
         and c.result.median < 1.0
         and (ranking.leader is None or c.a == ranking.leader.side)  # the pick's own level, not another of its side's
     ]
+
+
+def outsupported(ranking: Ranking, run: RunResult | None) -> list[str]:
+    """The tie-set members the round-adjusted scale put above the leader that it was named first over by its median
+    throughput over more rounds (:func:`perf.analysis.ranking.leader.supported`; trial 28, T28-1), each with the
+    rounds of its median (``"`b` at c=4 (3 rounds)"``): the pick is not named first by the round-adjusted scale then."""
+    lead = ranking.leader
+    if lead is None or run is None:
+        return []
+    by_name = {v.name: v for v in run.variants}
+
+    def cmp(x: Operating, y: Operating) -> Comparison:
+        return compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, ranking.latency_metric)
+
+    kept = [
+        o
+        for o in ranking.tie_set[1:]
+        if o.side.variant in by_name
+        and lead.side.variant in by_name
+        and o.adjusted_infer_per_s > lead.adjusted_infer_per_s
+        and supported(lead, o, cmp)
+    ]
+    return [f"{rival(cmp(lead, o), run)} ({count(o.rounds, 'round')})" for o in kept]
 
 
 def kneed(ranking: Ranking, run: RunResult | None) -> list[str]:

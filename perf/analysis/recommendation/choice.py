@@ -76,9 +76,12 @@ class Choice:
         dominated_mark: The same, short: what the console's note and the frontier plot's mark of the pick say.
         dominated_by: The variant of the level above it that :attr:`dominated` names (:meth:`rivals_left`).
         trails: A tie set's pick: the members it trailed in the median of the rounds they shared, in words
-            (``"`b` (1 round)"``): what the leader rule does not act on (too few rounds, a circle of medians, a member another beats)
+            (``"`b` (1 round)"``): what the leader rule does not act on (too few rounds or not one-sided, a circle of medians,
+            a member another beats)
             (:mod:`perf.analysis.ranking.leader`); where there are any, it is not said to be named first by those
             rounds (trial 21, T21-9: said beside the numbers of a runner-up ahead in the one round they shared).
+        supported: A tie set's pick: the members the round-adjusted scale put above it that it was named first over by
+            its median over more rounds, in words (:func:`perf.analysis.ranking.standing_words.outsupported`; trial 28, T28-1).
         kneed: A tie set's pick under a budget: the members it was named first over at their knee, in words
             (:func:`perf.analysis.ranking.standing_words.kneed`): named first by its latency then (trial 22, F-mixed-pick).
         batching_off: A tie set's pick with batching off named first over the same variant with batching on, whose
@@ -124,6 +127,7 @@ class Choice:
     dominated_mark: str | None = None
     dominated_by: str | None = None
     trails: list[str] = dataclasses.field(default_factory=list)
+    supported: list[str] = dataclasses.field(default_factory=list)
     kneed: list[str] = dataclasses.field(default_factory=list)
     batching_off: str | None = None
     no_batch: str | None = None
@@ -256,12 +260,18 @@ class Choice:
                 f"{'has' if len(self.kneed) == 1 else 'have'} at most {GAP_MIN:g}× the pick's infer/s at a latency "
                 f"{FAR_GAP:g}× the pick's or more, higher in every round they shared (the knee, not the flat top)"
             )
+        if self.supported:  # a higher median over more rounds (perf.analysis.ranking.leader.supported; trial 28, T28-1)
+            return (
+                f"its median throughput over more rounds: {', '.join(self.supported)} "
+                f"{'has' if len(self.supported) == 1 else 'have'} a higher round-adjusted throughput but a lower median "
+                f"over as many rounds or fewer, and the rounds they shared were not as one-sided as {GAP_ROUNDS} of {GAP_ROUNDS}"
+            )
         if not self.trails:
             return NAMED_FIRST_BY
         return (
             f"round-adjusted throughput, not by the rounds it shared with each: it trailed {', '.join(self.trails)} in "
-            f"the median of those rounds, which the leader rule does not act on: fewer than {GAP_ROUNDS} of them, a "
-            "circle of medians, or a member another variant beats by the rule"
+            f"the median of those rounds, which the leader rule does not act on: fewer than {GAP_ROUNDS} of them or not "
+            f"as one-sided as {GAP_ROUNDS} of {GAP_ROUNDS}, a circle of medians, or a member another variant beats by the rule"
         )
 
     def verdict(self, listed: bool = False) -> str:

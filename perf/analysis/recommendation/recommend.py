@@ -45,6 +45,7 @@ from perf.analysis.ranking.standing_words import (
     kneed,
     others_words,
     outside_words,
+    outsupported,
     tie_parts,
     tie_words,
     trailed,
@@ -275,6 +276,7 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     c.tie_marks = tie_parts(ranking, run, brief=True) if c.tied else []  # the console's, in the same words (T25-3)
     c.rivals = higher_medians(ranking, run, short=True) if c.tied else []  # report.md's, in tie_words
     c.trails = trailed(ranking, run) if c.tied else []  # not named first by the shared rounds then (T21-9)
+    c.supported = outsupported(ranking, run) if c.tied else []  # by its median over more rounds (trial 28, T28-1)
     c.kneed = kneed(ranking, run) if c.tied else []  # named first by its latency at their throughput (trial 22)
     c.batching_off = ranking.batching_off  # named first over its batching twin that formed no batch (trial 24, T24-8)
     c.outside = outside_words(ranking, run, under) if c.tied else ""

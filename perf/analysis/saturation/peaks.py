@@ -237,8 +237,9 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
     separate the two and ``at`` was behind in more of their shared rounds than ahead (behind on both counts), the words
     say they are a tie, ``at`` shown first by the round-adjusted scale, never ``at`` as the best alone (trial 19,
     T19-4: "c=4 ahead in 1 of 3 rounds" beside c=16's higher median under the "best" column). A level the scale
-    does not put first was named by the median of shared rounds (:func:`perf.analysis.ranking.leader.choose`, the
-    rule that names the leading variant): the words say that, not the scale (issue 26)."""
+    does not put first was named by one-sided shared rounds or a median over more rounds
+    (:func:`perf.analysis.ranking.leader.choose`, the rule that names the leading variant): the words say that, not
+    the scale (issue 26; trial 28, T28-1)."""
     top = peak(points)
     if top is None or top is at or top.value(THROUGHPUT) <= at.value(THROUGHPUT):
         return None
@@ -274,11 +275,11 @@ def higher_median(run: RunResult, points: list[Point], at: Point, short: bool = 
             )
         return f"{hi}'s median higher, {fmt(top.get(THROUGHPUT))}{flag_mark(top.flags)}{alone}: {verdict}; {lo} ahead in {r.wins} of {r.rounds} rounds"
     scale = f"; {lo} is named by the round-adjusted scale, {fmt(ax)} vs {fmt(bx)} infer/s" if ax and bx else ""
-    if ax and bx and ax < bx:  # named by the median of shared rounds, as a leading variant is (leader.choose; issue 26)
+    if ax and bx and ax < bx:  # named by the leader rule, as a leading variant is (leader.choose; issue 26)
         scale = (
             f"; {lo} is named by the rule that names the leading variant, not by the round-adjusted scale alone (which "
-            f"puts {hi} first, {fmt(bx)} vs {fmt(ax)} infer/s): a level beaten by another, or behind another in the "
-            f"median of {GAP_ROUNDS} or more shared rounds, is not named best"
+            f"puts {hi} first, {fmt(bx)} vs {fmt(ax)} infer/s): a level beaten by another, behind another in shared "
+            f"rounds as one-sided as {GAP_ROUNDS} of {GAP_ROUNDS}, or below another's median over more rounds, is not named best"
         )
     said = (f"{lo} and {hi} are a tie: {said}" if tie else said) + alone
     return (
