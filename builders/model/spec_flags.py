@@ -172,8 +172,20 @@ def wider_range_hint(axis: str, bounds: tuple[int, int, int], sizes: Iterable[in
     """
     sizes = sorted(set(sizes))
     wide = widened(widened_range(bounds, sizes), step)
-    said = ", ".join(map(str, sizes[:-1])) + (" and " if len(sizes) > 1 else "") + str(sizes[-1])
-    return (
-        f"to {verb} {said}, rebuild with a wider range: builders build ... --dynamic-axis "
-        f"{axis_flag(axis, wide, step)} (a spec file: {spec_entry(axis, wide, step)})"
+    flag = f"builders build ... --dynamic-axis {axis_flag(axis, wide, step)} (a spec file: {spec_entry(axis, wide, step)})"
+    off = [s for s in sizes if s % step]
+    if not off:
+        return f"to {verb} {_and(sizes)}, rebuild with a wider range: {flag}"
+    # a size off the step is in no range of that step: say what the rebuild takes (trial 29, T29-12: "to sweep 10 and
+    # 130, rebuild with ... time=16,64,144/16", a range that holds neither)
+    said = (
+        f"{_and(off)} {'is not a multiple' if len(off) == 1 else 'are not multiples'} of {step}, the step of axis {axis}, which a "
+        f"rebuild keeps (a model that takes other sizes is rebuilt with another step after '/')"
     )
+    if (wide[0], wide[2]) == (bounds[0], bounds[2]):
+        return said
+    return f"{said}; a rebuild with a wider range takes the multiples of {step} from {wide[0]} to {wide[2]}: {flag}"
+
+
+def _and(sizes: list[int]) -> str:
+    return ", ".join(map(str, sizes[:-1])) + (" and " if len(sizes) > 1 else "") + str(sizes[-1])

@@ -37,3 +37,29 @@ def test_the_hint_gives_a_flag_the_build_parses_and_the_spec_file_entry() -> Non
     assert parse_axis_flag(flag) == ("time", (8, 128, 512), None)
     two = wider_range_hint("time", (16, 128, 512), [1024, 8, 8], verb="sweep")
     assert two.startswith("to sweep 8 and 1024, rebuild with a wider range: builders build ... --dynamic-axis time=8,128,1024 ")
+
+
+@pytest.mark.parametrize(
+    "sizes, said",
+    [
+        ([10, 130], "10 and 130 are not multiples"),  # trial 29, T29-12: time=16,64,144/16 holds neither
+        ([130], "130 is not a multiple"),
+        ([144, 10], "10 is not a multiple"),  # 144 is on the step: the wider range holds it
+    ],
+)
+def test_a_size_off_the_step_is_not_promised_by_the_rebuild(sizes: list, said: str) -> None:
+    """The rebuild flag keeps the axis's step, so no rebuild of it serves a size off the step: the advice says so and
+    which multiples the wider range takes, never "to sweep 10 and 130" of a range that holds neither."""
+    hint = wider_range_hint("time", (16, 64, 128), sizes, verb="sweep", step=16)
+    assert said in hint, hint
+    flag = hint.split("--dynamic-axis ")[1].split(" ")[0]
+    axis, (lo, _, hi), step = parse_axis_flag(flag)
+    taken = [s for s in sizes if lo <= s <= hi and s % (step or 1) == 0]
+    promised = [s for s in sizes if f"to sweep {s}" in hint or f"sweep {s} " in hint]
+    assert set(promised) <= set(taken), hint
+    assert "144" in hint and all(s % 16 == 0 for s in (lo, hi))
+
+
+def test_sizes_on_the_step_are_promised_as_before() -> None:
+    hint = wider_range_hint("time", (16, 64, 128), [144], verb="sweep", step=16)
+    assert hint.startswith("to sweep 144, rebuild with a wider range: builders build ... --dynamic-axis time=16,64,144/16 ")
