@@ -70,6 +70,9 @@ def misfit_refusal(
     dims = next([int(d) for d in d_] for n, d_ in inputs if n == name)
     said = f"--shape {name}:{_text(given)} does not fit its config dims {dims} (-1 = dynamic)"
     meant: Sequence[int] | None = fitted_dims(dims, given)
+    rest = fitted_dims(dims[1:], given) if max_batch_size == 0 and dims and len(given) < len(dims) else None
+    if rest is not None:  # a max_batch_size 0 model's dims typed without its leading batch dim, 1 (trial 29, T29-4)
+        meant = [1, *rest]
     if max_batch_size > 0 and len(given) == len(dims) + 1:  # the batch axis first, or one dim too many at the end
         count = f": {len(given)} dims for {len(dims)}"
         batched = refused_as(model, inputs, max_batch_size, spec, name, given[1:], batch=given[0])
@@ -85,8 +88,8 @@ def misfit_refusal(
     if meant is not None and why is None:
         return ClientError(
             f"{said}: did you mean --shape {name}:{_text(meant)}?",
-            hint=f"--shape {name}:{_text(meant)} (every dim without the batch axis, the fixed ones as the config gives "
-            "them; perf_analyzer's --shape)",
+            hint=f"--shape {name}:{_text(meant)} (every dim {_without(max_batch_size)}, the fixed ones as the config "
+            "gives them; perf_analyzer's --shape)",
             flag="--shape",
         )
     if meant is not None and why is not None:
@@ -97,8 +100,8 @@ def misfit_refusal(
         sent = ""
     return ClientError(
         said,
-        hint="give every dim, without the batch axis of a batching model; -1 dims are free (within the build's verified "
-        f"ranges), the others fixed{sent}",
+        hint=f"give every dim, {_without(max_batch_size)}; -1 dims are free (within the build's verified ranges), the "
+        f"others fixed{sent}",
         flag="--shape",
     )
 
@@ -145,7 +148,9 @@ def axis_form_refusal(
         axes = labels(dims, tensors.get(name), max_batch_size)
         if typed.axis in axes:
             at = sized.get(name) or dims
-            words = [str(size) if a == typed.axis else ("N" if d < 0 else str(d)) for a, d in zip(axes, at)]
+            words = [
+                str(size) if a == typed.axis else "1" if a == BATCH_AXIS else "N" if d < 0 else str(d) for a, d in zip(axes, at)
+            ]
             forms.append((name, dims, ",".join(words), ",".join("N" if a == typed.axis else w for a, w in zip(axes, words))))
     form = form or f"--shape {typed.text!r} is AXIS=SIZE (triton-perf sweep --shapes' form), not NAME:dims"
     if forms:
@@ -160,7 +165,7 @@ def axis_form_refusal(
             f"{form}: {typed.axis} is a dynamic axis of {model} (input {name}, config dims {dims}, -1 = dynamic), and "
             "--shape gives an input's dims" + (f", and {why.message}" if why else f": did you mean --shape {name}:{meant}?"),
             hint=(
-                f"--shape {name}:{with_n if why else meant} (the dims without the batch axis, "
+                f"--shape {name}:{with_n if why else meant} (the dims {_without(max_batch_size)}, "
                 + (
                     f"{typed.axis} at N; perf_analyzer's --shape): {why.hint}"
                     if why
@@ -177,8 +182,13 @@ def axis_form_refusal(
         )
     named = sorted(spec.dynamic_axes) if spec else []
     dynamic = next(((n, d) for n, d in config.items() if any(x < 0 for x in d)), None)
-    example = f"--shape {dynamic[0]}:{','.join('N' if x < 0 else str(x) for x in dynamic[1])}" if dynamic else None
-    of = f" (config dims {dynamic[1]}, N the size)" if dynamic else ""
+    example, of = None, ""
+    if dynamic:  # a max_batch_size 0 model's batch dim is 1, the one its build verified (trial 29, T29-4: N,4,N)
+        lead = ["1"] if max_batch_size == 0 else []
+        example = f"--shape {dynamic[0]}:{','.join(lead + ['N' if x < 0 else str(x) for x in dynamic[1][len(lead) :]])}"
+        of = f" (config dims {dynamic[1]}, N the size)" + (
+            f", as it is sent by default --shape {dynamic[0]}:{_text(sized[dynamic[0]])}" if dynamic[0] in sized else ""
+        )
     return ClientError(
         f"{form}, and {typed.axis} names no dynamic axis of {model} ("
         + (
@@ -190,7 +200,7 @@ def axis_form_refusal(
         )
         + ")",
         hint=(
-            f"give an input's dims without the batch axis, e.g. {example}{of}"
+            f"give an input's dims {_without(max_batch_size)}, e.g. {example}{of}"
             if example
             else "its inputs have no dynamic dim: --shape is not needed"
         )
@@ -344,3 +354,9 @@ def repository_models(repository: Path, variants: Sequence[str]) -> Iterator[Sha
 
 def _text(dims: Sequence[int]) -> str:
     return ",".join(map(str, dims))
+
+
+def _without(max_batch_size: int) -> str:
+    """How a ``--shape``'s dims stand to the batch axis: a max_batch_size 0 model's leading dim is its batch axis, given
+    as 1 (trial 29, T29-4: "without the batch axis" told its users to drop a dim the same command requires)."""
+    return "without the batch axis" if max_batch_size > 0 else "with the leading batch dim 1 of a max_batch_size 0 model"

@@ -21,8 +21,11 @@ GRU = ModelSpec(
     dynamic_axes={"seq": (8, 32, 64)},
 )
 INPUTS = [("tokens", [-1]), ("lengths", [1])]
-#: Where a refusal offers a --shape: "did you mean --shape X", a hint opening with it, "e.g. --shape X", "(--shape X)".
-OFFERED = re.compile(r"(?:did you mean (?:--shape )?|e\.g\. --shape |\(--shape )([\w.]+:[\d,]+)")
+#: Where a refusal offers a --shape: "did you mean --shape X", a hint opening with it, "e.g. --shape X", "(--shape X)",
+#: "as it is sent by default --shape X".
+OFFERED = re.compile(
+    r"(?:did you mean (?:--shape )?|e\.g\. --shape |\(--shape |by default --shape )([\w.]+:[\d,]+)(?![\d,]*[A-Za-z])"
+)  # not a template (series:1,4,N)
 
 
 def _offered(error: ClientError) -> list[str]:
@@ -100,3 +103,52 @@ def test_clients_infer_offers_an_x_separated_shape_only_where_it_takes_it(fake_b
     assert "dims are comma-separated, and --shape input_ids:16,200 does not fit" in said
     assert "batch size 16 is outside 1..8" in said and "did you mean --shape input_ids:16?" in said
     assert "did you mean input_ids:16,200" not in said and "(--shape input_ids:200)" not in said
+
+
+#: Trial 29's tsnet_v2 at max_batch_size 0: series [-1, 4, -1] (the batch axis, 4 channels, time 16..128 in steps of 16).
+TSNET = ModelSpec(
+    inputs=(TensorSpec("series", "float32", (4, "time")),),
+    outputs=(),
+    dynamic_axes={"time": (16, 64, 128)},
+    multiple_of={"time": 16},
+)
+SERIES = [("series", [-1, 4, -1])]
+
+
+def _series_refusal(typed: str) -> ClientError:
+    try:
+        shape_flags.parse_shapes([typed])
+    except shape_flags.AxisForm as e:
+        return shape_refusals.axis_form_refusal(e, "m", SERIES, 0, TSNET)
+    except shape_flags.XSeparated as e:
+        return shape_refusals.x_separated_refusal(e, "m", SERIES, 0, TSNET)
+    with pytest.raises(ClientError) as e:
+        shapes.resolve("m", SERIES, 0, TSNET, shape_flags.parse_shapes([typed]))
+    return e.value
+
+
+@pytest.mark.parametrize(
+    "typed, meant",
+    [
+        ("H=16", None),  # no such axis: the example was series:N,4,N, refused unless N is 1
+        ("series:4,32", "series:1,4,32"),  # as --help says, without the batch axis: time=32 meant, was series:4,4,32
+        ("series:4x32", "series:1,4,32"),
+        ("series:32", "series:1,4,32"),
+        ("time=32", "series:1,4,32"),
+        ("series:4,40", None),  # time 40 is off the step: not offered
+    ],
+)
+def test_a_max_batch_size_0_model_is_offered_its_leading_dim_1(typed: str, meant: str | None) -> None:
+    """Trial 29, T29-4: every --shape offered for a max_batch_size 0 model is taken, its leading batch dim 1; dims typed
+    without it (as for a batching model) are read with it, and no advice says to leave it out."""
+    error = _series_refusal(typed)
+    offered = _offered(error)
+    assert offered, error
+    for flag in offered:
+        shapes.resolve("m", SERIES, 0, TSNET, shape_flags.parse_shapes([flag]))
+    if meant:
+        assert f"did you mean --shape {meant}?" in f"{error.message} {error.hint}", error
+    assert (
+        ",4,N" not in f"{error.hint}".replace("series:1,4,N", "")
+        and "without the batch axis" not in f"{error.message} {error.hint}"
+    ), error
