@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from builders.model.axis_steps import off_step, range_words
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
 from clients.shape_flags import BATCH_APART, AxisForm, NotNameDims, ShapeModel, XSeparated, colon_separated_dims
@@ -285,6 +286,13 @@ def shapes_form_refusal(
     config = {n: [int(d) for d in d_] for n, d_ in inputs}
     at = config.get(name.strip())
     given = [d.strip() for d in dims.split(",")]
+    if (
+        at is None
+        and spec is not None
+        and all(g.isdigit() for g in given)
+        and names_axis(name.strip(), inputs, max_batch_size, spec)
+    ):
+        return _axis_typed(text, model, spec, name.strip(), [int(g) for g in given])
     if at is None or len(given) != len(at) or not all(g.isdigit() for g in given):
         return None
     tensors = {t.name: t for t in spec.inputs} if spec else {}
@@ -305,6 +313,26 @@ def shapes_form_refusal(
         hint=f"{' '.join(s.partition('=')[0] + '=SIZES' for s in swept)}: {why.hint}" if why else None,
         flag="--shapes",
     )
+
+
+def _axis_typed(text: str, model: str, spec: ModelSpec, axis: str, sizes: Sequence[int]) -> ClientError:
+    """``--shapes time:32`` where ``time`` is an axis of the build: ``--shapes time=32``, where the sweep takes those sizes
+    (trial 29, T29-11: it was offered ``--shape time:32``, which the same command refuses, time naming no input)."""
+    lo, opt, hi = spec.dynamic_axes[axis]
+    step = spec.step(axis)
+    meant = f"--shapes {axis}={_text(sizes)}"
+    form = f"--shapes {text!r} is NAME:dims (--shape's form: one input's dims), not AXIS=SIZE, and {axis} is a dynamic axis of {model}'s build"
+    outside = [s for s in sizes if not lo <= s <= hi]
+    off = off_step(axis, sizes, (lo, opt, hi), step)
+    if outside:
+        return ClientError(
+            f"{form}: {meant} would sweep {_text(outside)}, outside the axis's range {range_words(lo, hi, step)} in the build's spec",
+            hint=f"{axis}=SIZES: sweep sizes within {range_words(lo, hi, step)} (what the export was verified for)",
+            flag="--shapes",
+        )
+    if off:
+        return ClientError(f"{form}: {meant} would sweep {off[0]}", hint=f"{axis}=SIZES: {off[1]}", flag="--shapes")
+    return ClientError(f"{form}: did you mean {meant}?", hint=f"{meant} (AXIS=SIZE: --shapes' form)", flag="--shapes")
 
 
 def x_separated_refusal(
