@@ -106,14 +106,23 @@ def changes(folder: Path, run_dir: Path, record_file: str) -> str | None:
     changed = [name for name, digest in now.items() if stamp["state"].get(name) != digest]
     if not changed:
         return None
-    words = []
+    words, sessions = [], _sessions(data)
+    later = len(sessions) > (stamp.get("sessions") or 0)
     for name in changed:
-        if name == "sessions" and len(sessions := _sessions(data)) > (stamp.get("sessions") or 0):
-            started = str(sessions[-1].get("started", ""))
-            words.append(f"a later session of the run (--resume, started {_clock(started)})")
-        else:
+        if name == "sessions" and later:
+            words.append(f"a later session of the run (--resume, started {_clock(str(sessions[-1].get('started', '')))})")
+        elif name == "cold starts" and _cold_by(data, len(sessions)) and later:  # not `coldstart --into` (T29-2)
+            words.append("cold starts that session measured")
+        elif name != OTHER or "variants" not in changed:  # "further measurements" once (trial 29, T29-2)
             words.append(PARTS[name][1] if name in PARTS else f"further {OTHER}")
     return f"written {_clock(str(stamp.get('written', '')))}, before {', '.join(dict.fromkeys(words))}"
+
+
+def _cold_by(data: dict, session: int) -> bool:
+    """Whether a cold start of the record was measured by sweep session ``session`` (1 first): a resume loads the
+    variants it measures and records their cold starts itself; ``triton-perf coldstart --into`` records none."""
+    colds = [v.get("cold_start") for v in data.get("variants") or [] if isinstance(v, dict)]
+    return any(isinstance(c, dict) and c.get("session") == session for c in colds)
 
 
 def _clock(iso: str) -> str:  # "2026-12-05T07:53:01" -> "2026-12-05 07:53:01"

@@ -191,3 +191,29 @@ def test_a_baseline_stopped_into_the_run_says_its_report_is_out_of_date(tmp_path
         _interrupted(stop, None, None, False)
     said = " ".join(capsys.readouterr().err.split())
     assert f"report.md in {tmp_path} is out of date (written " in said and "its in-process baseline measured" in said
+
+
+def test_a_resumes_cold_starts_are_its_own_and_further_measurements_said_once(tmp_path: Path) -> None:
+    """Trial 29, T29-2: a resume that loaded two variants and measured their cold starts was said as "further
+    measurements of its variants, a cold start recorded into it (`triton-perf coldstart --into`), further
+    measurements": the command named was never run, and "further measurements" came twice."""
+    run = _run(200.0, 1)
+    results.save(run, tmp_path)
+    (tmp_path / "report.md").write_text("# Sweep report: r\n\nthe pick is a_mbs4\n")
+    record_written(tmp_path, tmp_path / results.RESULTS_FILE)
+    changed = copy.deepcopy(run)
+    changed.sessions.append(Session("2026-12-05T10:38:05"))
+    changed.variants[0].cold_start = ColdStart("a_mbs4", load_s=1.5, session=2)  # measured by the resume
+    changed.variants[1].levels.append(level_result(8, 210.0, 16.0))
+    changed.finished = "later"  # a part no other names changed too ("further measurements")
+    results.save(changed, tmp_path)
+    said = outdated_text(tmp_path)
+    assert said is not None and "coldstart --into" not in said, said
+    assert (
+        "a later session of the run (--resume, started 2026-12-05 10:38:05)" in said
+        and "cold starts that session measured" in said
+    )
+    assert said.count("further measurements") == 1, said
+    changed.variants[1].cold_start = ColdStart("b_mbs4", load_s=1.5)  # then `coldstart --into`: no session of the run
+    results.save(changed, tmp_path)
+    assert "a later session" in (outdated_text(tmp_path) or "")
