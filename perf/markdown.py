@@ -371,14 +371,15 @@ def write_kept(path: Path, text: str) -> Path | None:
     return kept
 
 
-def mark_written(path: Path, line: str) -> None:
+def mark_written(path: Path, line: str, blank: bool = True) -> None:
     """Put ``line`` (a mark: :mod:`perf.report_state`) after the title of ``path``, a file :func:`write_kept`
     wrote; one as the toolkit wrote it stays the toolkit's (its digest recorded again, so the next :func:`write_kept`
-    replaces it silently), an edited one stays told as edited (kept aside when written anew)."""
+    replaces it silently), an edited one stays told as edited (kept aside when written anew). ``blank``: a blank line
+    between the title and ``line`` (without: ``line`` takes no more read lines than itself)."""
     before = path.read_bytes()
     lines = before.decode("utf-8", errors="replace").split("\n")
     at = 1 if lines and lines[0].startswith("# ") else 0
-    data = "\n".join([*lines[:at], *([""] if at else []), line, *([] if at else [""]), *lines[at:]]).encode()
+    data = "\n".join([*lines[:at], *([""] if at and blank else []), line, *([] if at else [""]), *lines[at:]]).encode()
     path.write_bytes(data)
     written = _written(path.parent)
     if written.get(path.name) == _digest(before):

@@ -40,6 +40,10 @@ from perf.records.results import RunResult
 MAX_REPORT_LINES = 250
 #: The width a reader's screen folds report.md's lines at (:func:`read_lines`), in characters.
 READ_WIDTH = 100
+#: Read lines of the bound report.md's layout leaves free for an "Out of date" mark put after its title later
+#: (:func:`perf.report_state.mark_outdated`, in its one-line form where the full one does not fit; trial 29, T29-8:
+#: the mark took t29a's report.md from 248 to 252 read lines).
+MARK_ROOM = 1
 
 
 def read_rule(limit: int = MAX_REPORT_LINES) -> str:

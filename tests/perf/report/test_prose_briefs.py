@@ -122,3 +122,25 @@ def test_traces_and_precision_none_measured_say_why_in_one_line_that_stays() -> 
     assert MOVED not in said and not moved
     assert "No profiler trace in this run: onnx on cpu, batch 8: cut for time (30 s of the budget left)." in said
     assert "No precision measured in this run: fp16 on cpu, batch 1: not run on this host (no GPU)." in said
+
+
+def test_an_out_of_date_mark_keeps_report_md_within_its_bound(tmp_path: Path) -> None:
+    """Trial 29, T29-8: the "Out of date" mark put after report.md's title took t29a's report from 248 to 252 read
+    lines. The layout keeps :data:`perf.report.layout.MARK_ROOM` free, and a mark that does not fit takes its one-line
+    form (appendix.md, unbounded, gets the full one)."""
+    import json
+
+    from perf.records import results
+    from perf.report.layout import MARK_ROOM
+    from perf.report_state import MARK
+
+    run = _run(tmp_path / "run", "trial25_seqmix")  # the report that reads exactly at the bound before this change
+    text = write_report(run).read_text()
+    assert read_lines(text.splitlines()) <= MAX_REPORT_LINES - MARK_ROOM
+    data = json.loads((run / "results.json").read_text())
+    data["sessions"] = [*data.get("sessions", []), {"started": "2026-12-05T10:38:05"}]  # a later session's save
+    (run / "results.json").write_text(json.dumps(data))
+    results.save(results.load(run), run)
+    marked = (run / "report.md").read_text()
+    assert MARK in marked and read_lines(marked.splitlines()) <= MAX_REPORT_LINES, read_lines(marked.splitlines())
+    assert "a later session of the run" in (run / "appendix.md").read_text()
