@@ -62,6 +62,7 @@ NAMED = (
     "time windows of --round-window",
     "window is --round-window",
     "this command's --time-budget",
+    "concurrency asked (--concurrency)",  # triton-perf compare's row of a setting that differs (its flag, a fact)
 )
 
 
