@@ -22,7 +22,8 @@ def test_cut_variants_the_time_left_does_not_fit_are_said_with_why(monkeypatch) 
             continue
         seen += 1
         for c in late:  # each named with its price; what they share (when, time left, tie set, costs) said once
-            assert f"{c.variant} {fmt(c.need_s or 0.0, 0)} s" in said or f"{c.variant} {fmt(c.need_s or 0.0, 1)} s" in said, (
+            prices = {fmt(c.need_s or 0.0, 0), fmt(c.need_s or 0.0, 1)}  # '56 s (`w_c`)', '74 s (with `w_d` too)' (Z-11)
+            assert any(f"{p} s (`{c.variant}`)" in said or f"{p} s (with `{c.variant}` too)" in said for p in prices), (
                 budget_s,
                 c.reason,
                 said,
