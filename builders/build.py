@@ -35,7 +35,15 @@ from builders.model.lookups.shared_tables import merge_shared_positions
 from builders.model.models import LoadedModel, load_model
 from builders.model.outputs import infer_outputs, require_batch_first
 from builders.model.spec import ModelSpec
-from builders.repository.build_folder import Staging, earlier_records, earlier_variants, other_model, remove_failed, same_source
+from builders.repository.build_folder import (
+    Staging,
+    built_into,
+    earlier_records,
+    earlier_variants,
+    other_model,
+    remove_failed,
+    same_source,
+)
 from builders.repository.build_lock import build_folder_lock
 from builders.repository.manifest import MANIFEST, library_versions, read_manifest, weights_hash, write_manifest
 from builders.repository.measured_runs import measured_words
@@ -367,6 +375,7 @@ def _finish_manifest(
     manifest["variants"] = written + manifest["kept_variants"]  # BuildManifest.made_variants: those written
     manifest["skipped_variants"] = [dataclasses.asdict(sk) for sk in plan.skipped]
     manifest["repository"] = str(opts.repository.resolve())
+    manifest["repositories"] = built_into(earlier.old, opts.repository)  # every one, for `builders remove` (s23r, M2)
     if any(v.warmup for v in plan.variants):
         manifest["warmup_count"] = warm.model_dump(mode="json")
     return write_manifest(mpath, manifest)

@@ -30,10 +30,11 @@ def remove(name: str, repository: Path, dry_run: bool) -> None:
 
     NAME is the model's name (`net`, not `net_onnx_*`); only the variants index.json records as
     NAME's are removed (never another model whose name begins with it, such as net_v2), and only
-    the build folder those entries name, when its manifest.json is of NAME and records no other
-    repository (one built from it later keeps it: the line says which). Names the runs that
-    measured each variant removed; refuses while a run still being written measures one. `make
-    clean` removes every build.
+    the build folder those entries name, when its manifest.json is of NAME and no other repository
+    it records (each one a build of it wrote into) still lists variants built from it; a manifest
+    written before those were recorded keeps it (the line says why, and how to delete it). Names
+    the runs that measured each variant removed; refuses while a run still being written measures
+    one (a sweep, colocate or coldstart --into). `make clean` removes every build.
     """
     from builders.repository.remove import remove_model
     from builders.repository.validate_summary import relative

@@ -343,3 +343,11 @@ def earlier_variants(
         if (v.format, v.precision) in pairs:
             out.append(name)
     return out
+
+
+def built_into(old: BuildManifest | None, repository: Path) -> list[str]:
+    """The manifest's ``repositories``: every repository a build of this folder wrote into, oldest first, ``repository``
+    (this build's) last; an earlier manifest without the list gives its ``repository`` (s23r, M2: only the latest was
+    recorded, so ``builders remove`` from it deleted the folder an earlier repository's variants still use)."""
+    before = (old.repositories or [old.repository or ""]) if old else []
+    return [r for r in dict.fromkeys([*before, str(repository.resolve())]) if r]

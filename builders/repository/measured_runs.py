@@ -29,6 +29,8 @@ RESULTS_FILE = "results.json"
 #: ``index.json``, are not read (break-it s21k, item 1: a run in ``--results-dir other_results`` was not found, and a
 #: rebuild wrote over and removed the variants it measured).
 RUNS_FILE = ".runs.json"
+#: A co-location run's record (``perf.records.colocation.COLOCATION_FILE``; builders does not import perf).
+COLOCATION_FILE = "colocation.json"
 
 
 def results_dirs(repo: Path, results_dir: Path = RESULTS_DIR) -> list[Path]:
@@ -208,21 +210,33 @@ def live_runs(repo: Path, names: Iterable[str], results_dir: Path = RESULTS_DIR)
     A run :data:`RUNS_FILE` lists whose record is not written yet counts: it may be about to load them."""
     wanted, here = set(names), Path(repo).resolve()
     listed = set(recorded_runs(repo))
-    folders = list(dict.fromkeys([*(p.parent for p in run_files(repo, results_dir)), *listed]))
+    colocations = [p.parent.resolve() for d in results_dirs(repo, results_dir) for p in sorted(d.glob(f"*/{COLOCATION_FILE}"))]
+    folders = list(dict.fromkeys([*(p.parent for p in run_files(repo, results_dir)), *colocations, *listed]))
     out: list[str] = []
     for folder in folders:
         if not being_written(folder):
             continue
         try:
-            run = json.loads((folder / RESULTS_FILE).read_text())
-            ours = Path(run["settings"]["repository"]).resolve() == here
-            planned: set[str] = {str(v.get("name")) for v in run.get("variants", []) if isinstance(v, dict)}
-        except (OSError, ValueError, KeyError, TypeError):
+            run, ours, planned = _planned(folder, here)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             ours, planned, run = folder in listed, set(wanted), {}
         if ours and planned & wanted:
             pid = writer_pid(folder)
             out.append(f"{run.get('run_id') or folder.name} ({folder}{f', pid {pid}' if pid else ''})")
     return out
+
+
+def _planned(folder: Path, here: Path) -> tuple[dict, bool, set[str]]:
+    """A run folder's record, whether it is of repository ``here`` and the variants it plans: a sweep's
+    ``results.json``, else a co-location run's ``colocation.json`` (its models' variants; s23r, M4: a live
+    ``triton-perf colocate`` was never seen). Raises OSError/ValueError/KeyError/TypeError when neither can be read."""
+    if (folder / RESULTS_FILE).is_file() or not (folder / COLOCATION_FILE).is_file():
+        run = json.loads((folder / RESULTS_FILE).read_text())
+        planned = {str(v.get("name")) for v in run.get("variants", []) if isinstance(v, dict)}
+        return run, Path(run["settings"]["repository"]).resolve() == here, planned
+    run = json.loads((folder / COLOCATION_FILE).read_text())
+    planned = {str(v) for m in run.get("models", []) for v in m.get("variants", [])}
+    return run, Path(run["repository"]).resolve() == here, planned
 
 
 def live_words(runs: list[str], what: str) -> str:

@@ -237,6 +237,11 @@ class BuildManifest(Record):
     )
     skipped_variants: list[Skipped] = []
     repository: str | None = Field(None, description="the model repository the variants were written to")
+    repositories: list[str] = Field(
+        [],
+        description="every model repository a build of this folder wrote variants into, oldest first (the latest is "
+        "repository); empty: a manifest written before they were recorded, whose earlier repositories are not known",
+    )
     warmup_count: WarmupCount | None = Field(None, description="the warmup variants' model_warmup count and why; null: no warmup")
     draws: dict[str, dict[str, str]] = Field(
         {},

@@ -5,8 +5,9 @@ folder and no variant folder, under zsh nothing).
 
 A variant is the model's when its index entry's ``model`` is ``NAME`` exactly (``net`` never takes ``net_v2``'s
 variants); only folders the index lists are deleted, and a build folder only when the index entries of ``NAME`` name
-it, its ``manifest.json`` is of ``NAME`` and records no other repository (trial 29, T29-10), no other model's entry
-names it and no build is at work in it. Nothing is removed while a run still being written measures one of the variants
+it, its ``manifest.json`` is of ``NAME``, no other repository it records (every one a build of it wrote into) still
+lists variants built from it (trial 29, T29-10; s23r, M2: a manifest written before they were recorded keeps it), no
+other model's entry names it and no build is at work in it. Nothing is removed while a run still being written measures one of the variants
 (:func:`builders.repository.measured_runs.live_runs`; T29-7). The runs that measured each removed variant are named in
 the words of ``builders prune`` and ``make clean`` (:func:`builders.repository.measured_runs.removal_lines`).
 
@@ -25,11 +26,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from builders.repository.build_lock import holder, repository_lock
+from builders.repository.build_lock import build_folder_lock, holder, repository_lock
 from builders.repository.measured_runs import live_runs, live_words, removal_lines
 from builders.repository.missing import empty_repository, repository_not_found
 from builders.repository.records import INDEX_FILE, INDEX_KIND, MANIFEST_FILE, MANIFEST_KIND, IndexEntry, RepositoryIndex
-from core.errors import RecordError, RepositoryError
+from core.errors import BuildBusyError, RecordError, RepositoryError
 from core.names import close_names
 from core.records import load_record, write_record
 from core.wording import agree, count
@@ -113,15 +114,32 @@ def remove_model(repo: Path, model: str, *, dry_run: bool = False, flag: str = "
         index: RepositoryIndex = load_record(path, INDEX_KIND)
         kept = [e for e in index.variants if e.name not in set(out.entries)]
         write_record(path, INDEX_KIND, RepositoryIndex(variants=kept, skipped=index.skipped))
-    for build in out.builds:
-        shutil.rmtree(build, ignore_errors=True)
+    for build in list(out.builds):  # each under its build lock; one not deleted is said kept, with why (s23r, m4)
+        if why := _delete_build(build, model):
+            out.builds.remove(build)
+            out.kept.append(f"{build}: {why}")
     return out
 
 
+def _delete_build(build: Path, model: str) -> str | None:
+    """Delete build folder ``build`` of ``model`` under its build lock; ``None`` when done, else why it is (partly) left:
+    a build of it started since the plan, or a file that could not be deleted (s23r, m4: ``ignore_errors`` hid it while
+    ``builders remove`` said "deleted")."""
+    try:
+        with build_folder_lock(build, model):
+            shutil.rmtree(build)
+    except BuildBusyError:
+        return f"a build started in it after the check (pid {holder(build) or 'unknown'}); it is that build's now"
+    except OSError as e:
+        return f"could not be deleted ({e.strerror or e}: {e.filename}), what is left stays; delete it by hand (`rm -r {build}`)"
+    return None
+
+
 def _keep_build(build: Path, model: str, others: set[Path], repo: Path) -> str | None:
-    """Why build folder ``build`` of ``model``'s index entries in ``repo`` is kept (``None``: it is deleted): also when
-    its manifest records another repository, the one its latest build wrote (trial 29, T29-10: removing the model
-    from ``model_repository`` deleted the build folder whose exports and reference data ``repo_x``'s variants use)."""
+    """Why build folder ``build`` of ``model``'s index entries in ``repo`` is kept (``None``: it is deleted): also while
+    another repository its manifest records (every one a build of it wrote into) lists variants built from it, and
+    when the manifest predates that record (trial 29, T29-10, and s23r, M2: removing the model from one repository
+    deleted the build folder whose exports and reference data another repository's variants use)."""
     if not build.is_dir():
         return "already gone"
     if build.resolve() in others:
@@ -139,24 +157,32 @@ def _keep_build(build: Path, model: str, others: set[Path], repo: Path) -> str |
         return f"it holds no {MANIFEST_FILE}, so no build of {model} is recorded there; delete it yourself if it is {model}'s"
     if manifest.model != model:
         return f"its {MANIFEST_FILE} is of model {manifest.model!r}, not {model!r}"
-    if manifest.repository and Path(manifest.repository).resolve() != Path(repo).resolve():
-        return _other_repository(build, model, Path(manifest.repository))
+    here = Path(repo).resolve()
+    if not manifest.repositories:  # written before they were recorded: an earlier repository may still use it
+        return (
+            f"its {MANIFEST_FILE} records only the latest repository built from it ({manifest.repository or 'none'}), "
+            f"not the earlier ones, so another repository may still use it; delete it by hand (`rm -r {build}`) if none does"
+        )
+    for other in (Path(r) for r in manifest.repositories):
+        if other.resolve() != here and (why := _used_by(build, model, other)):
+            return why
     return None
 
 
-def _other_repository(build: Path, model: str, other: Path) -> str:
-    """Why ``build``, whose manifest records repository ``other`` (its latest build's), is kept: what ``other``'s index
-    lists of it, and how to delete it."""
+def _used_by(build: Path, model: str, other: Path) -> str | None:
+    """Why ``build`` is kept while repository ``other`` (one its manifest records) has index entries naming it;
+    ``None`` when it has none (or no index)."""
     try:
         index: RepositoryIndex | None = load_record(other / INDEX_FILE, INDEX_KIND) if (other / INDEX_FILE).is_file() else None
-    except RecordError:
-        index = None
+    except RecordError as e:
+        return f"{other}, which a build of it wrote into, has an {INDEX_FILE} that cannot be read ({e.message})"
     named = [n for n, e in (index.entries() if index else {}).items() if e.build and Path(e.build).resolve() == build.resolve()]
-    lists = f"whose {INDEX_FILE} lists {count(len(named), 'variant')} built from it" if named else "which it was built for"
+    if not named:
+        return None
     return (
-        f"its {MANIFEST_FILE} records another repository, {other} ({lists}): its latest build is that repository's; "
-        f"to delete it, run `builders remove {model} -r {other}` (which deletes it when no other repository names it), "
-        "or delete it yourself if that repository no longer needs it"
+        f"the {INDEX_FILE} of another repository, {other}, lists {count(len(named), 'variant')} built from it; "
+        f"`builders remove {model} -r {other}` removes them from that repository too and then this folder, or "
+        f"delete it by hand (`rm -r {build}`) if that repository no longer needs it"
     )
 
 

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from builders.repository.measured_runs import record_run
 from builders.repository.view import Repository
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
@@ -213,6 +214,7 @@ class Colocate:
                 self.repo, [v for m in models for v in m.variants], remote_server(opts) and not opts.server.deploy
             ),
         )
+        record_run(Path(self.record.repository), self.run_dir)  # `builders remove`, `make clean` see it (s23r, M4)
         #: The prices the plan is said at before the run (:func:`perf.colocate.plan.prices`; a resumed run's, from
         #: what its earlier sessions timed): what the search's first timed loads are compared with.
         self.prices = plan.prices(self.record)

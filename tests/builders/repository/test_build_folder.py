@@ -5,11 +5,12 @@ records kept only for the same model, spec and settings with unchanged files."""
 from __future__ import annotations
 
 import hashlib
+from types import SimpleNamespace
 
 from builders.config.variants import Variant
 from builders.export.artifacts import ExportResult
 from builders.model.spec import ModelSpec, ModelSpecRecord
-from builders.repository.build_folder import Staging, earlier_records, earlier_variants, identity_differences
+from builders.repository.build_folder import Staging, built_into, earlier_records, earlier_variants, identity_differences
 from builders.repository.records import INDEX_KIND, BuildManifest, ExportRecord, FailedExport, IndexEntry, RepositoryIndex
 from core.records import write_record
 
@@ -170,3 +171,14 @@ def test_a_dynamic_axis_step_alone_is_the_same_model_and_the_same_export():
     assert len(keys) == 1
     other = ModelSpec.from_flags(["x:float32:2,T"], ["y"], axes=["T=8,16,32/8"])  # a range is another spec
     assert identity_differences(old, _new(spec=other.to_json())) == ["spec"]
+
+
+def test_the_manifest_records_every_repository_built_into(tmp_path):
+    """s23r, M2: only the latest repository was recorded, so `builders remove` from it deleted the build folder an
+    earlier repository's variants still use; a rebuild now keeps the earlier ones (an old manifest gives its one)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert built_into(None, a) == [str(a.resolve())]
+    old = SimpleNamespace(repository=str(a.resolve()), repositories=[])
+    assert built_into(old, b) == [str(a.resolve()), str(b.resolve())]
+    again = SimpleNamespace(repository=str(b.resolve()), repositories=[str(a.resolve()), str(b.resolve())])
+    assert built_into(again, a) == [str(a.resolve()), str(b.resolve())]

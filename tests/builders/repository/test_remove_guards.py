@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,16 +30,16 @@ SPEC = ModelSpec((TensorSpec("INPUT__0", "float32", (4,)),), (TensorSpec("OUTPUT
 IO = ArtifactIO("onnx", (TensorIO("INPUT__0", "TYPE_FP32", (-1, 4)),), (TensorIO("OUTPUT__0", "TYPE_FP32", (-1, 2)),))
 
 
-def _build(root: Path, repos: list[Path]) -> Path:
+def _build(root: Path, repos: list[Path], every: bool = True) -> Path:
     """``net`` built from ``root/builds/net`` into each of ``repos`` in turn (two variants each); the manifest records
-    the last, as a build writes it."""
+    the last as ``repository`` and, as a build writes it (``every``; else as one written before), every one so far."""
     build = root / "builds" / "net"
     build.mkdir(parents=True)
     (build / "model.onnx").write_bytes(b"not a graph")
-    for repo in repos:
+    for i, repo in enumerate(repos):
         manifest = BuildManifest(
             model="net", source="net", created="then", spec=ModelSpecRecord.from_spec(SPEC), max_batch_size=16,
-            repository=str(repo.resolve()),
+            repository=str(repo.resolve()), repositories=[str(r.resolve()) for r in repos[: i + 1]] if every else [],
         )  # fmt: skip
         write_record(build / MANIFEST_FILE, MANIFEST_KIND, manifest)
         for v in (Variant("net", "onnx", max_batch_size=8), Variant("net", "onnx", max_batch_size=16)):
@@ -55,8 +56,11 @@ def test_the_build_folder_another_repository_was_last_built_into_is_kept_and_sai
         res = CliRunner().invoke(cli, ["remove", "net", *args], terminal_width=250)
         assert res.exit_code == 0, res.output
         assert "delete 0 build folders\n" in res.output or "deleted 0 build folders\n" in res.output, res.output
-        assert f"kept build folder {build}: its {MANIFEST_FILE} records another repository, {other.resolve()}" in res.output
-        assert "lists 2 variants built from it" in res.output and f"`builders remove net -r {other.resolve()}`" in res.output
+        assert (
+            f"kept build folder {build}: the index.json of another repository, {other.resolve()}, lists 2 variants" in res.output
+        )
+        assert f"`builders remove net -r {other.resolve()}` removes them from that repository too" in res.output
+        assert f"(`rm -r {build}`)" in res.output
     assert (build / MANIFEST_FILE).is_file() and not [p for p in repo.iterdir() if p.is_dir()]
     assert remove_model(other, "net").builds == [build.resolve()]  # the repository it records: nothing else names it
     assert not build.exists()
@@ -98,3 +102,68 @@ def test_a_missing_repository_is_one_clean_error_as_with_dry_run(tmp_path, monke
     assert "Traceback" not in real.output and "does not exist" in real.output
     assert real.output == dry.output
     assert not (tmp_path / "nonexist").exists()
+
+
+def test_removing_from_the_latest_repository_keeps_the_folder_an_earlier_one_still_uses(tmp_path, monkeypatch) -> None:
+    """s23r, M2: the manifest named only the latest repository, so removing ``net`` from it deleted the build folder
+    whose exports and reference data ``model_repository``'s variants (built earlier) still use."""
+    monkeypatch.chdir(tmp_path)
+    repo, other = tmp_path / "model_repository", tmp_path / "repo_x"
+    build = _build(tmp_path, [repo, other])
+    done = remove_model(other, "net")
+    assert done.builds == [] and build.is_dir() and not [p for p in other.iterdir() if p.is_dir()]
+    assert f"another repository, {repo.resolve()}, lists 2 variants built from it" in done.kept[0], done.kept
+    assert remove_model(repo, "net").builds == [build.resolve()] and not build.exists()  # nothing names it now
+
+
+def test_a_manifest_written_before_its_repositories_were_recorded_keeps_the_folder(tmp_path, monkeypatch) -> None:
+    """s23r, M2: such a manifest knows the latest repository only; an earlier one may still use the folder."""
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "model_repository"
+    build = _build(tmp_path, [repo], every=False)
+    res = CliRunner().invoke(cli, ["remove", "net"], terminal_width=250)
+    assert res.exit_code == 0 and "deleted 0 build folders\n" in res.output and build.is_dir(), res.output
+    assert f"records only the latest repository built from it ({repo.resolve()}), not the earlier ones" in res.output
+    assert f"delete it by hand (`rm -r {build}`) if none does" in res.output
+
+
+def test_a_build_folder_that_could_not_be_deleted_is_said_kept_not_deleted(tmp_path, monkeypatch) -> None:
+    """s23r, m4: ``rmtree(ignore_errors=True)`` hid the failure while the CLI said "deleted 1 build folder"."""
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "model_repository"
+    build = _build(tmp_path, [repo])
+    real = shutil.rmtree
+
+    def refuse(path, *a, **k) -> None:
+        if Path(path).resolve() == build.resolve():
+            raise PermissionError(13, "Permission denied", str(build / "model.onnx"))
+        real(path, *a, **k)
+
+    monkeypatch.setattr(shutil, "rmtree", refuse)
+    res = CliRunner().invoke(cli, ["remove", "net"], terminal_width=250)
+    assert res.exit_code == 0 and "deleted 0 build folders\n" in res.output, res.output
+    assert f"kept build folder {build}: could not be deleted (Permission denied: {build / 'model.onnx'})" in res.output
+    assert f"(`rm -r {build}`)" in res.output and not [p for p in repo.iterdir() if p.is_dir()]
+
+
+def test_variants_a_live_colocate_measures_are_not_removed_nor_cleaned(tmp_path, monkeypatch) -> None:
+    """s23r, M4: a co-location run folder holds colocation.json, no results.json, and was in no .runs.json, so a
+    running ``triton-perf colocate`` was never seen: ``builders remove`` and ``make clean`` deleted its variants."""
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "model_repository"
+    build = _build(tmp_path, [repo])
+    names = sorted(p.name for p in repo.iterdir() if p.is_dir())
+    run = tmp_path / "results" / "colocate-1"
+    run.mkdir(parents=True)
+    record = {"run_id": "colocate-1", "repository": str(repo.resolve()), "models": [{"name": "net", "variants": names[:1]}]}
+    (run / "colocation.json").write_text(json.dumps(record))
+    hold = hold_run(run, "a co-location run")
+    try:
+        with pytest.raises(RepositoryError) as e:
+            remove_model(repo, "net", dry_run=True)
+        assert "colocate-1" in e.value.message and "still being written" in e.value.message
+        done = clean(tmp_path)
+        assert done.busy and "colocate-1" in (done.note or "") and not done.deleted
+        assert sorted(p.name for p in repo.iterdir() if p.is_dir()) == names and (build / MANIFEST_FILE).is_file()
+    finally:
+        hold.release()

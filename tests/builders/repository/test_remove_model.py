@@ -44,8 +44,9 @@ def repo(tmp_path: Path) -> Path:
         build.mkdir(parents=True)
         (build / "model.onnx").write_bytes(b"not a graph")
         manifest = BuildManifest(
-            model=model, source=model, created="then", spec=ModelSpecRecord.from_spec(SPEC), max_batch_size=16
-        )
+            model=model, source=model, created="then", spec=ModelSpecRecord.from_spec(SPEC), max_batch_size=16,
+            repository=str(repo.resolve()), repositories=[str(repo.resolve())],
+        )  # fmt: skip
         write_record(build / MANIFEST_FILE, MANIFEST_KIND, manifest)
         for v in _variants(model):
             write_variant(repo, v, build / "model.onnx", SPEC, "python", io=IO)
