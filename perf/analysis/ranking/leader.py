@@ -48,6 +48,10 @@ median of their shared rounds (a mixed-size run's pick, 2,074.1 infer/s and p99 
 round-adjusted throughput, below one of 2,248.0 and 7.43 ms over the same 4, 2 of them each's). Where the rule does not separate two levels, the median over more rounds is the
 better evidence of which serves more: the pick is never one the report shows behind another on its own criterion,
 throughput, with more rounds behind that one. The tie set and "not decided" stay beside the pick.
+Under a budget the knee comes first: a leader at the other's knee keeps its place whatever that one's rounds (a
+median higher by less than :data:`~perf.analysis.stats.paired.GAP_MIN` is no lead; the two rules held of each other
+for ``db500`` c=4, 1,634.5 infer/s and p99 7.68 ms over 4 rounds, and c=16, 1,652.4 and 28.32 ms over 6, and the
+one listed second was named), and the pick never depends on the order the candidates come in (:func:`choose`).
 """
 
 from __future__ import annotations
@@ -64,18 +68,38 @@ Op = TypeVar("Op")
 ONE_SIDED_P = sign_test_p(GAP_ROUNDS, 0)
 
 
-def choose(ops: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> Op | None:
-    """The leader of ``ops`` (sorted by round-adjusted throughput, highest first) by the module rule: of variants'
-    operating points, or of one variant's levels.
+def choose(ops: Sequence[Op], cmp: Callable[[Op, Op], Any], order: Callable[[Op], tuple[Any, ...]] | None = None) -> Op | None:
+    """The leader of ``ops`` by the module rule: of variants' operating points, or of one variant's levels. The same
+    whatever order ``ops`` come in (s23r, M1: two levels gave each other's name by the order they were listed): they
+    are taken in ``order`` (default: the highest round-adjusted throughput first), ties by :func:`standing`.
 
     Args:
-        ops: Operating points (:class:`perf.analysis.ranking.operating.Operating`), highest round-adjusted throughput first.
+        ops: Operating points (:class:`perf.analysis.ranking.operating.Operating`).
         cmp: The paired comparison of two of them (:func:`perf.analysis.ranking.operating.compare`: ``a`` vs ``b``).
+        order: The key of the first candidate's order (smallest first) before :func:`standing`'s: the ranking of
+            variants orders them by their peaks' round-adjusted throughput.
     """
+    ops = sorted(ops, key=lambda o: (*(order(o) if order else ()), *standing(o)))
     unbeaten = unbeaten_of(ops, cmp)
     if not unbeaten:
         return ops[0] if ops else None
     return overtaken(_by_medians(unbeaten, cmp), unbeaten, cmp)
+
+
+def standing(o: Any) -> tuple[Any, ...]:
+    """The sort key of the order :func:`choose` takes candidates in: the highest round-adjusted throughput first, then
+    the lower latency, the higher median throughput, more rounds; last the variant and level named (no two alike)."""
+    s = o.side
+    return (
+        -o.adjusted_infer_per_s,
+        o.latency_ms or 0.0,
+        -o.throughput_infer_per_s,
+        -o.rounds,
+        s.variant,
+        s.batch_size,
+        s.shape or "",
+        s.concurrency,
+    )
 
 
 def unbeaten_of(ops: Sequence[Op], cmp: Callable[[Op, Op], Any]) -> list[Op]:
@@ -121,12 +145,13 @@ def favoured(result: Paired | None) -> str | None:
 def supported(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:
     """Whether ``r`` has better-supported throughput than ``first`` (module docstring): a higher median over more
     rounds (over as many: also a latency median as low and ahead in the median of their shared rounds), at least one round shared with it, the rule not putting ``first`` ahead and the shared rounds not
-    one-sided in ``first``'s favour (:func:`favoured`)."""
+    one-sided in ``first``'s favour (:func:`favoured`); never where ``first`` is at ``r``'s knee (:func:`knee`: the
+    knee rule comes first, a median higher by less than :data:`GAP_MIN` is no lead worth a latency far higher)."""
     if not r.throughput_infer_per_s > first.throughput_infer_per_s or r.rounds < first.rounds:
         return False
     c = cmp(first, r)
-    if c.result is None or c.verdict == "a" or favoured(c.result) == "a":
-        return False
+    if c.result is None or c.verdict == "a" or favoured(c.result) == "a" or knee(first, r, cmp):
+        return False  # ``first`` at ``r``'s knee: as much throughput at a far lower latency stays first (s23r, M1)
     if r.rounds > first.rounds:
         return True
     # as many rounds: only where every median says so, its latency's too (the Pareto frontier's) and their shared rounds'

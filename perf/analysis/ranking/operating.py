@@ -302,5 +302,4 @@ def best_of(vr: VariantResult, levels: Iterable[Operating], latency_metric: str 
     more rounds (:mod:`perf.analysis.ranking.leader`); ``None`` for none. The one rule wherever a
     variant's best level is taken: its operating point (:func:`operating_point`) and the search's
     (:func:`perf.search.retirement.best_level`)."""
-    ordered = sorted(levels, key=lambda s: (-s.adjusted_infer_per_s, s.latency_ms or 0.0))
-    return choose(ordered, lambda x, y: compare(vr, x.side, vr, y.side, latency_metric))
+    return choose(list(levels), lambda x, y: compare(vr, x.side, vr, y.side, latency_metric))

@@ -168,7 +168,7 @@ def rank_variants(
             said[key] = compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, latency_metric)
         return said[key]
 
-    leader = choose(ops, cmp)
+    leader = choose(ops, cmp, order=lambda o: (-peaks[o.side.variant].adjusted_infer_per_s,))
     if leader is None:
         return Ranking(None, [], [], unranked, budget_ms=budget_ms, latency_metric=latency_metric)
     leader = _named_at_peak(peaks[leader.side.variant], peaks, unbeaten_of(ops, cmp), by_name, cmp)
