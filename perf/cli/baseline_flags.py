@@ -63,7 +63,7 @@ def refuse_unsendable_batch_sizes(opts: Any, batch_sizes: Sequence[int]) -> None
     variants cannot be read (the baseline then refuses them in its own words)."""
     from builders.config.pbtxt import read_config
     from perf.measure.batch_limits import refuse_unsendable
-    from perf.profile.baseline import plan_targets
+    from perf.profile.plan import plan_targets
 
     if not batch_sizes or opts is None:
         return

@@ -52,7 +52,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from builders.repository.view import Repository
 from core.wording import count
 from perf.markdown import fmt
-from perf.profile.baseline import BaselineOptions, plan_targets
+from perf.profile.plan import BaselineOptions, plan_targets
 from perf.profile.runners import baseline_keys
 from perf.profile.timing import timing_s, turn_s, warmup_s
 from perf.records.results import RunResult
@@ -113,10 +113,10 @@ def estimate(
         opts: The baseline to estimate.
         repo: ``opts.repository`` as the caller read it (a sweep's, read once); default: read here.
         configs: Each variant's parsed ``config.pbtxt`` as the caller read it (a sweep's plans, read once); the
-            others are read from their files (:func:`perf.profile.baseline.plan_targets`). No reference inputs are read.
+            others are read from their files (:func:`perf.profile.plan.plan_targets`). No reference inputs are read.
 
     Raises:
-        RepositoryError: unknown variants (:func:`perf.profile.baseline.plan_targets`).
+        RepositoryError: unknown variants (:func:`perf.profile.plan.plan_targets`).
     """
     planned, _ = plan_targets(opts, repo, configs, shapes=False)
     measured = opts.run is not None and any(lv.usable for v in opts.run.variants for lv in v.levels)

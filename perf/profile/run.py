@@ -12,7 +12,7 @@ variants the baseline measures, stored with the run.
 Both run at the build's reference inputs, whose size (:func:`perf.profile.runners.reference_size`) each
 record keeps beside its batch (the report says both: a sweep's levels may have sent other sizes), at
 the largest batch the run's dynamic batcher formed at any input size for any variant of that format
-(the study: of that model; :func:`perf.profile.baseline.formed_batches`), else 1. For a run the record is stored as
+(the study: of that model; :func:`perf.profile.plan.formed_batches`), else 1. For a run the record is stored as
 ``results.json``'s ``profile`` (``triton-perf report`` shows it); for a repository it is written to
 ``profile.json`` beside ``baseline.json``.
 """
@@ -32,8 +32,9 @@ from core.errors import PerfError, ToolkitError
 from core.processes import raise_recorded_stop, recorded_stops
 from core.records import RecordKind, load_record, write_record
 from perf.measure.host import HostSampler
-from perf.profile.baseline import BaselineOptions, busy_threshold, formed_batches, plan_targets
+from perf.profile.baseline import busy_threshold
 from perf.profile.checks import TRACES_DOING, refuse_unusable, run_repository
+from perf.profile.plan import BaselineOptions, formed_batches, plan_targets
 from perf.profile.precision_study import precision_study
 from perf.profile.replacing import keep_replaced_profile, refuse_replacing, set_aside, traces_set_aside
 from perf.profile.runners import (
@@ -135,7 +136,7 @@ def profile_variants(
 
 
 def _largest_formed(opts: BaselineOptions, targets: Sequence[Any]) -> dict[tuple[str, str, str], int]:
-    """The largest batch the run's dynamic batcher formed (:func:`perf.profile.baseline.formed_batches`, else 1)
+    """The largest batch the run's dynamic batcher formed (:func:`perf.profile.plan.formed_batches`, else 1)
     over every variant of each traced ``(model, format, device)`` (the eager model's: over all its formats) and of
     each studied model (``(model, "", "")``): the trace of a format was taken at the batch its first variant formed,
     a no-batching one's 1 in the demo (trial 14, T14-13: traced at batch 1 beside levels that formed 9)."""

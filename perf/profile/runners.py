@@ -95,7 +95,7 @@ def inputs_at(variant: RepositoryVariant, reference: dict[str, np.ndarray], shap
 def reference_size(variant: RepositoryVariant) -> str | None:
     """The input size of the build's reference inputs, every dynamic axis named (``"seq=32"``; ``None``
     without dynamic axes): what the traces and the precision study run at (:mod:`perf.profile.run`), and the
-    in-process baseline's size for a level not swept (:func:`perf.profile.baseline.plan_targets`).
+    in-process baseline's size for a level not swept (:func:`perf.profile.plan.plan_targets`).
 
     Raises:
         ToolkitError: the reference data cannot be read.

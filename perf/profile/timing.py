@@ -51,7 +51,7 @@ ROUNDS = 8
 ORDER_SEED = 0
 
 
-#: Whose time budget the in-process baseline's cut notes name (:attr:`perf.profile.baseline.BaselineOptions.budget`):
+#: Whose time budget the in-process baseline's cut notes name (:attr:`perf.profile.plan.BaselineOptions.budget`):
 #: the sweep's, when its hook measures it, or ``triton-perf baseline``'s own (re-check 14, NEW-5: the command's
 #: cut read "the sweep's time budget ran out" with no sweep running). :func:`cut_for_time` tells their notes.
 SWEEP_BUDGET = "the sweep's time budget"

@@ -38,7 +38,7 @@ def input_size(shape: str | None, reference: str | None) -> str | None:
     axis named: ``reference`` (the build's reference inputs' sizes, what a level not swept sends) with
     ``shape``'s sizes in place, ``input_size("time=400", "time=8000,ch=2") == "time=400,ch=2"``; ``None``
     without either. The one rule the in-process baseline times a workload's size by
-    (:func:`perf.profile.baseline.plan_targets`) and the report finds its points by
+    (:func:`perf.profile.plan.plan_targets`) and the report finds its points by
     (:meth:`perf.records.baseline.BaselineResult.points_at`). A mixed range has no one size: its text is
     returned as it is (no point is timed at it)."""
     if shape is None or mixed_axes(shape):

@@ -68,7 +68,7 @@ class BaselineStep(RoundsSweep):
     def baseline_names(self, names: Sequence[str]) -> list[str]:
         """The variants the in-process baseline after the rounds of ``names`` measures: them and every other variant
         the run has numbers for (an earlier session's: the baseline measures each measured variant of the run,
-        :func:`perf.profile.baseline.plan_targets`). Trial 22, F-resume-budget-advice: a resume's plan priced the
+        :func:`perf.profile.plan.plan_targets`). Trial 22, F-resume-budget-advice: a resume's plan priced the
         baseline of the 4 variants of its rounds at 34 s, and the baseline, of the run's 7 measured ones (3 TorchScript
         variants of 3-69 ms a call among them), was estimated at 426 s at its start and cut for time."""
         return [*names, *(v.name for v in self.run.variants if v.name not in names and has_numbers(self.run, v.name))]

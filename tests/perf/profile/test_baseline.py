@@ -14,7 +14,7 @@ from builders.backends import BACKENDS
 from builders.serving.runners import instance_threads
 from builders.serving.tensorrt_env import missing_requirements
 from perf.cli.main import cli
-from perf.profile.baseline import BaselineOptions, formed_batches, plan_targets
+from perf.profile.plan import BaselineOptions, formed_batches, plan_targets
 from perf.profile.points import measure_key
 from perf.profile.timing import MIN_SINGLE_RUNS, TimingSettings, time_call
 from perf.records.baseline import NOT_RUN, BaselineKey
