@@ -13,23 +13,29 @@ in-process baseline", because each asked only whether any point was measured).
 from __future__ import annotations
 
 from perf.records.results import RunResult
+from perf.records.workloads import variant_name
 
 
 def ranked(run: RunResult) -> list[str]:
     """The variants of ``run`` with a level with numbers (ok, or pending a resume's settling): those its report ranks,
-    and a baseline stands beside."""
-    return [v.name for v in run.variants if v.status in ("ok", "pending") and any(lv.ok for lv in v.levels)]
+    and a baseline stands beside; of a run split per client workload (:func:`perf.records.workloads.split_by_workload`,
+    as report.md reads it), the variants of its series (review s23r, M5: ``VARIANT [b=4]`` is no target's name)."""
+    ok = (v for v in run.variants if v.status in ("ok", "pending") and any(lv.ok for lv in v.levels))
+    return list(dict.fromkeys(variant_name(v) for v in ok))
 
 
 def baseline_owed(run: RunResult) -> list[str]:
     """The variants of ``run`` (:func:`ranked`) whose in-process baseline was never timed: the run has none, it has no
     target for the variant (a later session measured the variant, its baseline skipped or not asked), or none of the
     target's points was recorded (the time budget ran out before it). A target whose points failed or were "not run
-    on this host" was measured as far as it can be: not owed. Empty: every ranked variant has its baseline."""
+    on this host" was measured as far as it can be: not owed, as a variant the baseline cannot run at all is not
+    (its ``unmeasurable``: no build record or no artifact the toolkit runs; review s23r, M6). Empty: every ranked
+    variant has its baseline."""
     b = run.baseline
     if b is None:
         return ranked(run)
-    if not b.targets:  # a record without targets (older, or written by hand) tells no variant apart: any point is all
+    if not b.targets and not b.unmeasurable:  # a record without targets (older, by hand) tells none apart: any point is all
         return [] if any(p.ok for p in b.points) else ranked(run)
     recorded = {p.key for p in b.points}
-    return [n for n in ranked(run) if (t := b.target(n)) is None or t.key not in recorded]
+    owed = (n for n in ranked(run) if n not in b.unmeasurable)
+    return [n for n in owed if (t := b.target(n)) is None or t.key not in recorded]

@@ -33,7 +33,7 @@ from core.records import RecordKind, write_record
 from core.versions import package_versions
 from perf.analysis.efficiency import SIZES_APART_HINT, sent_sizes, sizes_apart
 from perf.profile.checks import BASELINE_DOING, refuse_nothing_measured, refuse_unusable, run_repository
-from perf.profile.plan import BaselineOptions, plan_targets
+from perf.profile.plan import UNMEASURABLE, BaselineOptions, plan_targets
 from perf.profile.points import At, measure_keys
 from perf.profile.replacing import add_owed, file_baseline, owed_only, refuse_replacing, set_aside
 from perf.profile.runners import baseline_keys, torch_threads_kept
@@ -79,7 +79,8 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
         RepositoryError: unknown variants.
         BaselineInterrupted: Ctrl-C, with the record of what it measured (:mod:`perf.profile.stopped`).
     """
-    planned, notes = plan_targets(opts)
+    left: dict[str, str] = {}  # the variants it cannot run in-process: they owe no baseline (review s23r, M6)
+    planned, notes = plan_targets(opts, left=left)
     jobs: dict[BaselineKey, tuple[RepositoryVariant, str, set[At]]] = {}  # key -> (a variant serving it, file, points)
     for target, rv, _fmt, file in planned:
         for key in baseline_keys(target.key, rv, opts.eager):
@@ -122,7 +123,7 @@ def run_baseline(opts: BaselineOptions, progress: Progress | None = None) -> Bas
             timed_whole, more = interrupted_parts(e, points, notes[planned_notes:], models, opts.timing.rounds)
             points, notes, stop = points + timed_whole, notes + more, e
     targets = [t for t, *_ in planned]
-    result = BaselineResult(time.strftime("%Y-%m-%dT%H:%M:%S%z"), baseline_settings(opts), targets, points, notes)
+    result = BaselineResult(time.strftime("%Y-%m-%dT%H:%M:%S%z"), baseline_settings(opts), targets, points, notes, left)
     if stop is not None:
         raise BaselineInterrupted(result) from None
     return result
@@ -202,6 +203,7 @@ def _baseline_for_run(
     """:func:`baseline_for_run`, the run folder held."""
     run = results.load(run_dir)
     owed = [] if replace else owed_only(run, opts.variants if opts else ())  # the variants it lacks (T29-1)
+    owed = measurable(run, owed, run_repository(run, repository)) if owed else owed
     refuse_replacing(run, baseline=not replace)
     repo = run_repository(run, repository)
     opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
@@ -210,11 +212,27 @@ def _baseline_for_run(
     if why := sizes_apart(sent_sizes(run)):  # trial 12, F23
         raise PerfError(f"no in-process baseline for run {run.run_id}: {why}", hint=SIZES_APART_HINT)
     kept = f"run {run.run_id}'s results.json keeps what it held"
-    with kept_in(run, run_dir):  # Ctrl-C: what it measured is the run's baseline (perf.profile.stopped)
+    file = add_owed if owed else file_baseline  # owed: the rest of the run's baseline kept, these added
+    with kept_in(run, run_dir, file):  # Ctrl-C: what it measured is filed the same way (perf.profile.stopped)
         new = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")
-    (add_owed if owed else file_baseline)(run, new)  # owed: the rest of the run's baseline kept, these added
+    file(run, new)
     results.save(run, run_dir)
     return new
+
+
+def measurable(run: RunResult, owed: list[str], repo: Path) -> list[str]:
+    """The ``owed`` variants of ``run`` (:func:`~perf.profile.replacing.owed_only`) the in-process baseline can run
+    (:func:`~perf.profile.plan.plan_targets`, its one rule); the others are said once and put in the run's
+    baseline's ``unmeasurable`` (review s23r, M6: a record from before it held them owed them forever, and
+    ``baseline RUN`` measured nothing)."""
+    left: dict[str, str] = {}
+    plan_targets(BaselineOptions(repo, run=run), shapes=False, left=left)
+    left = {n: why for n, why in left.items() if n in owed}
+    for name, why in left.items():
+        log.warning("%s: %s: %s (it owes no in-process baseline)", name, UNMEASURABLE, why)
+    if run.baseline is not None:
+        run.baseline.unmeasurable.update(left)
+    return [n for n in owed if n not in left]
 
 
 def write_baseline(result: BaselineResult, out_dir: Path) -> Path:
@@ -236,7 +254,7 @@ def measure_after_sweep(
         return
     log.info("measuring the in-process baseline (triton-perf baseline; --no-baseline skips it)")
     try:
-        with kept_in(run, run_dir):  # Ctrl-C: what it measured is kept in the run (the sweep says the rest)
+        with kept_in(run, run_dir, file_baseline):  # Ctrl-C: what it measured is kept in the run (the sweep says the rest)
             new = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING, deadline=deadline), progress)
         file_baseline(run, new)  # a resumed sweep's baseline of more variants: the earlier one kept beside it
     except ToolkitError as e:

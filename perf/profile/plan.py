@@ -27,6 +27,9 @@ from perf.records.baseline import BaselineKey, BaselineSize, BaselineTarget
 from perf.records.results import RunResult, mixed_axes
 from perf.records.workloads import input_size
 
+#: What a variant the in-process baseline cannot run is (:func:`plan_targets` gives it no target, only the reason).
+UNMEASURABLE = "not measurable in-process"
+
 
 @dataclass(config=ConfigDict(arbitrary_types_allowed=True))
 class BaselineOptions:
@@ -116,10 +119,16 @@ def given_size(run: RunResult | None, rv: RepositoryVariant) -> str | None:
 
 
 def plan_targets(
-    opts: BaselineOptions, repo: Repository | None = None, configs: dict[str, mc.ModelConfig] | None = None, shapes: bool = True
+    opts: BaselineOptions,
+    repo: Repository | None = None,
+    configs: dict[str, mc.ModelConfig] | None = None,
+    shapes: bool = True,
+    left: dict[str, str] | None = None,
 ) -> tuple[list[tuple[BaselineTarget, RepositoryVariant, str, str]], list[str]]:
     """The variants to measure: ``(target, variant, artifact format, artifact file)`` each,
-    and notes on those left out (no artifact the toolkit can run, an unreadable config). A caller that read
+    and notes on those left out (no artifact the toolkit can run, an unreadable config: "NAME: not measurable
+    in-process: why"), each also put in ``left`` (variant -> why; the record's
+    :attr:`~perf.records.baseline.BaselineResult.unmeasurable`: such a variant owes no baseline). A caller that read
     them already passes ``opts.repository`` as ``repo`` and each variant's parsed ``config.pbtxt`` in ``configs`` (a
     sweep's, read once): neither is read again; ``shapes=False`` leaves ``shape`` out (no reference inputs read:
     each target's :attr:`~perf.records.baseline.BaselineTarget.sizes` are then the swept sizes as sent).
@@ -134,17 +143,19 @@ def plan_targets(
         names = [v.name for v in opts.run.variants if v.status == "ok"]
     else:
         names = repo.names(indexed=False)
-    planned, notes = [], []
+    planned, notes, left = [], [], {} if left is None else left
     for name in names:
         try:
             rv = repo.variant(name)
             cfg = configs[name] if configs and name in configs else read_config(rv.folder / "config.pbtxt")
         except ToolkitError as e:
-            notes.append(f"{name}: {e.message}")
+            left[name] = e.message
+            notes.append(f"{name}: {UNMEASURABLE}: {e.message}")
             continue
         artifact, backend = served_artifact(cfg), for_config(cfg)
         if artifact is None or backend is None or not rv.inputs:
-            notes.append(f"{name}: no build record or no artifact the toolkit runs (not measured in-process)")
+            left[name] = "no build record or no artifact the toolkit runs"
+            notes.append(f"{name}: {UNMEASURABLE}: {left[name]}")
             continue
         gpu = any(g.kind == g.KIND_GPU for g in cfg.instance_group)
         params = rv.params

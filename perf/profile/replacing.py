@@ -102,23 +102,28 @@ def owed_only(run: RunResult, variants: Sequence[str]) -> list[str]:
             hint=f"drop --variants to measure the variants that lack it ({', '.join(f'`{n}`' for n in owed)}), "
             "or `--replace` measures every variant again, the earlier baseline kept in results.json",
         )
-    kept = [t.variant for t in b.targets if t.variant not in owed]
+    asked = [n for n in owed if n in run_names(run, variants)] if variants else owed  # review s23r, m1: all owed
+    kept = [t.variant for t in b.targets if t.variant not in asked]
     log.info(
         "measuring the in-process baseline of %s, which the run lacks; keeping the one of %s (%s)",
-        ", ".join(owed),
+        ", ".join(asked),
         ", ".join(kept) or "no other variant",
         _measured(b),
     )
-    return owed
+    return asked
 
 
 def add_owed(run: RunResult, new: BaselineResult) -> None:
-    """Add ``new``, the baseline of the variants ``run``'s lacked (:func:`owed_only`), to the run's: its targets and
-    the points of keys the run's did not time (a variant sharing a measured artifact, device and threads adds none)."""
+    """Add ``new``, the baseline of the variants ``run``'s lacked (:func:`owed_only`), to the run's: its targets, in
+    place of those variants' earlier ones (review s23r, m2: a target whose key was never timed stayed, and the variant
+    owed), the variants it cannot run (``unmeasurable``) and the points of keys the run's did not time (a variant
+    sharing a measured artifact, device and threads adds none)."""
     b = run.baseline
     assert b is not None
     timed = {(p.key, p.batch_size, p.shape) for p in b.points}
-    b.targets += [t for t in new.targets if b.target(t.variant) is None]
+    planned = {t.variant for t in new.targets} | set(new.unmeasurable)
+    b.targets = [t for t in b.targets if t.variant not in planned] + new.targets
+    b.unmeasurable = {**{n: w for n, w in b.unmeasurable.items() if n not in planned}, **new.unmeasurable}
     b.points += [p for p in new.points if (p.key, p.batch_size, p.shape) not in timed]
     b.notes += [*new.notes, f"the baseline of {', '.join(t.variant for t in new.targets)} added {new.created}"]
 

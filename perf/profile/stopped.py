@@ -12,7 +12,7 @@ and the command shows it, names the rest and exits 130.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -66,16 +66,16 @@ def interrupted_parts(
 
 
 @contextlib.contextmanager
-def kept_in(run: RunResult, run_dir: Path) -> Iterator[None]:
-    """Keep an interrupted baseline that measured a point as ``run``'s baseline (the earlier one, if it had
-    one, kept in ``replaced_baselines``, as ``--replace`` keeps it) and save the run in ``run_dir``."""
-    from perf.profile.replacing import file_baseline
-
+def kept_in(run: RunResult, run_dir: Path, file: Callable[[RunResult, BaselineResult], None]) -> Iterator[None]:
+    """Keep an interrupted baseline that measured a point in ``run`` as the same command's whole one is filed
+    (``file``: :func:`~perf.profile.replacing.file_baseline`, the earlier one kept in ``replaced_baselines`` as
+    ``--replace`` keeps it, or :func:`~perf.profile.replacing.add_owed`, added to the run's: review s23r, M3, a
+    Ctrl-C filed the baseline of the owed variants over the whole run's) and save the run in ``run_dir``."""
     try:
         yield
     except BaselineInterrupted as stop:
         if any(p.ok for p in stop.result.points):
-            file_baseline(run, stop.result)
+            file(run, stop.result)
             stop.stored = results.save(run, run_dir)
         raise
 

@@ -235,6 +235,9 @@ class BaselineResult:
         targets: One per served variant that has a baseline.
         points: Every measurement, ``ok`` or not.
         notes: What was left out and why (a variant without a build record...).
+        unmeasurable: The variants it planned that the in-process baseline cannot run (no build record, no artifact
+            the toolkit runs, an unreadable config), each with why: they have no target and owe none (review s23r,
+            M6: such a variant was owed forever, and every resume measured the whole baseline again).
     """
 
     created: str
@@ -242,6 +245,7 @@ class BaselineResult:
     targets: list[BaselineTarget] = dataclasses.field(default_factory=list)
     points: list[BaselinePoint] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
+    unmeasurable: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def target(self, variant: str) -> BaselineTarget | None:
         """The baseline target of served variant ``variant``, or ``None`` when it has none."""

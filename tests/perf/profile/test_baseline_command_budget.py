@@ -55,7 +55,7 @@ def test_a_budget_that_fits_by_the_sweeps_rule_starts(tmp_path: Path, monkeypatc
 
 def _planned(monkeypatch: pytest.MonkeyPatch, measure: Any) -> None:
     target = BaselineTarget("cnn_onnx_cpu1_nodb_mbs8", KEY, batch_sizes=[1], sizes=[BaselineSize(None, [1])])
-    monkeypatch.setattr(api, "plan_targets", lambda opts: ([(target, None, "onnx", "model.onnx")], []))
+    monkeypatch.setattr(api, "plan_targets", lambda opts, **_: ([(target, None, "onnx", "model.onnx")], []))
     monkeypatch.setattr(api, "measure_keys", measure)
 
 
