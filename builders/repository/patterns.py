@@ -27,8 +27,8 @@ def meant(pattern: str, known: Sequence[str]) -> str | None:
     """The pattern or name the user likely meant by ``pattern``, which matches none of ``known``: a
     close variant name for a name; a name that begins several of ``known``, that prefix as a pattern
     (trial 24, T24-19: ``--variants segnet_onnx`` got the list, no hint that a pattern takes ``*``:
-    ``'segnet_onnx*'``); for a shell pattern, the pattern with its separators ``-``, ``.`` or spaces
-    made ``_`` (:func:`core.naming.underscored`), its model part (what comes before the first ``_``)
+    ``'segnet_onnx*'``); for a shell pattern, the pattern with its separators ``-``, ``.`` or spaces made ``_``
+    (:func:`core.naming.underscored`) and then as typed (a model name may hold them), each: itself, its model part (what comes before the first ``_``)
     replaced by the closest model name, or each ``_``-separated part no known name has replaced by the
     closest part one has (s22z, Z-6: ``'twoin_onxx_*'`` got none), the first that matches something.
     ``None`` when nothing is close. The one did-you-mean rule of every flag that takes variant patterns."""
@@ -37,14 +37,20 @@ def meant(pattern: str, known: Sequence[str]) -> str | None:
     if not _WILD.search(pattern):
         close = close_names(pattern, known, n=1)
         return close[0] if close else None
-    pattern = underscored(pattern)  # 'tinyvit-onnx*': no "_" to part the model at (trial 27, T27-16)
+    # underscored first ('tinyvit-onnx*': no "_" to part the model at, trial 27, T27-16), then as typed: a model name
+    # may hold '-' and '.' ('my-nett_onnx*' -> 'my-net_onnx*'; s23r m5: only the underscored form was tried, none)
+    candidates = [c for form in dict.fromkeys((underscored(pattern), pattern)) for c in _candidates(form, known)]
+    return next((c for c in candidates if fnmatch.filter(known, c)), None)
+
+
+def _candidates(pattern: str, known: Sequence[str]) -> list[str]:
+    """What :func:`meant` tries of ``pattern``: itself, its model part replaced by a close model name, each mistyped part."""
     head, sep, rest = pattern.partition("_")
-    candidates = [
+    return [
         pattern,
         *(f"{model}{sep}{rest}" for model in close_names(head, _models(known), n=3)),
         _parts_meant(pattern, known),
     ]
-    return next((c for c in candidates if fnmatch.filter(known, c)), None)
 
 
 def _parts_meant(pattern: str, known: Sequence[str]) -> str:

@@ -67,3 +67,13 @@ def test_a_pattern_with_a_space_is_told_the_underscore_and_no_demo_names() -> No
     with pytest.raises(ValueError) as e:
         variant_patterns("twoin onnx*")
     assert "(did you mean 'twoin_onnx*'?)" in str(e.value) and "mlp" not in str(e.value)
+
+
+def test_a_model_name_with_a_dash_or_a_dot_gets_the_pattern_meant() -> None:
+    """s23r m5: a model name may hold '-' and '.' (core.naming.NAME_RE); its mistyped pattern got the pattern meant
+    before the pattern was underscored first for the did-you-mean, and nothing since ('my-nett_onnx*')."""
+    known = ["my-net_onnx_cpu1_nodb_mbs8", "resnet.v2_onnx_cpu1_nodb_mbs8"]
+    assert meant("my-nett_onnx*", known) == "my-net_onnx*"
+    assert meant("resnet.v3_onnx*", known) == "resnet.v2_onnx*"
+    assert meant("my-net_onxx*", known) == "my-net_onnx*"
+    assert meant("tabnet-onnx*", KNOWN) == "tabnet_onnx*"  # a mistyped separator still gets the underscored form
