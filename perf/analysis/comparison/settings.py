@@ -138,7 +138,39 @@ def differing(a: RunResult, b: RunResult) -> list[tuple[str, str, str, bool]]:
         if s.read_by is not None and not (_design(a) == _design(b) == s.read_by):
             continue
         (has_a, va), (has_b, vb) = recorded(a, s.key), recorded(b, s.key)
+        if has_a == has_b and (not has_a or _value(s.key, va) == _value(s.key, vb)):
+            continue
         ta, tb = (said(v, s.none) if has else "not recorded" for has, v in ((has_a, va), (has_b, vb)))
-        if ta != tb:
-            out.append((s.label, ta, tb, has_a and has_b))
+        out.append((s.label, ta, tb, has_a and has_b))
     return out
+
+
+def _value(key: Key, value: Any) -> Any:
+    """A recorded value as compared (s23r m8: the words were, so flags in another order, ``1`` and ``1.0`` or a dict
+    recorded in another key order read as differing): an empty one ``None``, tuples as lists, numbers as numbers;
+    perf_analyzer's passed-through flags (``extra_args``) as the sorted list of its flags, each with its value
+    (:func:`_flags`): perf_analyzer reads its flags by name, in any order, so flags in another order are the same
+    command. Other lists (a server's flags, levels, sizes) are compared as sequences."""
+    if value is None or value == [] or value == {} or value == "" or value == ():
+        return None
+    if key == "extra_args" and isinstance(value, (list, tuple)):
+        return sorted(_flags([str(v) for v in value]))
+    if isinstance(value, (list, tuple)):
+        return [_value("", v) for v in value]
+    if isinstance(value, dict):
+        return {k: _value("", v) for k, v in value.items()}
+    return value
+
+
+def _flags(args: list[str]) -> list[tuple[str, ...]]:
+    """``args`` (perf_analyzer flags, each ``--perf-analyzer-arg`` value) as flags, each its words: a flag and the
+    arguments after it that are no flag (its value: ``--max-threads 16``), ``--flag=V`` read as ``--flag V``."""
+    out: list[list[str]] = []
+    for arg in args:
+        words = arg.split("=", 1) if arg.startswith("--") else [arg]
+        words = [w for word in words for w in word.split()]
+        if arg.startswith("-") or not out:
+            out.append(words)
+        else:
+            out[-1] += words
+    return [tuple(f) for f in out]

@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from clients.runtimes.options import ServerOptions
 from perf.analysis.comparison.runs import compare_runs
-from perf.analysis.comparison.settings import COMPARED, IN_ENV_ROWS, NOT_COMPARED
+from perf.analysis.comparison.settings import COMPARED, IN_ENV_ROWS, NOT_COMPARED, differing
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult, save
 from perf.records.settings import Environment, MeasureSettings, ServerRecord, SweepSettings
@@ -115,3 +115,20 @@ def test_the_server_s_openmp_wait_policy_is_compared(tmp_path: Path):
     save(b, tmp_path / "b")
     text = compare_runs(tmp_path / "a", tmp_path / "b", refused=refused_flags_text).read_text()
     assert _rows(text)["server OMP_WAIT_POLICY (differs)"] == ["PASSIVE", "not known (a server not started here)"]
+
+
+def test_values_are_compared_as_values_not_as_their_words(tmp_path: Path):
+    """s23r m8: "(differs)" compared the values as said: the same perf_analyzer flags in another order (perf_analyzer
+    reads them by name, in any order), a flag's value given as the next argument, ``1`` and ``1.0``, were marked."""
+    base = run_settings(SweepOptions(server=ServerOptions(repository=tmp_path)), ["v"], "brute")
+    flags = ["--max-threads=16", "--string-length", "8", "-v"]
+
+    def rows(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+        return [label for label, _, _, _ in differing(_run("a", {**base, **a}), _run("b", {**base, **b}))]
+
+    assert rows({"extra_args": flags}, {"extra_args": ["-v", "--string-length=8", "--max-threads", "16"]}) == []
+    assert rows({"stability_pct": 10}, {"stability_pct": 10.0}) == []
+    assert rows({"extra_args": flags}, {"extra_args": ["--max-threads=16", "--string-length", "9", "-v"]}) == [
+        "perf_analyzer flags (--perf-analyzer-arg)"
+    ]
+    assert rows({"concurrency": [1, 2, 4]}, {"concurrency": [4, 2, 1]}) == ["concurrency asked (--concurrency)"]
