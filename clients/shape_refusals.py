@@ -4,13 +4,12 @@ and ``triton-perf coldstart`` (:func:`clients.shapes.refuse_shape_flags` finds t
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 
 from builders.model.axis_steps import off_step, range_words
 from builders.model.spec import ModelSpec
 from builders.model.tensor import BATCH_AXIS
-from clients.shape_flags import BATCH_APART, AxisForm, NotNameDims, ShapeModel, XSeparated, colon_separated_dims
+from clients.shape_flags import BATCH_APART, AxisForm, NotNameDims, XSeparated, colon_separated_dims
 from clients.shape_sizes import ConfigInput, Misfit, check_batch_size, check_ranges, fitted_dims, labels, size_inputs
 from core.errors import ClientError
 from core.names import require_known
@@ -358,26 +357,6 @@ def x_separated_refusal(
             flag="--shape",
         )
     return ClientError(f"{typed.message.partition(': did you mean')[0]}, and {why.message}", hint=why.hint, flag="--shape")
-
-
-def repository_models(repository: Path, variants: Sequence[str]) -> Iterator[ShapeModel]:
-    """The models of ``variants`` (names or patterns, as ``--variants`` takes them; every variant where empty) in
-    ``repository``, from their config.pbtxt and build manifest, read as they are needed: what a ``--shape`` refusal of
-    ``triton-perf sweep`` and ``coldstart`` is answered from (:func:`clients.shapes.refuse_shape_flags`).
-
-    Raises:
-        ToolkitError: no such repository or variant, or a config that does not read.
-    """
-    from google.protobuf import json_format
-
-    from builders.config.pbtxt import read_config
-    from builders.repository.view import Repository
-
-    repo = Repository(repository)
-    for name in repo.names(variants, indexed=False):
-        cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
-        dims = [(i["name"], [int(d) for d in i.get("dims", [])]) for i in cfg.get("input", [])]
-        yield name, dims, int(cfg.get("max_batch_size", 0) or 0), repo.variant(name).served_spec
 
 
 def _text(dims: Sequence[int]) -> str:

@@ -78,7 +78,7 @@ def coldstart(
     measured again, unless --replace."""
     from builders.repository.view import Repository
     from clients.shape_flags import parse_shapes
-    from clients.shape_refusals import repository_models
+    from clients.shape_models import repository_models
     from clients.shapes import refuse_shape_flags
     from perf.records.run_lock import holding_run
 

@@ -81,7 +81,8 @@ def answer_shape_flags(command: click.Command, ctx: click.Context, typed: list[s
     Raises:
         click.BadParameter: always.
     """
-    from clients.shape_refusals import repository_models, shapes_form_refusal
+    from clients.shape_models import repository_models
+    from clients.shape_refusals import shapes_form_refusal
     from clients.shapes import refuse_shape_flags
     from core.errors import ToolkitError
     from perf.sweep.flags import parse_shapes_flag
