@@ -32,13 +32,13 @@ def refused_as(
     try:
         if batch is not None:
             check_batch_size(model, max_batch_size, batch)
-        check_worded(model, inputs, max_batch_size, spec, {name: tuple(int(d) for d in dims)})
+        check_sizes(model, inputs, max_batch_size, spec, {name: tuple(int(d) for d in dims)})
     except ClientError as e:
         return ClientError(e.message.removeprefix(f"{model}: "), hint=e.hint, flag=e.flag)
     return None
 
 
-def check_worded(
+def check_sizes(
     model: str,
     inputs: Sequence[ConfigInput],
     max_batch_size: int,
@@ -46,9 +46,28 @@ def check_worded(
     sizes: Mapping[str, Sequence[int]],
     source: str | None = None,
 ) -> dict[str, tuple[int, str]]:
-    """:func:`clients.shapes.check_sizes`: a ``--shape`` of the wrong form refused in its own words first (dims
-    colon-separated, an axis named for an input, a name of no input), then the raw check
-    (:func:`clients.shape_sizes.check_ranges`), a misfit said with the dims meant (:func:`misfit_refusal`)."""
+    """Check user-given dims against the config and the build's verified ranges; bind the axes they size: a ``--shape``
+    of the wrong form refused in its own words first (dims colon-separated, an axis named for an input, a name of no
+    input), then the raw check (:func:`clients.shape_sizes.check_ranges`), a misfit said with the dims meant
+    (:func:`misfit_refusal`). Callers name it :func:`clients.shapes.check_sizes`.
+
+    Args:
+        model: Model (variant) name, for messages.
+        inputs: The config's inputs, ``(name, dims)``.
+        max_batch_size: The config's ``max_batch_size``.
+        spec: The build's spec under served names, or ``None`` (nothing to check ranges against).
+        sizes: Input name -> dims without the batch axis of a batching model.
+        source: Where ``sizes`` come from, for messages: ``None`` for ``--shape`` flags, else
+            e.g. an input file's path (then inputs of another rank are left to
+            :func:`clients.inputs.validate_inputs`).
+
+    Returns:
+        Each spec axis the dims size: ``axis -> (size, what gave it)``.
+
+    Raises:
+        ClientError: a ``--shape`` names no input or does not fit its config dims; a size
+            outside its axis's verified ``min..max``; two sizes for one axis.
+    """
     if source is None:
         config = {n: [int(d) for d in dims] for n, dims in inputs}
         colon_separated_dims(sizes, config, lambda n, d: refused_as(model, inputs, max_batch_size, spec, n, d))

@@ -102,20 +102,8 @@ def check_ranges(
 ) -> dict[str, tuple[int, str]]:
     """Check user-given dims against the config and the build's verified ranges; bind the axes they size: the raw
     check of :func:`clients.shapes.check_sizes`, which words a ``--shape`` of the wrong form first and a misfit
-    (:class:`Misfit`) with the dims meant (:mod:`clients.shape_refusals`).
-
-    Args:
-        model: Model (variant) name, for messages.
-        inputs: The config's inputs, ``(name, dims)``.
-        max_batch_size: The config's ``max_batch_size``.
-        spec: The build's spec under served names, or ``None`` (nothing to check ranges against).
-        sizes: Input name -> dims without the batch axis of a batching model.
-        source: Where ``sizes`` come from, for messages: ``None`` for ``--shape`` flags, else
-            e.g. an input file's path (then inputs of another rank are left to
-            :func:`clients.inputs.validate_inputs`).
-
-    Returns:
-        Each spec axis the dims size: ``axis -> (size, what gave it)``.
+    (:class:`Misfit`) with the dims meant (:mod:`clients.shape_refusals`). Arguments and return value: as
+    :func:`clients.shapes.check_sizes`.
 
     Raises:
         Misfit: a ``--shape`` does not fit its config dims (or names no input).

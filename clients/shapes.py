@@ -37,7 +37,7 @@ import click
 
 from builders.model.spec import ModelSpec
 from clients.shape_flags import AxisForm, NotNameDims, ShapeModel, XSeparated, parse_shape
-from clients.shape_refusals import axis_form_refusal, check_worded, name_dims_refusal, names_axis, x_separated_refusal
+from clients.shape_refusals import axis_form_refusal, check_sizes, name_dims_refusal, names_axis, x_separated_refusal
 from clients.shape_sizes import (
     ConfigInput,
     DimSize,
@@ -51,7 +51,8 @@ from clients.shape_sizes import (
 from core.errors import ToolkitError
 from core.flag_refusals import named_once
 
-#: The raw rule's names its callers import from here (clients.shape_sizes holds them, below the refusals' words).
+#: The raw rule's names its callers import from here (clients.shape_sizes holds them, below the refusals' words;
+#: clients.shape_refusals holds check_sizes, which words a --shape of the wrong form first).
 __all__ = [
     "ConfigInput",
     "DimSize",
@@ -64,36 +65,6 @@ __all__ = [
     "refuse_shape_flags",
     "resolve",
 ]
-
-
-def check_sizes(
-    model: str,
-    inputs: Sequence[ConfigInput],
-    max_batch_size: int,
-    spec: ModelSpec | None,
-    sizes: Mapping[str, Sequence[int]],
-    source: str | None = None,
-) -> dict[str, tuple[int, str]]:
-    """Check user-given dims against the config and the build's verified ranges; bind the axes they size.
-
-    Args:
-        model: Model (variant) name, for messages.
-        inputs: The config's inputs, ``(name, dims)``.
-        max_batch_size: The config's ``max_batch_size``.
-        spec: The build's spec under served names, or ``None`` (nothing to check ranges against).
-        sizes: Input name -> dims without the batch axis of a batching model.
-        source: Where ``sizes`` come from, for messages: ``None`` for ``--shape`` flags, else
-            e.g. an input file's path (then inputs of another rank are left to
-            :func:`clients.inputs.validate_inputs`).
-
-    Returns:
-        Each spec axis the dims size: ``axis -> (size, what gave it)``.
-
-    Raises:
-        ClientError: a ``--shape`` names no input or does not fit its config dims; a size
-            outside its axis's verified ``min..max``; two sizes for one axis.
-    """
-    return check_worded(model, inputs, max_batch_size, spec, sizes, source)
 
 
 def resolve(
