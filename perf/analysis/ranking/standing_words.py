@@ -5,6 +5,8 @@ outside a tie set, and the lowest latency a variant with no level to rank reache
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from core.wording import count
 from perf.analysis.build_checks import notes
 from perf.analysis.measured import cut_variants, rounds_measured
@@ -354,22 +356,10 @@ def outsupported(ranking: Ranking, run: RunResult | None) -> list[str]:
     """The tie-set members the round-adjusted scale put above the leader that it was named first over by its median
     throughput over more rounds (:func:`perf.analysis.ranking.leader.supported`; trial 28, T28-1), each with the
     rounds of its median (``"`b` at c=4 (3 rounds)"``): the pick is not named first by the round-adjusted scale then."""
-    lead = ranking.leader
+    lead, cmp, members = _against_leader(ranking, run)
     if lead is None or run is None:
         return []
-    by_name = {v.name: v for v in run.variants}
-
-    def cmp(x: Operating, y: Operating) -> Comparison:
-        return compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, ranking.latency_metric)
-
-    kept = [
-        o
-        for o in ranking.tie_set[1:]
-        if o.side.variant in by_name
-        and lead.side.variant in by_name
-        and o.adjusted_infer_per_s > lead.adjusted_infer_per_s
-        and supported(lead, o, cmp)
-    ]
+    kept = [o for o in members if o.adjusted_infer_per_s > lead.adjusted_infer_per_s and supported(lead, o, cmp)]
     return [f"{rival(cmp(lead, o), run)} ({count(o.rounds, 'round')})" for o in kept]
 
 
@@ -378,13 +368,25 @@ def kneed(ranking: Ranking, run: RunResult | None) -> list[str]:
     as much throughput by the medians, a latency far lower and lower in every shared round), each with the rounds
     they shared (``"`b` (3 rounds)"``): the pick is named first by its latency there, not by its throughput (trial
     22, F-mixed-pick)."""
-    lead = ranking.leader
+    lead, cmp, members = _against_leader(ranking, run)
     if lead is None or run is None:
         return []
-    by_name = {v.name: v for v in run.variants}
+    kept = [o for o in members if knee(lead, o, cmp)]
+    return [f"{rival(c, run)} ({count(len(c.rounds), 'round')})" for c in (cmp(lead, o) for o in kept)]
+
+
+def _against_leader(
+    ranking: Ranking, run: RunResult | None
+) -> tuple[Operating | None, Callable[[Operating, Operating], Comparison], list[Operating]]:
+    """What :func:`outsupported` and :func:`kneed` weigh the leader against: the leader, the comparison of two operating
+    points of ``run`` (by ``ranking``'s latency metric) and the tie-set members after the leader that it can compare
+    (none where the run does not hold the leader's variant, or there is no leader or run)."""
+    lead = ranking.leader
+    by_name = {v.name: v for v in run.variants} if run is not None else {}
 
     def cmp(x: Operating, y: Operating) -> Comparison:
         return compare(by_name[x.side.variant], x.side, by_name[y.side.variant], y.side, ranking.latency_metric)
 
-    kept = [o for o in ranking.tie_set[1:] if o.side.variant in by_name and lead.side.variant in by_name and knee(lead, o, cmp)]
-    return [f"{rival(c, run)} ({count(len(c.rounds), 'round')})" for c in (cmp(lead, o) for o in kept)]
+    if lead is None or lead.side.variant not in by_name:
+        return lead, cmp, []
+    return lead, cmp, [o for o in ranking.tie_set[1:] if o.side.variant in by_name]
