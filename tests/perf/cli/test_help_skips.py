@@ -9,16 +9,15 @@ import difflib
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import click
 import pytest
 from click.testing import CliRunner
 from factories import level_result, run_result, variant_result
 from fake_colocation_server import invoke_faked
+from saved_sweeps import fake_sweep
 
 from perf.cli.main import cli as perf_cli
-from perf.records import results
 
 #: Every triton-perf flag whose help says what it leaves out, with the test that runs it.
 SKIPS = {
@@ -70,41 +69,20 @@ def _written(folder: Path, named: str) -> set[str]:
     return {n for n in names if n.endswith(".png")} if "plot" in named else {n for n in names if n == named}
 
 
-class _SavedSweep:
-    """Stands in for :class:`perf.sweep.run.Sweep`: its run measured and saved, as a sweep that ended leaves it."""
-
-    nothing_to_measure = False
-    stopped_in_baseline = False
-    run: Any = None
-
-    def __init__(self, opts: Any, progress: Any = None) -> None:
-        self.opts, self.run_id = opts, opts.run_id
-        self.run_dir = Path(opts.results_dir) / opts.run_id
-        self.names = [v.name for v in self.run.variants]
-        self.plans: dict[str, Any] = {}
-
-    def level_counts(self) -> tuple[int, int]:
-        return 0, 0
-
-    def run_all(self) -> Any:
-        results.save(self.run, self.run_dir)
-        return self.run
-
-
 def test_sweep_no_report_leaves_out_the_files_its_help_names_and_only_them(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import perf.sweep.run
-
     help_text = _skips()[("triton-perf sweep", "--no-report")]
     levels = {"a": (100.0, 180.0, 200.0), "b": (90.0, 150.0, 260.0)}
-    _SavedSweep.run = run_result(
-        [variant_result(n, [level_result(c, t, 2.0 * c) for c, t in zip((1, 2, 4), thr)]) for n, thr in levels.items()],
-        run_id="r",
-        settings={"latency_budget_ms": 5.0},
-        finished="then",
+    fake_sweep(
+        monkeypatch,
+        run_result(
+            [variant_result(n, [level_result(c, t, 2.0 * c) for c, t in zip((1, 2, 4), thr)]) for n, thr in levels.items()],
+            run_id="r",
+            settings={"latency_budget_ms": 5.0},
+            finished="then",
+        ),
     )
-    monkeypatch.setattr(perf.sweep.run, "Sweep", _SavedSweep)
     monkeypatch.chdir(tmp_path)
     out = {}
     for name, flags in (("full", []), ("bare", ["--no-report"])):

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from factories import level_result, run_result, variant_result
+from factories import level_result
+from saved_sweeps import sweep_said, two_variant_run
 
 from perf.cli.main import cli as perf_cli
 from perf.records import colocation, results
@@ -22,58 +23,16 @@ from perf.records.results import Session
 from perf.report_state import MARK, STATE_FILE, outdated_text, record_written
 
 
-class _SavedSweep:
-    """Stands in for :class:`perf.sweep.run.Sweep`: it saves :attr:`run` (the measuring faked; the saving, the report,
-    its state and the mark are the real code's)."""
-
-    nothing_to_measure = False
-    stopped_in_baseline = False
-    run: Any = None
-
-    def __init__(self, opts: Any, progress: Any = None) -> None:
-        self.opts, self.run_id = opts, opts.run_id
-        self.run_dir = Path(opts.results_dir) / opts.run_id
-        self.names = [v.name for v in self.run.variants]
-        self.plans: dict[str, Any] = {}
-
-    def level_counts(self) -> tuple[int, int]:
-        return 0, 0
-
-    def run_all(self) -> Any:
-        results.save(self.run, self.run_dir)
-        return self.run
-
-
-def _run(b_top: float, sessions: int) -> Any:
-    levels = {"a_mbs4": (100.0, 180.0, 200.0), "b_mbs4": (90.0, 150.0, b_top)}
-    return run_result(
-        [variant_result(n, [level_result(c, t, 2.0 * c) for c, t in zip((1, 2, 4), thr)]) for n, thr in levels.items()],
-        run_id="r",
-        finished="then",
-        sessions=[Session(f"2026-12-05T07:5{i}:00", "finished") for i in range(sessions)],
-    )
-
-
-def _sweep(monkeypatch: pytest.MonkeyPatch, run: Any, *flags: str) -> str:
-    import perf.sweep.run
-
-    _SavedSweep.run = run
-    monkeypatch.setattr(perf.sweep.run, "Sweep", _SavedSweep)
-    res = CliRunner().invoke(perf_cli, ["sweep", "--results-dir", "results", "--run-id", "r", "--no-baseline", *flags])
-    assert res.exit_code == 0, res.output
-    return " ".join(res.output.split())
-
-
 def test_a_no_report_session_marks_the_earlier_report_and_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "results" / "r"
-    said = _sweep(monkeypatch, _run(200.0, 1))  # the report written, then its time saved: not a change of state
+    said = sweep_said(monkeypatch, two_variant_run(200.0, 1))  # the report written, then its time saved: not a change of state
     assert "out of date" not in said
     first = (folder / "report.md").read_text()
     assert MARK not in first and (folder / STATE_FILE).is_file()
     assert "Best measured" in first or "`a_mbs4`" in first
 
-    said = _sweep(monkeypatch, _run(400.0, 2), "--no-report")  # a later session: b now leads
+    said = sweep_said(monkeypatch, two_variant_run(400.0, 2), "--no-report")  # a later session: b now leads
     report = (folder / "report.md").read_text().splitlines()
     assert report[0] == "# Sweep report: r" and report[2].startswith(MARK), report[:4]
     assert "before a later session of the run (--resume, started 2026-12-05 07:51:00)" in report[2]
@@ -85,7 +44,7 @@ def test_a_no_report_session_marks_the_earlier_report_and_says_so(monkeypatch: p
     assert "says so at its top; `triton-perf report results/r` rewrites it" in said
 
     other = tmp_path / "results" / "o"  # a reader of the run says it too
-    results.save(dataclasses.replace(_run(300.0, 1), run_id="o", created="before"), other)
+    results.save(dataclasses.replace(two_variant_run(300.0, 1), run_id="o", created="before"), other)
     res = CliRunner().invoke(perf_cli, ["compare", "results/o", "results/r"])
     assert res.exit_code == 0, res.output
     assert "report.md in results/r is out of date (written " in " ".join(res.output.split())
@@ -98,7 +57,7 @@ def test_a_no_report_session_marks_the_earlier_report_and_says_so(monkeypatch: p
 
 
 def test_an_edited_report_marked_stays_told_as_edited(tmp_path: Path) -> None:
-    run = _run(200.0, 1)
+    run = two_variant_run(200.0, 1)
     results.save(run, tmp_path)
     from perf.report.write import write_report
 
@@ -123,7 +82,7 @@ def test_an_edited_report_marked_stays_told_as_edited(tmp_path: Path) -> None:
     ],
 )
 def test_every_save_that_changes_the_run_marks_its_reports_once(tmp_path: Path, change: str, words: str) -> None:
-    run = _run(200.0, 1)
+    run = two_variant_run(200.0, 1)
     results.save(run, tmp_path)
     for folder in (tmp_path, tmp_path / "report-budget5ms"):  # the run's report and a what-if view's
         folder.mkdir(exist_ok=True)
@@ -153,7 +112,7 @@ def test_every_save_that_changes_the_run_marks_its_reports_once(tmp_path: Path, 
 
 
 def test_a_report_of_no_recorded_state_is_left_as_it_is(tmp_path: Path) -> None:
-    run = _run(200.0, 1)
+    run = two_variant_run(200.0, 1)
     results.save(run, tmp_path)
     (tmp_path / "report.md").write_text("# Sweep report: r\n")  # written before the state was recorded
     run.variants[0].levels.append(level_result(8, 210.0, 16.0))
@@ -180,7 +139,7 @@ def test_a_baseline_stopped_into_the_run_says_its_report_is_out_of_date(tmp_path
     from perf.cli.baseline import _interrupted
     from perf.profile.stopped import BaselineInterrupted
 
-    run = _run(200.0, 1)
+    run = two_variant_run(200.0, 1)
     results.save(run, tmp_path)
     (tmp_path / "report.md").write_text("# Sweep report: r\n")
     record_written(tmp_path, tmp_path / results.RESULTS_FILE)
@@ -197,7 +156,7 @@ def test_a_resumes_cold_starts_are_its_own_and_further_measurements_said_once(tm
     """Trial 29, T29-2: a resume that loaded two variants and measured their cold starts was said as "further
     measurements of its variants, a cold start recorded into it (`triton-perf coldstart --into`), further
     measurements": the command named was never run, and "further measurements" came twice."""
-    run = _run(200.0, 1)
+    run = two_variant_run(200.0, 1)
     results.save(run, tmp_path)
     (tmp_path / "report.md").write_text("# Sweep report: r\n\nthe pick is a_mbs4\n")
     record_written(tmp_path, tmp_path / results.RESULTS_FILE)
