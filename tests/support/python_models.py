@@ -10,6 +10,8 @@
   depend on the host's speed or load);
 - :data:`EASY_RATE_PER_S`: a request rate any python-backend model of the tests (the tiny build's
   variants too) serves with one instance, on a busy host as well;
+- :func:`write_measured_models`: python-backend configs of the same shape with a ``model.bin`` artifact and no
+  ``model.py``, never served: the repository a hand-made sweep record names (its artifacts' stamps);
 - :data:`ONE_SAMPLE_SERIAL_MODEL`: a ``model.py`` that holds each execute ``%(sleep_ms)s`` ms too, but
   serves requests of one sample one at a time across all its instances (a lock file beside the model),
   while requests of several samples run in parallel on every instance: with N instances its throughput
@@ -20,6 +22,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 #: Requests/s (of batch 1 or 2) that one instance of the tiny build's python-served variants keeps up with on
@@ -92,3 +95,17 @@ def write_python_model(repo: Path, name: str, source: str, input_dims: str = "[ 
     )
     (folder / "1" / "model.py").write_text(source)
     return folder
+
+
+def write_measured_models(repo: Path, names: Iterable[str]) -> Path:
+    """A python-backend config for each of ``names`` in ``repo`` (FP32 ``x`` -> ``y`` of dims ``[ 4 ]``, max_batch_size
+    8) with ``1/model.bin`` as its artifact and no ``model.py``: what a hand-made sweep record's variants were measured
+    from, never served. Returns ``repo``."""
+    for n in names:
+        (repo / n / "1").mkdir(parents=True)
+        (repo / n / "config.pbtxt").write_text(
+            f'name: "{n}"\nbackend: "python"\nmax_batch_size: 8\n'
+            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        )
+        (repo / n / "1" / "model.bin").write_bytes(b"weights measured")
+    return repo

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from factories import level_result, served_model
+from python_models import write_measured_models
 
 from clients.runtimes.identity import found_artifact
 from clients.server import ServerOptions
@@ -45,14 +46,7 @@ LEVELS = (1, 2, 4)
 
 def _finished_run(tmp_path: Path) -> Path:
     """A finished run whose rounds ended with 2 of its 4 variants cut for time (their results dir)."""
-    repo = tmp_path / "repo"
-    for n in [*RANKED, *CUT]:
-        (repo / n / "1").mkdir(parents=True)
-        (repo / n / "config.pbtxt").write_text(
-            f'name: "{n}"\nbackend: "python"\nmax_batch_size: 8\n'
-            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
-        )
-        (repo / n / "1" / "model.bin").write_bytes(b"weights measured")
+    repo = write_measured_models(tmp_path / "repo", [*RANKED, *CUT])
     opts = SweepOptions(
         ServerOptions(repo, runtime="bundled"), results_dir=tmp_path / "results", run_id="f23", time_budget_s=120.0
     )

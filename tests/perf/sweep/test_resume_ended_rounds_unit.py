@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from efficiency_runs import KEY
 from factories import level_result, served_model
+from python_models import write_measured_models
 
 from clients.runtimes.identity import found_artifact
 from clients.server import ServerOptions
@@ -36,14 +37,7 @@ LEVELS = (1, 2, 4)
 
 def _interrupted(tmp_path: Path, **kw: Any) -> tuple[Path, int]:
     """The run as the trial's Ctrl-C left it (its results dir, and the rounds its group got: max_rounds)."""
-    repo = tmp_path / "repo"
-    for n in [*RANKED, *CUT]:
-        (repo / n / "1").mkdir(parents=True)
-        (repo / n / "config.pbtxt").write_text(
-            f'name: "{n}"\nbackend: "python"\nmax_batch_size: 8\n'
-            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
-        )
-        (repo / n / "1" / "model.bin").write_bytes(b"weights measured")
+    repo = write_measured_models(tmp_path / "repo", [*RANKED, *CUT])
     opts = SweepOptions(
         ServerOptions(repo, runtime="bundled"), results_dir=tmp_path / "results", run_id="t13", time_budget_s=120.0, **kw
     )

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from factories import level_result, served_model
+from python_models import write_measured_models
 
 from clients.runtimes.identity import found_artifact
 from clients.server import ServerOptions
@@ -37,14 +38,7 @@ TIME_ENDED = (
 
 def _finished(tmp_path: Path, ended: str = TIME_ENDED) -> SweepOptions:
     """A finished run of 2 variants whose rounds ended after 4 rounds, for ``ended``; the options that resume it."""
-    repo = tmp_path / "repo"
-    for n in TOPS:
-        (repo / n / "1").mkdir(parents=True)
-        (repo / n / "config.pbtxt").write_text(
-            f'name: "{n}"\nbackend: "python"\nmax_batch_size: 8\n'
-            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
-        )
-        (repo / n / "1" / "model.bin").write_bytes(b"weights measured")
+    repo = write_measured_models(tmp_path / "repo", TOPS)
     opts = SweepOptions(
         ServerOptions(repo, runtime="bundled"), results_dir=tmp_path / "results", run_id="z14", time_budget_s=60.0, baseline=False
     )

@@ -146,21 +146,14 @@ def _finished(tmp_path: Path, design: str) -> Path:
     """A finished run of two hand-made variants, every planned level measured, each stamped with
     the files it measured (``1/model.bin``); its results dir."""
     from factories import level_result, served_model
+    from python_models import write_measured_models
 
     from clients.runtimes.identity import found_artifact
     from clients.server import ServerOptions as Server
     from perf.records import results
     from perf.sweep.run import Sweep
 
-    repo = tmp_path / "repo"
-    for n in ("a_mbs8", "b_mbs8"):
-        (repo / n).mkdir(parents=True)
-        (repo / n / "config.pbtxt").write_text(
-            f'name: "{n}"\nbackend: "python"\nmax_batch_size: 8\n'
-            'input [ { name: "x" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
-        )
-        (repo / n / "1").mkdir()
-        (repo / n / "1" / "model.bin").write_bytes(b"weights measured")
+    repo = write_measured_models(tmp_path / "repo", ("a_mbs8", "b_mbs8"))
     opts = SweepOptions(Server(repo, runtime="bundled"), concurrency=(1, 2), results_dir=tmp_path / "results", run_id="done")
     sw = Sweep(dataclasses.replace(opts, design=design))
     run = sw.run
