@@ -115,9 +115,6 @@ def _measure(
     repo: Any,
 ) -> None:
     """:func:`coldstart`'s measurement, ``into`` held."""
-    from google.protobuf import json_format
-
-    from builders.config.pbtxt import read_config
     from clients.server import TritonServer
     from perf.coldstart import measure as cs
     from perf.measure import environment
@@ -131,36 +128,37 @@ def _measure(
 
     run = results.load(into) if into else results.RunResult(report.STANDALONE_RUN, now())
     kept_held: list[str] = []
+    configs: dict[str, dict[str, Any]] = {}
     nothing = "nothing was started or measured" + (f", and {into} is as it was" if into else "")
     if into:  # the run's variants it files cold starts of: all there, or nothing is measured (trial 8, F21)
         chosen = _chosen(run, repo, variants, into)
         # a size none of them takes is the flag's mistake, said before what the run holds (s22z, Z-17: "nothing
         # measured: run RUN has the cold start of each variant chosen ... --replace" of --batch-sizes 8 over mbs 4)
-        refuse_unsendable(_limits(repo, chosen), batch_sizes, "this cold start", nothing)
+        configs = _configs(repo, chosen)  # each read once: the limits here, the shape checks below
+        refuse_unsendable(_limits(configs), batch_sizes, "this cold start", nothing)
         kept_held = [] if replace else [n for n in chosen if cs.held(run.variant(n))]  # type: ignore[arg-type]
         _refuse_all_held(run, chosen, kept_held, into)
         refuse_missing(run, [n for n in chosen if n not in kept_held], repo.path, "`coldstart --into`")
     names = chosen if into else repo.names(variants, indexed=False)
     names = [n for n in names if n not in kept_held]  # the run's own cold starts are kept (trial 14, T14-8)
+    configs = configs if into else _configs(repo, names)
     swept = {k: list(v) for k, v in (run.settings.get("shapes") or {}).items()} if into else {}
     given, dims = bool(dims), dims or swept  # --into: the run's own --shape, so its levels are at these sizes
-    limits: dict[str, int] = {}  # each variant's max_batch_size: --batch-sizes none takes is refused (T27-8)
     for name in names:  # a --shape the build's verified range refuses: said before any server starts
         try:
-            cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
-            spec = repo.variant(name).served_spec
-        except ToolkitError:  # an unreadable config or build record fails that variant when it is measured
+            cfg, spec = configs[name], repo.variant(name).served_spec
+        except (KeyError, ToolkitError):  # an unreadable config or build record fails that variant when it is measured
             continue
-        limits[name] = int(cfg.get("max_batch_size", 0) or 0)
         try:
             check_variant_shapes(name, cfg, spec, dims)
         except ToolkitError as e:
             e.flag = e.flag if given else None  # --into's own sizes, not typed here: a problem found (exit 1)
             raise
         if into and given:
-            batching = int(cfg.get("max_batch_size", 0) or 0) > 0
+            batching = _limits({name: cfg})[name] > 0
             _refuse_other_sizes(name, resolve_shapes(cfg, spec, dims), resolve_shapes(cfg, spec, swept), into, batching)
-    refuse_unsendable(limits, batch_sizes, "this cold start", nothing)
+    # each variant's max_batch_size: --batch-sizes none takes is refused (T27-8)
+    refuse_unsendable(_limits({n: c for n, c in configs.items() if n in names}), batch_sizes, "this cold start", nothing)
     opts = dataclasses.replace(server_opts, model_control="explicit", load_models=())
     records = []
     server = TritonServer(opts)  # a server that could load none of them is not started (the sweep's rule, T15-9)
@@ -221,21 +219,27 @@ def _measure(
         raise SystemExit(EXIT_INTERRUPTED)
 
 
-def _limits(repo: Any, names: list[str]) -> dict[str, int]:
-    """Each of ``names``' max_batch_size, from its config.pbtxt (one that cannot be read is left out: it fails when
-    measured)."""
+def _configs(repo: Any, names: list[str]) -> dict[str, dict[str, Any]]:
+    """Each of ``names``' config.pbtxt as a dict, read once for every check before the server starts (one that cannot
+    be read is left out: it fails when measured)."""
     from google.protobuf import json_format
 
     from builders.config.pbtxt import read_config
 
-    limits: dict[str, int] = {}
+    configs: dict[str, dict[str, Any]] = {}
     for name in names:
         try:
-            cfg = json_format.MessageToDict(read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True)
+            configs[name] = json_format.MessageToDict(
+                read_config(repo.path / name / "config.pbtxt"), preserving_proto_field_name=True
+            )
         except (ToolkitError, OSError):
             continue
-        limits[name] = int(cfg.get("max_batch_size", 0) or 0)
-    return limits
+    return configs
+
+
+def _limits(configs: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """Each config's max_batch_size (0: the model does not batch)."""
+    return {name: int(cfg.get("max_batch_size", 0) or 0) for name, cfg in configs.items()}
 
 
 def interrupted_line(names: list[str], records: list[Any], stopped: list[str]) -> str:

@@ -185,3 +185,17 @@ def test_a_batch_size_no_chosen_variant_takes_is_refused_before_the_runs_held_co
     assert f"batch size 64 is above the max_batch_size of every variant of this cold start ({own} 8)" in out
     assert "each variant chosen" not in out and "--replace" not in out
     assert (run_dir / results.RESULTS_FILE).read_bytes() == before
+
+
+def test_into_reads_each_variants_config_once(sweep, monkeypatch):
+    """coldstart --into read each chosen variant's config.pbtxt twice before any server (its batch limits for the
+    early --batch-sizes refusal, then again for the shape checks and the same limits)."""
+    import builders.config.pbtxt as pbtxt
+
+    run, run_dir, repo, measured = sweep
+    read, real = [], pbtxt.read_config
+    monkeypatch.setattr(pbtxt, "read_config", lambda path, *a, **k: read.append(Path(path).parent.name) or real(path, *a, **k))
+    r = _invoke(["--into", str(run_dir), "-r", str(repo), "--replace", "--batch-sizes", "1"])
+    assert r.exit_code == 0, r.output
+    assert measured == [v.name for v in run.variants]
+    assert sorted(read) == sorted(measured), read
