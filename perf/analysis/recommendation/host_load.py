@@ -20,17 +20,16 @@ from perf.markdown import fmt
 from perf.records.results import VariantResult
 
 
-def visit_loads(ranking: Ranking, variants: dict[str, VariantResult]) -> list[float]:
+def visit_loads(ranking: Ranking, variants: dict[str, VariantResult]) -> list[float | None]:
     """Other processes' CPU (% of one core) in each visit the leader's comparisons rest on: both sides' visits in the
-    rounds each comparison shared; ``[]`` when a visit's load was not sampled (a server on another host) or none."""
-    out: list[float] = []
+    rounds each comparison shared; ``None`` for a visit whose load was not sampled (a server on another host, a span
+    no sample fell in)."""
+    out: list[float | None] = []
     for comp in ranking.comparisons:
         for side in (comp.a, comp.b):
             vr = variants.get(side.variant)
             for lv in records(vr, side) if vr is not None else []:
                 if lv.trial in comp.rounds and lv.ok:
-                    if lv.host_busy_pct is None:
-                        return []
                     out.append(lv.host_busy_pct)
     return out
 
@@ -39,10 +38,13 @@ def load_words(ranking: Ranking, variants: dict[str, VariantResult]) -> str | No
     """``"host load 72–118 % of one core"`` (other processes' CPU in the visits; module docstring), said inside the
     parenthesis of the rule a pick's verdicts are by, as what they hold for
     (:meth:`perf.analysis.recommendation.choice.Choice.verdict`: ``"(...; paired rounds at 5 %, host load 72–118 % of
-    one core)"``; short: report.md of a small run is at its read-line bound with it); ``None`` without a compared visit
-    whose load was sampled."""
-    loads = visit_loads(ranking, variants)
+    one core)"``; short: report.md of a small run is at its read-line bound with it); where some visits' load was not
+    sampled, how many of the visits it is of (``"host load 72–118 % of one core in 7 of 8 visits"``: one unsampled
+    visit hid a busy host's load from the verdict before); ``None`` without a compared visit whose load was sampled."""
+    visits = visit_loads(ranking, variants)
+    loads = [x for x in visits if x is not None]
     if not loads:
         return None
     lo, hi = fmt(min(loads), 0), fmt(max(loads), 0)
-    return f"host load {lo if lo == hi else f'{lo}–{hi}'} % of one core"
+    some = f" in {len(loads)} of {len(visits)} visits" if len(loads) < len(visits) else ""
+    return f"host load {lo if lo == hi else f'{lo}–{hi}'} % of one core{some}"

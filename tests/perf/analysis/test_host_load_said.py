@@ -44,3 +44,13 @@ def test_a_load_not_sampled_is_not_said() -> None:
     pick = recommend(_run(LOADED, sampled=False)).best_peak
     assert pick is not None and pick.host_load is None and "host load" not in pick.describe()
     assert "(1, on a large, consistent gap after 4 rounds; paired rounds at 5 %)" in pick.describe()
+
+
+def test_a_visit_not_sampled_does_not_hide_the_load_of_the_others() -> None:
+    """One visit whose load was not sampled (a span no sample fell in) hid the 72-118 % of the seven others: the
+    verdict said no load at all, as if the host had been quiet or not sampled."""
+    run = _run(LOADED)
+    run.variants[1].levels[2].host_busy_pct = None
+    pick = recommend(run).best_peak
+    assert pick is not None and pick.variant == "ts"
+    assert "paired rounds at 5 %, host load 72–118 % of one core in 7 of 8 visits)" in pick.describe(), pick.describe()
