@@ -23,15 +23,15 @@ from perf.records.results import VariantResult
 def visit_loads(ranking: Ranking, variants: dict[str, VariantResult]) -> list[float | None]:
     """Other processes' CPU (% of one core) in each visit the leader's comparisons rest on: both sides' visits in the
     rounds each comparison shared; ``None`` for a visit whose load was not sampled (a server on another host, a span
-    no sample fell in)."""
-    out: list[float | None] = []
+    no sample fell in). Each visit once: the leader's own are in each of its comparisons."""
+    out: dict[int, float | None] = {}
     for comp in ranking.comparisons:
         for side in (comp.a, comp.b):
             vr = variants.get(side.variant)
             for lv in records(vr, side) if vr is not None else []:
                 if lv.trial in comp.rounds and lv.ok:
-                    out.append(lv.host_busy_pct)
-    return out
+                    out[id(lv)] = lv.host_busy_pct
+    return list(out.values())
 
 
 def load_words(ranking: Ranking, variants: dict[str, VariantResult]) -> str | None:

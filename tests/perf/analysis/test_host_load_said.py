@@ -54,3 +54,18 @@ def test_a_visit_not_sampled_does_not_hide_the_load_of_the_others() -> None:
     pick = recommend(run).best_peak
     assert pick is not None and pick.variant == "ts"
     assert "paired rounds at 5 %, host load 72–118 % of one core in 7 of 8 visits)" in pick.describe(), pick.describe()
+
+
+def test_the_visits_are_counted_once_each() -> None:
+    """The leader's visits are in each of its comparisons: with two rivals they were counted twice."""
+    run = _run(LOADED)
+    third = VariantResult("slow", status="ok")
+    for r, lv in enumerate(run.variants[1].levels):
+        third.levels.append(LevelResult(4, 1, r, throughput_infer_per_s=60.0 + r, latency_p99_ms=9.0, host_busy_pct=90.0))
+        assert lv.trial == r
+    run.variants.append(third)
+    run.variants[1].levels[2].host_busy_pct = None
+    pick = recommend(run).best_peak
+    assert pick is not None
+    assert pick.variant == "ts" and sorted(pick.beats) == ["onnx", "slow"], pick.beats
+    assert "of one core in 11 of 12 visits)" in pick.describe(), pick.describe()
