@@ -43,6 +43,9 @@ class BaselineInterrupted(KeyboardInterrupt):
         super().__init__(interrupted_words())
         self.result = result
         self.stored: Path | None = None  # where it was kept (a run's results.json, baseline.json), once it was
+        #: Whether what it measured was added to the run's baseline, of the variants that lacked it
+        #: (:func:`~perf.profile.replacing.add_owed`): those it did not measure are still owed.
+        self.added = False
 
 
 def stopped_notes(models: Sequence[str], rounds_done: int, rounds: int) -> list[str]:
@@ -66,14 +69,17 @@ def interrupted_parts(
 
 
 @contextlib.contextmanager
-def kept_in(run: RunResult, run_dir: Path, file: Callable[[RunResult, BaselineResult], None]) -> Iterator[None]:
+def kept_in(
+    run: RunResult, run_dir: Path, file: Callable[[RunResult, BaselineResult], None], added: bool = False
+) -> Iterator[None]:
     """Keep an interrupted baseline that measured a point in ``run`` as the same command's whole one is filed
     (``file``: :func:`~perf.profile.replacing.file_baseline`, the earlier one kept in ``replaced_baselines`` as
-    ``--replace`` keeps it, or :func:`~perf.profile.replacing.add_owed`, added to the run's: review s23r, M3, a
+    ``--replace`` keeps it, or :func:`~perf.profile.replacing.add_owed`, ``added`` to the run's: review s23r, M3, a
     Ctrl-C filed the baseline of the owed variants over the whole run's) and save the run in ``run_dir``."""
     try:
         yield
     except BaselineInterrupted as stop:
+        stop.added = added
         if any(p.ok for p in stop.result.points):
             file(run, stop.result)
             stop.stored = results.save(run, run_dir)
@@ -94,8 +100,12 @@ def interrupted_text(stop: BaselineInterrupted) -> str:
         line += ", nothing kept"
     if cut:
         line += f"; not measured or cut short: {', '.join(cut)}"
-    again = "the same command with --replace measures every variant again (this one kept beside it)"
-    return f"{line}; {again if stop.stored is not None else 'the same command measures it'}"
+    if stop.stored is None:
+        return f"{line}; the same command measures it"
+    if stop.added:  # added to the run's: what it cut is still owed, measured by the same command (s23s: --replace was
+        # advised, which measures every variant again)
+        return f"{line}; the same command measures the baseline the run still lacks (the rest of it kept)"
+    return f"{line}; the same command with --replace measures every variant again (this one kept beside it)"
 
 
 class ProfileInterrupted(KeyboardInterrupt):

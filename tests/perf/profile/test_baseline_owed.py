@@ -155,6 +155,31 @@ def test_a_ctrl_c_in_the_owed_path_adds_what_it_measured(tmp_path, monkeypatch):
     assert baseline_owed(saved) == []
 
 
+def test_a_ctrl_c_in_the_owed_path_advises_the_same_command_not_replace(tmp_path, monkeypatch):
+    """s23s (left alone): after a Ctrl-C in the owed path the closing words advised `--replace` (every variant measured
+    again); the variants it cut are still owed, and the same command without it measures them."""
+    run_dir, run = _run(tmp_path)
+    third = "cnn_trt_cpu1_nodb_mbs8"
+    run.variants.append(VariantResult(third, {"model": "cnn"}, status="ok", levels=list(run.variants[0].levels)))
+    (Path(run.settings["repository"]) / third).mkdir()
+    (Path(run.settings["repository"]) / third / "config.pbtxt").write_text(f'name: "{third}"\n')
+    save(run, run_dir)
+
+    def stopped(opts: BaselineOptions, *_a: Any, **_k: Any) -> BaselineResult:
+        part = _baseline("2026-12-05T10:50:00", NEW, "torchscript")
+        part.targets.append(BaselineTarget(third, BaselineKey("cnn", "trt", threads=1)))
+        part.notes.append(f"`{third}`: not measured: interrupted (Ctrl-C)")
+        raise BaselineInterrupted(part)
+
+    monkeypatch.setattr(api, "run_baseline", stopped)
+    monkeypatch.setattr(api, "measurable", RUNS_ALL, raising=False)
+    res = CliRunner().invoke(cli, ["baseline", str(run_dir)])
+    assert res.exit_code == 130, res.output
+    assert baseline_owed(load(run_dir)) == [third]
+    said = " ".join(res.output.split())
+    assert "--replace" not in said and "the same command measures the baseline the run still lacks" in said, said
+
+
 def test_baseline_run_variants_measures_only_the_owed_variants_it_names(tmp_path, monkeypatch):
     """m1: `--variants X` measured every owed variant."""
     run_dir, run = _run(tmp_path)
