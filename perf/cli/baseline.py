@@ -169,7 +169,7 @@ def baseline(
         from perf.records.results import load
 
         run = estimate_opts.run if estimate_opts is not None else load(target)  # unreadable: refused in its own words
-        refuse_replacing(run, baseline=not profile_only, trace=trace, precision=bool(precisions))
+        refuse_replacing(run, baseline=not profile_only, trace=trace, precision=bool(precisions), variants=variants)
     if estimate_opts is not None and estimate_opts.run is not None:  # before an estimate is said (trial 26, T26-15)
         from perf.profile.checks import BASELINE_DOING, TRACES_DOING, refuse_unusable
 

@@ -54,12 +54,18 @@ def held_parts(run: RunResult, *, baseline: bool, trace: bool, precision: bool) 
     return parts
 
 
-def refuse_replacing(run: RunResult, *, baseline: bool, trace: bool = False, precision: bool = False) -> None:
-    """Refuse a command that would replace what ``run`` has measured (:func:`held_parts`), before it measures.
+def refuse_replacing(
+    run: RunResult, *, baseline: bool, trace: bool = False, precision: bool = False, variants: Sequence[str] = ()
+) -> None:
+    """Refuse a command that would replace what ``run`` has measured (:func:`held_parts`), before it measures; a
+    baseline of ``variants`` (the command's ``--variants``) that names one it cannot run, in their words first
+    (:func:`refuse_unmeasurable`).
 
     Raises:
         PerfError: it would replace something; the message names each part and the ways on.
     """
+    if baseline:
+        refuse_unmeasurable(run, variants)
     parts = held_parts(run, baseline=baseline, trace=trace, precision=precision)
     if not parts:
         return
@@ -93,6 +99,7 @@ def owed_only(run: RunResult, variants: Sequence[str]) -> list[str]:
     """
     b = run.baseline
     owed = baseline_owed(run)
+    refuse_unmeasurable(run, variants)
     if b is None or not any(p.ok for p in b.points) or not owed:
         return []
     if variants and (had := [n for n in run_names(run, variants) if n not in owed]):
@@ -111,6 +118,33 @@ def owed_only(run: RunResult, variants: Sequence[str]) -> list[str]:
         _measured(b),
     )
     return asked
+
+
+def refuse_unmeasurable(run: RunResult, variants: Sequence[str]) -> None:
+    """Refuse a baseline of ``variants`` (``--variants`` of ``baseline RUN``) that names one the run's baseline records
+    as one the in-process baseline cannot run (``unmeasurable``): each with why, and what to measure instead (s23s: it
+    was refused as "has the in-process baseline of `B`", or "has its in-process baseline", which it has not).
+
+    Raises:
+        PerfError: ``variants`` names such a variant.
+    """
+    b = run.baseline
+    cannot = [n for n in run_names(run, variants) if n in b.unmeasurable] if b is not None and variants else []
+    if b is None or not cannot:
+        return
+    owed = baseline_owed(run)
+    why = "; ".join(f"`{n}`: {b.unmeasurable[n]}" for n in cannot)
+    instead = (
+        f"drop {', '.join(f'`{n}`' for n in cannot)} from --variants; the variants that lack the baseline: "
+        + ", ".join(f"`{n}`" for n in owed)
+        if owed
+        else f"drop {', '.join(f'`{n}`' for n in cannot)} from --variants: every other variant of the run has its baseline"
+    )
+    raise PerfError(
+        f"run {run.run_id}: {'variant' if len(cannot) == 1 else 'variants'} {', '.join(f'`{n}`' for n in cannot)} "
+        f"cannot be measured in-process ({why}), so no in-process baseline is measured for it",
+        hint=f"{instead}; its numbers on the server stand in the report without one",
+    )
 
 
 def add_owed(run: RunResult, new: BaselineResult) -> None:

@@ -9,13 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
+from core.errors import PerfError
 from perf.analysis.baseline_owed import baseline_owed
 from perf.cli.main import cli
 from perf.profile import baseline as api
 from perf.profile.baseline import BaselineOptions, baseline_settings
-from perf.profile.replacing import add_owed
+from perf.profile.replacing import add_owed, owed_only
 from perf.profile.stopped import BaselineInterrupted
 from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult, BaselineTarget
 from perf.records.levels import LevelResult
@@ -116,6 +118,33 @@ def test_a_variant_the_baseline_cannot_run_owes_no_baseline(tmp_path):
     # a record from before `unmeasurable` (NEW: no target, only its note): `baseline RUN` plans it, says so, refuses
     res = CliRunner().invoke(cli, ["baseline", str(run_dir)])
     assert res.exit_code == 1 and "has its in-process baseline" in str(res.exception), res.output
+
+
+def test_baseline_run_variants_of_a_variant_that_cannot_be_measured_says_why(tmp_path):
+    """s23s (left alone): `--variants B` of a variant recorded as not measurable in-process was refused as "has the
+    in-process baseline of `B`", which it has not; it says B cannot be measured in-process, and why."""
+    run_dir, run = _run(tmp_path)
+    assert run.baseline is not None
+    run.baseline.unmeasurable = {NEW: "no build record or no artifact the toolkit runs"}
+    save(run, run_dir)
+    res = CliRunner().invoke(cli, ["baseline", str(run_dir), "--variants", NEW])
+    assert res.exit_code == 1, res.output
+    text = " ".join(f"{res.exception.message} -> {res.exception.hint}".split())
+    assert "has the in-process baseline" not in text, text
+    assert f"`{NEW}` cannot be measured in-process (`{NEW}`: no build record or no artifact the toolkit runs)" in text
+    assert f"drop `{NEW}` from --variants" in text
+    third = "cnn_ts_cpu2_nodb_mbs8"  # another variant owes its baseline: refused in owed_only's path, in the same words
+    (tmp_path / "repo" / third).mkdir()
+    (tmp_path / "repo" / third / "config.pbtxt").write_text(f'name: "{third}"\n')
+    run.variants.append(VariantResult(third, {"model": "cnn"}, status="ok", levels=list(run.variants[0].levels)))
+    save(run, run_dir)
+    res = CliRunner().invoke(cli, ["baseline", str(run_dir), "--variants", NEW])
+    assert res.exit_code == 1, res.output
+    text = " ".join(f"{res.exception.message} -> {res.exception.hint}".split())
+    assert "has the in-process baseline" not in text and f"`{NEW}` cannot be measured in-process" in text, text
+    assert f"drop `{NEW}` from --variants; the variants that lack the baseline: `{third}`" in text
+    with pytest.raises(PerfError, match="cannot be measured in-process"):
+        owed_only(load(run_dir), [NEW])
 
 
 def _split_run(tmp_path: Path) -> RunResult:
