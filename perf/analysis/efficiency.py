@@ -47,7 +47,7 @@ from perf.analysis.stats.points import THROUGHPUT, Point, aggregate
 from perf.markdown import fmt
 from perf.records.baseline import BaselinePoint, BaselineResult, BaselineTarget
 from perf.records.results import RunResult, mixed_axes
-from perf.records.workloads import input_size, workload_text
+from perf.records.workloads import input_size, series_variant, workload_text
 
 #: perf_analyzer's per-request time components (LevelResult fields, µs) besides compute
 #: infer, in the order a request meets them, with their labels.
@@ -299,7 +299,7 @@ def efficiency_row(
 
 def target_of(baseline: BaselineResult, series: str) -> BaselineTarget | None:
     """The baseline target of a report series (a variant, or ``"<variant> [seq=64]"`` of a shape sweep)."""
-    return baseline.target(series) or baseline.target(series.split(" [", 1)[0])
+    return baseline.target(series) or baseline.target(series_variant(series))
 
 
 def efficiency_rows(run: RunResult) -> list[EfficiencyRow]:

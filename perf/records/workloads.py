@@ -25,6 +25,13 @@ def series_name(variant: str, workload: str | None) -> str:
     return f"{variant} [{workload}]" if workload else variant
 
 
+def series_variant(series: str) -> str:
+    """The variant a series name (:func:`series_name`) is of, where its workload is not known (a
+    :class:`perf.analysis.stats.points.Point`'s ``variant``): a variant's name holds no ``" ["``
+    (:data:`core.naming.NAME_RE`); :func:`variant_of` where the label is known."""
+    return series.split(" [", 1)[0]
+
+
 def workload_text(shape: str | None, batch_size: int | None) -> str:
     """A client workload's label: the swept input size and the client batch size (``None``: the run
     swept one), ``"seq=64, b=8"``; a mixed workload says so, ``"time=1000..16000 (mixed), b=4"``;

@@ -10,6 +10,7 @@ from perf.analysis.stats.notes import flag_statuses, flag_words, merged, repeat_
 from perf.analysis.stats.points import Point
 from perf.analysis.stats.trials import where
 from perf.records.results import RunResult
+from perf.records.workloads import series_variant
 
 
 def _at(ps: list[Point]) -> str:
@@ -74,7 +75,7 @@ def flagged_summary(flagged: list[Point]) -> list[str]:
     sets: dict[str, dict[str, int]] = {}
     for p in flagged:
         per = sets.setdefault(flag_statuses(p.status, p.notes), {})
-        name = p.variant.split(" [", 1)[0]
+        name = series_variant(p.variant)
         per[name] = per.get(name, 0) + 1
     lines = []
     for flags, per in sorted(sets.items(), key=lambda kv: -sum(kv[1].values())):
