@@ -81,7 +81,7 @@ def clean(root: Path) -> Cleaned:
             "run make clean again when it ends"
         )
         return out
-    live = live_runs(root / REPOSITORY, _listed_or_none(root / REPOSITORY / INDEX))
+    live = live_runs(root / REPOSITORY, None)  # any run of the repository: make clean deletes every build in builds/
     if live:  # trial 29, T29-7: a run measuring the variants would go on over deleted folders
         out.busy = True
         out.note = live_words(live, "nothing deleted") + "; run make clean again when it ends (Ctrl-C stops it)"
@@ -110,14 +110,6 @@ def clean(root: Path) -> Cleaned:
     if repo.is_dir():
         out.kept = sorted(f"{REPOSITORY / d.name}/" for d in repo.iterdir() if d.is_dir() and d.name not in listed)
     return out
-
-
-def _listed_or_none(index: Path) -> list[str]:
-    """The variant names ``index`` lists; none when it is missing or cannot be read."""
-    try:
-        return _listed(index) if index.is_file() else []
-    except (OSError, ValueError, RecordError):
-        return []
 
 
 def _runs_lines(repo: Path, names: list[str]) -> list[str]:

@@ -203,12 +203,13 @@ def writer_pid(run_dir: Path) -> str | None:
     return None
 
 
-def live_runs(repo: Path, names: Iterable[str], results_dir: Path = RESULTS_DIR) -> list[str]:
-    """The runs of ``repo`` still being written (:func:`being_written`) that plan or measured one of variants ``names``,
-    one line each (``"t29c (/p/results/t29c, pid 4242)"``): a command that deletes those variants refuses while one is
-    (trial 29, T29-7: ``builders remove`` deleted the variants a sweep was measuring; it ended rc 0 on variants gone).
-    A run :data:`RUNS_FILE` lists whose record is not written yet counts: it may be about to load them."""
-    wanted, here = set(names), Path(repo).resolve()
+def live_runs(repo: Path, names: Iterable[str] | None, results_dir: Path = RESULTS_DIR) -> list[str]:
+    """The runs of ``repo`` still being written (:func:`being_written`) that plan or measured one of variants ``names``
+    (``None``: any variant, for a command that deletes every build, as make clean does), one line each
+    (``"t29c (/p/results/t29c, pid 4242)"``): a command that deletes those variants refuses while one is (trial 29,
+    T29-7: ``builders remove`` deleted the variants a sweep was measuring; it ended rc 0 on variants gone). A run
+    :data:`RUNS_FILE` lists whose record is not written yet counts: it may be about to load them."""
+    wanted, here = None if names is None else set(names), Path(repo).resolve()
     listed = set(recorded_runs(repo))
     colocations = [p.parent.resolve() for d in results_dirs(repo, results_dir) for p in sorted(d.glob(f"*/{COLOCATION_FILE}"))]
     folders = list(dict.fromkeys([*(p.parent for p in run_files(repo, results_dir)), *colocations, *listed]))
@@ -219,8 +220,8 @@ def live_runs(repo: Path, names: Iterable[str], results_dir: Path = RESULTS_DIR)
         try:
             run, ours, planned = _planned(folder, here)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            ours, planned, run = folder in listed, set(wanted), {}
-        if ours and planned & wanted:
+            ours, planned, run = folder in listed, set(wanted or ()), {}
+        if ours and (wanted is None or planned & wanted):
             pid = writer_pid(folder)
             out.append(f"{run.get('run_id') or folder.name} ({folder}{f', pid {pid}' if pid else ''})")
     return out

@@ -93,6 +93,29 @@ def test_variants_a_run_is_still_measuring_are_not_removed_nor_cleaned(tmp_path,
     assert remove_model(repo, "net").folders == [repo / n for n in names]  # the run ended: removed
 
 
+def test_make_clean_keeps_builds_while_a_run_of_the_repository_is_written_whatever_its_index(tmp_path, monkeypatch) -> None:
+    """make clean deletes every build in builds/; with index.json gone or unreadable it matched no live run by the
+    variants it lists and deleted builds/ under a sweep still measuring (the in-process baseline reads the build)."""
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "model_repository"
+    build = _build(tmp_path, [repo])
+    run = tmp_path / "results" / "t30"
+    run.mkdir(parents=True)
+    record = {"run_id": "t30", "settings": {"repository": str(repo)}, "variants": [{"name": "net_x", "status": "pending"}]}
+    (run / "results.json").write_text(json.dumps(record))
+    for index in ("missing", "unreadable"):
+        (repo / "index.json").unlink(missing_ok=True)
+        if index == "unreadable":
+            (repo / "index.json").write_text("{not json")
+        hold = hold_run(run, "a sweep")
+        try:
+            done = clean(tmp_path)
+            assert done.busy and "t30" in (done.note or "") and not done.deleted, (index, done)
+            assert (build / MANIFEST_FILE).is_file()
+        finally:
+            hold.release()
+
+
 def test_a_missing_repository_is_one_clean_error_as_with_dry_run(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     missing = str(tmp_path / "nonexist")
