@@ -181,7 +181,9 @@ def mark_outdated(run_dir: Path, record_file: str) -> None:
                     mark_written(folder / name, short, blank=False)  # one read line, kept free by its layout
                 elif (folder / name).is_file():
                     mark_written(folder / name, line)
-            (folder / STATE_FILE).write_text(json.dumps({**stamp, "marked": True}, indent=1, sort_keys=True) + "\n")
+            (folder / STATE_FILE).write_text(
+                json.dumps({**stamp, "marked": True}, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+            )
         except OSError as e:
             log.warning("%s is out of date (%s) and could not be marked so: %s", folder / "report.md", what, e)
 
