@@ -32,8 +32,23 @@ CutKind = Literal["variant", "levels", "rounds", "ladder", "baseline"]
 
 
 #: How the words begin of rounds the time budget ended (:attr:`RoundsRecord.ended`, a group's ``ended``), not a
-#: decision: a resume given a new ``--time-budget`` gives them more rounds (:mod:`perf.sweep.final`).
+#: decision: a resume given a new ``--time-budget`` gives them more rounds (:mod:`perf.sweep.final`). Read only of a
+#: record written before :data:`EndedBy` was (:func:`time_spent`).
 TIME_SPENT = "time budget spent"
+#: What ended rounds (``ended_by`` beside their words, ``ended``): ``decided``: the ranking (decided, or a tie settled);
+#: ``max_rounds``: the most a group gets; ``time``: the time budget; ``no_contender``: no variant left in contention;
+#: ``no_level``: no level left to measure (each contender's retired or resting).
+EndedBy = Literal["decided", "max_rounds", "time", "no_contender", "no_level"]
+
+
+def time_spent(ended: str | None, by: EndedBy | None) -> bool:
+    """Whether rounds whose end is recorded so (``ended``, ``by``: :data:`EndedBy`) were ended by the time budget, not a
+    decision: ``by``; of a record written before it was (``by`` ``None``), the words' prefix (:data:`TIME_SPENT`). The
+    one reader (review s23r, m3: whether a resume given a new ``--time-budget`` gets more rounds was decided by the
+    words of a message, which three places built apart)."""
+    return by == "time" if by is not None else (ended or "").startswith(TIME_SPENT)
+
+
 #: Sweep settings the rounds design does not use (:mod:`perf.sweep.context` and
 #: :func:`perf.measure.level.measure_visit` replace them): a round measures each level once, in one
 #: perf_analyzer run of 3 time windows of :attr:`RoundRules.window_ms`, never retried.
@@ -126,6 +141,7 @@ class LoadGroup:
             unloads were (what a later group and a resumed session price an unload from).
         ended: Why its rounds ended (``"ranking decided after 4 rounds"``, ``"time budget spent"``...).
         tie_set: What its rounds left in contention (its leader first).
+        ended_by: What ended them (:data:`EndedBy`); ``None``: not ended, or recorded before it was (:func:`time_spent`).
     """
 
     index: int
@@ -136,6 +152,7 @@ class LoadGroup:
     ended: str | None = None
     tie_set: list[str] = dataclasses.field(default_factory=list)
     unload_s: float | None = None
+    ended_by: EndedBy | None = None
 
 
 @dataclass(frozen=True, config=_CONFIG)
@@ -217,11 +234,13 @@ class LateGroup:
         variants: The cut variants the final group measures, most promising first.
         tie: The tie set measured with them.
         after: Why the rounds before it had ended (what a resume says of them).
+        after_by: What had ended them (:data:`EndedBy`); ``None``: not known, or recorded before it was.
     """
 
     variants: list[str]
     tie: list[str] = dataclasses.field(default_factory=list)
     after: str = ""
+    after_by: EndedBy | None = None
 
 
 @dataclass(config=_CONFIG)
@@ -237,6 +256,8 @@ class RoundsRecord:
         cuts: What was cut for time.
         ended: Why the rounds ended (``"ranking decided"``, ``"time budget spent"``...).
         late: A final group after the rounds under way, or stopped before its rounds ended (:class:`LateGroup`).
+        ended_by: What ended them (:data:`EndedBy`), written with ``ended`` (:meth:`end`); ``None``: not ended, or
+            recorded before it was (:meth:`by_time` reads the words then).
     """
 
     seed: int
@@ -247,6 +268,15 @@ class RoundsRecord:
     cuts: list[Cut] = dataclasses.field(default_factory=list)
     ended: str | None = None
     late: LateGroup | None = None
+    ended_by: EndedBy | None = None
+
+    def end(self, why: str | None, by: EndedBy | None) -> None:
+        """Record why the rounds ended, in words and as :data:`EndedBy` (both, always together)."""
+        self.ended, self.ended_by = why, by
+
+    def by_time(self) -> bool:
+        """Whether the time budget ended the rounds, not a decision (:func:`time_spent`)."""
+        return time_spent(self.ended, self.ended_by)
 
     def cut(self, cut: Cut) -> None:
         """Record ``cut`` once; a ``levels`` cut replaces the one before it (of the same variant, or of all): the plan

@@ -53,13 +53,13 @@ from perf.analysis.ranking.budget_latency import host_cores
 from perf.analysis.ranking.rank import Ranking, rank_variants
 from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
-from perf.records.rounds import RoundRecord, RoundsRecord, Visit
+from perf.records.rounds import EndedBy, RoundRecord, RoundsRecord, Visit
 from perf.records.search import SearchRecord
 from perf.search import after_round, by_workload, drops
 from perf.search import ladder as ladders
 from perf.search.ending import cuts as ladder_cuts
 from perf.search.ending.decided import decided_words
-from perf.search.ending.ends import after, end_words, start_ladders
+from perf.search.ending.ends import Ending, after, ending, start_ladders
 from perf.search.ending.out_of_time import out_of_time, slow_words, stopped_mid_round
 from perf.search.ending.tie import tie_set
 from perf.search.events import log_event
@@ -204,14 +204,13 @@ class Rounds:
         ``reserve_s``: budget kept for what follows the rounds (unloading the group)."""
         s = self.setup
         start_ladders(self, names)
-        why = ""
         while True:
             # the group's rounds, one count (perf.records.rounds.RoundsRecord.group_rounds): a resumed
             # group's earlier rounds count towards max_rounds; a round that measured nothing counts nowhere
             done = len(self.record.group_rounds(group))
             alive = self.contenders(names)
-            why = end_words(self, alive, done, reserve_s) or ""  # the one rule (a resume asks it before loading)
-            if why:
+            why = ending(self, alive, done, reserve_s)  # the one rule (a resume asks it before loading)
+            if why is not None:
                 break
             with self._lock:
                 index = self.record.next_index()
@@ -223,9 +222,10 @@ class Rounds:
                 with self._lock:
                     self.record.rounds.remove(rr)
                 if todo:
-                    why = out_of_time(self, alive, done, cost + reserve_s, group)
+                    why = Ending(out_of_time(self, alive, done, cost + reserve_s, group), "time")
                 else:  # every contender's levels retired or resting: a round without a visit is no round
-                    why = f"no level left to measure ({after(self.record, done)}): each contender's levels retired or resting"
+                    words = f"no level left to measure ({after(self.record, done)}): each contender's levels retired or resting"
+                    why = Ending(words, "no_level")
                 break
             random.Random(rr.seed).shuffle(todo)
             left = self._measure(rr, todo, measure, reserve_s)
@@ -234,14 +234,14 @@ class Rounds:
                     self.record.rounds.remove(rr)
                 continue
             if left:  # its next visit would have ended past the budget: the rounds end here
-                why = stopped_mid_round(self, alive, rr, left, reserve_s, group)
+                why = Ending(stopped_mid_round(self, alive, rr, left, reserve_s, group), "time")
                 break
             self._stop_failed(alive, rr.index + 1)
             if rr not in self.record.measured():  # every visit failed: kept, but no round (counted nowhere)
                 continue
             after_round.step(self, alive, rr, max(0, s.rounds.max_rounds - done - 1), names)
         tie = self._tie_set(names)
-        self._finish_group(group, why, tie)
+        self._finish_group(group, why.words, tie, why.by)
         return tie
 
     def _measure(self, rr: RoundRecord, todo: list[tuple[str, LevelKey]], measure: Measure, reserve_s: float = 0.0) -> int:
@@ -314,12 +314,14 @@ class Rounds:
     def _tie_set(self, names: Sequence[str]) -> list[str]:
         return tie_set(self, self.contenders(names))
 
-    def _finish_group(self, group: int, why: str, tie: list[str]) -> None:
+    def _finish_group(self, group: int, why: str, tie: list[str], by: EndedBy | None = None) -> None:
+        """Record that group ``group``'s rounds ended, why (``why``; ``by``: :data:`~perf.records.rounds.EndedBy`), and
+        its ``tie`` set."""
         for cut in ladder_cuts.capped(self):  # each client workload's ladder still rising into the cap
             self.record.cut(cut)
         for g in self.record.groups:
             if g.index == group:
-                g.ended, g.tie_set = why, list(tie)
-        self.record.ended = why
+                g.ended, g.ended_by, g.tie_set = why, by, list(tie)
+        self.record.end(why, by)
         log.info("rounds of group %d ended: %s; tie set %s", group, why, ", ".join(tie))
         self.save()

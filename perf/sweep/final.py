@@ -31,10 +31,10 @@ from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.analysis.recommendation.cuts import MARGIN_SAID, suggested_s
 from perf.markdown import fmt
 from perf.records.results import VariantResult
-from perf.records.rounds import TIME_SPENT, BudgetRecord, LateGroup
+from perf.records.rounds import BudgetRecord, EndedBy, LateGroup
 from perf.search import budget as budgets
 from perf.search import promise
-from perf.search.ending.ends import ended_before, start_ladders
+from perf.search.ending.ends import ended_before, ending_before, start_ladders
 from perf.search.ending.tie import tie_set
 from perf.search.late import Final, Late, late
 from perf.search.rounds import Rounds, Setup
@@ -90,36 +90,44 @@ class ResumedRounds(RoundsSweep):
         # with numbers only: one cut before any (or stopped in the final group's loads, trial 23, T23-4) is not measured
         return {n for n in late | {n for n, c in last.items() if c.final} if promise.has_numbers(self.run, n)}
 
-    @functools.cached_property
+    @property
     def rounds_ended(self) -> str | None:
         """Why a resumed rounds run's rounds had ended (module docstring); ``None`` while they go on."""
+        return self.rounds_ending[0] if self.rounds_ending is not None else None
+
+    @functools.cached_property
+    def rounds_ending(self) -> tuple[str, EndedBy | None] | None:
+        """:attr:`rounds_ended`, and what ended them (:data:`~perf.records.rounds.EndedBy`; ``None``: not known)."""
         rr = self.run.rounds
         if not self.opts.resume or rr is None or self.run.search is None:
             return None
         if rr.late is not None:  # a final group stopped: its end if its rounds had ended, else that of the rounds before
             held = set(rr.late.variants)
-            ended = next((g.ended for g in rr.groups if g.ended and held <= set(g.variants)), None)
-            return ended or rr.late.after or "they had ended before its final group"
+            own = next((g for g in rr.groups if g.ended and held <= set(g.variants)), None)
+            if own is not None and own.ended:
+                return own.ended, own.ended_by
+            return (rr.late.after, rr.late.after_by) if rr.late.after else ("they had ended before its final group", None)
         if self.run.finished is not None and not self.given_more_time:
-            return rr.ended or "the run had finished them"
+            return (rr.ended, rr.ended_by) if rr.ended else ("the run had finished them", None)
         ranked = self.ranked_names()  # not decided by its rounds (nor ended at max_rounds): they go on (s22z, Z-14)
-        return ended_before(self._engine(), ranked) if ranked else None
+        end = ending_before(self._engine(), ranked) if ranked else None
+        return (end.words, end.by) if end is not None else None
 
     @property
     def given_more_time(self) -> bool:
-        """A resume given a new ``--time-budget`` of a run whose rounds its time budget ended (:data:`TIME_SPENT`), not a
+        """A resume given a new ``--time-budget`` of a run whose rounds its time budget ended (:meth:`~perf.records.rounds.RoundsRecord.by_time`), not a
         decision: they go on where the rule that ends a group's rounds has not ended them (s22z, Z-14: refused, "this
         resume measures nothing", its 4 of the 6 rounds a verdict needs thrown away for a new run)."""
         rr = self.run.rounds
-        return self.budget_given_again and rr is not None and (rr.ended or "").startswith(TIME_SPENT)
+        return self.budget_given_again and rr is not None and rr.by_time()
 
     def more_time_words(self) -> str | None:
-        """What gives a finished run more rounds where its time budget ended them (:data:`TIME_SPENT`) and the rule
+        """What gives a finished run more rounds where its time budget ended them (:meth:`~perf.records.rounds.RoundsRecord.by_time`) and the rule
         has not (:func:`ended_before`): ``"`--resume RUN --time-budget 2m` gives its rounds the 2 of the 6 a verdict
         needs (about 70 s: the loads and rounds as measured; ...)"``; ``None`` for rounds that ended otherwise, or a
         resume given a new budget (s22z, Z-14: "a new --run-id measures again" threw its rounds away)."""
         rr, ranked = self.run.rounds, self.ranked_names()
-        if rr is None or self.given_more_time or not (rr.ended or "").startswith(TIME_SPENT) or not ranked:
+        if rr is None or self.given_more_time or not rr.by_time() or not ranked:
             return None
         if ended_before(self._engine(), ranked) is not None:
             return None
@@ -212,7 +220,8 @@ class ResumedRounds(RoundsSweep):
                 f" ({self.run.rounds.ended})" if self.run.rounds.ended else ""
             )
         elif self.run.rounds is not None:  # stopped after its rounds had ended (module docstring)
-            done, self.run.rounds.ended = f"had ended its rounds ({self.rounds_ended})", self.rounds_ended
+            done = f"had ended its rounds ({self.rounds_ended})"
+            self.run.rounds.end(*(self.rounds_ending or (None, None)))
             self.run.finished = now()
             for n in self.ranked_names():
                 self._settle(self._variant(n))
@@ -258,11 +267,13 @@ class ResumedRounds(RoundsSweep):
         if not late.variants:  # a stopped final group this session's time budget fits no more: cut, with its numbers
             rr.late = None
 
-    def begin_late(self, variants: list[str], tie: list[str], after: str) -> None:
-        """The final group of ``variants`` and the ``tie`` set, after rounds that ended so (``after``), recorded as
-        under way and saved before its first load (:attr:`perf.records.rounds.RoundsRecord.late`, module docstring)."""
+    def begin_late(self, variants: list[str], tie: list[str]) -> None:
+        """The final group of ``variants`` and the ``tie`` set, after rounds that ended so (:attr:`rounds_ending`),
+        recorded as under way and saved before its first load (:attr:`perf.records.rounds.RoundsRecord.late`, module
+        docstring)."""
         assert self.run.rounds is not None
-        self.run.rounds.late = LateGroup(list(variants), list(tie), after)
+        after, by = self.rounds_ending or ("", None)
+        self.run.rounds.late = LateGroup(list(variants), list(tie), after, by)
         self._save()
 
     def reopen(self) -> None:
@@ -275,7 +286,7 @@ class ResumedRounds(RoundsSweep):
         if self.final is not None and self.final.variants:
             for vr in filter(stopped_as_failed, map(self._variant, self.final.variants)):  # measured now (T23-4)
                 vr.status, vr.error = "pending", None
-            self.begin_late(self.final.variants, self.final_tie, self.rounds_ended or "")
+            self.begin_late(self.final.variants, self.final_tie)
         self.run.finished = None
         self._save()
 
@@ -310,7 +321,7 @@ class ResumedRounds(RoundsSweep):
 
         record_spent = scope.spent_recorder(rr, since, self.clock, started, before)  # at every save too
         self.record_spent = record_spent
-        self.begin_late(late.variants, tie, self.rounds_ended or "")
+        self.begin_late(late.variants, tie)
         try:
             self._groups(engine, [*tie, *late.variants], late.reason)
             rr.late = None  # its rounds ended: no longer under way

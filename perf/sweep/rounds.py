@@ -130,7 +130,7 @@ class RoundsSweep(SweepBase):
             rr.cut(c)
             if c.variant not in before:  # one with numbers keeps the status they give it
                 self._variant(c.variant or "").error = f"cut for time: {c.reason.removeprefix('not measured: ')}"
-        rr.late = LateGroup(late.variants, tie, rr.ended or "") if late.variants else None  # under way (sweep.final)
+        rr.late = LateGroup(late.variants, tie, rr.ended or "", rr.ended_by) if late.variants else None  # under way (sweep.final)
         self._save()
         if not late.variants:  # said, as a fitting final group is (break-it F9: only report.md said why, not the console)
             text = "rounds: cut for time: " + (late.said or join_once([f"{c.variant} {c.reason}" for c in late.cuts]))

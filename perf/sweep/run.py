@@ -39,7 +39,7 @@ from perf.records.build_check import read_checks
 from perf.records.measured_files import LOADED, SERVED, refuse_changed
 from perf.records.provenance import stamp
 from perf.records.results import RunResult, VariantResult
-from perf.records.rounds import BudgetRecord, Cut
+from perf.records.rounds import TIME_SPENT, BudgetRecord, Cut
 from perf.records.settings import Environment, SweepSettings
 from perf.search import budget as budgets
 from perf.search import promise
@@ -328,7 +328,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             d = apart(left, fit.estimate_s)  # said apart (trial 19, T19-8)
             why = f"the time budget ({fmt(left, d)} s left) does not fit one round (estimated {fmt(fit.estimate_s, d)} s)"
             rounds.cut(Cut("rounds", f"no round measured: {why}"))
-            rounds.ended = f"time budget spent: {why}"
+            rounds.end(f"{TIME_SPENT}: {why}", "time")
             for n in fit.variants:
                 vr = self._variant(n)
                 vr.status, vr.error = "skipped", f"not measured: {why} (a longer --time-budget measures it)"

@@ -7,10 +7,10 @@ spent 32 s loading two variants and measured 0 rounds: "10 rounds, the most a gr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from core.wording import count
-from perf.records.rounds import RoundsRecord
+from perf.records.rounds import EndedBy, RoundsRecord
 from perf.search import ladder as ladders
 from perf.search.ending.decided import Rounds, no_room
 
@@ -73,22 +73,35 @@ def start_ladders(sched: Engine, names: Sequence[str]) -> None:
         sched.narrow(alive, max(0, s.rounds.max_rounds - len(sched.record.rounds_of(names))))
 
 
-def end_words(sched: Engine, alive: Sequence[str], done: int, reserve_s: float = 0.0) -> str | None:
+class Ending(NamedTuple):
+    """Why rounds ended: in words, and what ended them (:data:`perf.records.rounds.EndedBy`)."""
+
+    words: str
+    by: EndedBy
+
+
+def ending(sched: Engine, alive: Sequence[str], done: int, reserve_s: float = 0.0) -> Ending | None:
     """Why the rounds of a group whose contenders are ``alive`` end before its next round, after ``done``
     rounds of it (:meth:`perf.records.rounds.RoundsRecord.group_rounds`), ``None`` while they go on: no
     contender left, the ranking decided (said first: a ranking decided by the last round allowed is decided,
     not cut; a settled tie says the budget too, ``reserve_s`` kept for what follows), or ``max_rounds``."""
     s = sched.setup
     if not alive:
-        return "no variant left in contention"
+        return Ending("no variant left in contention", "no_contender")
     settled = sched.decided(alive, max(0, s.rounds.max_rounds - done)) if done >= s.rounds.min_rounds else None
     if settled:
         left = None if sched.deadline is None else sched.deadline - sched.clock()
         room = no_room(settled, left, sched.round_s(alive) + reserve_s, sched.kept_s)  # the baseline's kept time beside it
-        return f"{settled} ({after(sched.record, done)})" + room
+        return Ending(f"{settled} ({after(sched.record, done)})" + room, "decided")
     if done >= s.rounds.max_rounds:
-        return f"{done} rounds, the most a group gets (max_rounds)"
+        return Ending(f"{done} rounds, the most a group gets (max_rounds)", "max_rounds")
     return None
+
+
+def end_words(sched: Engine, alive: Sequence[str], done: int, reserve_s: float = 0.0) -> str | None:
+    """:func:`ending`'s words."""
+    end = ending(sched, alive, done, reserve_s)
+    return end.words if end is not None else None
 
 
 def after(record: RoundsRecord, done: int) -> str:
@@ -99,8 +112,14 @@ def after(record: RoundsRecord, done: int) -> str:
     return f"after {count(done, 'round')}" + (f" of this group, {run} in the run" if run > done else "")
 
 
-def ended_before(sched: Engine, names: Sequence[str]) -> str | None:
-    """:func:`end_words` of a group of ``names`` not loaded yet (a resumed run's): the rounds it would count
+def ending_before(sched: Engine, names: Sequence[str]) -> Ending | None:
+    """:func:`ending` of a group of ``names`` not loaded yet (a resumed run's): the rounds it would count
     are those of the earlier groups that held each of them (:meth:`perf.records.rounds.RoundsRecord.rounds_of`)."""
     start_ladders(sched, names)
-    return end_words(sched, sched.contenders(names), len(sched.record.rounds_of(names)))
+    return ending(sched, sched.contenders(names), len(sched.record.rounds_of(names)))
+
+
+def ended_before(sched: Engine, names: Sequence[str]) -> str | None:
+    """:func:`ending_before`'s words."""
+    end = ending_before(sched, names)
+    return end.words if end is not None else None

@@ -20,7 +20,7 @@ from typing import Protocol
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import apart, fmt, times
-from perf.records.rounds import Cut, RoundRecord, RoundsRecord
+from perf.records.rounds import TIME_SPENT, Cut, RoundRecord, RoundsRecord
 from perf.search.ending.cuts import stopped
 from perf.search.ending.decided import Rounds, left_words
 
@@ -75,7 +75,7 @@ def out_of_time(sched: Engine, alive: Sequence[str], done: int, cost: float, gro
     left = max(0.0, (sched.deadline or 0.0) - sched.clock())
     d = apart(left, cost)  # the need over the time left, said so (trial 19, T19-8)
     why = (
-        f"time budget spent: {left_words(left, sched.kept_s, d)}, the next round and the unloads ({fmt(cost, d)} s estimated) do not fit"
+        f"{TIME_SPENT}: {left_words(left, sched.kept_s, d)}, the next round and the unloads ({fmt(cost, d)} s estimated) do not fit"
         + (f"; {done} of the {MIN_ROUNDS} rounds a verdict needs" if done < MIN_ROUNDS else "")
         + _slow_part(sched)
     )
@@ -92,7 +92,7 @@ def stopped_mid_round(sched: Engine, alive: Sequence[str], rr: RoundRecord, left
     done = len(rr.order)
     d = apart(remaining, sched.visit_s + reserve_s)
     why = (
-        f"time budget spent: {left_words(remaining, sched.kept_s, d)}, the next visit ({fmt(sched.visit_s, max(d, 1))} s, the mean "
+        f"{TIME_SPENT}: {left_words(remaining, sched.kept_s, d)}, the next visit ({fmt(sched.visit_s, max(d, 1))} s, the mean "
         f"measured) and the unloads ({fmt(reserve_s, d)} s) do not fit" + _slow_part(sched)
     )
     sched.record.cut(

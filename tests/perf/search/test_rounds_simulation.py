@@ -27,7 +27,7 @@ def test_a_quiet_host_separates_every_variant_in_seven_rounds() -> None:
 
     run, sched, tie = rounds_run(7, host=SimHost(7, amplitude=0.0, noise=0.01))
     assert tie == ["v_best"]
-    assert run.rounds.ended.startswith("ranking decided (after ")
+    assert run.rounds.ended.startswith("ranking decided (after ") and run.rounds.ended_by == "decided"
     assert len(run.rounds.rounds) <= 7  # coarse levels from round 1, the best's neighbours 3 rounds after
     pruned = {d.variant for d in run.search.decisions if d.rule == "pruned"}
     assert "v_fourth" in pruned and pruned <= {"v_second", "v_third", "v_fourth"}  # not while a new level may lift one
@@ -56,7 +56,7 @@ def test_every_round_is_recorded_shuffled_with_its_seed_and_every_visit_kept() -
 
 def test_the_time_budget_stops_the_rounds_and_lists_what_it_cut() -> None:
     run, sched, tie = rounds_run(5, budget_s=80.0)
-    assert run.rounds.ended.startswith("time budget spent")
+    assert run.rounds.ended.startswith("time budget spent") and run.rounds.ended_by == "time"  # s23r m3: recorded
     assert sched.clock() <= 80.0 + 1e-6  # the budget is respected: a round that does not fit is not started
     kinds = {c.kind for c in run.rounds.cuts}
     assert "rounds" in kinds
@@ -141,5 +141,5 @@ def test_a_resumed_group_counts_the_rounds_it_already_had() -> None:
 
 def test_a_budget_too_small_for_one_round_cuts_the_rounds_and_claims_no_ladder_was_rising() -> None:
     run, sched, _ = rounds_run(5, budget_s=1.0)
-    assert run.rounds.rounds == [] and run.rounds.ended.startswith("time budget spent")
+    assert run.rounds.rounds == [] and run.rounds.ended.startswith("time budget spent") and run.rounds.by_time()
     assert [c.kind for c in run.rounds.cuts] == ["rounds"]  # no "still rising" for a ladder never measured

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from click.testing import CliRunner
@@ -21,7 +21,7 @@ from core.errors import PerfError
 from perf.cli import main as perf_cli
 from perf.cli.sweep_flags import refuse_unread_sweep
 from perf.records import results
-from perf.records.rounds import BudgetRecord, LoadGroup, RoundRecord, Visit
+from perf.records.rounds import BudgetRecord, EndedBy, LoadGroup, RoundRecord, Visit
 from perf.sweep.opening import opening_lines
 from perf.sweep.options import SweepOptions
 from perf.sweep.run import Sweep
@@ -36,8 +36,9 @@ TIME_ENDED = (
 )
 
 
-def _finished(tmp_path: Path, ended: str = TIME_ENDED) -> SweepOptions:
-    """A finished run of 2 variants whose rounds ended after 4 rounds, for ``ended``; the options that resume it."""
+def _finished(tmp_path: Path, ended: str = TIME_ENDED, by: EndedBy | None = None) -> SweepOptions:
+    """A finished run of 2 variants whose rounds ended after 4 rounds, for ``ended`` (``by``: what ended them, ``None``:
+    a record written before it was); the options that resume it."""
     repo = write_measured_models(tmp_path / "repo", TOPS)
     opts = SweepOptions(
         ServerOptions(repo, runtime="bundled"), results_dir=tmp_path / "results", run_id="z14", time_budget_s=60.0, baseline=False
@@ -55,12 +56,12 @@ def _finished(tmp_path: Path, ended: str = TIME_ENDED) -> SweepOptions:
         vr.status = "ok"
         if run.variant(n) is None:
             run.variants.append(vr)
-    rr.groups = [LoadGroup(0, list(TOPS), "every contender fits on the server", "localhost:1", 20.0, ended=ended)]
+    rr.groups = [LoadGroup(0, list(TOPS), "every contender fits on the server", "localhost:1", 20.0, ended=ended, ended_by=by)]
     rr.rounds = [
         RoundRecord(t, 0, rr.seed + t, "then", 10.0, [Visit(n, c, wall_s=1.5) for n in TOPS for c in LEVELS]) for t in range(DONE)
     ]
     rr.budget = BudgetRecord(60.0, 1.5, 5.0, 58.0, DONE, 4, spent_s=45.5)
-    rr.ended, run.finished = ended, "then"
+    rr.ended, rr.ended_by, run.finished = ended, by, "then"
     run.sessions[-1].ended = "finished"
     results.save(run, sw.run_dir)
     sw.close()
@@ -100,6 +101,20 @@ def test_rounds_ended_by_a_decision_stay_ended_whatever_the_time_budget(tmp_path
         assert sw.rounds_ended == "ranking decided (after 4 rounds)" and sw.nothing_to_measure
     finally:
         sw.close()
+
+
+def test_what_ended_the_rounds_is_read_from_the_record_not_from_its_words(tmp_path: Path) -> None:
+    """s23r m3: whether the time budget ended the rounds was decided by the prefix of their words ("time budget
+    spent"), which three places built apart: a rewording turned Z-14's more rounds off. The record says what ended them
+    (``ended_by``); the prefix is read only of a record written before it was (the tests above)."""
+    reworded = TIME_ENDED.replace("time budget spent", "out of time")
+    for tmp, by, more in ((tmp_path / "t", "time", True), (tmp_path / "d", "decided", False)):
+        opts = _finished(tmp, ended=reworded if by == "time" else TIME_ENDED, by=cast(EndedBy, by))
+        sw = Sweep(dataclasses.replace(opts, time_budget_s=120.0, given=frozenset({"time_budget_s"})))
+        try:
+            assert (sw.rounds_ended is None and not sw.nothing_to_measure) == more, by
+        finally:
+            sw.close()
 
 
 def test_the_resume_command_measures_the_rounds_it_lacks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
