@@ -375,7 +375,7 @@ def _finish_manifest(
     manifest["variants"] = written + manifest["kept_variants"]  # BuildManifest.made_variants: those written
     manifest["skipped_variants"] = [dataclasses.asdict(sk) for sk in plan.skipped]
     manifest["repository"] = str(opts.repository.resolve())
-    manifest["repositories"] = built_into(earlier.old, opts.repository)  # every one, for `builders remove` (s23r, M2)
+    manifest |= built_into(earlier.old, opts.repository, mpath)  # every one, for `builders remove` (s23r, M2)
     if any(v.warmup for v in plan.variants):
         manifest["warmup_count"] = warm.model_dump(mode="json")
     return write_manifest(mpath, manifest)

@@ -32,7 +32,8 @@ def remove(name: str, repository: Path, dry_run: bool) -> None:
     NAME's are removed (never another model whose name begins with it, such as net_v2), and only
     the build folder those entries name, when its manifest.json is of NAME and no other repository
     it records (each one a build of it wrote into) still lists variants built from it; a manifest
-    written before those were recorded keeps it (the line says why, and how to delete it). Names
+    that does not record every one since the folder's first build (written before they were, or
+    rebuilt from such a one) keeps it (the line says why, and how to delete it). Names
     the runs that measured each variant removed; refuses while a run still being written measures
     one (a sweep, colocate or coldstart --into). `make clean` removes every build.
     """

@@ -345,9 +345,17 @@ def earlier_variants(
     return out
 
 
-def built_into(old: BuildManifest | None, repository: Path) -> list[str]:
-    """The manifest's ``repositories``: every repository a build of this folder wrote into, oldest first, ``repository``
-    (this build's) last; an earlier manifest without the list gives its ``repository`` (s23r, M2: only the latest was
-    recorded, so ``builders remove`` from it deleted the folder an earlier repository's variants still use)."""
+def built_into(old: BuildManifest | None, repository: Path, manifest: Path) -> dict[str, Any]:
+    """The manifest's ``repositories`` and ``repositories_complete``: every repository a build of this folder wrote
+    into, oldest first, ``repository`` (this build's) last; an earlier manifest without the list gives its
+    ``repository`` (s23r, M2: only the latest was recorded, so ``builders remove`` from it deleted the folder an earlier
+    repository's variants still use). The list is complete only from the folder's first build on: ``old`` is complete,
+    or there was none and no ``manifest`` file (the path of the earlier one, read before this build's is written) that
+    could not be read; a list begun from a manifest written before it, or one unreadable, is not (s24c: it looked
+    complete, and ``builders remove`` deleted the folder a repository older than its first entry still used)."""
     before = (old.repositories or [old.repository or ""]) if old else []
-    return [r for r in dict.fromkeys([*before, str(repository.resolve())]) if r]
+    complete = old.repositories_complete if old else not manifest.is_file()
+    return {
+        "repositories": [r for r in dict.fromkeys([*before, str(repository.resolve())]) if r],
+        "repositories_complete": complete,
+    }

@@ -242,6 +242,11 @@ class BuildManifest(Record):
         description="every model repository a build of this folder wrote variants into, oldest first (the latest is "
         "repository); empty: a manifest written before they were recorded, whose earlier repositories are not known",
     )
+    repositories_complete: bool = Field(
+        False,
+        description="whether repositories names every repository since the folder's first build; false: it was begun "
+        "from a manifest written before it was recorded (or one that could not be read), so earlier ones are not known",
+    )
     warmup_count: WarmupCount | None = Field(None, description="the warmup variants' model_warmup count and why; null: no warmup")
     draws: dict[str, dict[str, str]] = Field(
         {},

@@ -6,8 +6,9 @@ folder and no variant folder, under zsh nothing).
 A variant is the model's when its index entry's ``model`` is ``NAME`` exactly (``net`` never takes ``net_v2``'s
 variants); only folders the index lists are deleted, and a build folder only when the index entries of ``NAME`` name
 it, its ``manifest.json`` is of ``NAME``, no other repository it records (every one a build of it wrote into) still
-lists variants built from it (trial 29, T29-10; s23r, M2: a manifest written before they were recorded keeps it), no
-other model's entry names it and no build is at work in it. Nothing is removed while a run still being written measures one of the variants
+lists variants built from it (trial 29, T29-10; s23r, M2), it records every one since the folder's first build (s24c: a
+list begun from a manifest written before it, or an unreadable one, keeps it, naming a repository beside them that uses
+it if one does), no other model's entry names it and no build is at work in it. Nothing is removed while a run still being written measures one of the variants
 (:func:`builders.repository.measured_runs.live_runs`; T29-7). The runs that measured each removed variant are named in
 the words of ``builders prune`` and ``make clean`` (:func:`builders.repository.measured_runs.removal_lines`).
 
@@ -138,7 +139,8 @@ def _delete_build(build: Path, model: str) -> str | None:
 def _keep_build(build: Path, model: str, others: set[Path], repo: Path) -> str | None:
     """Why build folder ``build`` of ``model``'s index entries in ``repo`` is kept (``None``: it is deleted): also while
     another repository its manifest records (every one a build of it wrote into) lists variants built from it, and
-    when the manifest predates that record (trial 29, T29-10, and s23r, M2: removing the model from one repository
+    when that record is not complete (``repositories_complete``: a repository beside them that lists variants built
+    from it is named then) (trial 29, T29-10, and s23r, M2: removing the model from one repository
     deleted the build folder whose exports and reference data another repository's variants use)."""
     if not build.is_dir():
         return "already gone"
@@ -158,30 +160,57 @@ def _keep_build(build: Path, model: str, others: set[Path], repo: Path) -> str |
     if manifest.model != model:
         return f"its {MANIFEST_FILE} is of model {manifest.model!r}, not {model!r}"
     here = Path(repo).resolve()
-    if not manifest.repositories:  # written before they were recorded: an earlier repository may still use it
-        return (
-            f"its {MANIFEST_FILE} records only the latest repository built from it ({manifest.repository or 'none'}), "
-            f"not the earlier ones, so another repository may still use it; delete it by hand (`rm -r {build}`) if none does"
-        )
-    for other in (Path(r) for r in manifest.repositories):
-        if other.resolve() != here and (why := _used_by(build, model, other)):
+    recorded = [Path(r).resolve() for r in manifest.repositories or [manifest.repository or ""] if r]
+    known = manifest.repositories_complete
+    for other in recorded if known else [*recorded, *_beside([here, *recorded])]:
+        if other != here and (why := _used_by(build, model, other, known, other in recorded)):
             return why
+    if not known:  # s24c: a list begun from a manifest that had none looked complete, and the folder was deleted
+        return _not_known(build, manifest.repository, recorded)
     return None
 
 
-def _used_by(build: Path, model: str, other: Path) -> str | None:
-    """Why ``build`` is kept while repository ``other`` (one its manifest records) has index entries naming it;
-    ``None`` when it has none (or no index)."""
+def _beside(repositories: list[Path]) -> list[Path]:
+    """The repositories (folders holding an ``index.json``) beside ``repositories``, in their parent folders, not among
+    them: where an earlier repository of a build folder whose manifest does not record them all is looked for."""
+    found = {
+        p.resolve() for r in repositories for p in (r.parent.iterdir() if r.parent.is_dir() else []) if (p / INDEX_FILE).is_file()
+    }
+    return sorted(found - set(repositories))
+
+
+def _not_known(build: Path, latest: str | None, recorded: list[Path]) -> str:
+    """Why ``build`` is kept when its manifest does not record every repository built from it (none looked in names it)."""
+    which = (
+        f"the repositories built from it only since a build made from a {MANIFEST_FILE} that did not record them "
+        f"({', '.join(str(r) for r in recorded)})"
+        if len(recorded) > 1
+        else f"only the latest repository built from it ({latest or 'none'})"
+    )
+    return (
+        f"its {MANIFEST_FILE} records {which}, not the earlier ones, so another repository may still use it (none beside "
+        f"{agree(len(recorded), 'it', 'them')} lists variants built from it); delete it by hand (`rm -r {build}`) if none does"
+    )
+
+
+def _used_by(build: Path, model: str, other: Path, known: bool, recorded: bool) -> str | None:
+    """Why ``build`` is kept while repository ``other`` (one its manifest records, ``recorded``, or one beside them) has
+    index entries naming it; ``None`` when it has none (or no index, or an unreadable one beside). ``known``: the
+    manifest records every repository built from it, so removing the model from ``other`` deletes the folder when no
+    other one names it."""
     try:
         index: RepositoryIndex | None = load_record(other / INDEX_FILE, INDEX_KIND) if (other / INDEX_FILE).is_file() else None
     except RecordError as e:
+        if not recorded:  # one beside, perhaps never built from it: the folder is kept anyway (not known)
+            return None
         return f"{other}, which a build of it wrote into, has an {INDEX_FILE} that cannot be read ({e.message})"
     named = [n for n, e in (index.entries() if index else {}).items() if e.build and Path(e.build).resolve() == build.resolve()]
     if not named:
         return None
+    then = " and then this folder" if known else ""
     return (
         f"the {INDEX_FILE} of another repository, {other}, lists {count(len(named), 'variant')} built from it; "
-        f"`builders remove {model} -r {other}` removes them from that repository too and then this folder, or "
+        f"`builders remove {model} -r {other}` removes them from that repository too{then}, or "
         f"delete it by hand (`rm -r {build}`) if that repository no longer needs it"
     )
 

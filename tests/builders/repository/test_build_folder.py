@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 from types import SimpleNamespace
 
+import pytest
+
 from builders.config.variants import Variant
 from builders.export.artifacts import ExportResult
 from builders.model.spec import ModelSpec, ModelSpecRecord
@@ -175,10 +177,24 @@ def test_a_dynamic_axis_step_alone_is_the_same_model_and_the_same_export():
 
 def test_the_manifest_records_every_repository_built_into(tmp_path):
     """s23r, M2: only the latest repository was recorded, so `builders remove` from it deleted the build folder an
-    earlier repository's variants still use; a rebuild now keeps the earlier ones (an old manifest gives its one)."""
+    earlier repository's variants still use; a rebuild now keeps the earlier ones (an old manifest gives its one).
+    s24c: the list is complete only from the folder's first build: one begun from an old manifest, or where the
+    earlier manifest could not be read, is not, and says so (it looked complete)."""
     a, b = tmp_path / "a", tmp_path / "b"
-    assert built_into(None, a) == [str(a.resolve())]
-    old = SimpleNamespace(repository=str(a.resolve()), repositories=[])
-    assert built_into(old, b) == [str(a.resolve()), str(b.resolve())]
-    again = SimpleNamespace(repository=str(b.resolve()), repositories=[str(a.resolve()), str(b.resolve())])
-    assert built_into(again, a) == [str(a.resolve()), str(b.resolve())]
+    mpath = tmp_path / "manifest.json"
+    assert built_into(None, a, mpath) == {"repositories": [str(a.resolve())], "repositories_complete": True}
+    old = SimpleNamespace(repository=str(a.resolve()), repositories=[], repositories_complete=False)
+    assert built_into(old, b, mpath) == {"repositories": [str(a.resolve()), str(b.resolve())], "repositories_complete": False}
+    again = SimpleNamespace(
+        repository=str(b.resolve()), repositories=[str(a.resolve()), str(b.resolve())], repositories_complete=True
+    )
+    assert built_into(again, a, mpath) == {"repositories": [str(a.resolve()), str(b.resolve())], "repositories_complete": True}
+    mpath.write_text("{not json")  # read_manifest gave None: an earlier build whose repositories are not known
+    assert built_into(None, a, mpath) == {"repositories": [str(a.resolve())], "repositories_complete": False}
+
+
+@pytest.mark.slow  # the session's real tiny build
+def test_a_first_build_records_its_repository_list_as_complete(tiny_build) -> None:
+    """What ``builders build`` writes (build.py's manifest step): a first build's list is complete (s24c)."""
+    manifest = tiny_build.manifest
+    assert manifest["repositories"] == [manifest["repository"]] and manifest["repositories_complete"] is True

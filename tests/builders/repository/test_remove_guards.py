@@ -30,16 +30,18 @@ SPEC = ModelSpec((TensorSpec("INPUT__0", "float32", (4,)),), (TensorSpec("OUTPUT
 IO = ArtifactIO("onnx", (TensorIO("INPUT__0", "TYPE_FP32", (-1, 4)),), (TensorIO("OUTPUT__0", "TYPE_FP32", (-1, 2)),))
 
 
-def _build(root: Path, repos: list[Path], every: bool = True) -> Path:
+def _build(root: Path, repos: list[Path], every: bool = True, since: int = 0) -> Path:
     """``net`` built from ``root/builds/net`` into each of ``repos`` in turn (two variants each); the manifest records
-    the last as ``repository`` and, as a build writes it (``every``; else as one written before), every one so far."""
+    the last as ``repository`` and, as a build writes it (``every``; else as one written before), every one so far
+    (from ``repos[since]`` on: a list begun from a manifest written before it, not complete then)."""
     build = root / "builds" / "net"
     build.mkdir(parents=True)
     (build / "model.onnx").write_bytes(b"not a graph")
     for i, repo in enumerate(repos):
         manifest = BuildManifest(
             model="net", source="net", created="then", spec=ModelSpecRecord.from_spec(SPEC), max_batch_size=16,
-            repository=str(repo.resolve()), repositories=[str(r.resolve()) for r in repos[: i + 1]] if every else [],
+            repository=str(repo.resolve()), repositories=[str(r.resolve()) for r in repos[since : i + 1]] if every else [],
+            repositories_complete=every and not since,
         )  # fmt: skip
         write_record(build / MANIFEST_FILE, MANIFEST_KIND, manifest)
         for v in (Variant("net", "onnx", max_batch_size=8), Variant("net", "onnx", max_batch_size=16)):
@@ -190,3 +192,29 @@ def test_variants_a_live_colocate_measures_are_not_removed_nor_cleaned(tmp_path,
         assert sorted(p.name for p in repo.iterdir() if p.is_dir()) == names and (build / MANIFEST_FILE).is_file()
     finally:
         hold.release()
+
+
+def test_a_repository_list_begun_from_an_old_manifest_keeps_the_folder_an_earlier_repository_uses(tmp_path, monkeypatch) -> None:
+    """s24c: a manifest rebuilt from one written before ``repositories`` was recorded began its list with that one's
+    repository, so the list looked complete: removing ``net`` from the repositories it names deleted the build folder
+    that ``first``, built from it before them, still used. Now it is kept: ``first``, beside them, is named; a
+    repository nowhere near is not known, and the words say so (and ``-r`` is not promised to delete it)."""
+    monkeypatch.chdir(tmp_path)
+    first, repo, other = tmp_path / "first", tmp_path / "model_repository", tmp_path / "repo_x"
+    build = _build(tmp_path, [first, repo, other], since=1)  # records [repo, other]: first is not known
+    assert remove_model(repo, "net").builds == [] and build.is_dir()
+    done = remove_model(other, "net")  # the manifest's repository, while first still names the folder
+    assert done.builds == [] and build.is_dir() and not [p for p in other.iterdir() if p.is_dir()]
+    assert f"another repository, {first.resolve()}, lists 2 variants built from it" in done.kept[0], done.kept
+    assert "removes them from that repository too, or delete it by hand" in done.kept[0], done.kept
+    two = tmp_path / "two"  # the same, with an earlier repository not beside those recorded: not found, not known
+    repo, other = two / "model_repository", two / "repo_x"
+    build = _build(two, [tmp_path / "far" / "first", repo, other], since=1)
+    assert remove_model(other, "net").builds == [] and build.is_dir()
+    done = remove_model(repo, "net")  # no repository recorded or beside them names it now, the earlier one still does
+    assert done.builds == [] and build.is_dir(), done
+    assert (
+        f"records the repositories built from it only since a build made from a manifest.json that did not record them "
+        f"({repo.resolve()}, {other.resolve()}), not the earlier ones, so another repository may still use it" in done.kept[0]
+    ), done.kept
+    assert f"delete it by hand (`rm -r {build}`) if none does" in done.kept[0]

@@ -45,7 +45,7 @@ def repo(tmp_path: Path) -> Path:
         (build / "model.onnx").write_bytes(b"not a graph")
         manifest = BuildManifest(
             model=model, source=model, created="then", spec=ModelSpecRecord.from_spec(SPEC), max_batch_size=16,
-            repository=str(repo.resolve()), repositories=[str(repo.resolve())],
+            repository=str(repo.resolve()), repositories=[str(repo.resolve())], repositories_complete=True,
         )  # fmt: skip
         write_record(build / MANIFEST_FILE, MANIFEST_KIND, manifest)
         for v in _variants(model):
