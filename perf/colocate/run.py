@@ -249,6 +249,7 @@ class Colocate:
         check_runtime(self.opts.server, variants, every="--model")
         if not remote_server(self.opts):
             check_devices({v: tuple(ids) for m in self.record.models for v, ids in m.gpus.items()}, True, local_gpus())
+        record_run(Path(self.record.repository), self.run_dir)  # as a new run: one begun before it was, too (s24c)
 
     def _resumed_budget(self) -> None:
         """A resume given no ``--time-budget`` runs under what is left of the run's own (its first session's, less
