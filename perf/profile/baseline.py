@@ -204,7 +204,8 @@ def _baseline_for_run(
     run = results.load(run_dir)
     owed = [] if replace else owed_only(run, opts.variants if opts else ())  # the variants it lacks (T29-1)
     owed = measurable(run, owed, run_repository(run, repository)) if owed else owed
-    refuse_replacing(run, baseline=not replace)
+    # --variants of one the plan just found unmeasurable (a record from before it held them): said so, why (s24b)
+    refuse_replacing(run, baseline=not replace, variants=opts.variants if opts else ())
     repo = run_repository(run, repository)
     opts = dataclasses.replace(opts or BaselineOptions(repo), repository=repo, run=run)
     opts = dataclasses.replace(opts, variants=owed) if owed else opts
