@@ -214,7 +214,7 @@ def _baseline_for_run(
         raise PerfError(f"no in-process baseline for run {run.run_id}: {why}", hint=SIZES_APART_HINT)
     kept = f"run {run.run_id}'s results.json keeps what it held"
     file = add_owed if owed else file_baseline  # owed: the rest of the run's baseline kept, these added
-    with kept_in(run, run_dir, file, added=bool(owed)):  # Ctrl-C: what it measured is filed the same way (perf.profile.stopped)
+    with kept_in(run, run_dir, file):  # Ctrl-C: what it measured is filed the same way (perf.profile.stopped)
         new = refuse_nothing_measured(run_baseline(opts, progress), kept, "the run has no measured variant")
     file(run, new)
     results.save(run, run_dir)

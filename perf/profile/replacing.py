@@ -162,6 +162,27 @@ def add_owed(run: RunResult, new: BaselineResult) -> None:
     b.notes += [*new.notes, f"the baseline of {', '.join(t.variant for t in new.targets)} added {new.created}"]
 
 
+def rest_words(run: RunResult, run_dir: Path | str) -> str | None:
+    """What measures the in-process baseline ``run`` (in ``run_dir``) lacks after a stop (Ctrl-C) or the time budget cut
+    it, as ``triton-perf baseline RUN`` would do it: the variants that lack it (:func:`~perf.analysis.baseline_owed.
+    baseline_owed`) by the command itself, the rest kept (s23s, s24b: ``--replace`` was advised, which measures every
+    variant again); the models timed in fewer rounds (:meth:`~perf.records.baseline.BaselineResult.cut_short`: not
+    owed, their points kept) only by ``--replace``; ``None`` when the run lacks nothing of it."""
+    b = run.baseline
+    owed, short = baseline_owed(run), b.cut_short() if b is not None else {}
+    words = []
+    if owed:
+        names = ", ".join(f"`{n}`" for n in owed)
+        words.append(f"`triton-perf baseline {run_dir}` measures the baseline the run lacks ({names}), keeping the rest")
+    if short and b is not None:
+        timed = ", ".join(f"`{m}` in {n} of {b.settings.rounds} rounds" for m, n in short.items())
+        words.append(
+            f"`triton-perf baseline {run_dir} --replace` measures every variant again, the models timed in fewer "
+            f"rounds too ({timed}; the earlier baseline kept beside it)"
+        )
+    return "; ".join(words) or None
+
+
 def run_names(run: RunResult, patterns: Sequence[str]) -> list[str]:
     """The variants of ``run`` that ``patterns`` (names or shell patterns) match."""
     import fnmatch

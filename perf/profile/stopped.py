@@ -18,6 +18,7 @@ from typing import cast
 
 from core.console import interrupted_words, stop_name
 from core.wording import of
+from perf.profile.replacing import rest_words
 from perf.records import results
 from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult
 from perf.records.profile import STOPPED, PrecisionRow, ProfileRecord, RunStatus, TraceRecord
@@ -43,9 +44,9 @@ class BaselineInterrupted(KeyboardInterrupt):
         super().__init__(interrupted_words())
         self.result = result
         self.stored: Path | None = None  # where it was kept (a run's results.json, baseline.json), once it was
-        #: Whether what it measured was added to the run's baseline, of the variants that lacked it
-        #: (:func:`~perf.profile.replacing.add_owed`): those it did not measure are still owed.
-        self.added = False
+        #: What measures the rest of a run's baseline once this was filed in it, as ``triton-perf baseline RUN`` would
+        #: (:func:`~perf.profile.replacing.rest_words`); ``None``: not a run's, or it lacks nothing.
+        self.rest: str | None = None
 
 
 def stopped_notes(models: Sequence[str], rounds_done: int, rounds: int) -> list[str]:
@@ -69,20 +70,19 @@ def interrupted_parts(
 
 
 @contextlib.contextmanager
-def kept_in(
-    run: RunResult, run_dir: Path, file: Callable[[RunResult, BaselineResult], None], added: bool = False
-) -> Iterator[None]:
+def kept_in(run: RunResult, run_dir: Path, file: Callable[[RunResult, BaselineResult], None]) -> Iterator[None]:
     """Keep an interrupted baseline that measured a point in ``run`` as the same command's whole one is filed
     (``file``: :func:`~perf.profile.replacing.file_baseline`, the earlier one kept in ``replaced_baselines`` as
-    ``--replace`` keeps it, or :func:`~perf.profile.replacing.add_owed`, ``added`` to the run's: review s23r, M3, a
-    Ctrl-C filed the baseline of the owed variants over the whole run's) and save the run in ``run_dir``."""
+    ``--replace`` keeps it, or :func:`~perf.profile.replacing.add_owed`, added to the run's: review s23r, M3, a
+    Ctrl-C filed the baseline of the owed variants over the whole run's) and save the run in ``run_dir``; the stop
+    then says what measures the rest (:attr:`BaselineInterrupted.rest`)."""
     try:
         yield
     except BaselineInterrupted as stop:
-        stop.added = added
         if any(p.ok for p in stop.result.points):
             file(run, stop.result)
             stop.stored = results.save(run, run_dir)
+            stop.rest = rest_words(run, run_dir)
         raise
 
 
@@ -102,9 +102,8 @@ def interrupted_text(stop: BaselineInterrupted) -> str:
         line += f"; not measured or cut short: {', '.join(cut)}"
     if stop.stored is None:
         return f"{line}; the same command measures it"
-    if stop.added:  # added to the run's: what it cut is still owed, measured by the same command (s23s: --replace was
-        # advised, which measures every variant again)
-        return f"{line}; the same command measures the baseline the run still lacks (the rest of it kept)"
+    if stop.rest is not None:  # a run's: what `baseline RUN` would measure of it (s23s, s24b: --replace was advised)
+        return f"{line}; {stop.rest}"
     return f"{line}; the same command with --replace measures every variant again (this one kept beside it)"
 
 

@@ -24,6 +24,7 @@ from perf.markdown import apart, fmt
 from perf.profile.baseline import SWEEP_TIMING, BaselineOptions, measure_after_sweep
 from perf.profile.estimate import BaselineEstimate
 from perf.profile.estimate import estimate as estimate_baseline
+from perf.profile.replacing import rest_words
 from perf.records.rounds import Cut
 from perf.search import budget as budgets
 from perf.search import promise
@@ -272,11 +273,15 @@ class BaselineStep(RoundsSweep):
         cut = [*b.unmeasured_models(), *b.cut_short()]
         if not cut:
             return
+        # what `baseline RUN` would measure of it (s24b: `--replace` was advised, which measures every variant again,
+        # while the variants not timed are owed, measured by the command itself, the rest kept)
+        rest = rest_words(self.run, self.run_dir)
         again = " --replace" if any(p.ok for p in b.points) else ""  # what it timed is kept (perf.profile.replacing)
         hint = (
-            f"{kept}`triton-perf baseline {self.run_dir}{again}` measures it again afterwards, without a time budget; "
-            f"{self._keeps_now(need_s) or 'a longer --time-budget keeps it'}"
-        )
+            f"{kept}afterwards, without a time budget, {rest}"
+            if rest
+            else f"{kept}`triton-perf baseline {self.run_dir}{again}` measures it again afterwards, without a time budget"
+        ) + f"; {self._keeps_now(need_s) or 'a longer --time-budget keeps it'}"
         b.notes.append(f"{CUT_NOTE} ({', '.join(f'`{m}`' for m in cut)}): {hint}")
         log.warning("%s", b.notes[-1])
         self._save()

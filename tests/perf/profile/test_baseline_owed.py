@@ -206,7 +206,8 @@ def test_a_ctrl_c_in_the_owed_path_advises_the_same_command_not_replace(tmp_path
     assert res.exit_code == 130, res.output
     assert baseline_owed(load(run_dir)) == [third]
     said = " ".join(res.output.split())
-    assert "--replace" not in said and "the same command measures the baseline the run still lacks" in said, said
+    assert "--replace" not in said, said
+    assert f"`triton-perf baseline {run_dir}` measures the baseline the run lacks (`{third}`), keeping the rest" in said
 
 
 def test_baseline_run_variants_measures_only_the_owed_variants_it_names(tmp_path, monkeypatch):

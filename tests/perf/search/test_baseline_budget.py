@@ -15,6 +15,7 @@ import pytest
 
 from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.profile.estimate import BaselineEstimate
+from perf.records.levels import LevelResult
 from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundRules, RoundsRecord
 from perf.records.search import SearchRecord, SearchRules
@@ -221,14 +222,19 @@ def test_a_baseline_the_budget_cut_after_it_started_says_what_measures_it(
 
     monkeypatch.setattr(baseline_step, "measure_after_sweep", measure)
     sw = _Sweep(resume=True)
+    sw.run.variants += [
+        VariantResult(t.variant, None, "ok", levels=[LevelResult(4, throughput_infer_per_s=9.0)]) for t in targets
+    ]
     sw.baseline_keeps = keeps_hint(4, "demo", True)
     with caplog.at_level("WARNING"):
         sweep_run.Sweep._baseline(sw, time.monotonic() + 200.0)  # type: ignore[arg-type]
     assert sw.run.baseline is not None
     said = sw.run.baseline.notes[-1]
-    assert said == (
-        "in-process baseline cut for time (`mobilenet`, `kws`): `triton-perf baseline results/demo --replace` measures it again "
-        "afterwards, without a time budget; --resume demo --time-budget 4m keeps it"
+    assert said == (  # s24b: `--replace` was advised for both, which measures every variant again
+        "in-process baseline cut for time (`mobilenet`, `kws`): afterwards, without a time budget, `triton-perf baseline "
+        "results/demo` measures the baseline the run lacks (`mobilenet_v`), keeping the rest; `triton-perf baseline "
+        "results/demo --replace` measures every variant again, the models timed in fewer rounds too (`kws` in 3 of 8 "
+        "rounds; the earlier baseline kept beside it); --resume demo --time-budget 4m keeps it"
     )
     assert said in caplog.text
     # the demo says it as its own setting (perf.cli.demo_settings.advice; the re-check of trial 14)
