@@ -10,11 +10,10 @@ said nothing of it on the console. The numbers come from :mod:`perf.analysis.sta
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from core.units import infer_per_s_legend, throughput_text
+from core.units import throughput_text
 from core.wording import count
 from perf.analysis.build_checks import notes as build_notes
 from perf.analysis.measured import cut_variants, rounds_measured
@@ -22,14 +21,14 @@ from perf.analysis.ranking.budget_latency import latency_metric, unverified_sent
 from perf.analysis.ranking.compared_at import compared_elsewhere, compared_here, elsewhere_words
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import caveat_subject, unmeasured_caveat
-from perf.analysis.recommendation.frontier import series_sizes, size_marks, workload_recommendations
+from perf.analysis.recommendation.frontier import size_marks, workload_recommendations
 from perf.analysis.recommendation.recommend import Recommendation, recommend
 from perf.analysis.recommendation.uniform_sizes import mixed_no_batch_note, uniform_sizes_note
 from perf.analysis.saturation.best_level import best_levels
 from perf.analysis.saturation.peaks import HEADROOM_NOTE, UNREACHED_MARKS, higher_median, peak_mark, unreached_mark
 from perf.analysis.stats.points import P99, THROUGHPUT, Point, run_points
-from perf.markdown import TOP_N, UNSTABLE_MARK, errors_text, flag_mark, fmt
-from perf.records.levels import FLAG_MEANINGS
+from perf.cli.summary_legend import BEST_LEVEL_WORDS, left_out, summary_legend
+from perf.markdown import TOP_N, errors_text, flag_mark, fmt
 from perf.records.results import RunResult, VariantResult
 from perf.records.workloads import split_by_workload, variant_name
 from perf.search.budget import not_measured
@@ -165,7 +164,7 @@ def _table(run: RunResult, rec: Recommendation, top_n: int) -> Table:
     batches = [p.batch_size for v in shown if (p := best.get(v.name))] + [
         c.batch_size for c in (rec.best_under_budget, rec.best_peak) if c
     ]
-    legend = _summary_legend(shown_text, pct, other, run, _left_out(run, shown, best), top_n, batches)
+    legend = summary_legend(shown_text, pct, other, run, left_out(run, shown, best), top_n, batches)
     view = Table(title=escape(title), caption=legend)
     view.add_column("variant", no_wrap=True)
     for col in (
@@ -265,10 +264,6 @@ def _summary_rows(
     return rows
 
 
-#: What the budget pick's note calls its variant's best level, where its row shows the pick's own (:func:`pick_row_point`).
-BEST_LEVEL_WORDS = "its best level whatever the budget"
-
-
 def pick_row_point(rec: Recommendation, name: str, points: dict[str, list[Point]], best: Point | None) -> Point | None:
     """The level the best under budget's row shows in its columns where it is not the variant's ``best`` level: the pick's
     own (trial 23, T23-9: the pick's row read "p99 24.39 ms" against a 5 ms budget, its pick's 2.33 ms only in the
@@ -322,73 +317,6 @@ def _compared_elsewhere(run: RunResult, rec: Recommendation, name: str, p: Point
         return "; ".join(dict.fromkeys([*here, *said]))
     level = _level_label(p.concurrency, p.batch_size, "ok")
     return f"{level} not compared with the pick ({count(p.trials, 'round')}): {'; '.join(dict.fromkeys(said))}"
-
-
-def _left_out(run: RunResult, shown: Sequence[VariantResult], best: dict[str, Point]) -> tuple[int, int, int]:
-    """What the table leaves out, by kind (trial 10, F11: "5 more in report.md" counted 5 variants cut
-    for time as rows): series with numbers, variants cut for time never measured, others without numbers."""
-    left = [v.name for v in run.variants if v not in shown]
-    never = set(cut_variants(run)[0])
-    measured = sum(1 for n in left if n in best)
-    cut = sum(1 for n in left if n not in best and n in never)
-    return measured, cut, len(left) - measured - cut
-
-
-def _summary_legend(
-    text: str, pct: int, other: bool, run: RunResult, left: tuple[int, int, int], top_n: int, batches: Sequence[int] = ()
-) -> str:
-    """The console table's legend: only what its cells (``text``) show (trial 9, F3: "b: client
-    batch size" under a table with no b); ``left``: what it leaves out (:func:`_left_out`); ``batches``: the client
-    batch sizes of its levels, what infer/s counts said where one is above 1 (:func:`core.units.infer_per_s_legend`)."""
-    # a flag said alone ("† unstable") or after another ("† host busy; unstable": Point.flags, trial 26, T26-11)
-    flags = [f"{kind}: {w}" for kind, w in FLAG_MEANINGS.items() if re.search(rf"{UNSTABLE_MARK} (?:[a-z ]+; )*{kind}\b", text)]
-    parts = [
-        *(
-            [
-                "best: each variant's best level"
-                + (" whatever the budget" if "best under budget (c=" in text else "")  # the pick's own level: the note's (T22)
-                + (
-                    f", the best under budget's row its pick's level ({BEST_LEVEL_WORDS}: its note)"
-                    if BEST_LEVEL_WORDS in text
-                    else ""
-                )
-                + ", named by the paired ranking (round-adjusted throughput, report.md); "
-                "infer/s and p99: medians over that level's rounds"
-                + (
-                    "; 'best under budget (c=N ...)': the pick's own level, within the budget"
-                    if "best under budget (c=" in text
-                    else ""
-                )
-            ]
-            if run.rounds is not None
-            else []
-        ),
-        "c: concurrency" + (", b: client batch size" if "b=" in text else ""),
-        *[w for w in [infer_per_s_legend(batches)] if w],  # rows, not requests (trial 23, T23-15)
-        f"{f'p{pct} (the budget is on it) and ' if other else ''}p99 at that level",
-        *(
-            [
-                "a peak only where the note does not say 'peak not reached' (no higher level measured, throughput still rising) or 'not told'"
-            ]
-            if "peak not reached" in text or "peak not told" in text
-            else []
-        ),
-        "knee: saturation concurrency (report.md)",
-        *([f"{UNSTABLE_MARK}: that level is flagged ({'; '.join(flags)})"] if flags else []),
-        *(
-            ["a client workload [..] (size, b=batch size) is the client's, not a setting to pick: each has its own picks"]
-            if series_sizes(run)
-            else []
-        ),
-        *([f"the top {top_n} by highest throughput and the picks shown, {left[0]} more in report.md"] if left[0] else []),
-        *(
-            [f"not shown: {count(left[1], 'variant')} cut for time before any measurement (report.md names them)"]
-            if left[1]
-            else []
-        ),
-        *([f"not shown: {count(left[2], 'variant')} without numbers (report.md says why)"] if left[2] else []),
-    ]
-    return "; ".join(parts)
 
 
 def _level_label(concurrency: int, batch_size: int, status: str, words: bool = False) -> str:

@@ -8,9 +8,9 @@ from perf.records.levels import FLAG_MEANINGS, HOST_BUSY, UNSTABLE
 
 
 def test_the_console_legend_says_the_meanings() -> None:
-    from perf.cli.summary import _summary_legend
+    from perf.cli.summary_legend import summary_legend
 
-    legend = _summary_legend("1.0 † unstable, 2.0 † host busy", 99, False, _run(), (0, 0, 0), 10)
+    legend = summary_legend("1.0 † unstable, 2.0 † host busy", 99, False, _run(), (0, 0, 0), 10)
     assert f"unstable: {FLAG_MEANINGS[UNSTABLE]}" in legend and f"host busy: {FLAG_MEANINGS[HOST_BUSY]}" in legend
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from factories import rounds_run
 from rich.console import Console
 
-from perf.cli.summary import _summary_legend, summary_table
+from perf.cli.summary import summary_table
+from perf.cli.summary_legend import summary_legend
 
 README = Path(__file__).resolve().parents[3] / "README.md"
 
@@ -34,7 +35,7 @@ def _example() -> tuple[list[list[str]], str]:
 def test_the_examples_legend_is_the_codes_for_its_cells() -> None:
     rows, legend = _example()
     cells = " ".join(c for r in rows for c in r[1:])
-    assert legend == _summary_legend(cells, 99, False, rounds_run({4: {0: 1.0}}), (0, 0, 0), 10)
+    assert legend == summary_legend(cells, 99, False, rounds_run({4: {0: 1.0}}), (0, 0, 0), 10)
 
 
 def test_the_examples_pick_row_is_what_the_code_shows_for_a_pick_that_is_the_best_peak_too() -> None:
