@@ -19,10 +19,10 @@ from typing import Annotated, Any
 import numpy as np
 from pydantic import BeforeValidator, Field, StrictStr
 
-from builders.model.axis_steps import require_axes, undeclared_hint
 from builders.model.example_spec import example_tensors
+from builders.model.spec_checks import UnknownAxisError, require_consistent
 from builders.model.spec_flags import axis_range_form, parse_axis_flag, parse_input_flag
-from builders.model.tensor import BATCH_AXIS, TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
+from builders.model.tensor import TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
 from builders.model.value_ranges import require_axis_bounds
 from core.errors import ModelSpecError
 from core.names import close_names, read_text, require_known
@@ -35,18 +35,6 @@ EXAMPLE_BATCH = 2
 EXAMPLE_INPUTS = "example_inputs"
 #: Schema version of an input spec file (``"schema"``; a file without it is version 1).
 SPEC_SCHEMA = 1
-
-
-class UnknownAxisError(ModelSpecError):
-    """A declared dynamic axis no input's shape names (:meth:`ModelSpec._require_used_axes`), said
-    as ``--dynamic-axis``'s; :meth:`ModelSpec.from_json` says it as the spec's ``dynamic_axes``
-    field when the axis came from a spec file (issue 26: the message named a flag never passed).
-
-    Attributes:
-        example: An axis an input names without a range (the one to declare), or ``"seq"``.
-    """
-
-    example = "seq"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,37 +62,7 @@ class ModelSpec:
     origin: str | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        names = [t.name for t in (*self.inputs, *self.outputs)]
-        dup = {n for n in names if names.count(n) > 1}
-        if dup:
-            raise ModelSpecError(
-                f"tensor names must be unique; repeated: {', '.join(sorted(dup))}",
-                hint="give each input and output its own name (an output may not share an input's name)",
-            )
-        used = {d for t in self.inputs for d in t.shape if isinstance(d, str)}
-        missing = used - set(self.dynamic_axes)
-        if BATCH_AXIS in self.dynamic_axes:
-            raise ModelSpecError(
-                f"{BATCH_AXIS!r} cannot be declared in dynamic_axes: its range is always (1, opt, max_batch_size)",
-                hint="set the batch range with --max-batch-sizes",
-            )
-        self._require_used_axes(used)
-        if missing:
-            users = [t.name for t in self.inputs if set(t.shape) & missing]
-            axis = sorted(missing)[0]
-            raise ModelSpecError(
-                f"inputs {', '.join(users)} use dynamic axes {', '.join(sorted(missing))} with no declared range",
-                hint=undeclared_hint(axis, self.dynamic_axes, self.multiple_of),
-            )
-        moved = [t for t in self.inputs if t.batch_axis != 0]
-        if moved:
-            raise ModelSpecError(
-                f"input {moved[0].name!r} has batch_axis {moved[0].batch_axis}: Triton batches every input on its "
-                "first axis (max_batch_size > 0 prepends it; the Triton model-configuration docs, 'Maximum Batch Size')",
-                hint="drop batch_axis from inputs (it is an output fact, found from the model), or permute the "
-                "input inside forward() and build with the batch first",
-            )
-        require_axes(self.dynamic_axes, self.multiple_of)
+        require_consistent(self)  # builders.model.spec_checks: names, axes, batch axis
         # a step of 1 is no step: the spec (its JSON, the build's reuse keys and identity) is the one without it
         object.__setattr__(self, "multiple_of", {a: s for a, s in self.multiple_of.items() if s != 1})
         for t in self.inputs:
@@ -113,36 +71,6 @@ class ModelSpec:
     def sizes_of(self, shapes: Mapping[str, Sequence[int]]) -> dict[str, int]:
         """The dynamic-axis sizes of one request whose inputs have ``shapes`` (:func:`builders.model.tensor.request_axis_sizes`)."""
         return request_axis_sizes(self.inputs, shapes)
-
-    def _require_used_axes(self, used: set[str]) -> None:
-        """Every declared dynamic axis (``--dynamic-axis``, the spec's ``dynamic_axes``) is one an
-        input (or output) names: a typo is named, with the axes the inputs use
-        (:func:`core.names.require_known`, the check of every flag that names inputs or axes).
-
-        Raises:
-            ModelSpecError: the unknown axis, the closest used one and every used one.
-        """
-        named = used | {d for t in self.outputs for d in t.shape if isinstance(d, str)}
-        undeclared = sorted(used - set(self.dynamic_axes))
-        example = undeclared[0] if undeclared else "seq"
-        axis = next((a for a in self.dynamic_axes if a not in named), example)
-        own = next((t for t in self.inputs if any(isinstance(d, str) for d in t.shape)), None)  # s22z, Z-7: its own input
-        shape = [axis if d == next(x for x in own.shape if isinstance(x, str)) else d for d in own.shape] if own else [axis]
-        where = f"--input {own.name}:{own.dtype}:{','.join(map(str, shape))}" if own else f"--input NAME:DTYPE:{axis}"
-        try:
-            require_known(
-                "--dynamic-axis",
-                (a for a in self.dynamic_axes if a not in named),
-                sorted(used),
-                kind="dynamic axis",
-                owner="the model's inputs",
-                error=UnknownAxisError,
-                hint=f"give --dynamic-axis (or the spec's dynamic_axes) for an axis an input's shape names, e.g. "
-                f"--dynamic-axis {example}=1,64,128, or name the axis in an input's shape ({where})",
-            )
-        except UnknownAxisError as e:
-            e.example = example
-            raise
 
     def step(self, axis: str) -> int:
         """The step of ``axis``: its sizes are multiples of it (1: any size; :attr:`multiple_of`)."""
