@@ -62,7 +62,7 @@ class ModelSpec:
     origin: str | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        require_consistent(self)  # builders.model.spec_checks: names, axes, batch axis
+        require_consistent(self.inputs, self.outputs, self.dynamic_axes, self.multiple_of)  # names, axes, batch axis
         # a step of 1 is no step: the spec (its JSON, the build's reuse keys and identity) is the one without it
         object.__setattr__(self, "multiple_of", {a: s for a, s in self.multiple_of.items() if s != 1})
         for t in self.inputs:

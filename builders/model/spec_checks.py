@@ -4,15 +4,12 @@ the closest), the batch axis never declared nor moved from first, and the axes' 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 from builders.model.axis_steps import require_axes, undeclared_hint
-from builders.model.tensor import BATCH_AXIS
+from builders.model.tensor import BATCH_AXIS, TensorSpec
 from core.errors import ModelSpecError
 from core.names import require_known
-
-if TYPE_CHECKING:
-    from builders.model.spec import ModelSpec
 
 
 class UnknownAxisError(ModelSpecError):
@@ -27,37 +24,43 @@ class UnknownAxisError(ModelSpecError):
     example = "seq"
 
 
-def require_consistent(spec: ModelSpec) -> None:
-    """Check ``spec`` as it is made (:meth:`builders.model.spec.ModelSpec.__post_init__`).
+def require_consistent(
+    inputs: Sequence[TensorSpec],
+    outputs: Sequence[TensorSpec],
+    dynamic_axes: Mapping[str, tuple[int, int, int]],
+    multiple_of: Mapping[str, int],
+) -> None:
+    """Check a spec of ``inputs``, ``outputs``, ``dynamic_axes`` and ``multiple_of`` as it is made
+    (:meth:`builders.model.spec.ModelSpec.__post_init__`; its parts, not the spec: this module is below it).
 
     Raises:
         ModelSpecError: repeated tensor names, the batch axis in ``dynamic_axes``, a declared axis no input names
             (:class:`UnknownAxisError`), an axis an input names with no range, an input whose batch axis is not its
             first, or a step that does not fit its axis's range.
     """
-    names = [t.name for t in (*spec.inputs, *spec.outputs)]
+    names = [t.name for t in (*inputs, *outputs)]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise ModelSpecError(
             f"tensor names must be unique; repeated: {', '.join(sorted(dup))}",
             hint="give each input and output its own name (an output may not share an input's name)",
         )
-    used = {d for t in spec.inputs for d in t.shape if isinstance(d, str)}
-    missing = used - set(spec.dynamic_axes)
-    if BATCH_AXIS in spec.dynamic_axes:
+    used = {d for t in inputs for d in t.shape if isinstance(d, str)}
+    missing = used - set(dynamic_axes)
+    if BATCH_AXIS in dynamic_axes:
         raise ModelSpecError(
             f"{BATCH_AXIS!r} cannot be declared in dynamic_axes: its range is always (1, opt, max_batch_size)",
             hint="set the batch range with --max-batch-sizes",
         )
-    _require_used_axes(spec, used)
+    _require_used_axes(inputs, outputs, dynamic_axes, used)
     if missing:
-        users = [t.name for t in spec.inputs if set(t.shape) & missing]
+        users = [t.name for t in inputs if set(t.shape) & missing]
         axis = sorted(missing)[0]
         raise ModelSpecError(
             f"inputs {', '.join(users)} use dynamic axes {', '.join(sorted(missing))} with no declared range",
-            hint=undeclared_hint(axis, spec.dynamic_axes, spec.multiple_of),
+            hint=undeclared_hint(axis, dynamic_axes, multiple_of),
         )
-    moved = [t for t in spec.inputs if t.batch_axis != 0]
+    moved = [t for t in inputs if t.batch_axis != 0]
     if moved:
         raise ModelSpecError(
             f"input {moved[0].name!r} has batch_axis {moved[0].batch_axis}: Triton batches every input on its "
@@ -65,10 +68,12 @@ def require_consistent(spec: ModelSpec) -> None:
             hint="drop batch_axis from inputs (it is an output fact, found from the model), or permute the "
             "input inside forward() and build with the batch first",
         )
-    require_axes(spec.dynamic_axes, spec.multiple_of)
+    require_axes(dynamic_axes, multiple_of)
 
 
-def _require_used_axes(spec: ModelSpec, used: set[str]) -> None:
+def _require_used_axes(
+    inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec], dynamic_axes: Mapping[str, tuple[int, int, int]], used: set[str]
+) -> None:
     """Every declared dynamic axis (``--dynamic-axis``, the spec's ``dynamic_axes``) is one an
     input (or output) names: a typo is named, with the axes the inputs use
     (:func:`core.names.require_known`, the check of every flag that names inputs or axes).
@@ -76,17 +81,17 @@ def _require_used_axes(spec: ModelSpec, used: set[str]) -> None:
     Raises:
         ModelSpecError: the unknown axis, the closest used one and every used one.
     """
-    named = used | {d for t in spec.outputs for d in t.shape if isinstance(d, str)}
-    undeclared = sorted(used - set(spec.dynamic_axes))
+    named = used | {d for t in outputs for d in t.shape if isinstance(d, str)}
+    undeclared = sorted(used - set(dynamic_axes))
     example = undeclared[0] if undeclared else "seq"
-    axis = next((a for a in spec.dynamic_axes if a not in named), example)
-    own = next((t for t in spec.inputs if any(isinstance(d, str) for d in t.shape)), None)  # s22z, Z-7: its own input
+    axis = next((a for a in dynamic_axes if a not in named), example)
+    own = next((t for t in inputs if any(isinstance(d, str) for d in t.shape)), None)  # s22z, Z-7: its own input
     shape = [axis if d == next(x for x in own.shape if isinstance(x, str)) else d for d in own.shape] if own else [axis]
     where = f"--input {own.name}:{own.dtype}:{','.join(map(str, shape))}" if own else f"--input NAME:DTYPE:{axis}"
     try:
         require_known(
             "--dynamic-axis",
-            (a for a in spec.dynamic_axes if a not in named),
+            (a for a in dynamic_axes if a not in named),
             sorted(used),
             kind="dynamic axis",
             owner="the model's inputs",
