@@ -7,7 +7,9 @@ in-process baseline", because each asked only whether any point was measured).
 - a resume's "owes its in-process baseline" (:func:`perf.sweep.resuming.baseline_missing`, and through it
   ``--time-budget``'s "its in-process baseline is not owed");
 - ``triton-perf baseline RUN``'s refusal (:func:`perf.profile.replacing.held_parts`) and what it measures then: the
-  variants this names, the rest of the baseline kept (:func:`perf.profile.replacing.add_owed`).
+  variants this names, the rest of the baseline kept (:func:`perf.profile.replacing.add_owed`);
+- what a sweep's baseline after its levels (a resume's) measures of a run that has one: the variants it does not keep
+  (:func:`baseline_kept`), the rest kept (s24b: a resume owing some variants' baseline measured every variant's again).
 """
 
 from __future__ import annotations
@@ -39,3 +41,16 @@ def baseline_owed(run: RunResult) -> list[str]:
     recorded = {p.key for p in b.points}
     owed = (n for n in ranked(run) if n not in b.unmeasurable)
     return [n for n in owed if (t := b.target(n)) is None or t.key not in recorded]
+
+
+def baseline_kept(run: RunResult) -> set[str]:
+    """The variants whose in-process baseline a sweep's baseline after its levels (a resume's) keeps from ``run``'s and
+    does not measure again: those with a target whose key has points, of a model timed in every round it planned (one
+    :meth:`~perf.records.baseline.BaselineResult.cut_short` is timed again), and those the baseline cannot run
+    (``unmeasurable``). Empty (every variant measured, the earlier baseline kept in ``replaced_baselines``) when the run
+    has none with a measured point, or one without targets (older: it tells none apart)."""
+    b = run.baseline
+    if b is None or not b.targets or not any(p.ok for p in b.points):
+        return set()
+    short, recorded = b.cut_short(), {p.key for p in b.points}
+    return {t.variant for t in b.targets if t.key in recorded and t.key.model not in short} | set(b.unmeasurable)

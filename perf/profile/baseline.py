@@ -31,11 +31,12 @@ from builders.serving.torch_env import wait_policy_words
 from core.errors import PerfError, ToolkitError
 from core.records import RecordKind, write_record
 from core.versions import package_versions
+from perf.analysis.baseline_owed import baseline_kept
 from perf.analysis.efficiency import SIZES_APART_HINT, sent_sizes, sizes_apart
 from perf.profile.checks import BASELINE_DOING, refuse_nothing_measured, refuse_unusable, run_repository
 from perf.profile.plan import UNMEASURABLE, BaselineOptions, plan_targets
 from perf.profile.points import At, measure_keys
-from perf.profile.replacing import add_owed, file_baseline, owed_only, refuse_replacing, set_aside
+from perf.profile.replacing import add_owed, file_baseline, owed_line, owed_only, refuse_replacing, set_aside
 from perf.profile.runners import baseline_keys, torch_threads_kept
 from perf.profile.stopped import BaselineInterrupted, interrupted_parts, kept_in
 from perf.profile.timing import ORDER_SEED, OutOfTime, TimingSettings
@@ -249,15 +250,23 @@ def measure_after_sweep(
 ) -> None:
     """The sweep's hook (after its last level, the server stopped): measure the baseline of
     the run's measured variants, within the sweep's time budget (``deadline``,
-    :attr:`BaselineOptions.deadline`), and save it in ``results.json``. A problem is logged and
+    :attr:`BaselineOptions.deadline`), and save it in ``results.json``: of a run that has one (a resume's), only
+    the variants it does not keep (:func:`~perf.analysis.baseline_owed.baseline_kept`), added to it as ``triton-perf
+    baseline RUN`` adds them (s24b: every variant's was measured again). A problem is logged and
     left in the run's notes, never failing the finished sweep."""
-    if not any(v.status == "ok" for v in run.variants):
+    measured = [v.name for v in run.variants if v.status == "ok"]
+    kept = baseline_kept(run)
+    owed = [n for n in measured if n not in kept]
+    if not owed:
         return
-    log.info("measuring the in-process baseline (triton-perf baseline; --no-baseline skips it)")
+    opts = BaselineOptions(repository, run=run, timing=SWEEP_TIMING, deadline=deadline, variants=owed if kept else ())
+    file = add_owed if kept else file_baseline  # a run's that holds none of these: the earlier one kept beside it
+    said = owed_line(run.baseline, owed) if run.baseline is not None and kept else "measuring the in-process baseline"
+    log.info("%s (triton-perf baseline; --no-baseline skips it)", said)
     try:
-        with kept_in(run, run_dir, file_baseline):  # Ctrl-C: what it measured is kept in the run (the sweep says the rest)
-            new = run_baseline(BaselineOptions(repository, run=run, timing=SWEEP_TIMING, deadline=deadline), progress)
-        file_baseline(run, new)  # a resumed sweep's baseline of more variants: the earlier one kept beside it
+        with kept_in(run, run_dir, file):  # Ctrl-C: what it measured is kept in the run (the sweep says the rest)
+            new = run_baseline(opts, progress)
+        file(run, new)
     except ToolkitError as e:
         log.warning("in-process baseline not measured: %s", e.message)
         return

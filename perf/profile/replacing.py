@@ -16,7 +16,9 @@ replaced the baseline the sweep took right after its levels the same way).
 from __future__ import annotations
 
 import contextlib
+import copy
 import logging
+import re
 import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -110,14 +112,19 @@ def owed_only(run: RunResult, variants: Sequence[str]) -> list[str]:
             "or `--replace` measures every variant again, the earlier baseline kept in results.json",
         )
     asked = [n for n in owed if n in run_names(run, variants)] if variants else owed  # review s23r, m1: all owed
-    kept = [t.variant for t in b.targets if t.variant not in asked]
-    log.info(
-        "measuring the in-process baseline of %s, which the run lacks; keeping the one of %s (%s)",
-        ", ".join(asked),
-        ", ".join(kept) or "no other variant",
-        _measured(b),
-    )
+    log.info("%s", owed_line(b, asked))
     return asked
+
+
+def owed_line(b: BaselineResult, asked: Sequence[str]) -> str:
+    """What a baseline of the variants ``asked`` measures of a run's baseline ``b`` and what it keeps, in one line
+    (``triton-perf baseline RUN``'s and a resumed sweep's): ``"measuring the in-process baseline of v2, which the run
+    lacks; keeping the one of v1 (measured 2026-12-05 10:37:07: 10 of 10 points)"``."""
+    kept = [t.variant for t in b.targets if t.variant not in asked]
+    return (
+        f"measuring the in-process baseline of {', '.join(asked)}, which the run lacks; keeping the one of "
+        f"{', '.join(kept) or 'no other variant'} ({_measured(b)})"
+    )
 
 
 def refuse_unmeasurable(run: RunResult, variants: Sequence[str]) -> None:
@@ -151,15 +158,36 @@ def add_owed(run: RunResult, new: BaselineResult) -> None:
     """Add ``new``, the baseline of the variants ``run``'s lacked (:func:`owed_only`), to the run's: its targets, in
     place of those variants' earlier ones (review s23r, m2: a target whose key was never timed stayed, and the variant
     owed), the variants it cannot run (``unmeasurable``) and the points of keys the run's did not time (a variant
-    sharing a measured artifact, device and threads adds none)."""
+    sharing a measured artifact, device and threads adds none). A model the run's timed in fewer rounds
+    (:meth:`~perf.records.baseline.BaselineResult.cut_short`) that ``new`` timed in more takes ``new``'s points, the
+    earlier baseline kept in ``replaced_baselines`` (a resume measures it again: s24b); the earlier notes of the models
+    ``new`` timed (```m`: not measured: ...``) go, ``new``'s own say what became of them."""
     b = run.baseline
     assert b is not None
+    retimed = {m for m, n in b.cut_short().items() if _rounds_of(new, m) > n}
+    if retimed:  # its points replaced: the earlier record kept, as --replace keeps it
+        run.replaced_baselines.append(copy.deepcopy(b))
+        b.points = [p for p in b.points if p.key.model not in retimed]
+    now = {p.key.model for p in new.points}
+    b.notes = [n for n in b.notes if not (said := _models_said(n)) or not said <= now]
     timed = {(p.key, p.batch_size, p.shape) for p in b.points}
     planned = {t.variant for t in new.targets} | set(new.unmeasurable)
     b.targets = [t for t in b.targets if t.variant not in planned] + new.targets
     b.unmeasurable = {**{n: w for n, w in b.unmeasurable.items() if n not in planned}, **new.unmeasurable}
     b.points += [p for p in new.points if (p.key, p.batch_size, p.shape) not in timed]
     b.notes += [*new.notes, f"the baseline of {', '.join(t.variant for t in new.targets)} added {new.created}"]
+
+
+def _rounds_of(b: BaselineResult, model: str) -> int:
+    """The rounds ``model`` was timed in by ``b`` (:meth:`~perf.records.baseline.BaselineResult.rounds_timed`); 0: none."""
+    points = [p for p in b.points if p.key.model == model]
+    return BaselineResult.rounds_timed(points, b.settings.rounds) if points else 0
+
+
+def _models_said(note: str) -> set[str]:
+    """The models a baseline's note is of: those named in backquotes before its first ``": "`` (```kws`: timed in 3 of 8
+    rounds``, ``in-process baseline cut for time (`mobilenet`, `kws`): ...``); empty for any other note."""
+    return set(re.findall(r"`([^`]+)`", note.split(": ", 1)[0]))
 
 
 def rest_words(run: RunResult, run_dir: Path | str) -> str | None:

@@ -16,6 +16,7 @@ from google.protobuf import json_format
 from tritonclient.grpc import model_config_pb2 as mc
 
 from core.wording import count
+from perf.analysis.baseline_owed import baseline_kept
 from perf.analysis.efficiency import sizes_apart
 from perf.analysis.measured import cut_variants, has_numbers
 from perf.analysis.ranking.operating import MIN_ROUNDS
@@ -71,14 +72,20 @@ class BaselineStep(RoundsSweep):
         the run has numbers for (an earlier session's: the baseline measures each measured variant of the run,
         :func:`perf.profile.plan.plan_targets`). Trial 22, F-resume-budget-advice: a resume's plan priced the
         baseline of the 4 variants of its rounds at 34 s, and the baseline, of the run's 7 measured ones (3 TorchScript
-        variants of 3-69 ms a call among them), was estimated at 426 s at its start and cut for time."""
-        return [*names, *(v.name for v in self.run.variants if v.name not in names and has_numbers(self.run, v.name))]
+        variants of 3-69 ms a call among them), was estimated at 426 s at its start and cut for time. Of a run whose
+        baseline keeps some (:func:`~perf.analysis.baseline_owed.baseline_kept`, a resume's), the others only: those are
+        not measured again (s24b)."""
+        kept = baseline_kept(self.run)
+        more = (v.name for v in self.run.variants if v.name not in names and has_numbers(self.run, v.name))
+        return [n for n in [*names, *more] if n not in kept]
 
     def baseline_estimate(self, names: Sequence[str]) -> BaselineEstimate:
         """The in-process baseline's time after the rounds of ``names`` (:func:`perf.profile.estimate.estimate` of
         :meth:`baseline_names`): the one number the plan, the budget and a skip use (trial 9, F15: 105 s, then 120 s,
         for 35 s), from the sweep's repository and configs as it read them once."""
         names = self.baseline_names(names)
+        if not names:  # the run keeps every one's: nothing measured (no variant given would mean every one)
+            return BaselineEstimate(0.0, 0, 0, False)
         sizes = {n: list(self.plans[n].shapes) for n in names if n in self.plans}  # before the run measures them
         opts = BaselineOptions(self.repository.path, run=self.run, sizes=sizes, variants=list(names), timing=SWEEP_TIMING)
         return estimate_baseline(opts, self.repository, self._parsed_configs)
@@ -90,11 +97,14 @@ class BaselineStep(RoundsSweep):
         """The plan line's estimate of the baseline (``fit.baseline_s``, of :meth:`baseline_names`): ``", then an estimated
         426 s of in-process baseline for 7 variants (3 of them measured before, not in these rounds) (13 s of it for 6 key
         loads: ...)"``."""
-        counted, before = self.baseline_estimate(fit.variants), len(self.baseline_names(fit.variants)) - len(fit.variants)
+        names = self.baseline_names(fit.variants)  # the run keeps the others' (s24b: they were counted)
+        counted, before = self.baseline_estimate(fit.variants), sum(1 for n in names if n not in fit.variants)
         loads = counted.load_words()
+        kept = len(baseline_kept(self.run))
         return (
-            f", then an estimated {fmt(fit.baseline_s, 0)} s of in-process baseline for {count(len(fit.variants) + before, 'variant')}"
+            f", then an estimated {fmt(fit.baseline_s, 0)} s of in-process baseline for {count(len(names), 'variant')}"
             + (f" ({before} of them measured before, not in these rounds)" if before else "")
+            + (f" (the run keeps the one of {count(kept, 'other variant')})" if kept else "")
             + (f" ({loads})" if loads else "")
         )
 
@@ -201,6 +211,13 @@ class BaselineStep(RoundsSweep):
             return
         measured = [v.name for v in self.run.variants if v.status == "ok"]
         if not measured:  # nothing to compare with: no cut to list
+            return
+        if not set(measured) - baseline_kept(self.run):  # the run has every one's (s24b: measured again, all of them)
+            log.info(
+                "in-process baseline: the run has it for every measured variant, kept (`triton-perf baseline %s --replace` "
+                "measures it again)",
+                self.run_dir,
+            )
             return
         if self.run.rounds is not None:  # an earlier session's skip: this one's decision replaces it
             self.run.rounds.cuts = [c for c in self.run.rounds.cuts if c.kind != "baseline"]

@@ -3,6 +3,8 @@ variants owe (:func:`perf.analysis.baseline_owed.baseline_owed`): the words matc
 
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from click.testing import CliRunner
@@ -12,8 +14,9 @@ from perf.cli.main import cli
 from perf.profile import baseline as api
 from perf.profile.baseline import BaselineOptions
 from perf.profile.stopped import BaselineInterrupted
-from perf.records.baseline import BaselineKey, BaselineResult, BaselineTarget
+from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult, BaselineTarget
 from perf.records.results import load, save
+from perf.sweep.baseline_step import BaselineStep
 from tests.perf.profile.test_baseline_owed import NEW, OLD, _baseline, _run
 
 
@@ -70,3 +73,63 @@ def test_a_model_timed_in_fewer_rounds_is_measured_again_only_by_replace(tmp_pat
     run.baseline.points[0].rounds_ms = [1.0] * rounds
     run.baseline.targets.append(BaselineTarget(NEW, run.baseline.points[0].key))
     assert rest_words(run, run_dir) is None  # it lacks nothing
+
+
+def test_a_resume_measures_the_baseline_of_the_variants_the_run_lacks_only(tmp_path, monkeypatch, caplog):
+    """s24b: a sweep's resume of a run whose baseline some variants lacked measured every variant's again (the whole
+    baseline filed over it, the earlier kept beside), as `baseline RUN --replace` would; now the owed ones only, added
+    to the run's as `baseline RUN` adds them, and said; one whose baseline the run has whole measures nothing."""
+    run_dir, run = _run(tmp_path)
+    asked: list[Any] = []
+
+    def measured(opts: BaselineOptions, *_a: Any, **_k: Any) -> BaselineResult:
+        asked.append(list(opts.variants))
+        return _baseline("2026-12-05T10:50:00", NEW, "torchscript")
+
+    monkeypatch.setattr(api, "run_baseline", measured)
+    # its estimate and plan count the owed variants only (they counted every variant with numbers)
+    assert BaselineStep.baseline_names(SimpleNamespace(run=run), []) == [NEW]  # type: ignore[arg-type]
+    with caplog.at_level("INFO"):
+        api.measure_after_sweep(run, run_dir, Path(run.settings["repository"]))
+    assert asked == [[NEW]]
+    saved = load(run_dir)
+    assert saved.baseline is not None and [t.variant for t in saved.baseline.targets] == [OLD, NEW]
+    assert saved.baseline.created == "2026-12-05T10:37:07" and not saved.replaced_baselines
+    assert f"measuring the in-process baseline of {NEW}, which the run lacks; keeping the one of {OLD}" in caplog.text
+    api.measure_after_sweep(saved, run_dir, Path(run.settings["repository"]))  # nothing owed: nothing measured
+    assert asked == [[NEW]]
+    assert BaselineStep.baseline_names(SimpleNamespace(run=saved), [OLD]) == []  # type: ignore[arg-type]
+
+
+def test_a_resume_times_a_model_cut_short_again_and_keeps_the_earlier_points_beside(tmp_path, monkeypatch):
+    """A model the budget cut after some rounds is timed again by a resume (its variants are not kept), its new points
+    in place of the earlier ones, which stay in replaced_baselines; the earlier notes of the models timed now go."""
+    from perf.analysis.baseline_owed import baseline_kept
+
+    run_dir, run = _run(tmp_path)
+    assert run.baseline is not None
+    rounds = run.baseline.settings.rounds
+    short_key = BaselineKey("short", "torchscript", threads=1)
+    run.baseline.targets.append(BaselineTarget(NEW, short_key))
+    run.baseline.points.append(
+        BaselinePoint(short_key, 1, throughput_infer_per_s=700.0, latency_p50_ms=1.2, rounds_ms=[1.2] * (rounds - 2))
+    )
+    run.baseline.notes += [f"`short`: timed in {rounds - 2} of {rounds} rounds: the sweep's time budget ran out"]
+    save(run, run_dir)
+    assert baseline_owed(run) == [] and NEW not in baseline_kept(run)
+
+    def measured(opts: BaselineOptions, *_a: Any, **_k: Any) -> BaselineResult:
+        assert list(opts.variants) == [NEW]
+        new = _baseline("2026-12-05T10:50:00", NEW, "torchscript")
+        new.targets = [BaselineTarget(NEW, short_key)]
+        new.points = [BaselinePoint(short_key, 1, throughput_infer_per_s=650.0, latency_p50_ms=1.3, rounds_ms=[1.3] * rounds)]
+        return new
+
+    monkeypatch.setattr(api, "run_baseline", measured)
+    api.measure_after_sweep(run, run_dir, Path(run.settings["repository"]))
+    saved = load(run_dir)
+    assert saved.baseline is not None and not saved.baseline.cut_short()
+    assert [p.latency_p50_ms for p in saved.baseline.points] == [1.0, 1.3]  # OLD's kept, `short`'s timed again
+    assert not any(n.startswith("`short`:") for n in saved.baseline.notes), saved.baseline.notes
+    (before,) = saved.replaced_baselines
+    assert [p.latency_p50_ms for p in before.points] == [1.0, 1.2]
