@@ -76,14 +76,14 @@ def answer_shape_flags(command: click.Command, ctx: click.Context, typed: list[s
     the sweep would measure (``--repository``, ``--variants`` as ``typed``), as clients infer and coldstart answer them
     (s22z, Z-15: the sweep's ``--shape H=16`` got the form's own words; ``--shapes image:3,16,16`` "AXIS the build's
     name of image's dynamic axis" where the build names H and W): :func:`clients.shapes.refuse_shape_flags`;
-    :func:`clients.shape_refusals.shapes_form_refusal`.
+    :func:`clients.shapes_flag_refusals.shapes_form_refusal`.
 
     Raises:
         click.BadParameter: always.
     """
     from clients.shape_models import repository_models
-    from clients.shape_refusals import shapes_form_refusal
     from clients.shapes import refuse_shape_flags
+    from clients.shapes_flag_refusals import shapes_form_refusal
     from core.errors import ToolkitError
     from perf.sweep.flags import parse_shapes_flag
 

@@ -11,7 +11,7 @@ import pytest
 
 from builders.model.spec import ModelSpec
 from builders.model.tensor import TensorSpec
-from clients import shape_flags, shape_refusals, shapes
+from clients import shape_flags, shape_refusals, shapes, shapes_flag_refusals
 from core.errors import ClientError
 
 #: Trial 28's GRU text classifier: tokens [seq] (seq verified at 8..64) and lengths [1], max_batch_size 64.
@@ -80,11 +80,11 @@ def test_every_shape_a_refusal_offers_is_taken(mbs: int, typed: str, said: str |
 
 
 def test_shapes_in_shape_form_says_why_the_sizes_are_refused() -> None:
-    said = shape_refusals.shapes_form_refusal("tokens:200", "m", INPUTS, 64, GRU)
+    said = shapes_flag_refusals.shapes_form_refusal("tokens:200", "m", INPUTS, 64, GRU)
     assert said is not None and "did you mean" not in said.message
     assert "--shape tokens:200 sets axis seq to 200, outside the build's verified range 8..64" in said.message
     assert (said.hint or "").startswith("--shapes seq=SIZES: give seq within 8..64")
-    taken = shape_refusals.shapes_form_refusal("tokens:20", "m", INPUTS, 64, GRU)
+    taken = shapes_flag_refusals.shapes_form_refusal("tokens:20", "m", INPUTS, 64, GRU)
     assert taken is not None and "did you mean --shapes seq=20" in taken.message
 
 
