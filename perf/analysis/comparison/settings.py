@@ -145,15 +145,20 @@ def differing(a: RunResult, b: RunResult) -> list[tuple[str, str, str, bool]]:
     return out
 
 
+#: The settings that are a command's flags (``--perf-analyzer-arg``, ``--server-arg``), read by name in any order.
+FLAG_LISTS: frozenset[Key] = frozenset({"extra_args", "server.extra_args"})
+
+
 def _value(key: Key, value: Any) -> Any:
     """A recorded value as compared (s23r m8: the words were, so flags in another order, ``1`` and ``1.0`` or a dict
     recorded in another key order read as differing): an empty one ``None``, tuples as lists, numbers as numbers;
-    perf_analyzer's passed-through flags (``extra_args``) as the sorted list of its flags, each with its value
-    (:func:`_flags`): perf_analyzer reads its flags by name, in any order, so flags in another order are the same
-    command. Other lists (a server's flags, levels, sizes) are compared as sequences."""
+    perf_analyzer's and the server's passed-through flags (:data:`FLAG_LISTS`) as the sorted list of its flags, each
+    with its value (:func:`_flags`): perf_analyzer and tritonserver read their flags by name, in any order, so flags in
+    another order are the same command (s24b: the server's were compared as a sequence). Other lists (levels,
+    sizes: the order they are measured in) are compared as sequences."""
     if value is None or value == [] or value == {} or value == "" or value == ():
         return None
-    if key == "extra_args" and isinstance(value, (list, tuple)):
+    if key in FLAG_LISTS and isinstance(value, (list, tuple)):
         return sorted(_flags([str(v) for v in value]))
     if isinstance(value, (list, tuple)):
         return [_value("", v) for v in value]
@@ -163,8 +168,9 @@ def _value(key: Key, value: Any) -> Any:
 
 
 def _flags(args: list[str]) -> list[tuple[str, ...]]:
-    """``args`` (perf_analyzer flags, each ``--perf-analyzer-arg`` value) as flags, each its words: a flag and the
-    arguments after it that are no flag (its value: ``--max-threads 16``), ``--flag=V`` read as ``--flag V``."""
+    """``args`` (perf_analyzer's or the server's flags, each ``--perf-analyzer-arg``/``--server-arg`` value) as flags,
+    each its words: a flag and the arguments after it that are no flag (its value: ``--max-threads 16``), ``--flag=V``
+    read as ``--flag V``."""
     out: list[list[str]] = []
     for arg in args:
         words = arg.split("=", 1) if arg.startswith("--") else [arg]

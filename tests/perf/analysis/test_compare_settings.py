@@ -132,3 +132,19 @@ def test_values_are_compared_as_values_not_as_their_words(tmp_path: Path):
         "perf_analyzer flags (--perf-analyzer-arg)"
     ]
     assert rows({"concurrency": [1, 2, 4]}, {"concurrency": [4, 2, 1]}) == ["concurrency asked (--concurrency)"]
+
+
+def test_the_server_s_flags_in_another_order_are_the_same_flags(tmp_path: Path):
+    """s24b (m8's kind): tritonserver reads its flags by name, as perf_analyzer does, so the same --server-arg flags in
+    another order are the same server; they were compared as a sequence and marked "(differs)"."""
+    base = run_settings(SweepOptions(server=ServerOptions(repository=tmp_path)), ["v"], "brute")
+
+    def rows(a: list[str], b: list[str]) -> list[str]:
+        sa, sb = ({**base, "server": {**base["server"], "extra_args": x}} for x in (a, b))
+        return [label for label, _, _, _ in differing(_run("a", sa), _run("b", sb))]
+
+    flags = ["--log-info=true", "--exit-on-error", "false", "--model-control-mode=explicit"]
+    assert rows(flags, ["--model-control-mode", "explicit", "--exit-on-error=false", "--log-info=true"]) == []
+    assert rows(flags, ["--log-info=false", "--exit-on-error", "false", "--model-control-mode=explicit"]) == [
+        "server flags (--server-arg)"
+    ]
