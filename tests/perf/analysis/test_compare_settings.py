@@ -148,3 +148,12 @@ def test_the_server_s_flags_in_another_order_are_the_same_flags(tmp_path: Path):
     assert rows(flags, ["--log-info=false", "--exit-on-error", "false", "--model-control-mode=explicit"]) == [
         "server flags (--server-arg)"
     ]
+
+
+def test_other_input_shapes_are_shown_and_their_order_is_not(tmp_path: Path):
+    """T29-6 named --shape beside the passed-through flags and --input-data: shown where the runs differ; the same
+    shapes recorded in another key order (a dict: m8) are the same."""
+    _, rows = _header(tmp_path, {"shapes": {"x": [1, 16]}}, {})
+    assert "input shapes (--shape) (differs)" in rows, rows
+    _, rows = _header(tmp_path, {"shapes": {"x": [1, 16], "y": [4]}}, {"shapes": {"y": [4], "x": [1, 16]}})
+    assert not [r for r in rows if r.startswith("input shapes")], rows
