@@ -81,9 +81,9 @@ class Choice:
             (:mod:`perf.analysis.ranking.leader`); where there are any, it is not said to be named first by those
             rounds (trial 21, T21-9: said beside the numbers of a runner-up ahead in the one round they shared).
         supported: A tie set's pick: the members the round-adjusted scale put above it that it was named first over by
-            its median over more rounds, in words (:func:`perf.analysis.ranking.standing_words.outsupported`; trial 28, T28-1).
+            its median over more rounds, in words (:func:`perf.analysis.ranking.named_first.outsupported`; trial 28, T28-1).
         kneed: A tie set's pick under a budget: the members it was named first over at their knee, in words
-            (:func:`perf.analysis.ranking.standing_words.kneed`): named first by its latency then (trial 22, F-mixed-pick).
+            (:func:`perf.analysis.ranking.named_first.kneed`): named first by its latency then (trial 22, F-mixed-pick).
         batching_off: A tie set's pick with batching off named first over the same variant with batching on, whose
             batching formed no batch (:attr:`perf.analysis.ranking.rank.Ranking.batching_off`): why, in words (trial 24, T24-8).
         no_batch: A pick whose own dynamic batching formed no batch under its workload

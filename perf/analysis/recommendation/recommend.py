@@ -38,18 +38,10 @@ from core.errors import PerfError
 from perf.analysis.build_checks import run_verdict
 from perf.analysis.effects.thread_hint import thread_hints
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, host_cores, latency_metric, unverified_sentences
+from perf.analysis.ranking.named_first import kneed, outsupported, trailed
 from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
-from perf.analysis.ranking.standing_words import (
-    higher_medians,
-    kneed,
-    others_words,
-    outside_words,
-    outsupported,
-    tie_parts,
-    tie_words,
-    trailed,
-)
+from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_parts, tie_words
 from perf.analysis.recommendation.budget_origin import budget_origin, set_by
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.cuts import caveat_subject, cut_notes
