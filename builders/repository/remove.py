@@ -172,10 +172,14 @@ def _keep_build(build: Path, model: str, others: set[Path], repo: Path) -> str |
 
 def _beside(repositories: list[Path]) -> list[Path]:
     """The repositories (folders holding an ``index.json``) beside ``repositories``, in their parent folders, not among
-    them: where an earlier repository of a build folder whose manifest does not record them all is looked for."""
-    found = {
-        p.resolve() for r in repositories for p in (r.parent.iterdir() if r.parent.is_dir() else []) if (p / INDEX_FILE).is_file()
-    }
+    them: where an earlier repository of a build folder whose manifest does not record them all is looked for (a parent
+    folder that cannot be listed is passed over: the folder is kept anyway)."""
+    found: set[Path] = set()
+    for parent in dict.fromkeys(r.parent for r in repositories):
+        try:
+            found |= {p.resolve() for p in parent.iterdir() if (p / INDEX_FILE).is_file()}
+        except OSError:
+            continue
     return sorted(found - set(repositories))
 
 

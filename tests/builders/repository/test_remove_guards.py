@@ -218,3 +218,22 @@ def test_a_repository_list_begun_from_an_old_manifest_keeps_the_folder_an_earlie
         f"({repo.resolve()}, {other.resolve()}), not the earlier ones, so another repository may still use it" in done.kept[0]
     ), done.kept
     assert f"delete it by hand (`rm -r {build}`) if none does" in done.kept[0]
+
+
+def test_a_folder_beside_that_cannot_be_listed_keeps_the_build_folder_and_raises_nothing(tmp_path, monkeypatch) -> None:
+    """s24c: the repositories beside those a manifest records are looked for only when it does not record them all;
+    a parent folder that cannot be listed is passed over (the build folder is kept anyway), not a traceback."""
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "model_repository"
+    build = _build(tmp_path, [tmp_path / "first", repo], since=1)
+    listing = Path.iterdir
+
+    def refuse(self: Path):
+        if self.resolve() == tmp_path.resolve():
+            raise PermissionError(13, "Permission denied", str(self))
+        return listing(self)
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    done = remove_model(repo, "net")
+    assert done.builds == [] and build.is_dir(), done
+    assert "records only the latest repository built from it" in done.kept[0], done.kept
