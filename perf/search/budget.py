@@ -113,6 +113,43 @@ def visit_s(window_ms: int) -> float:
     return WINDOWS * window_ms / 1000.0 + VISIT_OVERHEAD_S
 
 
+@dataclasses.dataclass(frozen=True)
+class Prices:
+    """What a plan prices one visit, one load and one unload at (s): the cost model's (:func:`model_prices`), or a
+    resumed run's measured means (:func:`perf.sweep.budget_scope.run_prices`, the one source a resume's plan, its
+    advice and its time-budget words read: trial 29, T29-5, a resume planned 1.25 s visits where the run had
+    measured 5.9 s). ``visits``: how many measured visits ``visit_s`` is the mean of (0: the cost model's)."""
+
+    visit_s: float
+    load_s: float = LOAD_S
+    unload_s: float = UNLOAD_S
+    visits: int = 0
+
+    def visit_words(self) -> str:
+        """``"1.25 s visits"``; measured: ``"5.90 s visits (the run's mean of 25)"``."""
+        return f"{fmt(self.visit_s, 2)} s visits" + (f" (the run's mean of {self.visits})" if self.visits else "")
+
+
+def model_prices(window_ms: int) -> Prices:
+    """The cost model's prices (module docstring): :func:`visit_s`, :data:`LOAD_S`, :data:`UNLOAD_S`."""
+    return Prices(visit_s(window_ms))
+
+
+def wanted(rules: RoundRules, done: int = 0) -> tuple[int, int]:
+    """The rounds a plan sizes the ladder for and those a verdict needs, of a session after ``done`` rounds the run
+    has of its variants together (a resume's; a first session: 0): ``(7, 6)`` then ``(7 - done, 6 - done)``, at
+    least 1, within ``max_rounds``."""
+    return max(1, min(rules.max_rounds, MIN_ROUNDS + 1) - done), max(1, MIN_ROUNDS - done)
+
+
+def verdict_words(done: int = 0) -> str:
+    """``"the 6 rounds a verdict needs"``; after ``done`` rounds (a resume's): ``"the 5 of the 6 rounds a verdict needs
+    that the run lacks"``."""
+    if done <= 0:
+        return f"the {MIN_ROUNDS} rounds a verdict needs"
+    return f"the {max(1, MIN_ROUNDS - done)} of the {MIN_ROUNDS} rounds a verdict needs that the run lacks"
+
+
 @dataclasses.dataclass
 class Fit:
     """What :func:`fit` planned.
@@ -131,6 +168,10 @@ class Fit:
         floor: The highest concurrency the run measured before (a resume's earlier sessions; 0:
             none): ``cap`` is never below it (:func:`perf.search.shrink.shrink`), here and when
             fitted again (:func:`perf.search.refit.refit`).
+        unload_s: The unload price used (:class:`Prices`).
+        done: The rounds the run had of the variants together before this plan (a resume's): ``rounds`` are
+            this session's, sized for the rounds a verdict still needs (:func:`wanted`).
+        visits_measured: How many measured visits ``visit_s`` is the mean of (0: the cost model's).
     """
 
     estimate_s: float
@@ -144,6 +185,14 @@ class Fit:
     visits: list[int] = dataclasses.field(default_factory=list)
     reserve_s: float = 0.0
     floor: int = 0
+    unload_s: float = UNLOAD_S
+    done: int = 0
+    visits_measured: int = 0
+
+    @property
+    def prices(self) -> Prices:
+        """The prices this plan was made with (a plan fitted again keeps them, its loads measured)."""
+        return Prices(self.visit_s, self.load_s, self.unload_s, self.visits_measured)
 
     @property
     def cut_variants(self) -> list[str]:
@@ -187,12 +236,14 @@ def estimate(
     rules: RoundRules,
     rounds: int,
     baseline: bool,
+    prices: Prices | None = None,
 ) -> float:
-    """Estimated wall time (s) of ``rounds`` rounds over ``n_variants`` variants (module cost model)."""
-    v = visit_s(rules.window_ms)
-    total = n_variants * (LOAD_S + UNLOAD_S) + (n_variants * BASELINE_S if baseline else 0.0)
+    """Estimated wall time (s) of ``rounds`` rounds over ``n_variants`` variants (module cost model), each visit, load
+    and unload at ``prices`` (default: the cost model's, :func:`model_prices`): the one price of every plan."""
+    p = prices or model_prices(rules.window_ms)
+    total = n_variants * (p.load_s + p.unload_s) + (n_variants * BASELINE_S if baseline else 0.0)
     for per_variant in levels_by_round(ladder, adaptive, rules, rounds):
-        total += n_variants * per_variant * keys_per_level * v
+        total += n_variants * per_variant * keys_per_level * p.visit_s
     return total
 
 
@@ -203,13 +254,17 @@ def not_measured(before: bool) -> str:
     return "not measured further in this session" if before else "not measured"
 
 
-def ladder_rounds(want: int) -> str:
+def ladder_rounds(want: int, done: int = 0) -> str:
     """The rounds the ladder's top is lowered for, in words: ``want`` is the rounds a verdict needs
     (:data:`perf.analysis.ranking.operating.MIN_ROUNDS`) and one to spare, said so, beside the cuts that
-    name the verdict's rounds alone (trial 22: "7 rounds" and "the 6 rounds a verdict needs" in one line)."""
-    spare = want - MIN_ROUNDS
+    name the verdict's rounds alone (trial 22: "7 rounds" and "the 6 rounds a verdict needs" in one line);
+    ``done``: the rounds the run had before (a resume's), the verdict's then those it lacks (:func:`wanted`)."""
+    need = MIN_ROUNDS - done
+    spare = want - need
+    if done > 0 and spare > 0:
+        return f"{want} rounds (the {need} of the {MIN_ROUNDS} a verdict needs that the run lacks and {spare} to spare)"
     if spare <= 0:
-        return f"the {want} rounds a verdict needs" if want == MIN_ROUNDS else f"{want} rounds"
+        return verdict_words(done) if want == need else f"{want} rounds"
     return f"{want} rounds (the {MIN_ROUNDS} a verdict needs and {spare} to spare)"
 
 
@@ -231,6 +286,9 @@ def fit(
     baseline: bool | BaselineCost,
     measured: Collection[str] = (),
     floor: int = 0,
+    *,
+    prices: Prices | None = None,
+    done: int = 0,
 ) -> Fit:
     """Fit the sweep to ``budget_s`` (module docstring); with no budget, the plan as asked.
 
@@ -251,22 +309,27 @@ def fit(
         floor: The highest concurrency the run measured before (a resume's,
             :func:`perf.search.promise.measured_top`): the ladder's top is not lowered below it, so
             no cut says a level with numbers was not measured and the rounds measure what the plan says.
+        prices: What a visit, a load and an unload cost (default: the cost model's; a resume: the run's measured
+            ones, :func:`perf.sweep.budget_scope.run_prices`).
+        done: The rounds the run has of ``names`` together (a resume's): the plan sizes those a verdict still
+            needs (:func:`wanted`), as its cuts say.
     """
-    want = min(rules.max_rounds, MIN_ROUNDS + 1)
+    p = prices or model_prices(rules.window_ms)
+    want, verdict = wanted(rules, done)
     kept, levels, cuts = list(names), list(ladder), []
 
     def cost(n: int, lv: Sequence[int], rounds: int) -> float:  # the sweep's own: the baseline yields to it
-        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False)
+        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False, p)
 
     if budget_s is not None:
-        shrunk = shrink(kept, levels, cost, budget_s, want, rules.first_levels, adaptive, floor)
+        shrunk = shrink(kept, levels, cost, budget_s, want, rules.first_levels, adaptive, floor, verdict)
         levels, kept = shrunk.levels, shrunk.kept
         for gone, n, need in shrunk.dropped:
             cuts.append(
                 Cut(
                     "variant",
                     f"{not_measured(gone in measured)}: {n} variants need about {fmt(need, d := apart(need, budget_s))} s for "
-                    f"the {MIN_ROUNDS} rounds a verdict needs, over {left_text(budget_s, d)}",
+                    f"{verdict_words(done)}, over {left_text(budget_s, d)}",
                     gone,
                     need_s=round(need, 1),
                 )
@@ -278,17 +341,16 @@ def fit(
             Cut(
                 "levels",
                 f"concurrency above {cap} not measured: the ladder up to {ladder[-1]} would not leave time for "
-                f"{ladder_rounds(want)} within {left_text(budget_s)}",
+                f"{ladder_rounds(want, done)} within {left_text(budget_s)}",
                 concurrency=levels[-1] * search.growth,
             ),
         )
     after = baseline_cost(baseline)(kept)  # kept up front when the verdict's rounds fit beside it
-    keep = after if budget_s is not None and cost(len(kept), levels, MIN_ROUNDS) + after <= budget_s else 0.0
+    keep = after if budget_s is not None and cost(len(kept), levels, verdict) + after <= budget_s else 0.0
     rounds = want if budget_s is None else rounds_within(cost, len(kept), levels, want, budget_s - keep)
     visits = [n * keys_per_level for n in levels_by_round(levels, adaptive, rules, max(rules.max_rounds, MIN_ROUNDS), search)]
-    return Fit(
-        cost(len(kept), levels, rounds), rounds, cap, kept, cuts, visit_s(rules.window_ms), LOAD_S, after, visits, keep, floor
-    )
+    est = cost(len(kept), levels, rounds)
+    return Fit(est, rounds, cap, kept, cuts, p.visit_s, p.load_s, after, visits, keep, floor, p.unload_s, done, p.visits)
 
 
 def keeps_baseline(
@@ -303,16 +365,22 @@ def keeps_baseline(
     measured: Collection[str] = (),
     floor: int = 0,
     baseline: bool | BaselineCost = True,
+    *,
+    prices: Prices | None = None,
+    done: int = 0,
 ) -> int:
     """The time budget, in whole minutes above ``above_s``, whose plan (:func:`fit`, with what this
     invocation spent before it, ``spent_s``) keeps the in-process baseline's time from the start
     (:attr:`Fit.reserve_s`): the one number both the plan line and a skipped baseline name (trial 8,
     F9: "--time-budget 8m keeps it" before the rounds, "--time-budget 7m gives it" after them). At
-    the latest the budget of every variant over the whole ladder for the rounds wanted, which keeps it."""
-    want = min(rules.max_rounds, MIN_ROUNDS + 1)
-    whole = spent_s + estimate(len(names), ladder, adaptive, keys_per_level, rules, want, False) + baseline_cost(baseline)(names)
+    the latest the budget of every variant over the whole ladder for the rounds wanted, which keeps it. ``prices``,
+    ``done``: the plan's (:func:`fit`)."""
+    want = wanted(rules, done)[0]
+    rounds_s = estimate(len(names), ladder, adaptive, keys_per_level, rules, want, False, prices)
+    whole = spent_s + rounds_s + baseline_cost(baseline)(names)
     first, last = int(above_s // 60) + 1, max(1, math.ceil(whole / 60))
+    args = (names, ladder, adaptive, keys_per_level, rules, search)
     for m in range(first, last):
-        if fit(names, ladder, adaptive, keys_per_level, rules, search, m * 60 - spent_s, baseline, measured, floor).reserve_s:
+        if fit(*args, m * 60 - spent_s, baseline, measured, floor, prices=prices, done=done).reserve_s:
             return m
     return max(first, last)

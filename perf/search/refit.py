@@ -27,7 +27,7 @@ from perf.analysis.ranking.operating import MIN_ROUNDS
 from perf.markdown import apart, fmt
 from perf.records.rounds import Cut, RoundRules
 from perf.records.search import SearchRules
-from perf.search.budget import LOAD_S, LOAD_WORDS, Fit, estimate, ladder_rounds, levels_by_round, not_measured
+from perf.search.budget import LOAD_WORDS, Fit, estimate, ladder_rounds, levels_by_round, not_measured, verdict_words, wanted
 from perf.search.shrink import rounds_within, shrink
 
 
@@ -77,27 +77,28 @@ def refit(
     """
     levels = [c for c in ladder if plan.cap is None or c <= plan.cap]
     kept = [n for n in plan.variants if n in loaded] + [n for n in loaded if n not in plan.variants]
-    budget, want, top = left_s, min(rules.max_rounds, MIN_ROUNDS + 1), levels[-1] if levels else None
-    first = list(kept)  # shrink drops from the end: n variants kept are first[:n]
+    (want, verdict), top = wanted(rules, plan.done), levels[-1] if levels else None
+    budget, first = left_s, list(kept)  # shrink drops from the end: n variants kept are first[:n]
+    unloaded = dataclasses.replace(plan.prices, load_s=0.0)  # the first plan's visits and unloads; the loads apart
 
     def cost(n: int, lv: Sequence[int], rounds: int) -> float:  # the first plan's estimate, the loads done or to come
         to_load = sum((prices or {}).get(v, load_s) for v in first[:n] if v in pending)
-        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False) - n * LOAD_S + to_load
+        return estimate(n, lv, adaptive, keys_per_level, rules, rounds, False, unloaded) + to_load
 
     done = len(kept) - sum(1 for v in kept if v in pending) if loads is None else loads
     cuts = []
-    shrunk = shrink(kept, levels, cost, budget, want, rules.first_levels, adaptive, plan.floor)
+    shrunk = shrink(kept, levels, cost, budget, want, rules.first_levels, adaptive, plan.floor, verdict)
     levels, kept = shrunk.levels, shrunk.kept
     d = max((apart(need, left_s) for _, _, need in shrunk.dropped), default=0)  # "86 s left ... 86 s" (T19-8)
     after = after_loads(plan, load_s, left_s, done if pending else None, priced, d)
     if levels and levels[-1] != top:
-        why = f"the ladder up to {top} would not leave time for {ladder_rounds(want)}"
+        why = f"the ladder up to {top} would not leave time for {ladder_rounds(want, plan.done)}"
         cuts.append(
             Cut("levels", f"concurrency above {levels[-1]} not measured: {after}: {why}", concurrency=levels[-1] * search.growth)
         )
     for gone, n, need in shrunk.dropped:
         need_for = "their loads and " if any(v in pending for v in first[:n]) else ""
-        why = f"{n} variants need about {fmt(need, d)} s for {need_for}the {MIN_ROUNDS} rounds a verdict needs"
+        why = f"{n} variants need about {fmt(need, d)} s for {need_for}{verdict_words(plan.done)}"
         cuts.append(Cut("variant", f"{not_measured(gone in measured)}: {after}: {why}", gone, need_s=round(need, 1)))
     if not cuts:
         return None

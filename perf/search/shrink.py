@@ -45,14 +45,16 @@ def shrink(
     first_levels: int,
     adaptive: bool,
     floor: int = 0,
+    verdict: int = MIN_ROUNDS,
 ) -> Shrunk:
     """Shrink the plan of ``names`` over ``levels`` to ``budget_s`` (module rule); ``want``: the
-    rounds the ladder's top is lowered for; ``floor``: the top is not lowered below it."""
+    rounds the ladder's top is lowered for; ``floor``: the top is not lowered below it; ``verdict``: the rounds
+    a verdict still needs (a resume's run has some: :func:`perf.search.budget.wanted`)."""
     kept, lv, dropped = list(names), list(levels), []
     while adaptive and cost(len(kept), lv, want) > budget_s and len(lv) > max(first_levels, 1) and lv[-2] >= floor:
         lv.pop()
-    while cost(len(kept), lv, MIN_ROUNDS) > budget_s and len(kept) > 2:
-        dropped.append((kept[-1], len(kept), cost(len(kept), lv, MIN_ROUNDS)))
+    while cost(len(kept), lv, verdict) > budget_s and len(kept) > 2:
+        dropped.append((kept[-1], len(kept), cost(len(kept), lv, verdict)))
         kept.pop()
     return Shrunk(lv, kept, dropped)
 
