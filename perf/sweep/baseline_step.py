@@ -51,6 +51,9 @@ class BaselineStep(RoundsSweep):
     baseline_planned_s: float | None = None
     #: The plan's ``(variants, time left)`` its :attr:`baseline_keeps` was found for (:meth:`_keeps_now`).
     baseline_keeps_at: tuple[list[str], float | None] | None = None
+    #: The ladder, prices and rounds done the session's plan was made on (:mod:`perf.sweep.budget_scope`; ``None``: the
+    #: whole ladder at the cost model's prices), which the budget that keeps the baseline is found with.
+    plan_terms: tuple[Sequence[int], budgets.Prices, int] | None = None
     #: The budget (s) this session's plan line said was "kept from the budget" for the baseline (the rounds' deadline
     #: ends that much early: :attr:`perf.search.budget.Fit.reserve_s`); 0: none kept (:meth:`_kept_words`).
     baseline_reserved_s = 0.0
@@ -115,11 +118,14 @@ class BaselineStep(RoundsSweep):
             return ""
         assert self.run.rounds is not None and self.run.search is not None
         names = promise.by_measurements(names, self.run, self.budget, self._configs())
+        ladder, prices, done = getattr(self, "plan_terms", None) or (self.levels, None, 0)  # the plan's (budget_scope)
         minutes = budgets.keeps_baseline(
-            *(names, self.levels, self.adaptive, self.keys_per_level(), self.run.rounds.rules, self.run.search.rules),
+            *(names, ladder, self.adaptive, self.keys_per_level(), self.run.rounds.rules, self.run.search.rules),
             *(o.time_budget_s - left, o.time_budget_s, {n for n in names if promise.has_numbers(self.run, n)}),
             promise.measured_top(self.run, names),
             self._baseline_s,
+            prices=prices,
+            done=done,
         )
         return keeps_hint(minutes, self.run_id, o.resume)
 

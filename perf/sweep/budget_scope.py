@@ -9,17 +9,43 @@ perf_analyzer) and the report and plots written after it. Each session records a
 (:class:`perf.records.results.Session`): the plan line says the scope (:func:`plan_words`), the sweep's last
 console line (:func:`end_line`) and the report's time-budget line (:func:`report_words`) the seconds; the line after a
 session's rounds (:func:`spent_words`) its rounds and visits, and what they took of the clock (:func:`budget_spent_s`).
+
+What a rounds plan is priced and sized with, one source for the plan line, its hints and a resume's advice
+(trial 29, T29-5: a resume of a run whose time budget had ended its rounds, given ``--time-budget 2m``, planned
+"about 7 rounds of 1.25 s visits: estimated 84 s" where the run had measured 5.9 s visits, and lifted the earlier
+session's cap of concurrency 4 to 64: the time meant for the 5 rounds its verdict lacked went to new levels, and it
+ended with 4 of the 6; the no-budget resume had advised "`--time-budget 3m` ... (about 134 s: the loads and rounds as
+measured)", a price the plan did not share).
+
+- **Prices** (:func:`run_prices`): a visit at the mean of the run's measured visits, a load and an unload at the
+  means of its recorded groups', each the cost model's (:func:`perf.search.budget.model_prices`) before any was
+  measured (a fresh run's first plan).
+- **Rounds done** (:attr:`Terms.done`): the rounds the run has of the variants together; the plan sizes those a
+  verdict still needs (:func:`perf.search.budget.wanted`).
+- **The ladder**: a resume keeps the cap an earlier session's time budget set (:attr:`Terms.cap`) unless its time
+  budget fits a whole verdict's rounds, and one to spare, with the ladders above it (:func:`choose`): the rounds the
+  verdict lacks come first, and a level above the cap is measured only where its own verdict fits. A longer
+  ``--time-budget`` (or none) is how a user asks for more; the plan line says what it keeps, why, and the budget that
+  lifts it (:func:`keep_words`).
+- **What the rounds a verdict lacks cost** (:func:`lacking`, :func:`lacking_words`): the same estimate at the same
+  prices over the kept ladder: the no-budget resume's advice and the plan line's hint say the one number.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from core.wording import count
+from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.analysis.recommendation.cuts import MARGIN_SAID, suggested_s
 from perf.markdown import fmt
 from perf.records.results import Session
 from perf.records.rounds import RoundsRecord
+from perf.search import budget as budgets
+from perf.search.budget import Fit, Prices
+from perf.sweep import load_cuts
 
 #: What the time budget's clock covers, from its start to the end of the sweep.
 COVERS = "the server start, loads, rounds, unloads and in-process baseline"
@@ -162,3 +188,130 @@ def spent_recorder(
         rounds.budget.session_spent_s = round(now_s, 1)
 
     return record
+
+
+#: A plan over ``ladder`` after ``done`` rounds (:func:`perf.search.budget.fit` with the sweep's other arguments).
+Plan = Callable[[Sequence[int], int], Fit]
+
+
+def run_prices(rounds: RoundsRecord) -> Prices:
+    """The prices of a plan of ``rounds``' run (module docstring): its measured visits', loads' and unloads' means."""
+    walls = [v.wall_s for r in rounds.rounds for v in r.order if v.wall_s]
+    model = budgets.model_prices(rounds.rules.window_ms)
+    return Prices(
+        sum(walls) / len(walls) if walls else model.visit_s,
+        load_cuts.load_s(load_cuts.recorded_load_times(rounds.groups), model.load_s),
+        load_cuts.unload_s(load_cuts.recorded_unload_times(rounds.groups)),
+        len(walls),
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Terms:
+    """What a plan of some variants of a run is made on (module docstring).
+
+    Attributes:
+        prices: :func:`run_prices`.
+        done: The rounds the run has of the variants together (0: a first session, or a variant new to them).
+        cap: The ladder top an earlier session's time budget capped the rounds at, which a resume keeps unless
+            its budget fits a verdict's rounds above it (``None``: none).
+    """
+
+    prices: Prices
+    done: int
+    cap: int | None
+
+
+def terms(rounds: RoundsRecord, names: Sequence[str]) -> Terms:
+    """The :class:`Terms` of a plan of ``names`` in ``rounds``' run."""
+    b = rounds.budget
+    return Terms(run_prices(rounds), len(rounds.rounds_of(names)) if names else 0, b.max_concurrency if b else None)
+
+
+def lifts(whole: Fit, cap: int) -> bool:
+    """Whether ``whole`` (a plan of a verdict's rounds over the whole ladder) measures above ``cap`` with every variant."""
+    return (whole.cap is None or whole.cap > cap) and not whole.cut_variants
+
+
+def choose(t: Terms, ladder: Sequence[int], plan: Plan) -> Fit:
+    """The plan of ``t`` over ``ladder`` (module docstring): over the ladder kept at ``t.cap`` after ``t.done`` rounds,
+    unless a plan of a verdict's rounds over the whole ladder (:func:`lifts`) measures above it."""
+    if t.cap is None or not ladder or t.cap >= ladder[-1]:
+        return plan(ladder, t.done)
+    whole = plan(ladder, 0)
+    if lifts(whole, t.cap):
+        return whole
+    kept = plan([c for c in ladder if c <= t.cap], t.done)
+    return kept if kept.cap is not None else dataclasses.replace(kept, cap=t.cap)
+
+
+def kept(t: Terms, fit: Fit) -> int | None:
+    """The earlier session's cap ``fit`` keeps (:func:`choose`); ``None`` where it lifts it or there is none."""
+    return t.cap if t.cap is not None and fit.cap is not None and fit.cap <= t.cap else None
+
+
+def keep_words(cap: int | None, lift: tuple[int, int] | None, run_id: str) -> str:
+    """The plan line's words of an earlier session's ``cap`` kept (:func:`kept`): ``"; keeps the time budget's cap of
+    concurrency 4 of an earlier session: the rounds a verdict lacks come first; `--resume r1 --time-budget 5m` fits
+    a verdict's rounds with ladders above it (up to 8) and lifts it"`` (``lift``: that budget's minutes and ladder
+    top, :func:`lift_minutes`; ``None``: not within an hour); ``""`` for none kept."""
+    if cap is None:
+        return ""
+    more = f"`--resume {run_id} --time-budget {lift[0]}m` fits" if lift else "a longer `--time-budget` fits"
+    top = f" (up to {lift[1]})" if lift else ""
+    return (
+        f"; keeps the time budget's cap of concurrency {cap} of an earlier session: the rounds a verdict lacks come "
+        f"first; {more} a verdict's rounds with ladders above it{top} and lifts it"
+    )
+
+
+def lift_minutes(t: Terms, ladder: Sequence[int], at: Callable[[float], Fit], first: int) -> tuple[int, int] | None:
+    """The smallest whole-minute budget from ``first`` whose plan (``at``: the whole ladder's, of a budget in seconds)
+    lifts ``t.cap`` (:func:`lifts`), within an hour, and its ladder top; ``None`` beyond, or with no cap."""
+    if t.cap is None or not ladder:
+        return None
+    for m in range(first, first + 60):
+        if lifts(whole := at(m * 60.0), t.cap):
+            return m, whole.cap or ladder[-1]
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Lacking:
+    """The rounds a verdict lacks and their price (module docstring).
+
+    Attributes:
+        rounds: The rounds it lacks (at least one: "more rounds" once it has the minimum).
+        need_s: Their estimate (s): the loads, those rounds over the kept ladder, the unloads, at the run's prices.
+        top: The kept ladder's top.
+        prices: The prices.
+    """
+
+    rounds: int
+    need_s: float
+    top: int
+    prices: Prices
+
+    @property
+    def minutes(self) -> int:
+        """The suggested ``--time-budget`` (whole minutes, :func:`perf.analysis.recommendation.cuts.suggested_s`)."""
+        return suggested_s(self.need_s) // 60
+
+
+def lacking(t: Terms, n: int, ladder: Sequence[int], adaptive: bool, keys_per_level: int, rounds: RoundsRecord) -> Lacking:
+    """What the rounds a verdict lacks of ``n`` variants cost over ``ladder`` kept at ``t.cap`` (module docstring)."""
+    levels = [c for c in ladder if t.cap is None or c <= t.cap] or list(ladder)
+    k = max(1, MIN_ROUNDS - t.done)
+    need = budgets.estimate(n, levels, adaptive, keys_per_level, rounds.rules, k, False, t.prices)
+    return Lacking(k, need, levels[-1] if levels else 0, t.prices)
+
+
+def lacking_words(lack: Lacking, done: int, run_id: str) -> str:
+    """``"`--resume r1 --time-budget 3m` gives it the 5 of the 6 rounds a verdict needs it lacks (about 137 s: the
+    loads, 5 rounds of 5.90 s visits (the run's mean of 4) up to concurrency 4, and the unloads; ...)"``."""
+    rounds = f"the {lack.rounds} of the {MIN_ROUNDS} rounds a verdict needs it lacks" if done < MIN_ROUNDS else "more rounds"
+    return (
+        f"`--resume {run_id} --time-budget {lack.minutes}m` gives it {rounds} (about {fmt(lack.need_s, 0)} s: the loads, "
+        f"{lack.rounds} round{'s' if lack.rounds != 1 else ''} of {lack.prices.visit_words()} up to concurrency {lack.top}, "
+        f"and the unloads; {MARGIN_SAID})"
+    )

@@ -28,8 +28,6 @@ import time
 
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
-from perf.analysis.recommendation.cuts import MARGIN_SAID, suggested_s
-from perf.markdown import fmt
 from perf.records.results import VariantResult
 from perf.records.rounds import BudgetRecord, EndedBy, LateGroup
 from perf.search import budget as budgets
@@ -131,27 +129,19 @@ class ResumedRounds(RoundsSweep):
             return None
         if ended_before(self._engine(), ranked) is not None:
             return None
-        done = len(rr.rounds_of(ranked))
-        lacking = max(1, MIN_ROUNDS - done)
-        walls = [r.wall_s for r in rr.measured() if r.wall_s]
-        round_s = sum(walls) / len(walls) if walls else self._visit_s() * len(rr.rounds[-1].order if rr.rounds else ranked)
-        need = self._load_s() * len(ranked) + lacking * round_s
-        rounds = f"the {lacking} of the {MIN_ROUNDS} rounds a verdict needs it lacks" if done < MIN_ROUNDS else "more rounds"
-        return (
-            f"`--resume {self.run_id} --time-budget {suggested_s(need) // 60}m` gives it {rounds} (about {fmt(need, 0)} s: "
-            f"the loads and rounds as measured; {MARGIN_SAID})"
-        )
+        t = scope.terms(rr, ranked)  # priced as the resume's plan prices them, its hint the same words (T29-5)
+        lack = scope.lacking(t, len(ranked), self.levels, self.adaptive, self.keys_per_level(), rr)
+        return scope.lacking_words(lack, t.done, self.run_id)
 
     def _visit_s(self) -> float:
-        """One visit's time (s): the mean of the run's measured visits, else the plan's estimate."""
+        """One visit's time (s): the mean of the run's measured visits, else the plan's estimate (``scope.run_prices``)."""
         assert self.run.rounds is not None
-        walls = [v.wall_s for r in self.run.rounds.rounds for v in r.order if v.wall_s]
-        return sum(walls) / len(walls) if walls else budgets.visit_s(self.run.rounds.rules.window_ms)
+        return scope.run_prices(self.run.rounds).visit_s
 
     def _load_s(self) -> float:
         """One variant's load time (s): the run's measured group loads per variant, else the plan's estimate."""
         assert self.run.rounds is not None
-        return load_cuts.load_s(load_cuts.recorded_load_times(self.run.rounds.groups), budgets.LOAD_S)
+        return scope.run_prices(self.run.rounds).load_s
 
     @functools.cached_property
     def final_group(self) -> Final | None:

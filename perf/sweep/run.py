@@ -205,39 +205,57 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
                 out.append(name)
         return out
 
-    def _fit(self, names: list[str], left: float | None) -> budgets.Fit:
+    def _fit(self, names: list[str], left: float | None, t: scope.Terms | None = None) -> budgets.Fit:
         """:func:`perf.search.budget.fit` of the rounds of ``names`` into ``left`` seconds, in the
-        order of :func:`perf.search.promise.by_measurements` (what the run measured before first)."""
-        assert self.run.rounds is not None and self.run.search is not None
-        return budgets.fit(
-            promise.by_measurements(names, self.run, self.budget, self._configs()),
-            self.levels,
-            self.adaptive,
-            self.keys_per_level(),
-            self.run.rounds.rules,
-            self.run.search.rules,
-            left,
-            self.opts.baseline and self._baseline_unusable() is None and self._baseline_s,
-            {n for n in names if promise.has_numbers(self.run, n)},
-            promise.measured_top(self.run, names),
-        )
+        order of :func:`perf.search.promise.by_measurements` (what the run measured before first), on the run's
+        :class:`~perf.sweep.budget_scope.Terms` (``t``, read before this session's budget record replaces the last):
+        its prices, its rounds of them and an earlier session's cap (:func:`perf.sweep.budget_scope.choose`)."""
+        assert self.run.rounds is not None
+        t = t or scope.terms(self.run.rounds, names)
+        return scope.choose(t, self.levels, self._planner(names, left, t))
 
-    def _too_few_rounds(self, names: list[str], fit: budgets.Fit, left: float | None) -> str:
+    def _planner(self, names: list[str], left: float | None, t: scope.Terms) -> scope.Plan:
+        """:func:`perf.search.budget.fit` of ``names`` into ``left`` seconds at ``t``'s prices, over a ladder after rounds."""
+        assert self.run.rounds is not None and self.run.search is not None
+        rr, rules = self.run.rounds, self.run.search.rules
+        order = promise.by_measurements(names, self.run, self.budget, self._configs())
+        args = (self.adaptive, self.keys_per_level(), rr.rules, rules, left)
+        baseline = self.opts.baseline and self._baseline_unusable() is None and self._baseline_s
+        measured, top = {n for n in names if promise.has_numbers(self.run, n)}, promise.measured_top(self.run, names)
+        return lambda ladder, done: budgets.fit(order, ladder, *args, baseline, measured, top, prices=t.prices, done=done)
+
+    def _too_few_rounds(self, names: list[str], fit: budgets.Fit, left: float | None, t: scope.Terms) -> str:
         """The plan line's words for a plan of fewer rounds than a verdict needs (:data:`MIN_ROUNDS`, the paired
         rule's minimum), said up front with the smallest whole-minute ``--time-budget`` whose plan (:meth:`_fit` of
         the same ``names``, after the same set-up) gives them (trial 17, T17-18: "about 3 rounds" started, and only
         the end said "3 of the 6 rounds a verdict needs", 80 s later); ``""`` with enough rounds, no budget, or a
-        ``max_rounds`` below the minimum (no budget gives more)."""
+        ``max_rounds`` below the minimum (no budget gives more). After the run's rounds of them (a resume's), the
+        rounds it lacks, in the words and at the price of the no-budget resume's advice (trial 29, T29-5)."""
         o, rr = self.opts, self.run.rounds
-        if left is None or o.time_budget_s is None or rr is None or fit.rounds >= min(MIN_ROUNDS, rr.rules.max_rounds):
+        if left is None or o.time_budget_s is None or rr is None or fit.rounds + fit.done >= min(MIN_ROUNDS, rr.rules.max_rounds):
             return ""
+        if fit.done:
+            lack = scope.lacking(t, len(fit.variants), self.levels, self.adaptive, self.keys_per_level(), rr)
+            return (
+                f"; with the run's {fit.done}, {fit.done + fit.rounds} of the {MIN_ROUNDS} rounds a verdict needs unless the "
+                f"gap is large (the paired rule's minimum): {scope.lacking_words(lack, fit.done, self.run_id)}"
+            )
         spent, first = o.time_budget_s - left, int(o.time_budget_s // 60) + 1
-        minutes = next((m for m in range(first, first + 60) if self._fit(names, m * 60 - spent).rounds >= MIN_ROUNDS), None)
+        minutes = next((m for m in range(first, first + 60) if self._fit(names, m * 60 - spent, t).rounds >= MIN_ROUNDS), None)
         hint = (f"--resume {self.run_id} " if o.resume else "") + f"--time-budget {minutes}m gives them" if minutes else ""
         return (
             f"; fewer than the {MIN_ROUNDS} rounds a verdict needs unless the gap is large (the paired rule's minimum): "
             f"{hint or 'a longer --time-budget gives them'}"
         )
+
+    def _keep_words(self, names: list[str], left: float | None, t: scope.Terms, kept: int | None) -> str:
+        """The plan line's words of an earlier session's cap the plan keeps (:func:`perf.sweep.budget_scope.keep_words`)."""
+        o = self.opts
+        if kept is None or left is None or o.time_budget_s is None:
+            return ""
+        spent, first = o.time_budget_s - left, int(o.time_budget_s // 60) + 1
+        lift = scope.lift_minutes(t, self.levels, lambda s: self._planner(names, s - spent, t)(self.levels, 0), first)
+        return scope.keep_words(kept, lift, self.run_id)
 
     def _refuse_unfit(self, started: float) -> None:
         """A new rounds run whose time budget does not fit one round is refused before anything
@@ -276,14 +294,19 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             return
         names = self._measurable()
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        fit = self._fit(names, left)
+        t = scope.terms(rounds, names)  # before this session's budget record replaces the last
+        fit = self._fit(names, left, t)
+        kept = scope.kept(t, fit)  # an earlier session's cap: the rounds a verdict lacks first (T29-5)
+        self.plan_terms = ([c for c in self.levels if kept is None or c <= kept], t.prices, fit.done)
         self.baseline_keeps, self.baseline_keeps_at = self._keeps_baseline(names, left), (names, left)
         self.baseline_planned_s = fit.baseline_s or None  # the start the plan line says is the one checked
         self.baseline_reserved_s = fit.reserve_s if left is not None else 0.0  # "kept from the budget" (rounds_end)
         old, lifted = rounds.budget, lifted_cap(rounds, fit.cap)  # an earlier session's cap this plan lifts (T21-6)
         before = old.spent_s if old is not None else None  # a resumed run's earlier sessions
         sessions = (old.sessions + 1) if old is not None and before is not None else 1
-        b = BudgetRecord(self.recorded_budget_s, round(fit.visit_s, 3), fit.load_s, round(fit.estimate_s, 1), fit.rounds, fit.cap)
+        b = BudgetRecord(
+            self.recorded_budget_s, round(fit.visit_s, 3), round(fit.load_s, 2), round(fit.estimate_s, 1), fit.rounds, fit.cap
+        )
         rounds.budget, b.sessions, b.session_budget_s, b.lifted_cap = b, sessions, o.time_budget_s, lifted
         b.baseline_s = old.baseline_s if old is not None else None  # an earlier session's baseline, spent (T23-4)
         for cut in fit.cuts:
@@ -297,7 +320,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
                 vr.status, vr.error = "pending", None
                 self._settle(vr)
         text = (
-            f"rounds: {count(len(fit.variants), 'variant')}, about {count(fit.rounds, 'round')} of {fmt(fit.visit_s, 2)} s visits: "
+            f"rounds: {count(len(fit.variants), 'variant')}, about {count(fit.rounds, 'round')} of {fit.prices.visit_words()}: "
             f"estimated {fmt(fit.estimate_s, 0)} s"
             + of_budget(o.time_budget_s, left)
             + (
@@ -320,7 +343,8 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
                 else ""
             )
             + lift_words(lifted, old, fit.cap or self.levels[-1])
-            + self._too_few_rounds(names, fit, left)
+            + self._keep_words(names, left, t, kept)
+            + self._too_few_rounds(names, fit, left, t)
             + (scope.plan_words(self._startup_s()) if left is not None else "")
         )
         self.progress({"event": "plan", "text": text, "estimate_s": fit.estimate_s})  # said once (perf.search.events)
