@@ -202,7 +202,7 @@ class BudgetRecord:
             loads (:func:`perf.search.refit.refit`); ``None``: the first plan stood.
         refit_rounds: The rounds the plan fitted again expects; ``None``: the first plan stood.
         refit_estimate_s: That plan's estimate of the rounds left after the loads (s).
-        lifted_cap: The ladder top an earlier session's time budget capped (its ``max_concurrency``) that a resume's
+        lifted_cap: The first ladder top an earlier session's time budget capped (its ``max_concurrency``) that a resume's
             plan lifted, given more time: its rounds measure above it (:func:`perf.analysis.saturation.above_cap.lifted`).
     """
 

@@ -307,7 +307,8 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         b = BudgetRecord(
             self.recorded_budget_s, round(fit.visit_s, 3), round(fit.load_s, 2), round(fit.estimate_s, 1), fit.rounds, fit.cap
         )
-        rounds.budget, b.sessions, b.session_budget_s, b.lifted_cap = b, sessions, o.time_budget_s, lifted
+        first = old.lifted_cap if old is not None and old.lifted_cap is not None else lifted  # the run's first cap lifted
+        rounds.budget, b.sessions, b.session_budget_s, b.lifted_cap = b, sessions, o.time_budget_s, first
         b.baseline_s = old.baseline_s if old is not None else None  # an earlier session's baseline, spent (T23-4)
         for cut in fit.cuts:
             rounds.cut(cut)

@@ -132,3 +132,19 @@ def test_the_advised_budget_gives_the_rounds_it_names(monkeypatch: pytest.Monkey
     found = re.search(r"about (\d+) rounds of 5\.90 s visits", plan)
     assert found is not None and int(found.group(1)) >= 5, plan
     assert "keeps the time budget's cap of concurrency 4" in plan, plan
+
+
+@pytest.mark.parametrize("budget_s", [120.0, 3600.0])
+def test_a_cap_an_earlier_resume_lifted_stays_recorded_whatever_this_plan_caps(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, budget_s: float
+) -> None:
+    """s24a's note: a run capped at 4 whose first resume lifted the cap and capped its own ladders at 16; a later resume
+    (keeping 16, or lifting it) recorded no lifted cap, or 16, so the notes of what was measured above 4 went."""
+    opts = _finished(tmp_path)
+    run = results.load(opts.results_dir / "t29b")
+    assert run.rounds is not None and run.rounds.budget is not None
+    run.rounds.budget.max_concurrency, run.rounds.budget.lifted_cap = 16, 4
+    results.save(run, opts.results_dir / "t29b")
+    _, sw = _plan(monkeypatch, opts, budget_s)
+    rr = sw.run.rounds
+    assert rr is not None and rr.budget is not None and rr.budget.lifted_cap == 4, rr.budget
