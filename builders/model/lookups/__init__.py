@@ -1,1 +1,1 @@
-"""Table lookups of a model: which embedding tables an integer input indexes (:mod:`.probe`), and ranges too wide for them refused before any export (:mod:`.range_ends`)."""
+"""Table lookups of a model: which embedding tables an integer input indexes (:mod:`.probe`, told apart over runs: :mod:`.attribution`), and ranges too wide for them refused before any export (:mod:`.range_ends`)."""

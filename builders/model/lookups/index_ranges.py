@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from builders.model.axis_steps import axis_flag, spec_entry
-from builders.model.lookups.probe import Use, looks_like_index_error, probe
+from builders.model.lookups.attribution import attributed
+from builders.model.lookups.probe import Source, Use, looks_like_index_error
 from builders.model.range_source import input_range
 from builders.model.spec import EXAMPLE_INPUTS, ModelSpec
 from builders.model.spec_flags import input_flag
@@ -137,7 +138,7 @@ def diagnose(module: Any, spec: ModelSpec, inputs: dict[str, Any], error: BaseEx
     if not ints or not looks_like_index_error(error):
         return None
     tensors = {t.name: torch.from_numpy(np.asarray(inputs[t.name])) for t in spec.inputs}
-    uses = probe(module, spec, tensors, ints) or []
+    uses = (attributed(module, spec, [tensors], ints) or [[]])[0]
     torch_said = f"torch raised {type(error).__name__}: {str(error)[:80]}"
     found = explain(spec, inputs, uses, torch_said)
     if found is not None:
@@ -183,7 +184,7 @@ def explain(
             return ModelSpecError(
                 f"input {where!r} is drawn from {range_text(vr)} ({source}), but the model indexes {found.table()} with "
                 f"it, which accepts {accepts}: {held} {found.low}..{found.high} ({said})",
-                hint=f"give {where!r} the range the model accepts: {_fix(spec, {where: (max(0, lo), found.rows - 1)})}",
+                hint=f"give {where!r} the range the model accepts: {_fix(spec, {where: (min(max(0, lo), found.rows - 1), found.rows - 1)})}",
             )
         return ModelSpecError(
             f"input {where!r} holds {found.low}..{found.high} in your own inputs (--sample; the spec's range is "
@@ -208,23 +209,24 @@ def _every_table(
     and a user who followed it failed on the next): every such table with what it accepts, what
     it got and from where; then, per input, the one range every table it feeds accepts."""
     said = "; ".join(
-        f"{u.kind} {u.name!r} of {u.rows} rows (accepts 0..{u.rows - 1}) got {u.low}..{u.high} from {_source_text(u.source)}"
+        f"{u.kind} {u.name!r} of {u.rows} rows (accepts 0..{u.rows - 1}) got {u.low}..{u.high} from {_source_text(u.feeds)}"
         for u in past
     )
-    inputs = list(dict.fromkeys(u.source[0] for u in uses if u.source is not None))
+    inputs = list(dict.fromkeys(s[0] for u in uses for s in u.feeds))
     drawn = "; ".join(f"{n!r} {range_text(vr)} ({source})" for n in inputs for vr, source in [_range_source(spec, n, sizes)])
     fits, ranges = [], {}
     for n in inputs:
-        fits_n, ranges[n] = _fitting(spec, n, [u for u in uses if u.source is not None and u.source[0] == n], sizes)
+        fits_n, ranges[n] = _fitting(spec, n, [u for u in uses if any(s[0] == n for s in u.feeds)], sizes)
         fits.append(fits_n)
-    untraced = [u for u in past if u.source is None]
+    untraced = [u for u in past if not u.feeds]
     if untraced:
         fits.append(
             f"the tables not traced to an input accept 0..{min(u.rows for u in untraced) - 1} together "
             f"(the integer inputs held {_values_text(spec, values, sizes)})"
         )
+    tables = len({u.name for u in past}), len({u.name for u in uses})  # tables, not lookups (trial 30, F11)
     return ModelSpecError(
-        f"the model indexes {len(past)} of the {len(uses)} tables it looked up past their rows: {said} ({torch_said}). "
+        f"the model indexes {tables[0]} of the {tables[1]} tables it looked up past their rows: {said} ({torch_said}). "
         f"The indices come from draws of {drawn or 'no traced input'}. The range that fits every table an input feeds: "
         + "; ".join(fits),
         hint="give each input that range: " + (_fix(spec, ranges) if ranges else _generic_fix(spec)),
@@ -240,8 +242,8 @@ def _fitting(spec: ModelSpec, name: str, fed: list[Use], sizes: Mapping[str, int
     vr, _ = _range_source(spec, name, sizes)
     smallest = min(fed, key=lambda u: u.rows)
     width = t.shape[-1] if t.shape and isinstance(t.shape[-1], int) else None
-    if width is None or all(u.source is None or u.source[1] is None for u in fed):
-        low = max(0, overall(vr)[0])
+    if width is None or all(s[1] is None for u in fed for s in u.feeds):
+        low = min(max(0, overall(vr)[0]), smallest.rows - 1)
         return (
             f"{name!r} {low}..{smallest.rows - 1} (it feeds {len(fed)} table{'s' if len(fed) > 1 else ''}; the smallest, "
             f"{smallest.name!r}, has {smallest.rows} rows)"
@@ -249,21 +251,29 @@ def _fitting(spec: ModelSpec, name: str, fed: list[Use], sizes: Mapping[str, int
     lo, hi = (np.broadcast_to(b, (width,)) for b in range_bounds(vr))
     pairs, said = [], []
     for j in range(width):
-        tables = [u for u in fed if u.source is not None and u.source[1] in (j, None)]
+        tables = [u for u in fed if (name, j) in u.feeds or (name, None) in u.feeds]  # an ambiguous one: each it may be
         if not tables:
             pairs.append((int(lo[j]), int(hi[j])))
             continue
         least = min(tables, key=lambda u: u.rows)
-        pairs.append((max(0, int(lo[j])), least.rows - 1))
+        pairs.append((min(max(0, int(lo[j])), least.rows - 1), least.rows - 1))  # a low past the rows too: the last row
         said.append(f"{j}: {pairs[-1][0]}..{pairs[-1][1]} ({least.name!r}, {least.rows} rows)")
     return f"{name!r} per position of its last axis, {', '.join(said)}", tuple(pairs)
 
 
-def _source_text(source: tuple[str, int | None] | None) -> str:
-    if source is None:
+def _source_text(feeds: tuple[Source, ...]) -> str:
+    """Where a lookup's indices came from (:attr:`Use.feeds`): one source, several the runs could not
+    tell apart (each is then fitted to the table), or none."""
+    if not feeds:
         return "an integer input it was not traced to"
-    name, position = source
-    return f"input {name!r}" + (f" at position {position} of its last axis" if position is not None else "")
+    texts = []
+    for name in dict.fromkeys(n for n, _ in feeds):
+        positions = [p for n, p in feeds if n == name and p is not None]
+        at = f" at position {' or '.join(map(str, positions))} of its last axis" if positions else ""
+        texts.append(f"input {name!r}{at}")
+    if len(feeds) == 1:
+        return texts[0]
+    return f"{' or '.join(texts)} (the runs could not tell which: they held the same values in each; the range given fits each)"
 
 
 def _values_text(spec: ModelSpec, values: dict[str, tuple[int, int]], sizes: Mapping[str, int]) -> str:
@@ -277,7 +287,7 @@ def _values_text(spec: ModelSpec, values: dict[str, tuple[int, int]], sizes: Map
 def index_uses(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> dict[str, list[Use]] | None:
     """Each integer input of ``spec`` -> the table lookups the eager ``module`` makes with it, whole or
     by a position of its last axis, in one run on ``inputs`` (name -> numpy array;
-    :func:`builders.model.lookups.probe.probe`): the build records the tables and their rows
+    :func:`builders.model.lookups.attribution.attributed`): the build records the tables and their rows
     (``value_ranges``' ``tables`` and ``rows``) so that a warning about values outside an input's
     range explains table lookups only for an input that is one, and values past a table are refused
     before they are sent. An input found indexing none gets ``[]``.
@@ -292,10 +302,10 @@ def index_uses(module: Any, spec: ModelSpec, inputs: dict[str, Any]) -> dict[str
     if not ints:
         return found
     tensors = {t.name: torch.from_numpy(np.asarray(inputs[t.name])) for t in spec.inputs}
-    uses = probe(module, spec, tensors, ints)
-    if uses is None:
+    seen = attributed(module, spec, [tensors], ints)  # a column told apart from one equal to it (trial 30, F2)
+    if seen is None:
         return None  # not known
-    for u in uses:
+    for u in seen[0]:
         if u.source is not None:
             found[u.source[0]].append(u)
     return found

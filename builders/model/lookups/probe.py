@@ -25,18 +25,29 @@ from builders.model.spec import ModelSpec
 TORCH_INDEX_ERRORS = ("index out of range", "which is not in the valid range", "expected i < index_size")
 
 
+#: An integer input and, for one column of it, the position on its last axis (``None``: the whole input).
+Source = tuple[str, int | None]
+
+
 @dataclasses.dataclass
 class Use:
     """One table's indexing in the probe run: ``kind`` ``name`` of ``rows`` rows got indices
-    ``low..high`` from ``source`` (an input and, for one column of it, the position on its last
-    axis), ``None`` when they could not be traced to an input."""
+    ``low..high`` from ``source``, ``None`` when they could not be traced to one input;
+    ``candidates``: every source that held those indices (several: the run cannot tell which,
+    :mod:`builders.model.lookups.attribution` runs more; none: not traced)."""
 
     name: str
     kind: str
     rows: int
     low: int
     high: int
-    source: tuple[str, int | None] | None
+    source: Source | None
+    candidates: tuple[Source, ...] = ()
+
+    @property
+    def feeds(self) -> tuple[Source, ...]:
+        """The sources the indices may come from: ``source``, else the candidates left (ambiguous)."""
+        return (self.source,) if self.source is not None else self.candidates
 
     @property
     def past(self) -> bool:
@@ -88,36 +99,33 @@ def _names(module: Any) -> dict[int, tuple[str, str | None]]:
     return names
 
 
-def source_of(indices: Any, tensors: dict[str, Any], ints: list[str]) -> tuple[str, int | None] | None:
-    """Which integer input ``indices`` are, whole or one position of its last axis (a tabular
-    input's column), or ``None``."""
+def sources_of(indices: Any, tensors: dict[str, Any], ints: list[str]) -> tuple[Source, ...]:
+    """Every integer input that ``indices`` equal in this run, whole or one position of its last
+    axis (a tabular input's column): several when their values are the same here (trial 30, F2:
+    the first was taken), none when the indices are computed from the inputs."""
     import torch
 
+    found: list[Source] = []
     for n in ints:
         t = tensors[n]
         if indices is t or (indices.shape == t.shape and bool(torch.equal(indices, t.to(indices.dtype)))):
-            return (n, None)
-    for n in ints:  # flattened (an exported program's embedding_bag takes the bag's ids as one row, with offsets)
-        t = tensors[n]
-        if (
+            found.append((n, None))
+        elif (  # flattened (an exported program's embedding_bag takes the bag's ids as one row, with offsets)
             indices.dim() == 1
             and indices.numel() == t.numel() > 0
             and bool(torch.equal(indices, t.reshape(-1).to(indices.dtype)))
         ):
-            return (n, None)
-    for n in ints:
-        t = tensors[n]
-        if t.dim() >= 1 and indices.shape == t.shape[:-1]:
-            for j in range(t.shape[-1]):
-                if bool(torch.equal(indices, t[..., j].to(indices.dtype))):
-                    return (n, j)
-    return None
+            found.append((n, None))
+        elif t.dim() >= 1 and indices.shape == t.shape[:-1]:
+            found += [(n, j) for j in range(t.shape[-1]) if bool(torch.equal(indices, t[..., j].to(indices.dtype)))]
+    return tuple(found)
 
 
 def probe(module: Any, spec: ModelSpec, tensors: dict[str, Any], ints: list[str]) -> list[Use] | None:
     """Run ``module`` once on ``tensors`` (name -> torch tensor, in ``spec``'s input order) and see
     every table lookup (module docstring), in call order; ``ints``: the integer inputs to trace
-    the indices to.
+    the indices to (a lookup whose indices equal several of them here keeps them all as its
+    candidates, its ``source`` ``None``: :func:`builders.model.lookups.attribution.attributed` tells them apart).
 
     Returns:
         The lookups (empty: the model looks up no table); ``None`` when it cannot be told: a
@@ -143,7 +151,9 @@ def probe(module: Any, spec: ModelSpec, tensors: dict[str, Any], ints: list[str]
                 return func(*args, **kwargs)
             rows = int(weight.shape[0])
             name, module_kind = names.get(id(weight), ("an unnamed weight", None))
-            uses.append(Use(name, module_kind or kind, rows, int(idx.min()), int(idx.max()), source_of(idx, tensors, ints)))
+            found = sources_of(idx, tensors, ints)
+            source = found[0] if len(found) == 1 else None
+            uses.append(Use(name, module_kind or kind, rows, int(idx.min()), int(idx.max()), source, found))
             if uses[-1].past:
                 args = (*args[:i], idx.clamp(0, rows - 1), *args[i + 1 :])
             return func(*args, **kwargs)

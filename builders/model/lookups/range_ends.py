@@ -6,7 +6,8 @@ value past a table's rows makes the eager model (and every export of it) fail on
 finds that only by chance, so :func:`refuse_ranges_past_tables` runs the eager model twice before
 anything is exported, every integer input at the low end of its range and then at the high end
 (per position of its last axis for a per-position range; a bound naming a dynamic axis at the
-export's size), and sees every table lookup (:func:`builders.model.lookups.probe.probe`): one
+export's size), and sees every table lookup (:func:`builders.model.lookups.probe.probe`; when the ends
+cannot tell which column fed a table, a few runs more that can: :mod:`builders.model.lookups.attribution`): one
 refusal naming every table indexed past its rows, the input (or position) that fed it and the
 range to give instead (trial 23, T23-1: an ``nn.EmbeddingBag(1000)`` given ``0..1000`` exported
 every format, then failed on each with torch's "Index 3 of input takes value 1000").
@@ -18,38 +19,26 @@ from typing import Any
 
 import numpy as np
 
+from builders.model.lookups.attribution import attributed, range_ends
 from builders.model.lookups.index_ranges import diagnose, explain
-from builders.model.lookups.probe import Use, looks_like_index_error, probe
+from builders.model.lookups.probe import Use, looks_like_index_error
 from builders.model.spec import ModelSpec
 
 #: What found the values, in the refusal's words.
 CHECKED = "checked before any export, by running the model on each integer input's lowest and highest values"
 
 
-def range_ends(spec: ModelSpec) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None:
-    """The export's example inputs with every integer input (one with a range: not a domain's)
-    at the low end of its range, and at the high end; ``None`` when no input has a range."""
-    ranged = [t for t in spec.inputs if t.input_range() is not None]
-    if not ranged:
-        return None
-    base, sizes = spec.export_inputs(), spec.export_axis_sizes()
-    ends: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] = (dict(base), dict(base))
-    for t in ranged:
-        for end, inputs in zip(t.bounds(sizes), ends):
-            inputs[t.name] = np.broadcast_to(np.asarray(end), base[t.name].shape).astype(base[t.name].dtype)
-    return ends
-
-
 def _merged(uses: list[Use]) -> list[Use]:
-    """``uses`` of one table from one source merged into one (the smallest low, the largest high), in first-seen order."""
-    merged: dict[tuple[str, Any], Use] = {}
+    """``uses`` of one table from one source (or the same candidates) merged into one (the smallest
+    low, the largest high), in first-seen order."""
+    merged: dict[tuple[str, Any, Any], Use] = {}
     for u in uses:
-        key = (u.name, u.source)
+        key = (u.name, u.source, u.candidates)
         if key in merged:
             m = merged[key]
             m.low, m.high = min(m.low, u.low), max(m.high, u.high)
         else:
-            merged[key] = Use(u.name, u.kind, u.rows, u.low, u.high, u.source)
+            merged[key] = Use(u.name, u.kind, u.rows, u.low, u.high, u.source, u.candidates)
     return list(merged.values())
 
 
@@ -70,15 +59,13 @@ def refuse_ranges_past_tables(module: Any, spec: ModelSpec) -> None:
     if ends is None or module is None:
         return
     ints = [t.name for t in spec.inputs if np.issubdtype(ends[0][t.name].dtype, np.integer)]
-    uses: list[Use] = []
     tensors = [{t.name: torch.from_numpy(np.ascontiguousarray(end[t.name])) for t in spec.inputs} for end in ends]
-    for given in tensors:
-        seen = probe(module, spec, given, ints)
-        if seen is None:  # not seen: each end is run as it is
-            for inputs_, given_ in zip(ends, tensors):
-                _refuse_scripted(module, spec, inputs_, given_)
-            return
-        uses += seen
+    seen = attributed(module, spec, tensors, ints)  # each lookup's source told apart (trial 30, F2)
+    if seen is None:  # not seen: each end is run as it is
+        for inputs_, given_ in zip(ends, tensors):
+            _refuse_scripted(module, spec, inputs_, given_)
+        return
+    uses = [u for run in seen for u in run]
     both = {n: np.concatenate([ends[0][n], ends[1][n]]) for n in ends[0]}
     found = explain(spec, both, _merged(uses), CHECKED, held="the range's ends gave it")
     if found is not None:
