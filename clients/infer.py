@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from builders.model.spec import ModelSpec
 from clients.inputs import ModelSignature, casts, infer_input, request_inputs, validate_inputs
 from clients.request_refusals import GRPC_MAX_MESSAGE_BYTES as GRPC_MAX_MESSAGE_BYTES
 from clients.request_refusals import INDEX_PAST_TABLE as INDEX_PAST_TABLE
@@ -15,7 +16,7 @@ from clients.request_refusals import refusal as _refusal
 from clients.request_stats import RequestsInterrupted, RequestStats
 from clients.request_stats import own_processes as _own_processes
 from clients.runtimes.host import log_where
-from clients.shared_memory import Regions, shared_memory_module
+from clients.shared_memory import Regions, output_shapes, shared_memory_module
 from core.console import stop_name
 from core.errors import ClientError
 from core.host_load import HostLoad, HostSampler
@@ -194,14 +195,17 @@ def run_requests(
     output_names: list[str] | None = None,
     cast: bool = True,
     shared_memory: bool = False,
+    spec: ModelSpec | None = None,
 ) -> RequestStats:
     """Send ``requests`` identical requests, ``concurrency`` at a time (one client per thread).
 
     Inputs are validated once against the server's model config before anything is sent.
     With ``shared_memory``, each worker registers system shared-memory regions
     (``tritonclient.utils.shared_memory``; Triton docs, "Shared-Memory Extension") for its
-    inputs and for every output whose size is fixed by the config, and unregisters and
-    destroys them at the end; outputs with dynamic dims come back in the response body.
+    inputs and for every output whose size is known before the request (its config's dims, or
+    the build's record of it in the inputs' axes: :func:`clients.shared_memory.output_shapes`),
+    and unregisters and destroys them at the end; the other outputs come back in the response
+    body (:attr:`RequestStats.shm_outputs` says which, and why).
 
     Args:
         url: ``host:port`` of the HTTP or gRPC endpoint.
@@ -214,6 +218,8 @@ def run_requests(
         cast: Dtype policy of :func:`clients.inputs.validate_inputs` (a cast logged in
             :func:`clients.inputs.cast_words`' words; ``False`` refuses a dtype other than the config's).
         shared_memory: Pass tensors through system shared memory (same host only).
+        spec: The build's spec under the served names (:func:`clients.inputs.spec_for`): sizes the
+            shared-memory regions of outputs whose config dims hold ``-1``.
 
     Raises:
         ClientError: as :func:`infer`; also when every request failed (the first error is
@@ -248,6 +254,8 @@ def run_requests(
             hint="name outputs of the served config (--output NAME), or leave --output out to get them all",
             flag="--output",
         )
+    outs = [(t.name, t.dims, t.dtype) for t in sig.outputs if t.name in names]
+    shapes = output_shapes(outs, sig.max_batch_size > 0, spec, {k: v.shape for k, v in inputs.items()}) if shared_memory else {}
     lock = threading.Lock()
     latencies: list[float] = []
     failures: list[str] = []
@@ -258,7 +266,7 @@ def run_requests(
     stop = threading.Event()  # Ctrl-C: each thread ends after its request in flight (T17-16)
 
     def worker(index: int, n: int) -> None:
-        with _Worker(url, protocol, sig, inputs, names, shared_memory, index) as w:
+        with _Worker(url, protocol, sig, inputs, names, shapes if shared_memory else None, index) as w:
             for _ in range(n):
                 if stop.is_set():
                     return
@@ -300,19 +308,18 @@ def run_requests(
     rows = next(iter(inputs.values())).shape[0] if sig.max_batch_size > 0 and inputs else 1
     if stop.is_set():
         done = len(latencies) + len(failures)
-        stats = RequestStats(dict(last), done, concurrency, latencies, wall, failures, int(rows), load, sent)
+        stats = RequestStats(dict(last), done, concurrency, latencies, wall, failures, int(rows), load, sent, shapes)
         raise RequestsInterrupted(stats if latencies or failures else None, requests) from None
     if not latencies:
         raise errors[0]
     if failures:
         log.warning("%d of %d requests to %s failed; first: %s", len(failures), requests, model, failures[0])
-    return RequestStats(
-        dict(last), requests, concurrency, latencies, wall, failures, batch_size=int(rows), host_load=load, sent=sent
-    )
+    return RequestStats(dict(last), requests, concurrency, latencies, wall, failures, int(rows), load, sent, shapes)
 
 
 class _Worker:
-    """One client with its prepared request (and shared-memory regions) for one thread."""
+    """One client with its prepared request for one thread (and shared-memory regions: ``shapes``, each output's
+    shape or why it is not known, :func:`clients.shared_memory.output_shapes`; ``None``: no shared memory)."""
 
     def __init__(
         self,
@@ -321,7 +328,7 @@ class _Worker:
         sig: ModelSignature,
         inputs: dict[str, np.ndarray],
         names: list[str],
-        shared_memory: bool,
+        shapes: dict[str, tuple[int, ...] | str] | None,
         index: int,
     ):
         self.url, self.protocol, self.sig, self.names = url, protocol, sig, names
@@ -330,11 +337,11 @@ class _Worker:
         self.regions = Regions(self.client, url, index)
         self.out_regions: dict[str, Any] = {}
         self.inputs = inputs
-        self.shared_memory = shared_memory
+        self.shapes = shapes
 
     def __enter__(self) -> _Worker:
         try:
-            if not self.shared_memory:
+            if self.shapes is None:
                 self.req = request_inputs(self.m, self.inputs)
             else:
                 self.req = []
@@ -344,13 +351,12 @@ class _Worker:
                     shared_memory_module().set_shared_memory_region(handle, [arr])
                     t.set_shared_memory(region, arr.nbytes)
                     self.req.append(t)
-            batch = next(iter(self.inputs.values())).shape[0] if self.sig.max_batch_size > 0 and self.inputs else None
             self.outs = []
             for name in self.names:
                 o = self.m.InferRequestedOutput(name)
                 info = next(t for t in self.sig.outputs if t.name == name)
-                if self.shared_memory and -1 not in info.dims:
-                    nbytes = int(np.prod(self.sig.full_shape(info, batch))) * np.dtype(info.dtype).itemsize
+                if self.shapes is not None and not isinstance(shape := self.shapes[name], str):
+                    nbytes = int(np.prod(shape)) * np.dtype(info.dtype).itemsize
                     region, handle = self.regions.create(name, nbytes)
                     o.set_shared_memory(region, nbytes)
                     self.out_regions[name] = (handle, info.dtype)

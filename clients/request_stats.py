@@ -31,6 +31,8 @@ class RequestStats:
         host_load: Other processes' CPU while the requests ran (:mod:`core.host_load`: the
             busy-host rule of every measurement); not sampled for a server on another host, or for
             one request (a check, not a measurement).
+        shm_outputs: With shared memory: each output's shape through it, or why the output came back in the
+            response body (its size not known before the request: :func:`clients.shared_memory.output_shapes`).
     """
 
     outputs: dict[str, np.ndarray]
@@ -42,6 +44,7 @@ class RequestStats:
     batch_size: int = 1
     host_load: HostLoad = dataclasses.field(default_factory=HostLoad)
     sent: dict[str, tuple[list[int], str]] = dataclasses.field(default_factory=dict)
+    shm_outputs: dict[str, tuple[int, ...] | str] = dataclasses.field(default_factory=dict)
 
     def load_note(self) -> str:
         """``""`` on a quiet host; else what makes the numbers untrustworthy or unchecked

@@ -3,7 +3,10 @@
 A request's tensors can travel through POSIX shared memory instead of the request body when
 the client and the server share a host: each region is made with
 ``tritonclient.utils.shared_memory``, registered on the server, and unregistered and
-destroyed when done (:class:`Regions`).
+destroyed when done (:class:`Regions`). An output's region is sized before the request is sent: from its
+config's dims, or, where they hold ``-1``, from the build's record of the output in terms of the inputs' axes
+(:func:`output_shapes`); an output whose size neither gives comes back in the response body, said by
+:func:`placement_words` (trial 30, F20: ``reconstruction [1, -1, -1]`` came back over the wire, and nothing said so).
 """
 
 from __future__ import annotations
@@ -12,12 +15,17 @@ import contextlib
 import logging
 import os
 import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tenacity
 
+from clients.request_shapes import dims_text
 from core.errors import ClientError
+
+if TYPE_CHECKING:
+    from builders.model.spec import ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -111,3 +119,75 @@ class Regions:
                 with contextlib.suppress(Exception):
                     shm.destroy_shared_memory_region(handle)
         self.names, self.handles = [], []
+
+
+def output_shapes(
+    outputs: Sequence[tuple[str, Sequence[int], str]],
+    batching: bool,
+    spec: ModelSpec | None,
+    sent: Mapping[str, Sequence[int]],
+) -> dict[str, tuple[int, ...] | str]:
+    """The whole shape each output will have in a request whose inputs have the shapes ``sent``, or why it is not
+    known before the request (the output then comes back in the response body).
+
+    An output's config dims give its size where they hold no ``-1``. Else the build's record of the output
+    (``spec``: its dims named after the inputs' axes, ``reconstruction [1, H, W]``) gives it, each named axis at its
+    size in this request's inputs, the batch axis at the request's rows; a dim the build found to follow no
+    single input axis (``<output>_dim<N>``), or a ``BYTES`` output (its size is its values'), is not known.
+
+    Args:
+        outputs: Each output's served name, config dims (no batch axis for a batching model) and numpy dtype name.
+        batching: Whether the model batches (``max_batch_size > 0``: the batch axis is the inputs' first).
+        spec: The build's spec under the served names (:func:`clients.inputs.spec_for`); ``None``: no build record.
+        sent: Each input's whole shape as sent.
+
+    Returns:
+        Output name -> its whole shape, or why its size is not known before the request, in words.
+    """
+    from builders.model.tensor import BATCH_AXIS
+
+    rows = next(iter(sent.values()))[0] if batching and sent else None
+    sizes: dict[str, int] = {} if rows is None else {BATCH_AXIS: int(rows)}
+    for t in spec.inputs if spec else ():
+        full, shape = t.full_shape(), list(sent.get(t.name, ()))
+        if len(shape) == len(full):
+            for d, n in zip(full, shape):
+                if isinstance(d, str):
+                    sizes.setdefault(d, int(n))
+    out: dict[str, tuple[int, ...] | str] = {}
+    for name, dims, dtype in outputs:
+        config = [-1 if rows is None else int(rows), *dims] if batching else list(dims)
+        built = next((o for o in spec.outputs if o.name == name), None) if spec else None
+        if dtype == "object":
+            out[name] = "a BYTES output's size is that of its values"
+        elif -1 not in config:
+            out[name] = tuple(config)
+        elif built is None:
+            why = "the build's record does not name it" if spec else "no build record of the variant gives it (-r)"
+            out[name] = f"its config leaves {dims_text(config)} open and {why}"
+        elif open_ := [d for d in built.full_shape() if isinstance(d, str) and d not in sizes]:
+            out[name] = (
+                f"its dims {dims_text(built.full_shape())} name {', '.join(open_)}: no single input axis (the build's record)"
+            )
+        else:
+            whole = tuple(d if isinstance(d, int) else sizes[d] for d in built.full_shape())
+            fits = len(whole) == len(config) and all(c in (-1, s) for c, s in zip(config, whole))
+            out[name] = (
+                whole if fits else f"the build's record {dims_text(built.full_shape())} is not its config's {dims_text(config)}"
+            )
+    for name, said in out.items():  # -v: each output's region, or why it comes back in the response body
+        log.info(
+            "output %s %s",
+            name,
+            f"through shared memory, {list(said)}" if isinstance(said, tuple) else f"over the wire: {said}",
+        )
+    return out
+
+
+def placement_words(inputs: Sequence[str], outputs: Mapping[str, tuple[int, ...] | str]) -> str:
+    """One line of what went through shared memory and what came back over the wire (``outputs``:
+    :func:`output_shapes`' answer for the outputs asked for)."""
+    shared = [*inputs, *(n for n, s in outputs.items() if not isinstance(s, str))]
+    wire = [f"{n} ({s})" for n, s in outputs.items() if isinstance(s, str)]
+    line = f"shared memory: {', '.join(shared) or 'nothing'}"
+    return line + (f"; over the wire, its size not known before the request: {'; '.join(wire)}" if wire else "")

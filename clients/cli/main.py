@@ -72,7 +72,12 @@ cli.add_command(serve_command("serve"))
 )
 @click.option("--requests", type=click.IntRange(1), default=1, show_default=True, help="Number of requests to send.")
 @click.option("--concurrency", type=click.IntRange(1), default=1, show_default=True, help="Requests in flight at once (threads).")
-@click.option("--shared-memory", is_flag=True, help="Pass tensors through system shared memory (server on this host).")
+@click.option(
+    "--shared-memory",
+    is_flag=True,
+    help="Pass tensors through system shared memory (server on this host); an output whose config leaves dims open "
+    "(-1) goes there when the build's record sizes it from the inputs (-r), else over the wire, said in a line.",
+)
 @option(
     ServerOptions,
     "repository",
@@ -117,6 +122,7 @@ def infer(
     from clients.request_stats import RequestsInterrupted, not_finite_lines
     from clients.shape_flags import parse_shapes
     from clients.shapes import check_batch_size, refuse_shape_flags
+    from clients.shared_memory import placement_words
     from core.console import ignore_further_interrupts
     from core.errors import ClientError
     from core.names import require_known
@@ -167,7 +173,16 @@ def infer(
         click.echo(f"input {line}")
     try:
         stats = run_requests(
-            url, protocol, model, inputs, requests, concurrency, list(outputs) or None, not no_cast, shared_memory
+            url,
+            protocol,
+            model,
+            inputs,
+            requests,
+            concurrency,
+            list(outputs) or None,
+            not no_cast,
+            shared_memory,
+            spec_for(repository, model),
         )
     except RequestsInterrupted as stop:  # what ended before Ctrl-C, what was not sent, exit 130 (T17-16)
         ignore_further_interrupts()
@@ -192,7 +207,8 @@ def infer(
     sent = ", ".join(
         f"{k} {_shape(shape, sig.max_batch_size)} {dtype}" for k, (shape, dtype) in stats.sent.items()
     )  # after the cast
-    click.echo(f"inputs: {sent}")
+    shm = [placement_words(list(stats.sent), stats.shm_outputs)] if shared_memory else []  # and what did not (T30 F20)
+    click.echo("\n".join([f"inputs: {sent}", *shm]))
     if requests > 1:
         click.echo(
             f"requests: {requests} (concurrency {stats.concurrency}), failed: {len(stats.failures)}, "
