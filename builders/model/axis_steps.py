@@ -92,11 +92,14 @@ def require_axes(dynamic_axes: Mapping[str, tuple[int, ...]], multiple_of: Mappi
                 f"dynamic axis {axis!r}: range {rng} must be (min, opt, max)",
                 hint=f"give three sizes: --dynamic-axis {axis}=MIN,OPT,MAX (e.g. {axis}=1,64,128), or in a spec "
                 f'file "dynamic_axes": {{"{axis}": [1, 64, 128]}}',
+                flag="--dynamic-axis",
             )
         lo, opt, hi = rng
         if not (1 <= lo <= opt <= hi):
             raise ModelSpecError(
-                f"dynamic axis {axis!r}: range {rng} must satisfy 1 <= min <= opt <= max", hint=axis_range_hint(axis, lo, opt, hi)
+                f"dynamic axis {axis!r}: range {rng} must satisfy 1 <= min <= opt <= max",
+                hint=axis_range_hint(axis, lo, opt, hi),
+                flag="--dynamic-axis",
             )
     for axis, step in multiple_of.items():
         if axis not in dynamic_axes:
@@ -109,11 +112,13 @@ def require_axes(dynamic_axes: Mapping[str, tuple[int, ...]], multiple_of: Mappi
                 f"{', '.join(sorted(dynamic_axes)) or 'none'})",
                 hint=f'declare a step beside the axis\'s range: "dynamic_axes": {{"{named}": [64, 128, 256]}}, '
                 f'"multiple_of": {{"{named}": {step}}} (--dynamic-axis {named}=64,128,256/{step})',
+                flag="--dynamic-axis",
             )
         if isinstance(step, bool) or not isinstance(step, int) or step < 1:
             raise ModelSpecError(
                 f"dynamic axis {axis!r}: step {step!r} is not a whole number of at least 1",
                 hint=f"give the number every size of {axis} is a multiple of, e.g. --dynamic-axis {axis}=64,128,256/32",
+                flag="--dynamic-axis",
             )
         bad = sorted({v for v in dynamic_axes[axis] if v % step})
         lo, opt, hi = dynamic_axes[axis]
@@ -126,6 +131,7 @@ def require_axes(dynamic_axes: Mapping[str, tuple[int, ...]], multiple_of: Mappi
                 hint=f"give a step the axis's sizes are multiples of: min, opt and max {shared} "
                 f"(--dynamic-axis {axis_flag(axis, (lo, opt, hi), common)}; a spec file: "
                 f"{spec_entry(axis, (lo, opt, hi), common)}), or a range that holds multiples of {step}",
+                flag="--dynamic-axis",
             )
         if bad:
             snapped = narrowed((lo, opt, hi), step)
@@ -135,6 +141,7 @@ def require_axes(dynamic_axes: Mapping[str, tuple[int, ...]], multiple_of: Mappi
                 "sizes the build verifies the model at",
                 hint=f"give min, opt and max as multiples of {step} within the range given ({lo}..{hi}): --dynamic-axis "
                 f"{axis_flag(axis, snapped, step)} (a spec file: {spec_entry(axis, snapped, step)})",
+                flag="--dynamic-axis",
             )
 
 

@@ -51,17 +51,20 @@ def check_domain(name: str, dtype: str, domain: str | None, value_range: Any) ->
         raise ModelSpecError(
             f"tensor {name!r}: unknown domain {domain!r}",
             hint="known domains: " + "; ".join(f"{k} ({v})" for k, v in DOMAINS.items()),
+            flag="--input",
         )
     kind = dtypes.from_name(dtype)
     if not (kind.is_integer or kind.is_floating or dtype == "bool"):
         raise ModelSpecError(
             f"tensor {name!r}: a {domain} holds 0s and 1s; dtype {dtype} cannot",
             hint=f"give {name!r} an integer, floating or bool dtype, or drop its domain {domain!r}",
+            flag="--input",
         )
     if value_range is not None and not zero_one(value_range):
         raise ModelSpecError(
             f"tensor {name!r}: a {domain} takes values 0 and 1, but value_range is {list(value_range)}",
             hint="drop value_range (a mask's range is [0, 1]) or the domain",
+            flag="--input",
         )
 
 

@@ -113,6 +113,7 @@ def input_binding(inputs: Sequence[str], forward: Sequence[str] | None, where: s
             "inputs are passed to forward() by position, one per argument",
             hint=f"give one --input per forward() argument, in its order ({', '.join(forward)}), or one spec file "
             '"inputs" entry each',
+            flag="--input",
         )
     position = {n.casefold(): j for j, n in enumerate(forward)}
     for i, name in enumerate(inputs):
@@ -123,6 +124,7 @@ def input_binding(inputs: Sequence[str], forward: Sequence[str] | None, where: s
                 f"spec input {name!r} is input {i} of the spec ({', '.join(inputs)}) but its name says position {idx} "
                 f"(Triton's <name>__<index> convention); inputs are passed to {shown} by position",
                 hint=f'list --input in index order ({", ".join(order)}), or put the spec file\'s "inputs" in that order',
+                flag="--input",
             )
     for i, name in enumerate(inputs):
         j = position.get(name.casefold())
@@ -140,6 +142,7 @@ def input_binding(inputs: Sequence[str], forward: Sequence[str] | None, where: s
                 f"spec input {name!r} is not an argument of {shown} (did you mean {close[0]!r}?){passed}",
                 hint=f"rename the input {name!r} to {close[0]!r} in --input or the spec file (ModelSpec.inputs in "
                 "Python); inputs are passed to forward() by position, in the spec's order",
+                flag="--input",
             )
     if len(inputs) == len(forward) == 1:  # one input, one argument: nothing can be wired otherwise
         return {}
@@ -161,6 +164,7 @@ def _reordered(inputs: Sequence[str], forward: Sequence[str], shown: str, name: 
         f"to forward() by position, so {passed}",
         hint=f'list --input in forward() order ({", ".join(order)}), or put the spec file\'s "inputs" (ModelSpec.inputs '
         "in Python) in that order; the toolkit does not reorder them for you",
+        flag="--input",
     )
 
 

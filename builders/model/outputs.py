@@ -56,6 +56,7 @@ def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
             raise ModelSpecError(
                 f"the spec names {len(names)} outputs ({names}), the model returns {len(keys)}",
                 hint="list one output name per returned tensor (tuple outputs are flattened in order)",
+                flag="--output",
             )
         return list(names)
     full = {key_text(k): i for i, k in enumerate(keys)}
@@ -75,6 +76,7 @@ def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
             raise ModelSpecError(
                 f"output names {by_index[index]!r} and {n!r} both name the model's output {key_text(keys[index])!r}",
                 hint=f"name each output once; the model's output keys are {', '.join(map(str, valid))}",
+                flag="--output",
             )
         else:
             by_index[index] = n
@@ -82,12 +84,14 @@ def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
         raise ModelSpecError(
             f"output names {', '.join(map(str, unknown))} match none of the model's output keys {', '.join(map(str, valid))}",
             hint="dict outputs are named by their keys: use those keys as --output names (any order), or omit --output",
+            flag="--output",
         )
     if len(by_index) != len(keys):
         missing = [key_text(keys[i]) for i in range(len(keys)) if i not in by_index]
         raise ModelSpecError(
             f"the model's outputs {', '.join(missing)} have no name (names given: {', '.join(map(str, names))})",
             hint=f"name every output; the model's output keys are {', '.join(map(str, valid))}",
+            flag="--output",
         )
     return [by_index[i] for i in range(len(keys))]
 

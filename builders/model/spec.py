@@ -165,18 +165,27 @@ class ModelSpec:
                 f"{source}: dynamic_axes {e.message.removeprefix('--dynamic-axis ')}",
                 hint=f"key each range in the dynamic_axes of {source} by an axis an input's shape names, e.g. "
                 f'"dynamic_axes": {{"{e.example}": [1, 64, 128]}}, or name the axis in an input\'s shape',
+                flag="--spec",
             ) from None
 
     @classmethod
     def from_file(cls, path: str | Path) -> ModelSpec:
         """Load a spec from a JSON file (the format of :meth:`to_json`, see
-        ``docs/schemas/input_spec.json``).
+        ``docs/schemas/input_spec.json``): the user's ``--spec``, so each refusal is a usage error of
+        that flag (exit 2; trial 30, F8), whatever part of the spec raised it.
 
         Raises:
             ModelSpecError: the file is missing, a folder or unreadable, or not UTF-8 text (:func:`core.names.read_text`,
                 the rule of every file argument), not JSON, or not a valid spec.
         """
-        p = Path(path)
+        try:
+            return cls._from_file(Path(path))
+        except ModelSpecError as e:
+            e.flag = "--spec"  # the file's, whichever part of a spec raised it (an --input's own words)
+            raise
+
+    @classmethod
+    def _from_file(cls, p: Path) -> ModelSpec:
         text = read_text(
             p, "spec file", "a JSON spec", ModelSpecError, "`builders spec --example` prints a spec to start from", "*.json"
         )

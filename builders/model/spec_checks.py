@@ -44,6 +44,7 @@ def require_consistent(
         raise ModelSpecError(
             f"tensor names must be unique; repeated: {', '.join(sorted(dup))}",
             hint="give each input and output its own name (an output may not share an input's name)",
+            flag="--input",
         )
     used = {d for t in inputs for d in t.shape if isinstance(d, str)}
     missing = used - set(dynamic_axes)
@@ -51,6 +52,7 @@ def require_consistent(
         raise ModelSpecError(
             f"{BATCH_AXIS!r} cannot be declared in dynamic_axes: its range is always (1, opt, max_batch_size)",
             hint="set the batch range with --max-batch-sizes",
+            flag="--dynamic-axis",
         )
     _require_used_axes(inputs, outputs, dynamic_axes, used)
     if missing:
@@ -59,6 +61,7 @@ def require_consistent(
         raise ModelSpecError(
             f"inputs {', '.join(users)} use dynamic axes {', '.join(sorted(missing))} with no declared range",
             hint=undeclared_hint(axis, dynamic_axes, multiple_of),
+            flag="--dynamic-axis",
         )
     moved = [t for t in inputs if t.batch_axis != 0]
     if moved:
@@ -67,6 +70,7 @@ def require_consistent(
             "first axis (max_batch_size > 0 prepends it; the Triton model-configuration docs, 'Maximum Batch Size')",
             hint="drop batch_axis from inputs (it is an output fact, found from the model), or permute the "
             "input inside forward() and build with the batch first",
+            flag="--spec",
         )
     require_axes(dynamic_axes, multiple_of)
 

@@ -104,6 +104,7 @@ class TensorSpec:
                 f"tensor {self.name!r}: batch_axis {self.batch_axis} is outside its shape "
                 f"(0..{len(self.shape)} for {len(self.shape)} per-sample dims)",
                 hint=f"give batch_axis within 0..{len(self.shape)}, or drop it (the batch is axis 0)",
+                flag="--spec",
             )
         object.__setattr__(self, "value_range", normal_range(self.name, self.dtype, self.shape, self.value_range))
 
@@ -274,6 +275,7 @@ def dims_error(name: str, dtype: str, shape: Sequence[Any], output: bool = False
             return ModelSpecError(
                 f"{kind} {name!r}: dimension {d!r} must be an int > 0 or the name of a dynamic axis",
                 hint='e.g. shape [3, 224, 224] or ["seq"]',
+                flag="--spec" if output else "--input",
             )
         meant = x_separated_dims(d) if isinstance(d, str) else None
         if meant is not None:  # the whole shape in the hint: the other dims kept, this one split
@@ -283,11 +285,13 @@ def dims_error(name: str, dtype: str, shape: Sequence[Any], output: bool = False
                 f"{kind} {name!r}: dimension {d!r} is a shape typed with x, not the name of a dynamic axis: "
                 f"dims are comma-separated: did you mean {meant}?",
                 hint=f'give the dims one by one: {where} "shape": [{meant.replace(",", ", ")}]',
+                flag="--spec" if output else "--input",
             )
         if d == BATCH_AXIS:
             return ModelSpecError(
                 f"{kind} {name!r}: {BATCH_AXIS!r} is the implicit first axis; per-sample shapes must not name it",
                 hint=f"drop {BATCH_AXIS!r} from the shape (it is always axis 0)",
+                flag="--spec" if output else "--input",
             )
     return None
 
@@ -318,7 +322,7 @@ def minus_one_error(name: str, dtype: str, shape: Sequence[Dim], i: int, output:
         )
     if output:
         todo += f'; or give the output as a bare name ("{name}") to take its dtype and shape from the model'
-    return ModelSpecError(f"{kind} {name!r}: {what}", hint=todo)
+    return ModelSpecError(f"{kind} {name!r}: {what}", hint=todo, flag="--spec" if output else "--input")
 
 
 def _forms(name: str, dtype: str, shape: list[Dim], output: bool) -> str:

@@ -113,7 +113,7 @@ def require_axis_bounds(name: str, dtype: str, value_range: ValueRange | None, a
     problem = axis_problem(value_range, dtype, axes) if value_range else None
     if problem is not None:
         why, fix = problem
-        raise ModelSpecError(f"input {name!r}: value_range {range_json(value_range)} {why}", hint=fix)  # type: ignore[arg-type]
+        raise ModelSpecError(f"input {name!r}: value_range {range_json(value_range)} {why}", hint=fix, flag="--input")  # type: ignore[arg-type]
 
 
 def axis_problem(value_range: ValueRange | None, dtype: str, axes: Mapping[str, tuple[int, int, int]]) -> tuple[str, str] | None:
@@ -216,6 +216,7 @@ def normal_range(name: str, dtype: str, shape: Sequence[int | str], value: Any) 
         raise ModelSpecError(
             f"tensor {name!r}: value_range is for integer inputs, but dtype is {dtype}",
             hint="drop value_range (floating inputs are drawn from N(0, 1))",
+            flag="--input",
         )
     items = list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
     nested = bool(items) and all(isinstance(v, (list, tuple, np.ndarray)) for v in items)
@@ -236,6 +237,7 @@ def normal_range(name: str, dtype: str, shape: Sequence[int | str], value: Any) 
             f"tensor {name!r}: value_range gives {len(pairs)} ranges, one per position of the last axis, but the "
             f"input {where} (shape {list(shape)})",
             hint=f'{fix} (e.g. shape [3]: "value_range": [[0, 4], [0, 11], [0, 29]], --input {name}:{dtype}:3:0..4,0..11,0..29)',
+            flag="--input",
         )
     return tuple(pairs)
 
@@ -248,13 +250,14 @@ def _pair(name: str, dtype: str, value: Any, position: int | None) -> tuple[int,
         raise ModelSpecError(
             f"tensor {name!r}: value_range{at} is {_show(value)}, not [low, high] of two integers (or dynamic axis names)",
             hint=f"give {RANGE_FORMS}",
+            flag="--input",
         )
     if any(isinstance(v, str) for v in items):  # the spec checks it against its axes (axis_problem)
         return tuple(v if isinstance(v, str) else int(v) for v in items)  # type: ignore[return-value]
     lo, hi = int(items[0]), int(items[1])
     problem = _pair_problem((lo, hi), (lo, hi), dtype, {})
     if problem is not None:
-        raise ModelSpecError(f"tensor {name!r}: value_range{at} {[lo, hi]}: {problem[0]}", hint=problem[1])
+        raise ModelSpecError(f"tensor {name!r}: value_range{at} {[lo, hi]}: {problem[0]}", hint=problem[1], flag="--input")
     return lo, hi
 
 

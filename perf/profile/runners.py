@@ -215,9 +215,16 @@ def eager_call(variant: RepositoryVariant, device: str) -> Call:
 
 
 def _load_eager(source: str, spec: Any) -> Any:
+    """The eager module of ``source`` with the build's recorded ``spec``: a refusal of that spec (a model
+    edited since the build) is found while working (exit 1), not a mistake in what was typed (trial 30, F8:
+    the spec's refusals carry the build's flags)."""
     from builders.model.models import load_model
 
-    return load_model(source, spec).module
+    try:
+        return load_model(source, spec).module
+    except ToolkitError as e:
+        e.flag = None
+        raise
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ from builders.model.builtin import BUILTINS
 from builders.model.models import load_model
 from builders.model.spec import ModelSpec
 from builders.repository.records import BuildManifest
-from core.cli import EXIT_ERROR, run_cli
+from core.cli import EXIT_USAGE, run_cli
 from core.errors import ModelSpecError
 
 
@@ -177,10 +177,10 @@ def test_the_cli_refuses_a_swapped_spec_in_one_message_before_exporting(
         run_cli(cli)
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
-    errors = [i for i, line in enumerate(lines) if line.startswith("error (")]
-    assert exit_.value.code == EXIT_ERROR and len(errors) == 1, err
+    errors = [i for i, line in enumerate(lines) if line.startswith("Error: ")]
+    assert exit_.value.code == EXIT_USAGE and len(errors) == 1, err  # a mistake in the spec typed (trial 30, F8)
     first, rest = lines[errors[0]], lines[errors[0] + 1 :]
-    assert first.startswith("error (model): the spec lists its inputs as (numeric, categories), in another order than ")
+    assert first.startswith("Error: the spec lists its inputs as (numeric, categories), in another order than ")
     assert first.endswith("so 'numeric' would be passed as 'categories'"), first
     assert rest and rest[0].strip().startswith("-> list --input in forward() order (categories, numeric)"), err
     assert "Traceback" not in err and not (tmp_path / "b").exists() and not (tmp_path / "r").exists()
