@@ -18,7 +18,6 @@ import logging
 import os
 import shlex
 import subprocess
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -28,13 +27,13 @@ import tenacity
 from builders.repository.missing import repository_not_found
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
-from clients.runtimes.diagnosis import exited_words, failed_hint, first_line, not_ready_hint, read_log
+from clients.runtimes.diagnosis import exited_words, failed_hint, not_ready_hint, read_log
 from clients.runtimes.health import not_live
-from clients.runtimes.host import choose_ports, default_log_path, log_since, log_size, log_tail, prune_server_logs, started_here
+from clients.runtimes.host import choose_ports, default_log_path, log_since, log_tail, prune_server_logs, started_here
+from clients.runtimes.loading import load_model
 from clients.runtimes.models import READY_POLL_S, UNLOAD_WAIT_S, expand_model_patterns, model_state, unload_and_wait
 from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
 from clients.runtimes.plans import refuse_plans
-from clients.runtimes.remote import load_failed
 from clients.runtimes.servable import check_servable, refuse_at_start, refuse_unservable
 from clients.runtimes.served import Loaded, ServedModel
 from clients.runtimes.tenancy import Tenancy
@@ -279,55 +278,7 @@ class TritonServer:
                 log lines since the request), or it serves something else than the variant (the
                 fields named); the hint is the runtime's fix where it knows one (a container's shm).
         """
-        import tritonclient.http as th
-        from tritonclient.utils import InferenceServerException
-
-        self.check_servable(model)
-        timeout_s = self.opts.start_timeout_s if timeout_s is None else timeout_s
-        offset = log_size(self.log_path)
-        started = time.monotonic()
-        if self.tenancy is None:
-            raise ServerError(
-                "the server was not started (TritonServer.start) before loading a model",
-                hint="a bug in the caller: use the server as a context manager (with TritonServer(opts) as srv) or call start()",
-            )
-        tenancy, impl = self.tenancy, self.runtime_impl
-        try:
-            with contextlib.closing(th.InferenceServerClient(self.http_url, network_timeout=timeout_s)) as c:
-                return tenancy.load(
-                    c, model, lambda: impl.load_model(c, model), lambda m: unload_and_wait(c, m), impl.mismatch_hint()
-                )
-        except ServerError:  # the runtime's or the tenancy's own refusal, already worded
-            raise
-        except Exception as e:  # Triton refused it; a timeout, or connection refused/reset: the load took the server down
-            if not impl.launches:  # not started here: no log of it on this host (s16's left open), Triton's words
-                raise load_failed(self.http_url, model, e) from e
-            if isinstance(e, InferenceServerException):
-                why = first_line(e.message())  # a python stub's frames are in the log, not in the error (T25-21)
-                raise ServerError(
-                    f"tritonserver could not load model {model!r}: {why}",
-                    log_path=str(self.log_path),
-                    hint=failed_hint(
-                        why + "\n" + read_log(self.log_path, offset), impl.explain(why + "\n" + self.log_since(offset)), ""
-                    )
-                    or None,
-                ) from e
-            since = self.log_since(offset)
-            if self.is_alive() and time.monotonic() - started >= 0.9 * timeout_s:
-                raise ServerError(
-                    f"model {model!r} was not ready within {timeout_s:g} s (--start-timeout); server log since the load request:\n{since}",
-                    hint=not_ready_hint(
-                        read_log(self.log_path, offset), self.runtime_impl.explain(since), timeout_s, server_started=True
-                    ),
-                    log_path=str(self.log_path),
-                ) from e
-            state = "still running" if self.is_alive() else "no longer running"
-            raise ServerError(
-                f"loading model {model!r} failed: {type(e).__name__}: {e} (tritonserver is {state}); "
-                f"server log since the load request:\n{since}",
-                hint=failed_hint(read_log(self.log_path, offset), self.runtime_impl.explain(since), "read the server log"),
-                log_path=str(self.log_path),
-            ) from e
+        return load_model(self, model, timeout_s)
 
     def log_since(self, offset: int, lines: int = 20) -> str:
         """What the server logged after byte ``offset`` (:func:`clients.runtimes.host.log_since`)."""
