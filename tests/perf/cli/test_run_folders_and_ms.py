@@ -43,7 +43,7 @@ def test_a_folder_given_to_the_sweep_says_how_to_resume_it(in_results: Path):
     [
         (["report", "t7a"], "perf.cli.report", "print_report"),
         (["export-deployment", "t7a"], "perf.deploy.bundle", "export_deployment"),
-        (["compare", "t7a", "results/t7a"], "perf.analysis.comparison.runs", "compare_runs"),
+        (["compare", "t7a", "results/t7a"], "perf.report.compare", "compare_runs"),
     ],
 )
 def test_a_run_id_is_the_run_folder_under_results(
