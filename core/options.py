@@ -35,6 +35,7 @@ import click
 from core.cli import CommaList, OptionSpec, panel
 from core.flag_refusals import parse_flag
 from core.naming import PATTERNS_METAVAR, variant_patterns
+from core.units import Duration
 
 #: click ``ParameterSource`` values that mean "not given by the user".
 _NOT_GIVEN = (click.core.ParameterSource.DEFAULT, None)
@@ -179,6 +180,8 @@ def _choices(spec: Sequence[Any] | str) -> tuple[Any, ...]:
 def click_type(ann: Any, flag: Flag = Flag(), constraints: Mapping[str, Any] | None = None) -> Any:
     """The click type of a (non-list) field: ``flag.type``, else from the annotation and its
     ``ge``/``gt``/``le``/``lt`` constraints."""
+    if isinstance(flag.type, Duration):  # the field's ge/le, checked as the value is read
+        return flag.type.bounded(dict(constraints or {}))
     if flag.type is not None:
         return flag.type
     if flag.choices is not None:

@@ -20,6 +20,7 @@ from pydantic.dataclasses import dataclass
 from builders.repository.view import DEFAULT_REPOSITORY
 from builders.triton.releases import DEFAULT_RELEASE
 from core.options import NOT_A_FLAG, REPOSITORY, VARIANT_PATTERNS, Flag
+from core.units import Duration
 
 #: NVIDIA's server image and the release the container runtime uses by default.
 DEFAULT_IMAGE = "nvcr.io/nvidia/tritonserver"
@@ -158,7 +159,7 @@ class ServerOptions:
     log_verbose: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(
         default=0, ge=0, description="tritonserver --log-verbose level."
     )
-    metrics_interval_ms: Annotated[int, Flag(panel=SERVER_PANEL)] = Field(
+    metrics_interval_ms: Annotated[int, Flag(type=Duration("ms", integer=True), metavar="MS", panel=SERVER_PANEL)] = Field(
         default=500, ge=1, description="How often the server refreshes utilisation gauges (ms)."
     )
     extra_args: Annotated[tuple[str, ...], Flag(decls=("--server-arg",), repeat=True, metavar="FLAG", panel=SERVER_PANEL)] = (
@@ -169,8 +170,8 @@ class ServerOptions:
             "address, the model control, the log...) is refused, naming the toolkit's flag to use.",
         )
     )
-    start_timeout_s: Annotated[float, Flag(decls=("--start-timeout",), panel=SERVER_PANEL)] = Field(
-        default=120.0, ge=1, description="Seconds to wait for the server to become ready."
+    start_timeout_s: Annotated[float, Flag(decls=("--start-timeout",), type=Duration("s"), metavar="S", panel=SERVER_PANEL)] = (
+        Field(default=120.0, ge=1, description="Seconds to wait for the server to become ready.")
     )
     exit_timeout_s: Annotated[int, NOT_A_FLAG] = 15
     tag: Annotated[str | None, Flag(panel=CONTAINER_PANEL, default_text=DEFAULT_TAG.removesuffix("-py3"))] = Field(

@@ -14,7 +14,7 @@ from pydantic.dataclasses import dataclass
 from clients.runtimes.options import ServerOptions
 from core.naming import variant_patterns
 from core.options import NOT_A_FLAG, Flag
-from core.units import NotAboveZero, parse_ms
+from core.units import Duration, NotAboveZero, parse_ms
 from perf.analysis.stats.paired import GAP_ROUNDS
 from perf.analysis.stats.paired import min_rounds as fewest_rounds
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
@@ -262,9 +262,9 @@ class ColocateOptions:
         ge=fewest_rounds(),
         description="Rounds per step at most (more than the least only while a move is undecided).",
     )
-    window_ms: Annotated[int, Flag(decls=("--round-window",), metavar="MS", panel=RUN_PANEL)] = Field(
-        default=300, ge=50, description="Length of each of the 3 perf_analyzer windows of one visit (ms)."
-    )
+    window_ms: Annotated[
+        int, Flag(decls=("--round-window",), metavar="MS", type=Duration("ms", integer=True), panel=RUN_PANEL)
+    ] = Field(default=300, ge=50, description="Length of each of the 3 perf_analyzer windows of one visit (ms).")
     protocol: Annotated[str, Flag(choices=("grpc", "http"), panel=RUN_PANEL)] = Field(
         default="grpc", description="Protocol perf_analyzer measures with."
     )

@@ -14,6 +14,7 @@ from pydantic.dataclasses import dataclass
 from typing_extensions import TypedDict
 
 from core.options import NOT_A_FLAG, Flag
+from core.units import Duration
 from perf.records.rounds import READ_BY, Design
 from perf.records.search import SearchMode
 
@@ -50,7 +51,7 @@ class MeasureSettings:
         "of --round-window.",
     )
     measurement_interval_ms: Annotated[
-        int, Flag(decls=("--measurement-interval",), type=click.IntRange(1), panel=MEASURE_PANEL)
+        int, Flag(decls=("--measurement-interval",), type=Duration("ms", integer=True, low=1), metavar="MS", panel=MEASURE_PANEL)
     ] = Field(
         default=2000,
         description=f"Window length, ms (time_windows), {READ_BY['sequential']}: a rounds sweep's window is --round-window.",

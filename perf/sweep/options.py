@@ -17,7 +17,7 @@ from clients.runtimes.models import UNLOAD_WAIT_S
 from clients.runtimes.options import SERVER_PANEL, ServerOptions
 from clients.shape_flags import parse_shapes
 from core.options import NOT_A_FLAG, VARIANT_PATTERNS, Flag
-from core.units import parse_ms
+from core.units import Duration, parse_ms
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, LATENCY_PERCENTILES
 from perf.measure.host import HOST_BUSY_THRESHOLD_PCT
 from perf.measure.level import HOST_BUSY_PAUSE_S
@@ -247,7 +247,9 @@ class SweepOptions:
     seed: Annotated[int | None, Flag(panel=MEASURE_PANEL)] = Field(
         default=None, description=f"Seed of the rounds' shuffled order, {READ_BY['rounds']} [default: from the run id; recorded]."
     )
-    round_window_ms: Annotated[int | None, Flag(decls=("--round-window",), metavar="MS", panel=MEASURE_PANEL)] = Field(
+    round_window_ms: Annotated[
+        int | None, Flag(decls=("--round-window",), metavar="MS", type=Duration("ms", integer=True), panel=MEASURE_PANEL)
+    ] = Field(
         default=None,
         ge=50,
         description=f"Length of each of the 3 perf_analyzer windows of a round's visit (ms), {READ_BY['rounds']}; --design "

@@ -20,6 +20,7 @@ import clients.cli.options as server_flags
 from clients.runtimes.options import SERVER_PANEL, ServerOptions
 from core.errors import PerfError
 from core.options import Flag, build, fields, given_fields, option, options
+from core.units import Duration
 from perf.records.settings import MeasureSettings
 from perf.sweep.options import SERVER_SETTINGS, SWEEP_SETS, SweepOptions
 
@@ -34,7 +35,7 @@ def test_a_generated_option_has_its_fields_help_default_and_type() -> None:
     p = _param(option(ServerOptions, "metrics_interval_ms"))
     assert p.opts == ["--metrics-interval-ms"] and p.name == "metrics_interval_ms"
     assert p.help == f.description and p.default == f.default == 500
-    assert isinstance(p.type, click.IntRange) and p.type.min == 1 and p.type.max is None  # Field(ge=1)
+    assert isinstance(p.type, Duration) and p.type.low == 1 and p.type.high is None  # Field(ge=1), "250ms" read too
     budget = _param(option(SweepOptions, "latency_budget_ms"))
     assert budget.opts == ["--latency-budget-ms"] and budget.default is None
     assert budget.type == click.STRING and budget.metavar == "MS"  # "50" or "50ms": core.units.parse_ms, which refuses <= 0
