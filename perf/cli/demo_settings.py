@@ -21,10 +21,12 @@ import re
 import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
 from core.names import close_names, file_problem
+from core.units import Duration, parse_in, plain
 from perf.cli.demo_commands import offered, restore, sweep_commands
 
 #: Every ``DEMO_*`` variable ``scripts/demo.sh`` reads (its header lists them; tests/project/test_demo_script.py checks
@@ -64,21 +66,26 @@ _UNITS = {"MS": "milliseconds", "S": "seconds"}
 def _number_words(var: str, value: str, param: click.Parameter) -> str:
     """``DEMO_WINDOW_MS=0: 0 is below 50`` and what the variable takes, for a value a click number type
     refused (its own words, "0 is not in the range x>=50.", name neither the variable nor the unit)."""
-    kind = param.type
-    whole = isinstance(kind, click.types.IntParamType)
+    kind: Any = param.type
+    duration = isinstance(kind, Duration)  # "300ms" read as 300 (trial 30, F15)
+    whole = isinstance(kind, click.types.IntParamType) or (duration and kind.integer)
     number_words = "a whole number" if whole else "a number"
     unit = _UNITS.get(getattr(param, "metavar", None) or "")
-    low, high = getattr(kind, "min", None), getattr(kind, "max", None)
+    low, high = (kind.low, kind.high) if duration else (getattr(kind, "min", None), getattr(kind, "max", None))
     low_open, high_open = getattr(kind, "min_open", False), getattr(kind, "max_open", False)
-    bounds = [f"{'above' if low_open else 'at least'} {low}"] if low is not None else []
-    bounds += [f"{'below' if high_open else 'at most'} {high}"] if high is not None else []
+    bounds = [f"{'above' if low_open else 'at least'} {plain(low)}"] if low is not None else []
+    bounds += [f"{'below' if high_open else 'at most'} {plain(high)}"] if high is not None else []
     try:
-        number = int(value) if whole else float(value)
-    except ValueError:
-        wrong = f"{value!r} is not {number_words}"
+        number = parse_in(value, kind.unit, var) if duration else int(value) if whole else float(value)
+    except ValueError as e:  # a duration's own words: another unit said in the flag's
+        wrong = str(e) if duration else f"{value!r} is not {number_words}"
     else:
         below = low is not None and (number < low or (low_open and number == low))
-        wrong = f"{number} is {'not above' if below and low_open else 'below' if below else 'not below' if high_open else 'above'} {low if below else high}"
+        if whole and number != int(number):
+            wrong = f"{value!r} is not {number_words}"
+        else:
+            edge = plain(low if below else high)  # type: ignore[arg-type]
+            wrong = f"{plain(number)} is {'not above' if below and low_open else 'below' if below else 'not below' if high_open else 'above'} {edge}"
     expected = number_words + (f" of {unit}" if unit else "") + (f", {' and '.join(bounds)}" if bounds else "")
     return f"{var}={value}: {wrong}\n  -> set {var} to {expected}"
 
@@ -107,7 +114,7 @@ def _knob_problem(var: str, flag: str, value: str) -> tuple[str | None, list[str
         cli.commands["sweep"].make_context("sweep", [flag, value])
     except click.UsageError as e:
         param = getattr(e, "param", None)
-        if param is not None and isinstance(param.type, (click.types.IntParamType, click.types.FloatParamType)):
+        if param is not None and isinstance(param.type, (click.types.IntParamType, click.types.FloatParamType, Duration)):
             problem = _number_words(var, value, param)
         else:
             words = e.message.replace(f"'{flag}'", var).replace(flag, var)
