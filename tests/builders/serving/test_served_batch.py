@@ -90,9 +90,13 @@ def test_single_and_merged_requests_serve_the_same_outputs(tmp_path: Path, fmt: 
     assert spec is not None
     requests = [spec.example_inputs(1, seed=i) for i in range(4)]
     merged: dict[int, dict[str, np.ndarray]] = {}
+    failed: dict[int, BaseException] = {}
 
     def send(i: int) -> None:
-        merged[i] = infer(srv.http_url, "http", name, requests[i])
+        try:
+            merged[i] = infer(srv.http_url, "http", name, requests[i])
+        except BaseException as e:  # a thread's error is otherwise lost: the statistics then read (0, 0)
+            failed[i] = e
 
     with TritonServer(ServerOptions(tmp_path / "repo", runtime="bundled", load_models=(name,))) as srv:
         before = batch_stats(srv.http_url, name)
@@ -101,6 +105,8 @@ def test_single_and_merged_requests_serve_the_same_outputs(tmp_path: Path, fmt: 
             t.start()
         for t in threads:
             t.join(60)
+        assert not [t for t in threads if t.is_alive()], "a request did not end within 60 s"
+        assert not failed, failed
         after = batch_stats(srv.http_url, name)
         single = [infer(srv.http_url, "http", name, r) for r in requests]
     assert before is not None and after is not None
