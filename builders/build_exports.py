@@ -210,7 +210,9 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
         )
     elif old is not None:
         new = str(record.get("sha256"))
-        match, differ = runs_of_content(step.opts.repository, step.out, fmt, precision, new, record.get("content_sha256"))
+        match, differ, replaced = runs_of_content(
+            step.opts.repository, step.out, fmt, precision, new, record.get("content_sha256")
+        )
         where = where_runs(step.opts.repository)  # the folders looked in, absolute (break-it F25)
         said = [
             f"the {agree(len(differ), 'run', 'runs')} {', '.join(differ)} in {where} measured other content and no longer "
@@ -228,6 +230,12 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
             f"{fmt} {precision}: replaces the earlier export of another content ({old.file} sha256 {old.sha256[:12]} -> "
             f"{new[:12]}): its variants serve this one now; {runs}"
         )
+        step.replaced += [  # each measured variant by name (trial 30, F6; README: "a `replaced ...` line then names each")
+            f"replaced {Path(step.opts.repository) / name} (its {fmt} {precision} export, of another content now: "
+            f"{old.sha256[:12]} -> {new[:12]}): the {agree(len(ids), 'run', 'runs')} {', '.join(ids)} measured the earlier "
+            "one (their export-deployment and --resume refuse it and print the build that restores it)"
+            for name, ids in replaced.items()
+        ]
 
 
 def _export(

@@ -247,6 +247,24 @@ def rebuild_words(params: Iterable[Mapping[str, Any] | None], it: str, built: st
     )
 
 
+def restore_words(params: Iterable[Mapping[str, Any] | None], it: str) -> str | None:
+    """The builds that restore variants a rebuild replaced since a run measured them (``params``: the run's record of
+    each): each command as the run recorded it, with ``--serving`` as measured and ``--replace`` (README: "prints the
+    build ... that restores it"; trial 30, F6: only a removed variant's refusal printed it); ``None`` when the run
+    recorded no command."""
+    commands = []
+    for p in params:
+        if not p or not p.get("build_command"):
+            continue
+        words = str(p["build_command"]).split()
+        if p.get("serving") and not any(w == "--serving" or w.startswith("--serving=") for w in words):
+            words += ["--serving", str(p["serving"])]
+        commands.append(" ".join(words + ([] if "--replace" in words else ["--replace"])))
+    if not commands:
+        return None
+    return f"restore {it} as the run measured {it} with " + " and ".join(f"`{c}`" for c in dict.fromkeys(commands))
+
+
 def built_words(params: Iterable[Mapping[str, Any] | None], none: str = "the model they were built from") -> str:
     """How variants were built, in words: the model and build folder of each, as recorded (``"model `net`, built into
     /p/builds/net"``); ``none`` when no record names a model."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 from builders.export.artifacts import file_sha256
 from builders.export.content import content_sha256
@@ -14,6 +15,16 @@ from builders.repository.measured_runs import RESULTS_DIR, has_numbers, measurin
 from builders.repository.writer import VERSION, read_index_entries
 from core import formats
 from core.errors import RecordError
+
+
+class ContentRuns(NamedTuple):
+    """The runs that measured an export's variants (:func:`runs_of_content`): ``match`` (this content), ``differ``
+    (other content), and ``replaced``: each variant a ``differ`` run measured -> those runs (trial 30, F6: the
+    rebuild named the export, not the variants whose runs no longer match)."""
+
+    match: list[str]
+    differ: list[str]
+    replaced: dict[str, list[str]]
 
 
 def runs_of_content(
@@ -24,7 +35,7 @@ def runs_of_content(
     sha256: str,
     content_sha256: str | None = None,
     results_dir: Path = RESULTS_DIR,
-) -> tuple[list[str], list[str]]:
+) -> ContentRuns:
     """The runs in ``results_dir`` that measured the variants build folder ``build`` writes from its ``fmt``
     ``precision`` export, split by what their loads were stamped with (``served``: each file's content digest, or its
     SHA-256 in runs saved before content digests): ``(match, differ)``, those that measured a file of the export just
@@ -36,7 +47,7 @@ def runs_of_content(
     try:
         entries = read_index_entries(repo)
     except RecordError:
-        return [], []
+        return ContentRuns([], [], {})
     here = Path(build).resolve()
     names = {
         name
@@ -45,6 +56,7 @@ def runs_of_content(
     }
     match: set[str] = set()
     differ: set[str] = set()
+    replaced: dict[str, set[str]] = {}
     for path in run_files(repo, results_dir) if names else []:
         try:
             run = json.loads(path.read_text())
@@ -56,8 +68,12 @@ def runs_of_content(
             continue
         if measured:
             ours = {sha256, content_sha256} - {None}
-            (match if all(ours & s for s in shas) else differ).add(str(run.get("run_id") or path.parent.name))
-    return sorted(match), sorted(differ)
+            run_id = str(run.get("run_id") or path.parent.name)
+            (match if all(ours & s for s in shas) else differ).add(run_id)
+            for v, s in zip(measured, shas):
+                if not ours & s:
+                    replaced.setdefault(str(v["name"]), set()).add(run_id)
+    return ContentRuns(sorted(match), sorted(differ), {n: sorted(r) for n, r in sorted(replaced.items())})
 
 
 def file_digests(path: Path) -> set[str]:

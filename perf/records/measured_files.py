@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from builders.repository.remove import built_words, rebuild_words
+from builders.repository.remove import built_words, rebuild_words, restore_words
 from builders.repository.view import Repository
 from builders.repository.writer import PYTHON_MODEL_FILE
 from clients.runtimes.identity import ArtifactIdentity, compare_files, found_artifact
@@ -201,11 +201,14 @@ def refuse_changed(
     changed = [c for c in checks if c.verdict == "changed"]
     if changed:
         what = "; ".join(f"{c.variant}: {'; '.join(c.lines)}" for c in changed)
+        restore = restore_words([_params(record, c.variant) for c in changed], agree(len(changed), "it", "them"))
         raise PerfError(
             f"the model files in {repository} are not the ones run {record.run_id} measured ({what}): a {doing} of them "
             "would not be what the run's numbers are filed under",
-            hint="a rebuild replaced them: measure the rebuilt variants in a new run (another --run-id), or "
-            "rebuild the model the run measured"
+            hint="a rebuild replaced them: "
+            + (f"{restore}, then run this command again; or measure" if restore else "measure")
+            + " the rebuilt variants in a new run (another --run-id)"
+            + ("" if restore else ", or rebuild the model the run measured")
             + (f"; {allow} uses the files as they are now, said in what it writes" if allow else ""),
         )
     return checks

@@ -156,12 +156,14 @@ def test_a_rebuild_names_the_runs_it_leaves_behind_and_those_it_matches_again(tm
         spec=ModelSpec.from_flags(["x:float32:4"], ["y"]),
     )
     said: list[str] = []
+    replaced: list[list[str]] = []
     for seed in (0, 1, 0):
         (tmp_path / "w_pkg.py").write_text(WEIGHTS_MODEL.replace("SEED", str(seed)))
         sys.modules.pop("w_pkg", None)
         lines: list[str] = []
         build(dataclasses.replace(opts, replace=seed == 1), lines.append)  # other weights over measured ones: asked
         said += [x for x in lines if "replaces the earlier export" in x]
+        replaced.append([x for x in lines if x.startswith("replaced ")])
         if seed == 0 and not said:
             _measured(tmp_path / "results", "kws1", repo)
             _measured(tmp_path / "results", "kws2", repo)
@@ -174,6 +176,13 @@ def test_a_rebuild_names_the_runs_it_leaves_behind_and_those_it_matches_again(tm
     assert said[1].endswith(
         f"its variants serve this one now; the runs kws1, kws2 in {tmp_path / 'results'} measured this content and match them again"
     ), said[1]
+    # trial 30, F6: each variant the runs measured is named in a `replaced ...` line (README), not the export alone
+    names = sorted(v.name for v in repo.iterdir() if (v / "config.pbtxt").is_file())
+    assert [x.split(" (")[0] for x in replaced[1]] == [f"replaced {repo / n}" for n in names], replaced
+    assert all(
+        "the runs kws1, kws2 measured the earlier one" in x and "print the build that restores it" in x for x in replaced[1]
+    )
+    assert replaced[2] == []  # the weights they measured again: nothing of theirs replaced
 
 
 @pytest.mark.slow  # three real TorchScript exports
