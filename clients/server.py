@@ -22,16 +22,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-import tenacity
-
 from builders.repository.missing import repository_not_found
 from clients.runtimes.base import Ports, Runtime
 from clients.runtimes.choose import resolve_runtime
-from clients.runtimes.diagnosis import exited_words, failed_hint, not_ready_hint, read_log
+from clients.runtimes.diagnosis import exited_words, failed_hint, hung_loads, hung_words, not_ready_hint, read_log
 from clients.runtimes.health import not_live
 from clients.runtimes.host import choose_ports, default_log_path, log_since, log_tail, prune_server_logs, started_here
-from clients.runtimes.loading import load_model
-from clients.runtimes.models import READY_POLL_S, UNLOAD_WAIT_S, expand_model_patterns, model_state, unload_and_wait
+from clients.runtimes.loading import LoadDeadline, load_model
+from clients.runtimes.models import UNLOAD_WAIT_S, expand_model_patterns, model_state, unload_and_wait, wait_until
 from clients.runtimes.options import MODEL_CONTROL_MODES, ServerOptions
 from clients.runtimes.plans import refuse_plans
 from clients.runtimes.servable import check_servable, refuse_at_start, refuse_unservable
@@ -118,6 +116,8 @@ class TritonServer:
         self.tenancy: Tenancy | None = None
         #: What :meth:`stop` could not put back on a server the toolkit did not start, in words.
         self.left_differently: list[str] = []
+        #: A time no model load waits past, beside ``--start-timeout`` (a sweep's ``--time-budget``); ``None``: none.
+        self.load_deadline: LoadDeadline | None = None
 
     def refuse_plans(self, models: Sequence[str]) -> dict[str, str]:
         """Check the plans among ``models`` before it starts (:func:`clients.runtimes.plans.refuse_plans`)."""
@@ -190,7 +190,13 @@ class TritonServer:
         return self
 
     def _ready_or_exited(self) -> bool:
-        """One readiness probe; raises when the server process has already exited."""
+        """One readiness probe; raises when the server process has already exited, or its log shows a model it loads
+        at start that Triton will never end loading (:func:`clients.runtimes.diagnosis.hung_loads`, trial 30, F21)."""
+        text = read_log(self.log_path) if self._proc is not None and self._proc.poll() is None else ""
+        if hung := hung_loads(text):  # Triton would wait on it until --start-timeout, saying nothing more
+            hint = failed_hint(text, self.runtime_impl.explain(self.log_tail()), "")
+            message, hint = hung_words(hung, hint, Path(self.opts.repository), self.opts.load_models)
+            raise ServerError(message, hint=hint, log_path=str(self.log_path))
         if self._proc is not None and self._proc.poll() is not None:
             tail = self.log_tail()
             launcher = self.runtime_impl.exited(self._proc.returncode)  # docker run's own failure, not tritonserver's
@@ -204,7 +210,7 @@ class TritonServer:
             raise ServerError(message, hint=hint, log_path=str(self.log_path))
         return self.is_ready("ready" if self.runtime_impl.launches else "live")
 
-    def _not_ready_in_time(self, state: tenacity.RetryCallState) -> NoReturn:
+    def _not_ready_in_time(self) -> NoReturn:
         if not self.runtime_impl.launches:
             raise not_live(self.http_url, self.opts.start_timeout_s)
         tail = self.log_tail()
@@ -218,12 +224,7 @@ class TritonServer:
         """Poll ``/v2/health/ready`` every :data:`READY_POLL_S` until ready, the process exits
         (its error raised at once) or ``start_timeout_s`` passes; a server this launcher did not
         start: ``/v2/health/live`` (:mod:`clients.runtimes.health`: not its readiness)."""
-        tenacity.Retrying(
-            stop=tenacity.stop_after_delay(self.opts.start_timeout_s),
-            wait=tenacity.wait_fixed(READY_POLL_S),
-            retry=tenacity.retry_if_result(lambda ready: not ready),
-            retry_error_callback=self._not_ready_in_time,
-        )(self._ready_or_exited)
+        wait_until(self._ready_or_exited, self.opts.start_timeout_s, self._not_ready_in_time)
         log.info("tritonserver ready at http=%s grpc=%s metrics=%s", self.http_url, self.grpc_url, self.metrics_url)
 
     def is_ready(self, what: str = "ready") -> bool:
@@ -267,7 +268,9 @@ class TritonServer:
         Args:
             model: The model name.
             timeout_s: How long it may take to become ready (default: the launcher's
-                ``start_timeout_s``, ``--start-timeout``).
+                ``start_timeout_s``, ``--start-timeout``; never past :attr:`load_deadline`). A load Triton
+                says failed (its answer, its log, its repository index) ends the wait at once
+                (:mod:`clients.runtimes.loading`).
 
         Returns:
             What the server runs for it (the measurement's stamp), and the load request's time.

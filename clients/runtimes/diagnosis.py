@@ -70,6 +70,11 @@ CAUSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
 
 _ERROR = re.compile(r"^E\d{4} ")
 _FAILED_LOAD = re.compile(r"failed to load '([^']+)' version \d+: (.+?)\"?$")
+#: A python-backend stub that failed before it could answer its backend (``pb_stub.cc``): Triton never ends that
+#: load (the model stays ``LOADING`` in its repository index and the load request unanswered; trial 30, F21).
+_STUB_FAILED = re.compile(r"pb_stub\.cc:\d+\]\s+(Failed to preinitialize Python stub.+?)\"?$")
+#: The model a stub's line names: its folder in the path of its ``model.py`` (``.../NAME/1/model.py``).
+_MODEL_FILE = re.compile(r"/([^/'\"\s]+)/\d+/model\.py")
 
 
 def first_line(text: str) -> str:
@@ -79,12 +84,25 @@ def first_line(text: str) -> str:
 
 
 def failed_loads(text: str) -> dict[str, str]:
-    """The models a server log shows failed to load (``failed to load 'NAME' version N: REASON``), each once, in
-    order: name -> the first line of its error (:func:`first_line`)."""
+    """The models a server log shows failed to load (``failed to load 'NAME' version N: REASON``, and a python stub that
+    failed before it could say so: :func:`hung_loads`), each once, in order: name -> the first line of its error
+    (:func:`first_line`)."""
     found: dict[str, str] = {}
     for line in text.splitlines():
         if (m := _FAILED_LOAD.search(line)) is not None:
             found.setdefault(m[1], first_line(m[2]))
+        found.update((k, v) for k, v in hung_loads(line).items() if k not in found)
+    return found
+
+
+def hung_loads(text: str) -> dict[str, str]:
+    """The models whose python stub the log shows failed before it answered its backend (``Failed to preinitialize
+    Python stub: Python model file not found in '.../NAME/1/model.py'``): loads Triton never ends, its repository
+    index saying ``LOADING`` and the load request unanswered; name -> the stub's words (:func:`first_line`)."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if (m := _STUB_FAILED.search(line)) is not None and (f := _MODEL_FILE.search(line)) is not None:
+            found.setdefault(f[1], first_line(m[1]))
     return found
 
 
@@ -112,6 +130,21 @@ def exited_words(text: str, what: str, tail: str, hint: str, repository: Path, l
     )
     others = [c for c in hint.split("; ") if c and not c.startswith("model '")]  # the causes not said per model
     return f"{what} during start-up: {head}:\n{lines}", "; ".join([*others, todo])
+
+
+def hung_words(hung: dict[str, str], hint: str, repository: Path, load_models: Sequence[str]) -> tuple[str, str]:
+    """The message and hint of a server whose start-up waits on loads Triton never ends (``hung``:
+    :func:`hung_loads`; ``hint``: what :func:`failed_hint` found): each model with its stub's words on the first
+    line, and :func:`exited_words`' advice (`builders validate`, or leave them out of ``--load-model``)."""
+    said = "; ".join(f"{name}: {why}" for name, why in hung.items())
+    _, todo = exited_words(
+        "\n".join(f"failed to load '{n}' version 1: {w}" for n, w in hung.items()), "", "", hint, repository, load_models
+    )
+    return (
+        f"tritonserver could not start: the python stub of {count(len(hung), 'model')} failed before it answered, a load "
+        f"Triton never ends ({said})",
+        todo,
+    )
 
 
 _STARTED = re.compile(r"Started (?:HTTPService|GRPCInferenceService)")
@@ -167,7 +200,9 @@ def error_lines(text: str) -> list[str]:
     return [ln for ln in text.splitlines() if _ERROR.match(ln) and not any(h in ln for h in _HARMLESS)]
 
 
-def not_ready_hint(text: str, explained: str | None, timeout_s: float, *, server_started: bool | None = None) -> str:
+def not_ready_hint(
+    text: str, explained: str | None, timeout_s: float, *, server_started: bool | None = None, flag: str = "--start-timeout"
+) -> str:
     """What to do when a server or a model was not ready within ``timeout_s`` (s).
 
     Args:
@@ -176,6 +211,7 @@ def not_ready_hint(text: str, explained: str | None, timeout_s: float, *, server
         timeout_s: How long was waited (``--start-timeout``).
         server_started: Whether the server had started its endpoints; ``None``: read from
             ``text`` (Triton's ``Started HTTPService`` line).
+        flag: What gives it more time (``--start-timeout``; a load bounded by a time budget: ``--time-budget``).
 
     Returns:
         The runtime's explanation and every known cause; else the error lines it does not
@@ -196,7 +232,7 @@ def not_ready_hint(text: str, explained: str | None, timeout_s: float, *, server
     if loading:
         return (
             f"{', '.join(loading)} was still loading when the {timeout_s:g} s ran out and the log shows no error: "
-            "if it is only slow, raise --start-timeout"
+            f"if it is only slow, raise {flag}"
         )
     started = bool(_STARTED.search(text)) if server_started is None else server_started
     if not started:

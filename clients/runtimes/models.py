@@ -1,10 +1,11 @@
-"""A served model's state in the repository index, unloading and waiting until it is gone,
-and the ``--load-model`` patterns matched against a repository's model folders."""
+"""A served model's state in the repository index, the one wait for a server's or a model's state
+(:func:`wait_until`), unloading and waiting until it is gone, and the ``--load-model`` patterns matched
+against a repository's model folders."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,24 @@ log = logging.getLogger(__name__)
 READY_POLL_S = 0.25
 #: How long :meth:`TritonServer.unload` waits for a model to be gone (s).
 UNLOAD_WAIT_S = 30.0
+
+
+def wait_until(probe: Callable[[], bool], timeout_s: float, on_timeout: Callable[[], Any], poll_s: float = READY_POLL_S) -> Any:
+    """The toolkit's one wait for a server's or a model's state: ``probe()`` every ``poll_s`` until it returns true,
+    or until ``timeout_s`` passes (then ``on_timeout()``'s value, or what it raises). What ``probe`` raises ends the
+    wait at once: a probe that sees the wait cannot end well (the server exited, Triton says the load failed) raises.
+    Every wait for a server to be ready, a model to load or a model to be gone is this one
+    (:meth:`clients.server.TritonServer.start`, :func:`clients.runtimes.loading.load_model`, :func:`unload_and_wait`).
+
+    Returns:
+        ``True`` once ``probe()`` did, else ``on_timeout()``'s value.
+    """
+    return tenacity.Retrying(
+        stop=tenacity.stop_after_delay(timeout_s),
+        wait=tenacity.wait_fixed(poll_s),
+        retry=tenacity.retry_if_result(lambda done: not done),
+        retry_error_callback=lambda state: on_timeout(),
+    )(probe)
 
 
 #: Repository-index states of a model that still holds its instances (Triton's
@@ -70,19 +89,12 @@ def unload_and_wait(client: Any, model: str, timeout_s: float = UNLOAD_WAIT_S) -
     def gone() -> bool:
         return not client.is_model_ready(model) and model_state(client, model) not in PRESENT_STATES
 
-    def still_there(state: tenacity.RetryCallState) -> bool:
+    def still_there() -> bool:
         now = "READY" if client.is_model_ready(model) else model_state(client, model)
         log.warning("%s still %s %g s after its unload request", model, now or "listed", timeout_s)
         return False
 
-    return bool(
-        tenacity.Retrying(
-            stop=tenacity.stop_after_delay(timeout_s),
-            wait=tenacity.wait_fixed(READY_POLL_S),
-            retry=tenacity.retry_if_result(lambda done: not done),
-            retry_error_callback=still_there,
-        )(gone)
-    )
+    return bool(wait_until(gone, timeout_s, still_there))
 
 
 def expand_model_patterns(repository: Path, patterns: Sequence[str]) -> tuple[str, ...]:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from builders.repository.measured_runs import record_run
 from builders.repository.view import Repository
+from clients.runtimes.loading import LoadDeadline
 from clients.server import TritonServer
 from core.errors import PerfError, ServerError
 from core.processes import held_stops
@@ -321,6 +322,8 @@ class Colocate:
             self.opts.server, model_control="explicit", load_models=(), log_file=self.run_dir / log_name
         )
         srv = start_server(self.opts, self.run_dir) if start_server else TritonServer(server_opts)
+        if (budget := self.opts.time_budget_s) is not None:  # a load waits no longer than this session's budget (T30 F21)
+            srv.load_deadline = LoadDeadline(started + budget, f"what was left of this session's {budget:g} s --time-budget")
         with open(self.run_dir / "commands.txt", "a") as f:
             f.write(f"# tritonserver\n{srv.command_line}\n")
         source: ServerSource | ReplaySource | None = None

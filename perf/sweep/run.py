@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from clients.runtimes.host import not_ours
+from clients.runtimes.loading import LoadDeadline
 from core.console import stop_name
 from core.errors import FlagError, ToolkitError
 from core.processes import held_stops
@@ -133,6 +134,8 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
             refuse_changed(self.run, self.names, self.repository.path, "resumed measurement", SERVED)
         started = self.clock_started = time.monotonic()  # the time budget's clock (perf.sweep.budget_scope)
         deadline = None if o.time_budget_s is None else started + o.time_budget_s
+        if deadline is not None:  # a load waits no longer than the budget (trial 30, F21: 120 s of a 60 s budget)
+            self.servers.bound_loads(LoadDeadline(deadline, f"what was left of the {o.time_budget_s:g} s --time-budget"))
         env: dict[str, Any] = {**environment.collect(), "perf_analyzer": {"path": str(self.pa), "version": self.pa_version}}
         self.run.environment.update(cast(Environment, env))
         stamp(self.run)  # the code whose words this session saves (perf.records.provenance)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from clients.runtimes.host import not_ours_short
+from clients.runtimes.loading import LoadDeadline
 from clients.runtimes.remote import RemoteRuntime
 from clients.runtimes.served import Loaded, changed_since, name_differences
 from clients.server import ServerOptions, TritonServer
@@ -109,6 +110,8 @@ class SweepServer:
         self._version: str | None = None
         #: Why the next start happens; ``None``: the server exited on its own.
         self._reason: str | None = first_reason
+        #: The time no load on its servers waits past (the sweep's ``--time-budget``), beside ``--start-timeout``.
+        self.load_deadline: LoadDeadline | None = None
 
     def log_name(self) -> str:
         """The current server's log file as errors name it (relative to the run folder); for a ``--url`` server, that
@@ -141,6 +144,7 @@ class SweepServer:
             return self._reach()
         log_file = next_log(self.run_dir)
         srv = TritonServer(dataclasses.replace(self.opts, log_file=log_file))
+        srv.load_deadline = self.load_deadline
         srv.refuse_plans(self.models)
         with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
             f.write(f"# tritonserver (log {log_file.name})\n{srv.command_line}\n")
@@ -159,6 +163,7 @@ class SweepServer:
         model control) and waited for until ready; nothing is started, so no log and no
         :class:`ServerStart` (``RunResult.servers`` records it)."""
         srv = TritonServer(self.opts)
+        srv.load_deadline = self.load_deadline
         srv.refuse_plans(self.models)
         with open(self.run_dir / results.COMMANDS_FILE, "a") as f:
             f.write(f"# tritonserver at http://{srv.http_url} (--runtime remote: not started by the toolkit)\n")

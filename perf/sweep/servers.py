@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from clients.runtimes.loading import LoadDeadline
 from clients.runtimes.remote import RemoteRuntime, host_key
 from clients.server import ServerOptions, TritonServer
 from core.errors import PerfError
@@ -239,6 +240,13 @@ class ServerPool:
                 lane.stop()
 
     # -- the pool ----------------------------------------------------------------------------
+    def bound_loads(self, deadline: LoadDeadline) -> None:
+        """No load on any server waits past ``deadline`` (the time budget's end), beside ``--start-timeout``."""
+        for lane in self.lanes:
+            lane.load_deadline = deadline
+            if lane.current is not None:
+                lane.current.load_deadline = deadline
+
     def start_all(self) -> None:
         """Start (or reach) every server, record what each says about itself in
         ``run.servers``, and refuse servers that share hardware when there are several.

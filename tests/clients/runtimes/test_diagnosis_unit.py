@@ -78,10 +78,10 @@ def test_the_launcher_reads_its_own_log_before_suggesting_a_longer_wait(tmp_path
     exe.chmod(0o755)
     (tmp_path / "repo").mkdir()
     srv = TritonServer(
-        ServerOptions(tmp_path / "repo", runtime="local", binary=exe, start_timeout_s=1, log_file=tmp_path / "s.log")
+        ServerOptions(tmp_path / "repo", runtime="local", binary=exe, start_timeout_s=60, log_file=tmp_path / "s.log")
     )
     t0 = time.monotonic()
-    with pytest.raises(ServerError, match="not ready within 1 s") as e:
+    with pytest.raises(ServerError, match="a load Triton never ends") as e:  # the stub's line: not waited for (T30 F21)
         srv.start()
     assert time.monotonic() - t0 < 15
     assert "model.py is missing" in (e.value.hint or "") and "--start-timeout" not in (e.value.hint or "")
