@@ -219,3 +219,27 @@ def widened(bounds: tuple[int, int, int], step: int) -> tuple[int, int, int]:
     lo, opt, hi = bounds
     lo, hi = max(step, _down(lo, step)), max(step, _up(hi, step))
     return lo, min(max(nearest(opt, step, lo, hi)[0], lo), hi), hi
+
+
+#: A whole number that shares no factor with this one (2 * 3 * 5 * 7) is off every multiple of 2, 3, 4, 5, 6, 7, 8...
+_SMALL_PRIMES = 210
+
+
+def off_size(lo: int, hi: int, step: int, taken: Iterable[int]) -> int | None:
+    """A size of an axis of range ``lo..hi`` (multiples of ``step``) that lies off every multiple a model may round
+    to, where ``taken`` (the min, opt and max) all lie on one (trial 30, F1: an autoencoder whose output is
+    ``8 * ceil(H / 8)`` was probed and verified at H 16, 32 and 64 only, its output recorded as following H, and a
+    request of H 20 came back 24 rows high without a word).
+
+    Returns:
+        The first ``k * step`` within the range, not in ``taken``, whose ``k`` shares no factor with 2, 3, 5 and 7
+        (17 for 16..64; 11 for 1..128), else the first with an odd ``k`` (24 for 16..64 in steps of 8: off every
+        multiple of 16), else the first not in ``taken``; ``None`` when the range holds no other size.
+    """
+    first, last = multiples(lo, hi, step)
+    seen = set(taken)
+    for fits in (lambda k: k > 1 and math.gcd(k, _SMALL_PRIMES) == 1, lambda k: k % 2 == 1, lambda _k: True):
+        k = next((k for k in range(first, last + 1) if fits(k) and k * step not in seen), None)
+        if k is not None:
+            return k * step
+    return None

@@ -11,8 +11,10 @@ probe runs first (:func:`builders.model.outputs.infer_outputs`).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from builders.model.axis_steps import axis_flag
 from builders.model.lookups.index_ranges import diagnose
 from builders.model.spec import ModelSpec
 from builders.model.user_frame import user_frame
@@ -103,7 +105,18 @@ def run_failure(spec: ModelSpec, inputs: dict[str, Any], error: BaseException) -
     bug = ", or fix the line above if the spec is right (a bug in the model itself)" if where else ""
     lows = [a for a, e in ends.items() if e == "min"]
     highs = [a for a, e in ends.items() if e == "max"]
-    if lows or highs:
+    off = [a for a, n in sizes.items() if spec.off_axis_sizes().get(a) == n]
+    if off and not (lows or highs):  # a size between the ends, off every multiple (trial 30, F1)
+        a = off[0]
+        lo, opt, hi = spec.dynamic_axes[a]
+        step = math.gcd(lo, opt, hi)
+        hint = (
+            f"{a}={sizes[a]} lies within the range {lo}..{hi}{' in steps of ' + str(spec.step(a)) if spec.step(a) > 1 else ''}, "
+            "so clients may send it and the build verifies it: if forward() takes only multiples of a number, declare it "
+            f"as the axis's step (--dynamic-axis {axis_flag(a, (lo, opt, hi), step if step > 1 else 2)}, the multiple "
+            'the model needs; a spec file\'s "multiple_of")' + bug
+        )
+    elif lows or highs:
         moves = [f"raise the min of {a!r} to the smallest size forward() accepts" for a in lows]
         moves += [f"lower the max of {a!r} to the largest size forward() accepts" for a in highs]
         example = (lows or highs)[0]

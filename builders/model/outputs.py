@@ -109,7 +109,10 @@ def infer_outputs(module: Any, spec: ModelSpec, note: Callable[[str], None] | No
     a dim that follows several axes or none is ``<output>_dim<N>``; then at their ``min``
     sizes, so that every size the build later runs (verification, reference, warmup, the
     exporters' examples) is one the model was seen to run at before anything is exported —
-    a failure at ``min`` or ``max`` names that end (:func:`builders.model.eager.run_failure`). An output's batch
+    a failure at ``min`` or ``max`` names that end (:func:`builders.model.eager.run_failure`); then with each axis
+    alone, and all together, at a size off every multiple its min, opt and max lie on (:func:`off_probes`: 17 of
+    16..64), so a dim named after an axis is that axis' size there too: one that is not (``8 * ceil(H / 8)``: H at
+    16, 32, 64 but 24 at 17) is ``<output>_dim<N>`` and a note says so (:func:`unfollowed`; trial 30, F1). An output's batch
     axis is the one axis whose size is the batch size in both batch runs; it is recorded in
     :attr:`TensorSpec.batch_axis` (``None``: the output does not change with the batch;
     :func:`require_batch_first` refuses both where Triton batches).
@@ -153,6 +156,11 @@ def infer_outputs(module: Any, spec: ModelSpec, note: Callable[[str], None] | No
     if lo not in [sizes for _b, sizes in points]:
         points.append((b1, lo))
         runs.append(run(b1, lo))
+    regular = len(points)  # then each axis at a size off every multiple, alone and all together (trial 30, F1)
+    for sizes in off_probes(exp, spec.off_axis_sizes()):
+        if sizes not in [s for _b, s in points]:
+            points.append((b2, sizes))
+            runs.append(run(b2, sizes))
     keys = [k for k, _t in runs[0]]
     outputs = [[t for _k, t in r] for r in runs]
     names = name_outputs(keys, [t.name for t in spec.outputs])
@@ -173,6 +181,8 @@ def infer_outputs(module: Any, spec: ModelSpec, note: Callable[[str], None] | No
         dtype = dtypes.from_torch(x.dtype).name
         dtypes.require_tensor_io(dtype, f"output {name!r}")
         found.append(TensorSpec(name, dtype, tuple(dims), key=keys[i], batch_axis=axis))
+        for line in unfollowed(name, dims, seen, [sizes for _b, sizes in points], regular):
+            say(line)
     if declared and not any(_is_dict_key(k) for k in keys):  # named by position: a spec in another order says so
         check_order(names, found, declared, spec)
     for i, out in enumerate(found):
@@ -199,6 +209,46 @@ def axis_probes(exp: dict[str, int], lo: dict[str, int], hi: dict[str, int]) -> 
         if moved != exp[a]:
             probes.append({**exp, a: moved})
     return probes
+
+
+def off_probes(exp: dict[str, int], off: dict[str, int]) -> list[dict[str, int]]:
+    """The export sizes with each axis alone moved to its size off every multiple (``off``,
+    :meth:`builders.model.spec.ModelSpec.off_axis_sizes`), then with every such axis moved together (the sizes the
+    verification runs at, :func:`builders.verify.verification.verification_points`), so the model was seen to run
+    there before anything is exported."""
+    probes = [{**exp, a: n} for a, n in off.items()]
+    together = {**exp, **off}
+    return probes + ([together] if together not in probes else [])
+
+
+def unfollowed(
+    name: str, dims: list[int | str], seen: list[tuple[int, ...]], sizes: list[dict[str, int]], regular: int
+) -> list[str]:
+    """One line per dim of output ``name`` that is an input axis' size at the first ``regular`` runs (the min, opt and
+    max) but not at the runs off every multiple after them (trial 30, F1: ``8 * ceil(H / 8)`` is H at 16, 32 and 64,
+    24 at 17): it is recorded as not following the axis (``dims`` has ``<name>_dim<N>``, served as -1), and the
+    build says so, with the sizes seen and the step that would make it follow."""
+    lines = []
+    for j, d in enumerate(dims):
+        if not isinstance(d, str) or d in sizes[0] or regular >= len(seen):
+            continue
+        values = [s[j] for s in seen]
+        for a in sizes[0]:
+            if not all(v == run[a] for v, run in zip(values[:regular], sizes[:regular])):
+                continue
+            at = sorted({(run[a], v) for v, run in zip(values[regular:], sizes[regular:]) if v != run[a]})
+            if not at:
+                continue
+            ran = ", ".join(str(n) for n in sorted({run[a] for run in sizes[:regular]}))
+            off = ", ".join(f"{v} at {a} {n}" for n, v in at)
+            lines.append(
+                f"output {name!r} shape[{j}] is the size of input axis {a} at {a} {ran} but {off}: it does not follow "
+                f"{a}, so it is recorded as {d!r} (dim -1 in config.pbtxt: a response's size is its own, not the request's "
+                f"{a}); if the model takes only multiples of a number, declare it as {a}'s step "
+                f"(--dynamic-axis {a}=MIN,OPT,MAX/STEP): the output then follows {a} at every size clients send"
+            )
+            break
+    return lines
 
 
 def output_dims(name: str, seen: list[tuple[int, ...]], sizes: list[dict[str, int]]) -> list[int | str]:

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import numpy as np
 from pydantic import BeforeValidator, Field, StrictStr
 
+from builders.model.axis_steps import off_size
 from builders.model.example_spec import example_tensors
 from builders.model.spec_checks import UnknownAxisError, require_consistent
 from builders.model.spec_flags import axis_range_form, parse_axis_flag, parse_input_flag
@@ -85,6 +86,15 @@ class ModelSpec:
         """Sizes of the dynamic axes used for export examples: ``opt``, or 2 when ``opt``
         is 1 and the range allows it (a size-1 example is specialised by ``torch.export``)."""
         return {a: (opt if opt != 1 else min(2, hi)) for a, (lo, opt, hi) in self.dynamic_axes.items()}
+
+    def off_axis_sizes(self) -> dict[str, int]:
+        """A size off every multiple a model may round to, per dynamic axis whose range holds one besides its min, opt
+        and max (:func:`builders.model.axis_steps.off_size`): the output probes and the verification run there, so an
+        output that follows an axis at its min, opt and max only (``8 * ceil(H / 8)`` at H 16, 32, 64) is not said to
+        follow it (trial 30, F1)."""
+        exp = self.export_axis_sizes()
+        found = {a: off_size(lo, hi, self.step(a), (lo, opt, hi, exp[a])) for a, (lo, opt, hi) in self.dynamic_axes.items()}
+        return {a: n for a, n in found.items() if n is not None}
 
     def export_inputs(self) -> dict[str, np.ndarray]:
         """The example inputs every exporter traces with: batch :data:`EXAMPLE_BATCH`,

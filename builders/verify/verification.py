@@ -35,8 +35,9 @@ from core.errors import GpuRequiredError, ModelSpecError, ToolkitError
 #: Reference inputs and eager outputs, in the build folder.
 REFERENCE = "reference.npz"
 #: Version of the verification policy (points, draws, verdicts); part of every export's reuse
-#: key, so an export verified under an older policy is verified again (3: integer outputs by the fraction differing).
-VERIFICATION_POLICY = 3
+#: key, so an export verified under an older policy is verified again (3: integer outputs by the fraction differing;
+#: 4: a point off every multiple of the axes' min, opt and max, trial 30 F1).
+VERIFICATION_POLICY = 4
 #: Verification's progress: called with ``(done, total, sizes)``: cases (one point, one draw each) done of
 #: all, and each case's size (its inputs' elements), what a progress line's estimate of the rest weighs them by.
 Tick = Callable[[int, int, Sequence[float]], None]
@@ -71,12 +72,17 @@ def no_tf32() -> Iterator[None]:
 
 
 def verification_points(spec: ModelSpec, max_batch_size: int) -> list[tuple[int, dict[str, int]]]:
-    """(batch, axis sizes) pairs: batch 1, middle, max at opt axes; plus min and max axes."""
+    """(batch, axis sizes) pairs: batch 1, middle, max at opt axes; plus min and max axes; plus batch 1 with every
+    axis whose range holds one at a size off every multiple (:meth:`builders.model.spec.ModelSpec.off_axis_sizes`:
+    17 of 16..64, where min, opt and max are all multiples of 16; trial 30, F1), the others at their export sizes."""
     mbs = max(1, max_batch_size)
     batches = sorted({1, max(1, mbs // 2), mbs})
     points = [(b, spec.axis_sizes("opt")) for b in batches]
     if spec.dynamic_axes:
         points += [(1, spec.axis_sizes("min")), (mbs, spec.axis_sizes("max"))]
+    off = spec.off_axis_sizes()
+    if off:
+        points.append((1, {**spec.export_axis_sizes(), **off}))
     return points
 
 
@@ -94,7 +100,7 @@ def verify_artifact(
 
     Points: batch 1, ``max_batch_size // 2`` and ``max_batch_size`` at the ``opt`` size of
     every other dynamic axis, then batch 1 at their ``min`` and ``max_batch_size`` at their
-    ``max``; at each point every draw of :data:`builders.verify.input_draws.DRAWS` (both signs,
+    ``max``, then batch 1 off every multiple (:func:`verification_points`); at each point every draw of :data:`builders.verify.input_draws.DRAWS` (both signs,
     scaled, zeros), then the user's ``sample`` at its own shape. At each point every output
     of eager PyTorch must still have its batch axis (``TensorSpec.batch_axis``) of the
     point's batch size. Tolerance per output: ``rtol[name]``, else the precision's default

@@ -162,6 +162,26 @@ class Mask(nn.Module):
         return mask
 
 
+class RoundsUp(nn.Module):
+    """Trial 30, F1: a conv autoencoder (three stride-2 convs, three transposed convs) whose output is
+    ``8 * ceil(H / 8)`` by ``8 * ceil(W / 8)``: the input's size at every multiple of 8, not between them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.enc = nn.Sequential(*(nn.Conv2d(1, 1, 3, stride=2, padding=1) for _ in range(3)))
+        self.dec = nn.Sequential(*(nn.ConvTranspose2d(1, 1, 4, stride=2, padding=1) for _ in range(3)))
+
+    def forward(self, image):
+        return self.dec(self.enc(image))
+
+
+class EvenOnly(nn.Module):
+    """Halves H and W and doubles them back, added to the input: runs at even sizes only."""
+
+    def forward(self, image):
+        return image + nn.functional.interpolate(nn.functional.max_pool2d(image, 2), scale_factor=2.0)
+
+
 def _seeded(cls: type[nn.Module], *args: str) -> nn.Module:
     torch.manual_seed(0)
     return cls(*args).eval()
@@ -225,3 +245,11 @@ def mask_transposed() -> nn.Module:
 
 def mask_flat() -> nn.Module:
     return _seeded(Mask, "flat")
+
+
+def rounds_up() -> nn.Module:
+    return _seeded(RoundsUp)
+
+
+def even_only() -> nn.Module:
+    return _seeded(EvenOnly)
