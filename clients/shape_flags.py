@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from core.errors import ClientError
-from core.names import x_separated_list
+from core.names import bracketed_dims, x_separated_list
 
 #: What a ``--shape`` refusal is answered from: one model's name, its config inputs ``(name, dims)`` (``-1``
 #: dynamic), its ``max_batch_size`` and its build's spec under served names (``None``: no toolkit build manifest).
@@ -82,6 +82,21 @@ class XSeparated(ClientError):
         )
 
 
+class Bracketed(XSeparated):
+    """A ``--shape`` whose dims were typed in brackets or parentheses (``image:[1,48,40]``; trial 30, F17: it was told
+    "'[1', '40]' are not integers ... --shape image:N,48,N"). Its words say to write the dims without brackets; where
+    the model is known it is answered as :class:`XSeparated` is (the form the same command takes, checked)."""
+
+    def __init__(self, text: str, name: str, dims: tuple[int, ...]):
+        self.name, self.dims = name, dims
+        ClientError.__init__(
+            self,
+            f"--shape {text!r}: the dims are written in brackets: write them without brackets: {name}:{_text(dims)}",
+            hint=f"--shape {name}:{_text(dims)} (the dims comma-separated, without the batch axis: perf_analyzer's --shape)",
+            flag="--shape",
+        )
+
+
 #: How a shape that holds the batch axis is given instead (trial 10, F2: ``--shape input_ids:3x64``
 #: for a one-dim input was told "did you mean input_ids:3,64?", which fails next for its rank).
 BATCH_APART = (
@@ -105,6 +120,16 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
     if form and ":" not in text:
         raise AxisForm(text, form.group(1), tuple(int(x) for x in form.group(2).split(",")))
     name, sep, dims = text.rpartition(":")
+    plain = bracketed_dims(dims)
+    if sep and name and plain:
+        if all(d.isdigit() for d in plain.split(",")):
+            raise Bracketed(text, name, tuple(int(d) for d in plain.split(",")))
+        raise ClientError(
+            f"--shape {text!r}: the dims are written in brackets: write them without brackets: {name}:{plain}",
+            hint="give the dims comma-separated, each an integer, without the batch axis (perf_analyzer's --shape): "
+            + _with_n(name, plain, lambda d: not d.isdigit()),
+            flag="--shape",
+        )
     meant = x_separated_list(dims)
     if sep and name and meant:
         raise XSeparated(text, name, tuple(int(d) for d in meant.split(",")))

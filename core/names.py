@@ -41,6 +41,21 @@ def x_separated_list(text: str) -> str | None:
     return ",".join(x_separated_dims(p) or p.strip() for p in parts)
 
 
+#: Brackets or parentheses around a shape's dims (``[1,H,W]``, ``(1, 48, 40)``): a Python or JSON list typed into a flag.
+_BRACKETS = re.compile(r"[\[\]()]")
+
+
+def bracketed_dims(text: str) -> str | None:
+    """The comma-separated dims meant by dims typed in brackets or parentheses (``"[1,H,W]"`` -> ``"1,H,W"``,
+    ``"(1, 48, 40)"`` -> ``"1,48,40"``), or ``None`` when ``text`` has none: the one rule for every flag that reads
+    dims or sizes (builders ``--input`` / ``--dynamic-axis``, clients ``--shape``, triton-perf ``--shape`` /
+    ``--shapes``), so a bracketed shape is told to be written without brackets, never read as an axis ``W]`` or a
+    dim ``'[1'`` (trial 30, F9 and F17)."""
+    if not _BRACKETS.search(text):
+        return None
+    return ",".join(p.strip() for p in _BRACKETS.sub("", text).split(","))
+
+
 def close_names(name: str, valid: Iterable[str], n: int = 1) -> list[str]:
     """The ``n`` names of ``valid`` closest to ``name``, the closest first: the "did you mean" rule of every
     name the toolkit matches against names it knows (axes, inputs, outputs, variants, models, functions).

@@ -22,7 +22,7 @@ from pydantic import BeforeValidator, Field, StrictStr
 from builders.model.axis_steps import off_size
 from builders.model.example_spec import example_tensors
 from builders.model.spec_checks import UnknownAxisError, require_consistent
-from builders.model.spec_flags import axis_range_form, parse_axis_flag, parse_input_flag
+from builders.model.spec_flags import axis_range_form, parse_axis_flag, parse_input_flag, parse_output_flag
 from builders.model.tensor import TensorSpec, TensorSpecRecord, output_placeholder, request_axis_sizes, validate_json
 from builders.model.value_ranges import require_axis_bounds
 from core.errors import ModelSpecError
@@ -270,7 +270,12 @@ class ModelSpec:
             sizes[name] = bounds
             if step is not None:
                 steps[name] = step
-        return cls(tuple(parse_input_flag(f) for f in inputs), tuple(output_placeholder(n) for n in outputs), sizes, steps)
+        return cls(
+            tuple(parse_input_flag(f) for f in inputs),
+            tuple(output_placeholder(parse_output_flag(n)) for n in outputs),
+            sizes,
+            steps,
+        )
 
 
 class ModelSpecRecord(Record):

@@ -13,8 +13,9 @@ from builders.model.axis_steps import axis_flag, spec_entry, split_step, widened
 from builders.model.domains import DOMAINS
 from builders.model.tensor import Dim, TensorSpec
 from builders.model.value_ranges import parse_range_text, range_text
+from core import dtypes
 from core.errors import ModelSpecError
-from core.names import x_separated_dims, x_separated_list
+from core.names import bracketed_dims, x_separated_dims, x_separated_list
 
 
 def parse_input_flag(text: str) -> TensorSpec:
@@ -34,6 +35,15 @@ def parse_input_flag(text: str) -> TensorSpec:
             "input_ids:int64:seq:0..30521, lengths:int64:1:1..time (a bound may name a dynamic axis: its size in the "
             "same request), categories:int64:3:0..4,0..11,0..29 (one range per position of the last axis) "
             "or attention_mask:int64:seq:mask",
+            flag="--input",
+        )
+    plain = [bracketed_dims(p) or p for p in parts]
+    if plain != parts:  # '[1,H,W]' was an axis 'W]' (trial 30, F9)
+        which = "the shape" if plain[2] != parts[2] else "the value range"
+        shown = parts[2] if plain[2] != parts[2] else parts[3]
+        raise ModelSpecError(
+            f"--input {text!r}: {which} {shown!r} is written in brackets: write it without brackets: {':'.join(plain)}",
+            hint=f"--input {':'.join(plain)} (NAME:DTYPE:SHAPE[:LOW..HIGH|:DOMAIN], the dims comma-separated)",
             flag="--input",
         )
     dims = [x.strip() for x in parts[2].split(",") if x.strip()]
@@ -65,6 +75,30 @@ def parse_input_flag(text: str) -> TensorSpec:
     return TensorSpec(parts[0], parts[1], tuple(shape), value_range, domain=domain)
 
 
+def parse_output_flag(text: str) -> str:
+    """``--output NAME`` -> ``NAME``: an output is named only, its dtype and shape come from the eager model.
+
+    Raises:
+        ModelSpecError: a name followed by a dtype (``recon:float32:1,H,W``) or with brackets (``recon[1,H,W]``): a
+            shape given to a flag that takes none, which was kept as the output's name (trial 30, F9's kind).
+    """
+    fields = text.split(":")
+    name = fields[0].split("[")[0].split("(")[0].strip()
+    if not bracketed_dims(text) and not (len(fields) > 1 and fields[1].strip() in dtypes.NAMES):
+        return text
+    return _refused_output(text, name or "NAME")
+
+
+def _refused_output(text: str, name: str) -> str:
+    raise ModelSpecError(
+        f"--output {text!r} gives more than a name: --output takes the output's name only (its dtype and shape come "
+        "from the model)",
+        hint=f"--output {name} (a spec file's outputs may declare dtype and shape: "
+        f'{{"name": "{name}", "dtype": "float32", "shape": [1, "H", "W"]}})',
+        flag="--output",
+    )
+
+
 def input_flag(t: TensorSpec) -> str:
     """The ``--input`` value that gives ``t`` (:func:`parse_input_flag`'s inverse):
     ``"categories:int64:6:0..4,0..11,0..6,0..29,0..2,0..8"``."""
@@ -82,6 +116,13 @@ def parse_axis_flag(text: str) -> tuple[str, tuple[int, int, int], int | None]:
         ModelSpecError: the text is not of that form.
     """
     name, sep, values = text.partition("=")
+    if bracketed_dims(values):
+        raise ModelSpecError(
+            f"--dynamic-axis {text!r}: the sizes {values!r} are written in brackets: write them without brackets: "
+            f"{name}={bracketed_dims(values)}",
+            hint="expected AXIS=MIN,OPT,MAX[/STEP], e.g. seq=1,64,128 or H=64,128,256/32",
+            flag="--dynamic-axis",
+        )
     values, step = split_step(text, values)
     meant = x_separated_list(values)
     if sep and name and meant:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from core.cli import CommaList
-from core.names import x_separated_list
+from core.names import bracketed_dims, x_separated_list
 from perf.records.results import MIXED
 from perf.search.policy import AUTO
 
@@ -77,6 +77,9 @@ def parse_shapes_flag(text: str) -> tuple[str, tuple[int | str, ...]]:
             message names the item that is wrong and why (break test B5: a reversed range, a range
             of one size, a size below 1 and two axes in one flag all got the form alone).
     """
+    plain = bracketed_dims(text)
+    if plain:  # 'H=[16,32]' (trial 30, F17's kind)
+        raise click.BadParameter(f"--shapes {text!r}: the sizes are written in brackets: write them without brackets: {plain}")
     name, colon, dims = text.rpartition(":")
     if colon and name.strip() and "=" not in text and dims.replace(",", "").strip().isdigit():  # --shape's form (T26-14)
         last = dims.split(",")[-1].strip()

@@ -18,7 +18,7 @@ from clients.input_files import load_input_file
 from clients.inputs import ModelSignature, generate_inputs, plan_inputs
 from perf.measure.inputs import input_args
 
-SPEC = ModelSpec.from_flags(["waveform:float32:time", "lengths:int64:1:1..time"], ["logits:float32:12"], ["time=1000,8000,16000"])
+SPEC = ModelSpec.from_flags(["waveform:float32:time", "lengths:int64:1:1..time"], ["logits"], ["time=1000,8000,16000"])
 CONFIG = variant_config(SPEC, Variant("kws", "onnx", max_batch_size=8))
 SIG = ModelSignature.from_config(CONFIG)
 

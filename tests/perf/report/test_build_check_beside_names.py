@@ -148,7 +148,7 @@ def _repository(root: Path, fp16_status: str) -> Path:
         ExportRecord(format="onnx", file="model", precision=p, strategy="fake", export_s=0.0, size_bytes=0, sha256="0", status=s)
         for p, s in (("fp32", "ok"), ("fp16", fp16_status))
     ]
-    spec = ModelSpec.from_flags(["x:float32:4"], ["y:float32:4"])
+    spec = ModelSpec.from_flags(["x:float32:4"], ["y"])
     manifest = BuildManifest(
         model="m", source="m", created="now", spec=ModelSpecRecord.from_spec(spec), max_batch_size=8, exports=exports
     )
