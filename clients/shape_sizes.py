@@ -13,9 +13,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from builders.model.axis_steps import off_step, range_words
 from builders.model.spec import ModelSpec
-from builders.model.spec_flags import wider_range_hint
+from builders.model.spec_flags import size_problem
 from builders.model.tensor import BATCH_AXIS, Dim, TensorSpec
 from core.errors import ClientError
 
@@ -125,18 +124,10 @@ def check_ranges(
         for axis, size in zip(axes, given):
             if not isinstance(axis, str) or axis == BATCH_AXIS:
                 continue
-            if axis in ranges and not ranges[axis][0] <= size <= ranges[axis][2]:
-                lo, opt, hi = ranges[axis]
-                verified = range_words(lo, hi, spec.step(axis) if spec else 1)
-                raise ClientError(
-                    f"{model}: {what} sets axis {axis} to {size}, outside the build's verified range {verified}",
-                    hint=f"give {axis} within {verified} (the sizes the build checked the outputs at); "
-                    + wider_range_hint(axis, (lo, opt, hi), [size], step=spec.step(axis) if spec else 1),
-                    flag="--shape" if source is None else None,  # typed: exit 2; a file's: a problem found (1)
-                )
-            off = off_step(axis, [size], ranges[axis], spec.step(axis)) if spec and axis in ranges else None
-            if off:  # a model that takes only multiples of the axis's step (builders.model.axis_steps)
-                raise ClientError(f"{model}: {what}: {off[0]}", hint=off[1], flag="--shape" if source is None else None)
+            # outside min..max, or off the axis's step (builders.model.axis_steps): the rule a build's --sample meets too
+            wrong = size_problem(axis, size, ranges[axis], spec.step(axis)) if spec and axis in ranges else None
+            if wrong:  # typed: exit 2; a file's: a problem found (1)
+                raise ClientError(f"{model}: {what}{wrong[0]}", hint=wrong[1], flag="--shape" if source is None else None)
             if bound.get(axis, (size, ""))[0] != size:
                 raise ClientError(
                     f"{model}: {bound[axis][1]} and {what} give axis {axis} two sizes ({bound[axis][0]} and {size})",

@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from builders.model.axis_steps import axis_flag, spec_entry, split_step, widened
+from builders.model.axis_steps import axis_flag, off_step, range_words, spec_entry, split_step, widened
 from builders.model.domains import DOMAINS
 from builders.model.tensor import Dim, TensorSpec
 from builders.model.value_ranges import parse_range_text, range_text
@@ -226,6 +226,30 @@ def wider_range_hint(axis: str, bounds: tuple[int, int, int], sizes: Iterable[in
     if (wide[0], wide[2]) == (bounds[0], bounds[2]):
         return said
     return f"{said}; a rebuild with a wider range takes the multiples of {step} from {wide[0]} to {wide[2]}: {flag}"
+
+
+def size_problem(
+    axis: str, size: int, bounds: tuple[int, int, int], step: int = 1, verb: str = "serve"
+) -> tuple[str, str] | None:
+    """What is wrong with one size of a dynamic axis, and what to do: the one rule of every size a request, an input
+    file or a build's ``--sample`` gives (:func:`clients.shape_sizes.check_ranges`,
+    :func:`builders.verify.input_draws.load_sample`; trial 30, F22: a build took a sample that clients refuse).
+
+    Returns:
+        ``(" sets axis H to 72, outside the build's verified range 16..64", hint)`` for a size outside ``min..max``,
+        ``(": 36 is not a multiple of 8, the step ...", hint)`` for one off the step (:func:`off_step`), each to
+        follow what gave the size (``"--shape image:1,72,40"``); ``None`` when the size is one the build verifies.
+    """
+    lo, opt, hi = bounds
+    if not lo <= size <= hi:
+        verified = range_words(lo, hi, step)
+        return (
+            f" sets axis {axis} to {size}, outside the build's verified range {verified}",
+            f"give {axis} within {verified} (the sizes the build checked the outputs at); "
+            + wider_range_hint(axis, (lo, opt, hi), [size], verb=verb, step=step),
+        )
+    off = off_step(axis, [size], bounds, step)
+    return (f": {off[0]}", off[1]) if off else None
 
 
 def _and(sizes: list[int]) -> str:

@@ -40,6 +40,7 @@ import numpy as np
 
 from builders.model.domains import describe_domain, domain_values
 from builders.model.spec import ModelSpec
+from builders.model.spec_flags import size_problem
 from builders.model.tensor import TensorSpec
 from builders.model.value_ranges import per_position, range_axes, range_text, range_words
 from core import dtypes
@@ -229,4 +230,30 @@ def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:
             f"the input sample {path} mixes batch sizes {', '.join(map(str, sorted(batches)))}",
             hint="give every input the same first (batch) axis",
         )
+    _require_verified_sizes(path, spec, out)
     return out
+
+
+def _require_verified_sizes(path: Path, spec: ModelSpec, arrays: dict[str, np.ndarray]) -> None:
+    """Refuse a sample whose dynamic-axis sizes lie outside the declared range or off its step, or give one axis two
+    sizes: the rules every request and input file of ``clients`` meets (:func:`builders.model.spec_flags.size_problem`;
+    trial 30, F22: a sample of H 72 > max 64, or 36 with step 8, was verified and reported "ok", and clients refuse
+    the same file)."""
+    bound: dict[str, tuple[int, str]] = {}
+    for t in spec.inputs:
+        for axis, size in zip(t.shape, arrays[t.name].shape[1:]):
+            if not isinstance(axis, str) or axis not in spec.dynamic_axes:
+                continue
+            wrong = size_problem(axis, int(size), spec.dynamic_axes[axis], spec.step(axis), verb="verify")
+            if wrong:
+                raise ModelSpecError(
+                    f"--sample {path}: input {t.name!r}{wrong[0]}: clients refuse a file of this size, so the build "
+                    "does not verify one",
+                    hint=f"{wrong[1]}; or save the sample at a size the build verifies",
+                )
+            first = bound.setdefault(axis, (int(size), t.name))
+            if first[0] != int(size):
+                raise ModelSpecError(
+                    f"--sample {path}: inputs {first[1]!r} and {t.name!r} give axis {axis} two sizes ({first[0]} and {size})",
+                    hint=f"inputs that share axis {axis} take one size: save them with the same",
+                )

@@ -32,9 +32,7 @@ SPEC = ModelSpec.from_json(SPEC_JSON)
 
 
 def test_the_spec_file_and_the_flag_give_the_same_range_and_it_round_trips(tmp_path) -> None:
-    flags = ModelSpec.from_flags(
-        ["waveform:float32:time", "lengths:int64:1:1..time"], ["logits"], ["time=1000,8000,16000"]
-    )
+    flags = ModelSpec.from_flags(["waveform:float32:time", "lengths:int64:1:1..time"], ["logits"], ["time=1000,8000,16000"])
     assert flags.inputs == SPEC.inputs and flags.inputs[1].value_range == (1, "time")
     assert input_flag(SPEC.inputs[1]) == "lengths:int64:1:1..time"  # the flag builders spec and the hints print
     assert range_json(SPEC.inputs[1].value_range) == '[1, "time"]'
