@@ -28,7 +28,7 @@ from builders.config.warmup import DEFAULT_WARMUP_COUNT, add_warmup
 from builders.model.artifact_io import WILDCARD
 from builders.model.artifact_signature import ArtifactIO, TensorIO
 from builders.model.spec import ModelSpec
-from builders.model.tensor import TensorSpec
+from builders.model.tensor import BATCH_AXIS, TensorSpec
 from builders.triton.rules import raise_problems
 from core.errors import ConfigError
 from core.names import read_text
@@ -146,10 +146,18 @@ def _dtype_dims(kind: str, t: TensorSpec, a: TensorIO | None, mbs: int) -> tuple
     build's record (a model dim of -1 accepts any config dim: Triton docs, "Model
     Configuration: Inputs and Outputs")."""
     dtype, dims = _artifact_dtype_dims(kind, t, a, mbs)
-    spec = t.triton_dims() if mbs > 0 else [d if isinstance(d, int) else WILDCARD for d in t.full_shape()]
+    spec = t.triton_dims() if mbs > 0 else unbatched_dims(t)
     if len(spec) != len(dims):
         return dtype, dims
     return dtype, [s if d == WILDCARD and s != WILDCARD else d for d, s in zip(dims, spec)]
+
+
+def unbatched_dims(t: TensorSpec) -> list[int]:
+    """The config dims of a ``max_batch_size: 0`` variant's tensor: its whole shape, the batch axis (where the model
+    puts it) at 1, the size it is verified at (:func:`builders.verify.verification.verification_points`), each dynamic
+    axis ``-1``. Triton then refuses a request of another row count itself, as ``clients`` and ``triton-perf`` do
+    (trial 30, F5: ``dims: -1, 3`` advertised any row count of a variant verified at one row)."""
+    return [1 if d == BATCH_AXIS else d if isinstance(d, int) else WILDCARD for d in t.full_shape()]
 
 
 def _artifact_dtype_dims(kind: str, t: TensorSpec, a: TensorIO | None, mbs: int) -> tuple[str, list[int]]:
@@ -163,7 +171,7 @@ def _artifact_dtype_dims(kind: str, t: TensorSpec, a: TensorIO | None, mbs: int)
     if a is None or a.shape is None:
         if mbs > 0:
             return dtype, t.triton_dims()
-        return dtype, [d if isinstance(d, int) else WILDCARD for d in t.full_shape()]  # batch where the model puts it
+        return dtype, unbatched_dims(t)
     full = list(a.shape)
     if mbs == 0:
         return dtype, full
