@@ -5,8 +5,10 @@ on ``builds/<model>/.build.lock`` (its pid written in it) from before it reads t
 until it returns; a second build, or ``make clean``, meets it and stops with one error naming the pid.
 
 The lock is the kernel's: it is released when the process ends, however it ends (a killed build
-leaves the file, not the lock). The file is never removed (removing a locked file lets two builds
-lock two files of one name). Standard library only (``make clean`` imports it without the venv).
+leaves the file, not the lock). The file is removed only with a folder the build made and left bare (nothing
+but the lock file: a new model's build that failed or was stopped), while held, and a build that locked the file
+checks it is still the one at its path (removing a locked file would otherwise let two builds lock two files of one
+name). Standard library only (``make clean`` imports it without the venv).
 
 Builds of different models hold different build folders but share the repository's ``index.json``:
 its read-modify-write holds :func:`repository_lock`, a blocking lock on the repository folder itself
@@ -54,6 +56,7 @@ def build_folder_lock(out: Path, name: str) -> Iterator[None]:
         BuildBusyError: another process holds it; the message names its pid; nothing in ``out``
             was changed.
     """
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -66,14 +69,42 @@ def build_folder_lock(out: Path, name: str) -> Iterator[None]:
                 "(they would share its staging folder), so this one changed nothing",
                 hint=f"wait for it to end, then run this build again; or build under another name with --name {name}_2",
             ) from None
+        if not _still_there(fd, out / LOCK):  # a build that made the folder removed it as this one opened it
+            raise BuildBusyError(
+                f"another build of {name} ended in {out} as this one started, and removed the folder it had made",
+                hint="run this build again",
+            )
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         try:
             yield
         finally:
             os.ftruncate(fd, 0)  # the pid is said while held only: the folder reads the same after every build
+            if created:
+                _remove_if_bare(out)
     finally:
-        os.close(fd)  # releases the lock; the file stays (module docstring)
+        os.close(fd)  # releases the lock; the file stays (module docstring) unless this build made the folder
+
+
+def _still_there(fd: int, path: Path) -> bool:
+    """Whether the file ``fd`` holds is still the one at ``path`` (the folder was not removed under it)."""
+    try:
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False
+
+
+def _remove_if_bare(out: Path) -> None:
+    """Remove build folder ``out``, which this build made, when it holds nothing but the lock file (trial 30, F12: a
+    Ctrl-C'd build of a new model left ``builds/dae2/`` with only ``.build.lock`` while saying nothing of the build was
+    written). Done while the lock is held; a build that opened the file before it is removed finds it gone once it
+    holds it (:func:`_still_there`) and stops, so two builds never hold two files of one name."""
+    try:
+        if [p.name for p in out.iterdir()] == [LOCK]:
+            (out / LOCK).unlink()
+            out.rmdir()
+    except OSError:  # a file came in, or the folder cannot be listed: it stays, as any build folder does
+        return
 
 
 @contextlib.contextmanager

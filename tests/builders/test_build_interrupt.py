@@ -52,6 +52,7 @@ def test_ctrl_c_during_an_export_says_nothing_was_written_and_exits_130(tmp_path
     ) in said, out
     assert "aborted" not in out and "Traceback" not in out, out
     assert not repo.exists() and not (builds / "slow" / "manifest.json").exists()
+    assert not (builds / "slow").exists()  # the folder this build made, bare, goes too (trial 30, F12)
 
 
 #: A model whose forward, under the dynamo exporter's trace only, says so (a file: the exporter captures its output)

@@ -73,3 +73,38 @@ def test_a_real_second_build_stops_with_one_error_and_leaves_the_first_alone(tmp
         assert not (tmp_path / "repo").exists()
     finally:
         first.communicate("")
+
+
+def test_a_folder_the_build_made_and_left_bare_is_removed_with_its_lock_file(tmp_path: Path) -> None:
+    """Trial 30, F12: a Ctrl-C'd build of a new model left ``builds/dae2/`` holding only ``.build.lock`` while it
+    said nothing of the build was written."""
+    out = tmp_path / "builds" / "new"
+    with pytest.raises(KeyboardInterrupt), build_folder_lock(out, "new"):
+        raise KeyboardInterrupt
+    assert not out.exists() and (tmp_path / "builds").is_dir()
+
+
+def test_a_folder_that_was_there_or_holds_more_than_the_lock_stays(tmp_path: Path) -> None:
+    earlier = tmp_path / "builds" / "earlier"
+    earlier.mkdir(parents=True)
+    with build_folder_lock(earlier, "earlier"):
+        pass
+    assert [p.name for p in earlier.iterdir()] == [LOCK]  # not this build's to remove
+    written = tmp_path / "builds" / "written"
+    with build_folder_lock(written, "written"):
+        (written / "manifest.json").write_text("{}")
+    assert sorted(p.name for p in written.iterdir()) == [LOCK, "manifest.json"]
+
+
+def test_a_build_that_locked_a_lock_file_removed_under_it_stops(tmp_path: Path) -> None:
+    out = tmp_path / "builds" / "gone"
+    out.mkdir(parents=True)
+    fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)  # opened as the other build removed it
+    try:
+        (out / LOCK).unlink()
+        (out / LOCK).write_text("")  # and a third one made a new file of the name
+        from builders.repository import build_lock
+
+        assert not build_lock._still_there(fd, out / LOCK)
+    finally:
+        os.close(fd)
