@@ -17,6 +17,7 @@ import logging
 from typing import Any
 
 from builders import backends
+from builders.config.grid_skips import UNBATCHED, merged_skips
 from builders.config.queue_delays import parse_queue_delays as parse_queue_delays  # its home before
 from builders.triton import rules
 from builders.triton.rules import Problem, raise_problems
@@ -158,7 +159,7 @@ class GridPlan:
         ways = []
         if any(s.what.startswith("TensorRT accelerator") for s in self.skipped):
             ways.append("add off to --trt-accelerator (e.g. --trt-accelerator off,fp16), or KIND_GPU instances on a GPU server")
-        if not ways or any(s.what == "max_batch_size 0 with dynamic batching" for s in self.skipped):
+        if not ways or any(s.what == UNBATCHED for s in self.skipped):
             ways.append("add --dynamic-batching off or a max_batch_size > 0")
         return "widen the grid: " + "; or ".join(ways)
 
@@ -327,7 +328,7 @@ class VariantGrid:
         ):
             no_batching = rules.dynamic_batching(mbs, delay is not None)
             if no_batching:
-                skipped.append(Skipped("max_batch_size 0 with dynamic batching", no_batching[0].reason()))
+                skipped.append(Skipped(UNBATCHED, f"{no_batching[0].field}: {no_batching[0].problem}"))
                 continue
             if acc is not None:
                 off_axis = rules.ort_trt_accelerator(get_format(fmt).backend, kind == "gpu")
@@ -375,9 +376,7 @@ class VariantGrid:
             what = f"TensorRT accelerator {acc}"
             if not any(v.trt_accelerator == acc for v in out) and not any(sk.what == what for sk in skipped):
                 skipped.append(Skipped(what, why))
-        # the same skip reason once per kind of skip, not per grid point
-        unique = list({(s.what, s.reason): s for s in skipped}.values())
-        return GridPlan(out, unique)
+        return GridPlan(out, [Skipped(w, r) for w, r in merged_skips(skipped, out)])  # once per kind, counted where per point
 
     def variants(
         self,

@@ -229,3 +229,16 @@ def test_an_empty_grid_is_told_what_skipped_it() -> None:
     batching = VariantGrid(counts=(1,), queue_delays_us=(100,), max_batch_sizes=(0,)).plan("m", ("onnx",), server_gpu=False)
     assert not batching.variants
     assert batching.empty_hint() == "widen the grid: add --dynamic-batching off or a max_batch_size > 0"
+
+
+def test_the_skipped_unbatched_points_are_counted_in_the_grids_words_not_as_an_error_in_a_config():
+    """Trial 30, F18: the default grid with --max-batch-sizes 0,8 said "skipped max_batch_size 0 with dynamic batching:
+    dynamic_batching: is set but max_batch_size is 0 ... (remove dynamic_batching, ...)", with no count."""
+    plan = VariantGrid(counts=(1,), queue_delays_us=(None, 100), max_batch_sizes=(0, 8)).plan("m", ("onnx", "torchscript"))
+    (skip,) = plan.skipped
+    assert skip.reason.startswith("2 grid points not made, as Triton forms no batches for a model that does not batch")
+    assert skip.reason.endswith("the grid's 2 max_batch_size 0 variants without dynamic batching are built")
+    assert "remove dynamic_batching" not in skip.reason
+    only_on = VariantGrid(counts=(1,), queue_delays_us=(100,), max_batch_sizes=(0, 8)).plan("m", ("onnx",))
+    assert only_on.skipped[0].reason.startswith("1 grid point not made")
+    assert "no max_batch_size 0 variant is built: add off to --dynamic-batching" in only_on.skipped[0].reason

@@ -26,7 +26,9 @@ def test_each_integer_input_gets_its_range_and_where_it_came_from():
     ranges = input_ranges(SPEC, BuildOptions("x", spec=SPEC).spec_source("factory"))
     assert set(ranges) == {"lengths", "ids"}  # floats have no range; a mask's values are its domain's
     assert (tuple(ranges["lengths"].value_range), ranges["lengths"].source) == (DEFAULT_INT_RANGE, DEFAULT_SOURCE)
-    assert (tuple(ranges["ids"].value_range), ranges["ids"].source) == ((0, 999), "the --input flags (BuildOptions.spec)")
+    assert (tuple(ranges["ids"].value_range), ranges["ids"].source) == ((0, 999), "BuildOptions(spec=...)")
+    typed = BuildOptions("x", spec=SPEC, command="builders build --input ids:int64:4:0..999 ...")
+    assert typed.spec_source("factory") == "the --input flags"  # a command line names no Python field (trial 30, F18)
 
 
 def test_the_source_names_the_spec_file_the_example_or_the_built_in(tmp_path):
