@@ -25,6 +25,7 @@ from clients.check_stop import done_line, interrupted, stopping_line
 from clients.check_summary import check_summary as check_summary
 from clients.check_summary import checked_sizes as checked_sizes
 from clients.infer import infer
+from clients.runtimes.loading import load_by_name
 from clients.runtimes.models import UNLOAD_WAIT_S, unload_and_wait
 from clients.server import ServerOptions, TritonServer
 from clients.shapes import batch_sizes_of
@@ -272,7 +273,11 @@ def running_urls(http_url: str | None, grpc_url: str | None, protocols: Sequence
 
 
 def check_running(
-    repository: Path, urls: dict[str, str], only: Sequence[str] = (), progress: Progress | None = None
+    repository: Path,
+    urls: dict[str, str],
+    only: Sequence[str] = (),
+    progress: Progress | None = None,
+    timeout_s: float = 120.0,
 ) -> list[CheckResult]:
     """Check each variant of ``repository`` on a running server.
 
@@ -285,6 +290,8 @@ def check_running(
         urls: Protocol -> ``host:port`` (``{"http": "localhost:8000", "grpc": ...}``).
         only: Variant names to check (default all).
         progress: Called with one line per step (a variant not ready is loaded); ``None``: silent.
+        timeout_s: How long a load it asks for may wait (``--start-timeout``, default 120 s); a load the server says
+            failed (its repository index) ends the wait at once (:func:`clients.runtimes.loading.load_by_name`).
 
     Raises:
         ClientError: no server answers.
@@ -307,8 +314,8 @@ def check_running(
             try:
                 if not client.is_model_ready(name):
                     say(f"{name}: not ready, asking the server to load it")
-                    try:
-                        client.load_model(name)
+                    try:  # the one wait for a load (trial 30, F21): an unanswered request waited 120 s, gRPC's for ever
+                        load_by_name(lambda: make_client(url, proto), url, proto, name, timeout_s)
                         loaded_here = True
                     except Exception as e:  # noqa: BLE001 - any refusal is that variant's failure
                         msg = e.message() if hasattr(e, "message") and callable(e.message) else str(e)

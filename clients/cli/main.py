@@ -255,7 +255,8 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
     control) and each variant is loaded, checked and unloaded in turn; with --runtime remote
     --url, a variant already loaded there is checked as it is served (its served config
     compared with the variant's first), never reloaded. With --http-url/--grpc-url the server there is
-    checked and the tritonserver flags, which set up a server to start, are refused. Exit 1 if any fails.
+    checked (a variant not ready is loaded, waiting at most --start-timeout) and the tritonserver flags, which set
+    up a server to start, are refused. Exit 1 if any fails.
     """
     from rich.markup import escape
 
@@ -274,7 +275,8 @@ def check(server_opts: Any, http_url: str | None, grpc_url: str | None, protocol
             urls = running_urls(http_url, grpc_url, protocols)
             for line in urls.derived:
                 console.print(escape(line), highlight=False)
-            results = check_running(server_opts.repository, urls.urls, variants, lambda m: console.log(escape(m)))
+            say = lambda m: console.log(escape(m))  # noqa: E731
+            results = check_running(server_opts.repository, urls.urls, variants, say, server_opts.start_timeout_s)
         else:
             results = check_with_server(server_opts, protocols, variants, lambda m: console.log(escape(m)))
     except KeyboardInterrupt as e:  # the rows it has, what it did not check, exit 130 (T17-16)

@@ -89,11 +89,11 @@ def refuse_unread_running(running: str, address: str) -> None:
     """Refuse the server flags typed beside ``running`` (``--http-url``/``--grpc-url``) at ``address``, with which
     ``clients check`` checks a server that runs: they were shown in its help and ignored (``--runtime``,
     ``--http-port``, ...); by the one rule of unread flags (:func:`core.flag_refusals.refuse_unread`), ``-r`` aside
-    (the repository the outputs are checked against). Each is said with what it sets up and a way to have it read
+    (the repository the outputs are checked against), and ``--start-timeout`` (how long a load it asks for may wait). Each is said with what it sets up and a way to have it read
     that check takes (break-it F2: ``--metrics-url`` "sets up the server it starts", which it never does: it is for a
     server at ``--url``, and dropping ``--http-url`` alone was refused next): a started server's flags, one runtime's
     (``--tag``: ``--runtime container``), a server at ``--url``'s (``--metrics-url``: ``--url`` in place of ``running``)."""
-    typed = sorted(given_fields(ServerOptions, click.get_current_context()) - {"repository"})
+    typed = sorted(given_fields(ServerOptions, click.get_current_context()) - {"repository", "start_timeout_s"})
     by_reader: dict[str | None, list[str]] = {}
     for f in typed:
         by_reader.setdefault(RemoteRuntime.name if f == "urls" else RUNTIME_FIELDS.get(f), []).append(f)

@@ -101,7 +101,7 @@ def await_answer(send: Callable[[], Any], failed: Callable[[], str | None], time
         return False
 
     def no_answer() -> None:
-        raise TimeoutError(f"{what}: no answer within {timeout_s:g} s")
+        raise TimeoutError(f"{what} had no answer within {timeout_s:g} s")
 
     wait_until(answered, timeout_s, no_answer, poll_s=0)
     if "error" in box:
@@ -109,16 +109,50 @@ def await_answer(send: Callable[[], Any], failed: Callable[[], str | None], time
     return box.get("value")
 
 
-def _index_entry(url: str, model: str) -> dict[str, Any] | None:
+def index_entry(url: str, model: str, protocol: str = "http") -> dict[str, Any] | None:
     """``model``'s entry in the repository index of the server at ``url`` (``state``, ``reason``); ``None`` when it is
     not listed or the index cannot be read within :data:`INDEX_TIMEOUT_S` (a server that restricts the API: the load
     request's answer then says). Over a connection of its own: one opened before a load request waits with it (a
     bundled tritonserver answered nothing on it until the load ended)."""
+    if protocol == "grpc":
+        import tritonclient.grpc as tg
+
+        with contextlib.suppress(Exception), contextlib.closing(tg.InferenceServerClient(url)) as g:
+            found = g.get_model_repository_index(as_json=True, client_timeout=INDEX_TIMEOUT_S).get("models", [])
+            return next((e for e in found if e.get("name") == model), None)
+        return None
     import tritonclient.http as th
 
     with contextlib.suppress(Exception), contextlib.closing(th.InferenceServerClient(url, network_timeout=INDEX_TIMEOUT_S)) as c:
         return next((e for e in c.get_model_repository_index() if e.get("name") == model), None)
     return None
+
+
+def unavailable(before: dict[str, Any] | None, now: dict[str, Any] | None) -> str | None:
+    """Triton's reason a load failed, where the model's index entry ``now`` says ``UNAVAILABLE`` with a reason and is
+    not the entry ``before`` the load request (an earlier unload's or failure's); else ``None``."""
+    if now is None or now == before or now.get("state") != "UNAVAILABLE" or not now.get("reason"):
+        return None
+    return str(now["reason"])
+
+
+def load_by_name(new_client: Callable[[], Any], url: str, protocol: str, model: str, timeout_s: float) -> None:
+    """Ask the server at ``url`` (a client of it: ``new_client()``) to load ``model`` from its own repository, and wait
+    by the one rule (:func:`await_answer`): at most ``timeout_s``, ended at once by an index entry that says the load
+    failed (:func:`unavailable`; a server not started here: no log of it to read).
+
+    Raises:
+        LoadFailed: the index says it failed before the request answered.
+        TimeoutError: no answer within ``timeout_s``.
+        Exception: what the load request raised (Triton refused it).
+    """
+    before = index_entry(url, model, protocol)
+
+    def send() -> None:
+        with contextlib.closing(new_client()) as own:  # a client of its own: it belongs to the thread that sends
+            own.load_model(model)
+
+    await_answer(send, lambda: unavailable(before, index_entry(url, model, protocol)), timeout_s, "its load request")
 
 
 def _since(srv: Any, offset: int) -> str:
@@ -155,18 +189,16 @@ def load_model(srv: Any, model: str, timeout_s: float | None = None) -> Loaded:
 
     try:
         with contextlib.closing(th.InferenceServerClient(srv.http_url, network_timeout=timeout_s)) as c:
-            before = _index_entry(srv.http_url, model)
+            before = index_entry(srv.http_url, model)
 
             def failed() -> str | None:  # what Triton said of the load while its request is unanswered
                 if impl.launches and not srv.is_alive():
                     raise ConnectionError("tritonserver exited while it loaded the model")
                 said = failed_loads(read_log(srv.log_path, offset)).get(model) if impl.launches else None
-                entry = None if said else _index_entry(srv.http_url, model)
-                gone = entry is not None and entry != before and entry.get("state") == "UNAVAILABLE"
-                return said or (str(entry["reason"]) if gone and entry and entry.get("reason") else None)
+                return said or unavailable(before, index_entry(srv.http_url, model))
 
             def request() -> Any:
-                return await_answer(send, failed, timeout_s, f"load {model}")
+                return await_answer(send, failed, timeout_s, f"the load request of {model}")
 
             return tenancy.load(c, model, request, lambda m: unload_and_wait(c, m), impl.mismatch_hint())
     except ServerError:  # the runtime's or the tenancy's own refusal, already worded

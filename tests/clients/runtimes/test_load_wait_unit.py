@@ -86,3 +86,28 @@ def test_a_load_bounded_by_the_time_budget_says_which_flag_gives_it_more_time() 
     log = 'I1205 13:54:09.241818 2922 model_lifecycle.cc:472] "loading: slow:1"'
     hint = not_ready_hint(log, None, 15, server_started=True, flag="--time-budget")
     assert hint.endswith("if it is only slow, raise --time-budget")
+
+
+class _Hung:
+    """A client whose load request never answers (a python stub that failed before it answered)."""
+
+    def load_model(self, model: str) -> None:
+        threading.Event().wait(30)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_load_clients_check_asks_of_a_running_server_ends_at_the_index_s_reason_or_its_timeout(monkeypatch) -> None:
+    from clients.runtimes import loading
+
+    t0 = time.monotonic()
+    with pytest.raises(TimeoutError, match="its load request had no answer within 0.5 s"):
+        loading.load_by_name(_Hung, "localhost:1", "grpc", "m", 0.5)  # gRPC's request had no timeout at all
+    assert time.monotonic() - t0 < 5
+    entries = iter([{"name": "m", "state": "UNAVAILABLE", "reason": "unloaded"}, None])
+    said = {"name": "m", "state": "UNAVAILABLE", "reason": "load failed: no model.py"}
+    monkeypatch.setattr(loading, "index_entry", lambda url, model, protocol="http": next(entries, said))
+    with pytest.raises(LoadFailed, match="load failed: no model.py"):  # an earlier unload's entry is not this load's
+        loading.load_by_name(_Hung, "localhost:1", "http", "m", 30)
+    assert time.monotonic() - t0 < 10
