@@ -155,7 +155,7 @@ def _build_held(
         raise_recorded_stop()  # one a library swallowed while the model loaded or ran
         ref_batch = min(4, max(1, max(opts.grid.max_batch_sizes)))  # reference data at batch min(4, max_batch_size)
         save_reference(staging.root, loaded.module, spec, spec.example_inputs(ref_batch, seed=1234))
-        sample = load_sample(opts.sample_path, spec) if opts.sample_path else None
+        sample = load_sample(opts.sample_path, spec, max(opts.grid.max_batch_sizes)) if opts.sample_path else None
         manifest["draws"] = describe_draws(spec, sample is not None)
         step = ExportStep(
             opts, say, loaded.module, spec, weights + loaded.fingerprint, versions, out, old, plan, sample, manifest, staging,

@@ -175,10 +175,11 @@ def _describe_columns(t: TensorSpec, draw: str) -> str:
     return f"integers, each position of the last axis {each} ({range_text(t.value_range or ()).replace(',', ', ')})"
 
 
-def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:
+def load_sample(path: Path, spec: ModelSpec, max_batch_size: int | None = None) -> dict[str, np.ndarray]:
     """The user's own inputs from an ``.npz`` file: one array per spec input, keyed by the
     input's name (or ``input:<name>``, the form of ``reference.npz``), shape ``[batch,
-    *per_sample_shape]`` with the spec's fixed dims and dtype.
+    *per_sample_shape]`` with the spec's fixed dims and dtype, each dynamic axis's size one the build verifies, and
+    at most ``max_batch_size`` rows (the build's largest; 1 for 0), the rules ``clients`` check a file by.
 
     Raises:
         ModelSpecError: the file is missing, a folder or unreadable (said as such,
@@ -231,6 +232,14 @@ def load_sample(path: Path, spec: ModelSpec) -> dict[str, np.ndarray]:
             hint="give every input the same first (batch) axis",
         )
     _require_verified_sizes(path, spec, out)
+    rows, most = next(iter(batches), 1), max(1, max_batch_size if max_batch_size is not None else 1 << 30)
+    if rows > most:  # clients refuse such a file for every variant of the build (trial 30, F22's kind)
+        raise ModelSpecError(
+            f"--sample {path} has {rows} rows per input, above the largest batch this build serves "
+            f"({most}{', its max_batch_size 0 takes one sample per request' if not max_batch_size else ''}): clients "
+            "refuse a file of this many rows, so the build does not verify one",
+            hint=f"save at most {most} rows per input, or add a larger --max-batch-sizes value (e.g. --max-batch-sizes {rows})",
+        )
     return out
 
 

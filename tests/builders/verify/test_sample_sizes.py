@@ -59,3 +59,13 @@ def test_two_inputs_that_give_one_axis_two_sizes_are_refused(tmp_path):
     np.savez(path, a=np.ones((1, 4), np.float32), b=np.ones((1, 5), np.float32))
     with pytest.raises(ModelSpecError, match=r"inputs 'a' and 'b' give axis seq two sizes \(4 and 5\)"):
         load_sample(path, spec)
+
+
+@pytest.mark.parametrize(("mbs", "said"), [(8, "above the largest batch this build serves (8)"), (0, "(1, its max_batch_size 0")])
+def test_a_sample_of_more_rows_than_the_build_serves_is_refused_as_clients_refuse_it(tmp_path, mbs, said):
+    path = tmp_path / "rows.npz"
+    np.savez(path, image=np.ones((16 if mbs else 2, 1, 24, 40), np.float32))
+    with pytest.raises(ModelSpecError) as e:
+        load_sample(path, SPEC, mbs)
+    assert said in e.value.message and "clients refuse a file of this many rows" in e.value.message
+    assert load_sample(path, SPEC, 16)["image"].shape[0] in (16, 2)  # within a build that serves them

@@ -140,7 +140,8 @@ def test_the_users_sample_is_verified_at_its_own_shape(tmp_path):
     result = export_torchscript(model, spec, tmp_path / "ts")
     with pytest.raises(VerificationError, match="draw 'sample'|draw 'negative'"):
         verify_artifact(result, model, spec, 1, {}, sample=sample)
-    ok = build(_opts(tmp_path, "verification_models:branch", 2, "torchscript", sample_path=tmp_path / "sample.npz"))
+    # 3 rows: a build of max_batch_size >= 3 (clients refuse more rows than it serves, and so does the build's --sample)
+    ok = build(_opts(tmp_path, "verification_models:branch", 4, "torchscript", sample_path=tmp_path / "sample.npz"))
     points = ok.manifest["exports"][0]["verification"]
     assert [(p["batch"], p["draw"]) for p in points if p["draw"] == "sample"] == [(3, "sample")]
 
