@@ -167,7 +167,8 @@ def load_model(srv: Any, model: str, timeout_s: float | None = None) -> Loaded:
 
     Raises:
         ServerError: as :meth:`clients.server.TritonServer.load`; each message's first line says what happened
-            and why, the server log's lines since the request follow it.
+            and why; where Triton gave no reason of its own (a wait that ended, a lost server), the server log's
+            lines since the request follow it.
     """
     import tritonclient.http as th
     from tritonclient.utils import InferenceServerException
@@ -210,7 +211,7 @@ def load_model(srv: Any, model: str, timeout_s: float | None = None) -> Loaded:
         if isinstance(e, (InferenceServerException, LoadFailed)):
             why = first_line(e.message())  # a python stub's frames are in the log, not in the error (T25-21)
             raise ServerError(
-                f"tritonserver could not load model {model!r}: {why}{since}",
+                f"tritonserver could not load model {model!r}: {why}",  # one line; the log keeps the rest (T25-21)
                 log_path=str(srv.log_path),
                 hint=failed_hint(why + "\n" + read_log(srv.log_path, offset), impl.explain(why + "\n" + since), "") or None,
             ) from e
