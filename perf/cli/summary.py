@@ -98,7 +98,8 @@ def recommendation_line(rec: Recommendation, why_at: str = WHY_AT) -> str | None
         parts.append(f"best under the {rec.budget_text}: " + (_pick_words(u) if u else "none (no level within it)"))
     if b is not None:
         same = u is not None and (u.variant, u.concurrency, u.batch_size) == (b.variant, b.concurrency, b.batch_size)
-        parts.append(f"{peak_mark(b)}: " + ("the same level" if same else _pick_words(b)))
+        tie = f" ({w})" if (w := b.tie_word()) else ""  # its own tie set's words, as every other line (trial 30, F10)
+        parts.append(f"{peak_mark(b)}: " + (f"the same level{tie}" if same else _pick_words(b)))
     if u is None and b is None:
         return None
     return "Recommendation: " + "; ".join(parts) + f" (why, and what each was compared with: {why_at})"

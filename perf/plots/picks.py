@@ -74,7 +74,7 @@ class Pick:
         pick's tie (:meth:`~perf.analysis.recommendation.choice.Choice.tie_mark`)."""
         c = self.choice
         note = f" ({c.judged_note})" if self.kind == UNDER and c.judged_note else ""
-        below = f" — {c.dominated_mark.replace('`', '')}" if self.kind == UNDER and c.dominated_mark else ""  # T16-5
+        below = f" — {c.dominated_mark.replace('`', '')}" if c.dominated_mark else ""  # T16-5; a best peak's (F10)
         same = f" — the same level as the {self.same_as}: one point, two marks" if self.same_as else ""
         tie = f" — {mark.replace('`', '')}" if (mark := c.tie_mark()) else ""  # as the console's note (trial 27, T27-17)
         return f"{self.what}: {c.variant} c={c.concurrency}{flag_mark(c.flags)}{note}{below}{tie}{same}" + "".join(

@@ -18,14 +18,17 @@ Fewer than :data:`~perf.analysis.stats.paired.GAP_ROUNDS` shared rounds move no 
 T19-20: after a resume's final group, one shared round, 1,001 against 926 infer/s on a busy host, named a
 variant of 755 infer/s over 3 rounds first above one of 1,567 over 7): the fewest rounds any tier of the rule
 calls a difference on.
-A leader another unbeaten one **overtakes** gives it its place (:func:`overtaken`; trial 21, T21-9): the other has
-the higher median throughput and the lower median latency (the Pareto frontier's rule, each over its own rounds)
-and was ahead of it in every round they shared (at least one). Every piece of evidence there is then favours the
-other, and a pick named first against all of it (a 1-round level of round-adjusted 190.0 infer/s named above one
-of 234.9 infer/s and a lower p99 that was ahead in the one round they shared) is the wrong way round; the round
-adjustment, a fit, is not evidence against the shared rounds and the medians together. Naming the other first
-(not naming none) keeps the project's rule that the leader is always named, with the tie set beside it and
-"not decided" where the rule did not separate them.
+A leader another unbeaten one **overtakes** gives it its place (:func:`overtaken`; trial 21, T21-9; trial 30, F10):
+the other has the higher median throughput and the lower median latency (the Pareto frontier's rule, each over its
+own rounds), they shared at least one round, and those rounds are not one-sided in the leader's favour
+(:func:`favoured`), whatever the rounds each has. Better on both medians is what a Triton user reads as "best", and
+the report's own Pareto section says it; the round adjustment, a fit, is not evidence against the medians where the
+rounds the two shared do not side with the leader (trial 30, F10: a pick of 512.0 infer/s and p99 25.45 ms named
+first, by its round-adjusted throughput, over a member of 527.7 infer/s and p99 10.43 ms, the pick ahead in 2 of
+the 4 rounds they shared; trial 21: a 1-round level of round-adjusted 190.0 infer/s named above one of 234.9
+infer/s and a lower p99 that was ahead in the one round they shared). Naming the other first (not naming none)
+keeps the project's rule that the leader is always named, with the tie set beside it and "not decided" where the
+rule did not separate them.
 Under a latency budget, a leader also gives its place to an unbeaten one at its **knee** (:func:`knee`; trial 22,
 F-mixed-pick): one the rule did not separate from it, whose median throughput is as high or short of it by less than
 :data:`~perf.analysis.stats.paired.GAP_MIN` (the least gap the rule ever calls), whose median latency is
@@ -161,12 +164,19 @@ def supported(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:
 
 
 def _overtakes(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:
-    """Whether ``r`` is better than ``first`` on both medians (Pareto) and ahead in every round they shared."""
+    """Whether ``r`` overtakes ``first`` (module docstring): better on both medians (the Pareto frontier's rule, each
+    over its own rounds), at least one round shared with it, the rule not putting ``first`` ahead and the shared
+    rounds not one-sided in ``first``'s favour (:func:`favoured`), whatever the rounds each has (trial 30, F10)."""
     tr, tf, lr, lf = r.throughput_infer_per_s, first.throughput_infer_per_s, r.latency_ms, first.latency_ms
     if lr is None or lf is None or not (tr >= tf and lr <= lf and (tr > tf or lr < lf)):
         return False
-    result = cmp(first, r).result
-    return result is not None and bool(result.ratios) and all(x < 1.0 for x in result.ratios)
+    c = cmp(first, r)
+    return c.result is not None and bool(c.result.ratios) and c.verdict != "a" and favoured(c.result) != "a"
+
+
+def overtakes(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:
+    """:func:`_overtakes`, for the words of what a pick is named first by (:mod:`perf.analysis.ranking.named_first`)."""
+    return _overtakes(r, first, cmp)
 
 
 def knee(r: Any, first: Any, cmp: Callable[[Any, Any], Any]) -> bool:

@@ -121,7 +121,9 @@ def higher_medians(ranking: Ranking, run: RunResult | None, short: bool = False)
         if short:
             how = (
                 ""
-                if r.median >= 1.0
+                if r.median >= 1.0 and (favoured(r) == "a" or ranking.batching_off)
+                else f", named by round-adjusted {fmt(lead.adjusted_infer_per_s)} vs {fmt(o.adjusted_infer_per_s)}"
+                if r.median >= 1.0  # not one-sided: the round adjustment decided (trial 30, F10)
                 else " only, named first for its batching off"
                 if ranking.batching_off
                 else f" only, named by round-adjusted {fmt(lead.adjusted_infer_per_s)} vs {fmt(o.adjusted_infer_per_s)}"

@@ -82,6 +82,12 @@ class Choice:
             rounds (trial 21, T21-9: said beside the numbers of a runner-up ahead in the one round they shared).
         supported: A tie set's pick: the members the round-adjusted scale put above it that it was named first over by
             its median over more rounds, in words (:func:`perf.analysis.ranking.named_first.outsupported`; trial 28, T28-1).
+        overtook: A tie set's pick: the members it was named first over by its medians, higher throughput and lower
+            latency, that the round-adjusted scale or their shared rounds put first, in words
+            (:func:`perf.analysis.ranking.named_first.overtook`; trial 30, F10).
+        adjusted: A tie set's pick: the members of a higher median it was named first over by its round-adjusted
+            throughput, the rounds they shared not one-sided, in words with the numbers that decided
+            (:func:`perf.analysis.ranking.named_first.adjusted_over`; trial 30, F10).
         kneed: A tie set's pick under a budget: the members it was named first over at their knee, in words
             (:func:`perf.analysis.ranking.named_first.kneed`): named first by its latency then (trial 22, F-mixed-pick).
         batching_off: A tie set's pick with batching off named first over the same variant with batching on, whose
@@ -129,6 +135,8 @@ class Choice:
     trails: list[str] = dataclasses.field(default_factory=list)
     supported: list[str] = dataclasses.field(default_factory=list)
     kneed: list[str] = dataclasses.field(default_factory=list)
+    overtook: list[str] = dataclasses.field(default_factory=list)
+    adjusted: list[str] = dataclasses.field(default_factory=list)
     batching_off: str | None = None
     no_batch: str | None = None
     all_flags: str | None = None
@@ -254,6 +262,13 @@ class Choice:
         shared (:attr:`trails`), round-adjusted throughput, with those members (never "the rounds it shared" then)."""
         if self.batching_off:  # the same variant with batching on formed no batch (trial 24, T24-8)
             return self.batching_off
+        if self.overtook:  # better on both medians (perf.analysis.ranking.leader.overtaken; trial 30, F10)
+            them = "it" if len(self.overtook) == 1 else "them"
+            said = f"its medians, better on both than {', '.join(self.overtook)}: not one-sided for {them}"
+            rest = dataclasses.replace(self, overtook=[]).named_by()  # over the other members, by what it is named by
+            if rest == NAMED_FIRST_BY:
+                rest = "their shared rounds" if len(self.tie_set) - 1 > len(self.overtook) else ""
+            return f"{said}; the others by {rest}" if rest else said
         if self.kneed:  # named at the members' knee (perf.analysis.ranking.leader.knee; trial 22, F-mixed-pick)
             return (
                 f"its latency at as much throughput: by the medians {', '.join(self.kneed)} "
@@ -266,6 +281,13 @@ class Choice:
                 f"{'has' if len(self.supported) == 1 else 'have'} a higher round-adjusted throughput but a lower median "
                 f"over as many rounds or fewer, and the rounds they shared were not as one-sided as {GAP_ROUNDS} of {GAP_ROUNDS}"
             )
+        if self.adjusted:  # a higher median, the shared rounds not one-sided: the round adjustment decided (trial 30, F10)
+            said = (
+                f"its round-adjusted throughput, not by the medians over all rounds: {', '.join(self.adjusted)}; the "
+                f"shared rounds not as one-sided as {GAP_ROUNDS} of {GAP_ROUNDS}, too few or too mixed to decide alone"
+            )
+            rest = dataclasses.replace(self, adjusted=[]).named_by()
+            return said if rest == NAMED_FIRST_BY else f"{said}; over the others by {rest}"
         if not self.trails:
             return NAMED_FIRST_BY
         return (

@@ -1,4 +1,5 @@
-"""A best under the budget that the report's own Pareto frontier shows dominated (trial 16, T16-1).
+"""A best under the budget (or best peak: trial 30, F10) that the report's own Pareto frontier shows dominated (trial
+16, T16-1).
 
 The pick of a rounds sweep is the paired ranking's leader (:mod:`perf.analysis.recommendation.recommend`);
 the Pareto frontier (:mod:`perf.analysis.recommendation.frontier`) compares the levels' medians, each over
@@ -23,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from core.wording import count
+from perf.analysis.build_checks import named
 from perf.analysis.ranking.operating import compare, side_of
 from perf.analysis.recommendation.choice import Choice
 from perf.analysis.recommendation.excluded import candidate
@@ -41,12 +43,14 @@ def dominates(a: Point, b: Point, metric: str = P99) -> bool:
 
 
 def dominated(
-    run: RunResult, points: Mapping[str, list[Point]], pick: Choice, budget_ms: float, metric: str, percentile: int
+    run: RunResult, points: Mapping[str, list[Point]], pick: Choice, budget_ms: float | None, metric: str, percentile: int
 ) -> tuple[str, str, str] | None:
     """The words of the pick's line, its short mark (module rule) and the rival's variant name when a level of
     another series of its client workload, within ``budget_ms`` on ``metric`` (the budget's percentile,
-    ``percentile``), dominates the pick's level; ``None`` when none does. The rival said is the one with the most
-    infer/s (:attr:`perf.analysis.recommendation.choice.Choice.dominated_by`)."""
+    ``percentile``; ``None``: the best peak's, any level), dominates the pick's level; ``None`` when none does. The
+    rival said is the one with the most infer/s (:attr:`perf.analysis.recommendation.choice.Choice.dominated_by`).
+    The leader rule names such a level first where they shared a round not one-sided for the pick
+    (:func:`perf.analysis.ranking.leader.overtaken`); this says the rest (trial 30, F10)."""
     series = {v.name: v for v in run.variants if v.status != "failed"}
     own = series.get(pick.variant)
     at = next((p for p in points.get(pick.variant, []) if pick.at(p.concurrency, p.batch_size) and candidate(p)), None)
@@ -57,15 +61,18 @@ def dominated(
         for name, vr in series.items()
         if name != pick.variant and workload(vr) == workload(own)
         for p in points.get(name, [])
-        if candidate(p) and (lat := p.get(metric)) is not None and lat <= budget_ms and dominates(p, at, metric)
+        if candidate(p)
+        and (lat := p.get(metric)) is not None
+        and (budget_ms is None or lat <= budget_ms)
+        and dominates(p, at, metric)
     ]
     if not rivals:
         return None
     r = max(rivals, key=lambda p: p.value(THROUGHPUT))
     comp = compare(own, side_of(own, at), series[r.variant], side_of(series[r.variant], r), metric)
-    pct = f"p{percentile}"
+    pct, who = f"p{percentile}", named(run, r.variant)  # with its build's verdict, as every name beside a pick
     medians = (
-        f"by their medians (each over its own rounds) `{r.variant}` at concurrency {r.concurrency} has the higher "
+        f"by their medians (each over its own rounds) {who} at concurrency {r.concurrency} has the higher "
         f"throughput and the lower {pct}: {fmt(r.value(THROUGHPUT))} infer/s, {pct} {fmt(r.get(metric), 2)} ms over "
         f"{count(r.trials, 'round')} against the pick's {fmt(at.value(THROUGHPUT))} infer/s, {fmt(at.get(metric), 2)} ms "
         f"over {count(at.trials, 'round')}, so the Pareto frontier holds it and not the pick"
@@ -74,7 +81,7 @@ def dominated(
     if comp.verdict == "a":
         return (
             f"below the Pareto frontier: {medians}; in the {count(shared, 'round')} they shared the rule put the pick ahead",
-            f"below the frontier: ahead of `{r.variant}` c={r.concurrency} by the rule in {count(shared, 'shared round')}",
+            f"below the frontier: ahead of {who} c={r.concurrency} by the rule in {count(shared, 'shared round')}",
             r.variant,
         )
     ahead = sum(1 for x in comp.result.ratios if x > 1.0) if comp.result is not None else 0
@@ -85,9 +92,9 @@ def dominated(
         else "they were never measured in the same round"
     )
     return (
-        f"**not decided** between it and `{r.variant}` at concurrency {r.concurrency} (measured in "
+        f"**not decided** between it and {who} at concurrency {r.concurrency} (measured in "
         f"{count(r.trials, 'round')}): {medians}; {evidence}",
-        f"not decided: `{r.variant}` c={r.concurrency} ({count(r.trials, 'round')}) better on both by the medians; "
+        f"not decided: {who} c={r.concurrency} ({count(r.trials, 'round')}) better on both by the medians; "
         + (f"the pick ahead in {ahead} of {count(shared, 'shared round')}" if shared else "never in a round with it"),
         r.variant,
     )

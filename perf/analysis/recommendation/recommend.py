@@ -38,7 +38,7 @@ from core.errors import PerfError
 from perf.analysis.build_checks import run_verdict
 from perf.analysis.effects.thread_hint import thread_hints
 from perf.analysis.ranking.budget_latency import DEFAULT_LATENCY_PERCENTILE, host_cores, latency_metric, unverified_sentences
-from perf.analysis.ranking.named_first import kneed, outsupported, trailed
+from perf.analysis.ranking.named_first import adjusted_over, kneed, outsupported, overtook, trailed
 from perf.analysis.ranking.rank import Drops, Ranking, dropped_by_search, rank_variants
 from perf.analysis.ranking.standing import rounds_left, settled, uncompared
 from perf.analysis.ranking.standing_words import higher_medians, others_words, outside_words, tie_parts, tie_words
@@ -270,6 +270,8 @@ def _paired_choice(ranking: Ranking, points: dict[str, list[Point]], run: RunRes
     c.trails = trailed(ranking, run) if c.tied else []  # not named first by the shared rounds then (T21-9)
     c.supported = outsupported(ranking, run) if c.tied else []  # by its median over more rounds (trial 28, T28-1)
     c.kneed = kneed(ranking, run) if c.tied else []  # named first by its latency at their throughput (trial 22)
+    c.overtook = overtook(ranking, run) if c.tied else []  # named first by both its medians (trial 30, F10)
+    c.adjusted = adjusted_over(ranking, run) if c.tied else []  # by round-adjusted over a higher median (F10)
     c.batching_off = ranking.batching_off  # named first over its batching twin that formed no batch (trial 24, T24-8)
     c.outside = outside_words(ranking, run, under) if c.tied else ""
     c.host_load = load_words(ranking, {v.name: v for v in run.variants})  # what its verdicts hold for
@@ -352,6 +354,9 @@ def _paired(
     if best_under is not None and budget_ms is not None:  # below its workload's frontier: said in its line (T16-1)
         said = dominated(run, points, best_under, budget_ms, metric, pct) or (None, None, None)
         best_under.dominated, best_under.dominated_mark, best_under.dominated_by = said
+    if best_peak is not None:  # the best peak too: never "best" beside a level better on both without a word (F10)
+        said = dominated(run, points, best_peak, None, metric, pct) or (None, None, None)
+        best_peak.dominated, best_peak.dominated_mark, best_peak.dominated_by = said
     rec = Recommendation(
         budget_ms,
         best_under,

@@ -12,15 +12,17 @@ from perf.records.results import RunResult, VariantResult
 from perf.records.rounds import RoundsRecord
 
 
-def _vr(name: str, by_round: dict[int, float]) -> VariantResult:
-    levels = [LevelResult(4, 1, r, throughput_infer_per_s=t, latency_p99_ms=5.0) for r, t in by_round.items()]
+def _vr(name: str, by_round: dict[int, float], p99: float = 5.0) -> VariantResult:
+    levels = [LevelResult(4, 1, r, throughput_infer_per_s=t, latency_p99_ms=p99) for r, t in by_round.items()]
     return VariantResult(name, status="ok", levels=levels)
 
 
 def test_a_member_ahead_in_the_shared_rounds_is_named_first_not_the_higher_round_adjusted() -> None:
     a = _vr("a", {0: 1000.0, 1: 1000.0, 2: 1000.0})
     b = _vr("b", {0: 1100.0, 1: 1090.0, 2: 1120.0, 3: 100.0, 4: 110.0, 5: 105.0})  # later rounds: far lower
-    c = _vr("c", {r: 500.0 for r in range(6)})  # measured in every round: the later rounds were not slower
+    # measured in every round: the later rounds were not slower; a lower p99 than `b`'s, so `b` is not better on both
+    # medians (then it is named first over `c` by those: trial 30, F10)
+    c = _vr("c", {r: 500.0 for r in range(6)}, p99=4.0)
     rank = rank_variants([a, b, c], cores=None)
     assert rank.leader is not None and rank.leader.side.variant == "b"
     comp = next(x for x in rank.comparisons if x.b.variant == "a")

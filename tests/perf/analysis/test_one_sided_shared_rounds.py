@@ -113,7 +113,9 @@ def test_a_higher_median_over_more_rounds_is_named_first_and_says_so() -> None:
     assert ranking.leader is not None and ranking.leader.side.variant == "r" and "p" in by  # the old code: p
     assert by["p"].adjusted_infer_per_s > ranking.leader.adjusted_infer_per_s  # the round-adjusted scale puts p first
     pick = recommend(run).best_peak
-    assert pick is not None and pick.variant == "r" and pick.supported == ["`p` at c=4 (3 rounds)"]
+    assert pick is not None and pick.variant == "r" and pick.supported == []  # said by its medians (overtook), not twice
+    assert pick.overtook == ["`p` at c=4 (530.0 infer/s, p99 9.00 ms; ahead in 2 of 3 shared rounds)"]
     text = pick.describe()
-    assert "named first by its median throughput over more rounds: `p` at c=4 (3 rounds) has a higher round-adjusted" in text
+    # `r` is also better on both medians (p99 5.00 against 9.00 ms): named first by those, with `p`'s numbers (F10)
+    assert "named first by its medians, better on both than `p` at c=4 (530.0 infer/s, p99 9.00 ms; ahead in 2 of 3" in text
     assert "named first by round-adjusted throughput" not in text

@@ -198,10 +198,10 @@ def test_the_consoles_note_of_a_pick_says_a_runner_up_with_a_higher_median_in_nu
     for label, c, o, rounds, ahead in _higher_runners_up(split_by_workload(_run(ONE_SIDED))):
         row = rows[c.variant]
         assert f"clients (c={c.concurrency}" in row and label in row
-        assert (
-            f"`{o.side.variant}`'s median at {o.side.level()} higher, {fmt(o.throughput_infer_per_s)}: the pick ahead in {ahead} of {rounds} shared rounds"
-            in row
-        )
+        higher = f"`{o.side.variant}`'s median at {o.side.level()} higher, {fmt(o.throughput_infer_per_s)}: the pick ahead in {ahead} of {rounds} shared rounds"
+        # a member better on both medians the pick was ahead of in one-sided shared rounds: "not decided" (trial 30, F10)
+        below = f"not decided: `{o.side.variant}` c={o.side.concurrency} ({o.rounds} rounds) better on both by the medians; the pick ahead in {ahead} of {rounds} shared rounds"
+        assert higher in row or below in row
         said += 1
     assert said  # time=16000, b=4: nodb's 1,874.2 in its own row beside db500's pick at 1,675.0 (ONE_SIDED)
 
