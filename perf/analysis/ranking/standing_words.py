@@ -176,7 +176,7 @@ def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) ->
     ``"3 of the 7 others by its own paired rounds, by the sign test after 6–9 rounds; 4 were beaten by `x` at c=4, ..."``
     (trial 26, T26-1: "7, 4 by the sign test" of a pick that had 3 verdicts of its own)."""
     beaten, via = ranking.beaten(), through_parts(ranking)
-    how = f", {tiers}" if (tiers := tiers_words([c.result for c in beaten if c.result is not None])) else ""
+    how = _tiers_by_level(ranking, beaten)
     ahead = len(beaten) + len(ranking.beaten_through())
     others = ahead if run is None else len(run.variants) - 1 - len(ranking.other_sizes)
     if not via and (run is None or others <= len(beaten)):  # nothing beaten, none else: no count to say (not "(0)")
@@ -186,6 +186,32 @@ def others_words(ranking: Ranking, run: RunResult | None, under_budget: bool) ->
         return "; ".join(rest)
     own = " by its own paired rounds" if via else ""
     return "; ".join([f"{len(beaten) or 'none'} of the {others} others{own}{how}", *rest])
+
+
+def _tiers_by_level(ranking: Ranking, beaten: list[Comparison]) -> str:
+    """``", by the sign test after 6–8 rounds"``: by which tier and after how many rounds the pick's verdicts were
+    reached (:func:`perf.analysis.stats.rounds_words.tiers_words`); those its variant won at another of its levels
+    (module docstring of :mod:`perf.analysis.ranking.rank`, "The pick's other levels") said apart with that level:
+    ``", 1 at the pick's c=2, by the sign test after 6 rounds; 2 by the same variant at c=4, not at the pick's c=2: by
+    the sign test after 7 rounds"`` (trial 30, F3: "beats every other ... after 7 rounds" of a pick at c=2 measured in
+    3, the verdicts its c=4's); ``""`` without any."""
+    lead = ranking.leader
+    at: dict[Side | None, list[Comparison]] = {}
+    for c in beaten:
+        at.setdefault(None if lead is None or c.a == lead.side else c.a, []).append(c)
+    if lead is None or set(at) <= {None}:
+        tiers = tiers_words([c.result for c in beaten if c.result is not None])
+        return f", {tiers}" if tiers else ""
+    parts = []
+    for side, cs in sorted(at.items(), key=lambda kv: kv[0] is not None):
+        tiers = tiers_words([c.result for c in cs if c.result is not None])
+        where = (
+            f"at the pick's {lead.side.level()}"
+            if side is None
+            else f"by the same variant at {side.level()}, not at the pick's {lead.side.level()}"
+        )
+        parts.append((f"{len(cs)} " if len(at) > 1 else "") + where + (f": {tiers}" if tiers else ""))
+    return ", " + "; ".join(parts)
 
 
 def through_parts(ranking: Ranking, run: RunResult | None = None) -> list[str]:
@@ -260,9 +286,12 @@ def outside_words(ranking: Ranking, run: RunResult | None, under_budget: bool) -
     outside = len(run.variants) - len(ranking.tie_set) - len(ranking.other_sizes)
     if outside <= 0:
         return ""
-    beaten = len(ranking.beaten())
+    beaten = ranking.beaten()
+    how = _tiers_by_level(ranking, beaten) if any(ranking.leader and c.a != ranking.leader.side for c in beaten) else ""
     parts = (
-        ([f"it beats {beaten} by the rule"] if beaten else []) + through_parts(ranking) + rest_parts(ranking, run, under_budget)
+        ([f"it beats {len(beaten)} by the rule{how}"] if beaten else [])
+        + through_parts(ranking)
+        + rest_parts(ranking, run, under_budget)
     )
     return f"the {count(outside, 'other')} outside the tie set: " + "; ".join(parts)
 
