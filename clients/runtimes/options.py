@@ -171,7 +171,12 @@ class ServerOptions:
         )
     )
     start_timeout_s: Annotated[float, Flag(decls=("--start-timeout",), type=Duration("s"), metavar="S", panel=SERVER_PANEL)] = (
-        Field(default=120.0, ge=1, description="Seconds to wait for the server to become ready.")
+        Field(
+            default=120.0,
+            ge=1,
+            description="Seconds to wait for the server to start and for each model load it is asked for (a sweep's "
+            "and a co-location run's: at most to its --time-budget's end); a load Triton says failed ends the wait at once.",
+        )
     )
     exit_timeout_s: Annotated[int, NOT_A_FLAG] = 15
     tag: Annotated[str | None, Flag(panel=CONTAINER_PANEL, default_text=DEFAULT_TAG.removesuffix("-py3"))] = Field(

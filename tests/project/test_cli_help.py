@@ -170,3 +170,16 @@ def test_a_comma_list_that_names_nothing_is_refused(name: str, cmd: click.Comman
 def test_empty_parts_beside_a_real_one_are_skipped() -> None:
     ctx = clients_cli.commands["check"].make_context("check", ["--variants", "a,,b,"])
     assert ctx.params["variants"] == ("a", "b")
+
+
+def test_start_timeout_s_help_says_it_bounds_every_model_load() -> None:
+    # trial 31, F8: "Seconds to wait for the server to become ready" in every command, while it also bounds each load
+    # the command asks for (bb33157d, 44a07269) and a sweep's load stops at its --time-budget's end
+    seen = []
+    for name, cmd, _root in COMMANDS:
+        for p in cmd.params:
+            if isinstance(p, click.Option) and "--start-timeout" in p.opts:
+                seen.append(name)
+                words = " ".join((p.help or "").split())
+                assert "each model load" in words and "--time-budget" in words, f"{name} --start-timeout: {words!r}"
+    assert {"clients check", "perf sweep", "perf colocate", "launch_tritonserver"} <= set(seen), seen
