@@ -12,12 +12,21 @@ from perf.records.results import RunResult
 from perf.records.rounds import BudgetRecord, RoundsRecord
 from perf.records.workloads import series_decision, variant_name
 
+#: What lifts a cap on a resume whose rounds go on, in :func:`perf.sweep.budget_scope.choose`'s rule: a budget that fits
+#: a verdict's rounds with the ladders above it, the one the resume's plan line names (trial 31, F2: a time-ended run's
+#: report said "a --resume of this run keeps the time budget's cap" while its resume's plan line named the
+#: ``--time-budget 2m`` that lifted it, and a 2m resume did).
+LIFTS = (
+    "a --resume given a --time-budget that fits a verdict's rounds with the ladders above it lifts the cap "
+    "(its plan line names that budget)"
+)
+
 
 def above_cap(run: RunResult, at: Point) -> str | None:
     """What measures above ``at``, a level at the top of a ladder the time budget capped (its search decision's rule
     ``cap`` below the ladder's own top): a new run of its variant over the levels from ``at`` to that top, since a
-    ``--resume`` of a finished run keeps the cap (of an unfinished one, given more time, it lifts it); ``None`` where the
-    budget capped no ladder at ``at``."""
+    ``--resume`` of a run whose rounds a decision ended keeps the cap (of one whose rounds go on, stopped or ended by
+    the time budget, one given the time lifts it: :data:`LIFTS`); ``None`` where the budget capped no ladder at ``at``."""
     b = run.rounds.budget if run.rounds is not None else None
     top = run.search.rules.max_concurrency if run.search is not None else None
     if run.search is None or b is None or b.max_concurrency is None or top is None or not at.concurrency < top:
@@ -29,10 +38,11 @@ def above_cap(run: RunResult, at: Point) -> str | None:
     levels = run.search.rules.levels_from(at.concurrency)  # the ladder's own growth, from the capped level up
     name = variant_name(vr) if vr is not None else at.variant
     new = f"a new run with `--variants {name} --concurrency {','.join(map(str, levels))}` measures above it"
-    if run.finished is None and resume_refused(run):  # a rebuild replaced files it measured: no resume (break-it F18)
+    goes_on = run.finished is None or (run.rounds is not None and run.rounds.by_time())
+    if goes_on and resume_refused(run):  # a rebuild replaced files it measured: no resume (break-it F18)
         return f"the time budget capped it at concurrency {b.max_concurrency} (a --resume of this run is refused): {new}"
-    if run.finished is None:  # its rounds may go on: a resume given the time lifts the cap (lifted_cap)
-        return f"the time budget capped it at concurrency {b.max_concurrency}: a --resume given more time lifts the cap, or {new}"
+    if goes_on:  # its rounds may go on: a resume whose budget fits a verdict's rounds above the cap lifts it (T31 F2)
+        return f"the time budget capped it at concurrency {b.max_concurrency}: {LIFTS}, or {new}"
     return f"a --resume of this run keeps the time budget's cap of concurrency {b.max_concurrency}: {new}"
 
 

@@ -95,19 +95,32 @@ def test_a_pick_at_a_cap_the_time_budget_set_names_the_command_that_measures_abo
     """Trial 21, T21-6: every --resume keeps the first session's cap (c<=4 of a 90 s run), and the pick sat at it with
     "budget not reached" and no word of what measures above it."""
     finished = _run(6.0)
-    finished.finished = "2026-12-04T16:00:00+0000"  # its rounds had ended: a resume keeps the cap
+    finished.finished = "2026-12-04T16:00:00+0000"  # its rounds a decision ended: a resume keeps the cap
+    assert finished.rounds is not None
+    finished.rounds.ended, finished.rounds.ended_by = "ranking decided (after 6 rounds)", "decided"
     u = recommend(finished, 10.0).best_under_budget
     assert u is not None and u.headroom is not None
     assert u.headroom.endswith(
         "; a --resume of this run keeps the time budget's cap of concurrency 4: a new run with "
         "`--variants lead --concurrency 4,8,16,32,64` measures above it"
     ), u.headroom
+    lifts = (
+        "; the time budget capped it at concurrency 4: a --resume given a --time-budget that fits a verdict's rounds "
+        "with the ladders above it lifts the cap (its plan line names that budget), or a new run with "
+        "`--variants lead --concurrency 4,8,16,32,64` measures above it"
+    )
     u = recommend(_run(6.0), 10.0).best_under_budget  # unfinished: a resume given more time lifts it (T21-6's rest)
     assert u is not None and u.headroom is not None
-    assert u.headroom.endswith(
-        "; the time budget capped it at concurrency 4: a --resume given more time lifts the cap, or a new run with "
-        "`--variants lead --concurrency 4,8,16,32,64` measures above it"
-    ), u.headroom
+    assert u.headroom.endswith(lifts), u.headroom
+    # trial 31, F2: a run the time budget ended is finished, and its resume given the time lifts the cap as well (the
+    # resume's plan line names the budget); the report said a resume keeps it, and sent the user to a new run
+    timed = _run(6.0)
+    timed.finished = "2026-12-04T16:00:00+0000"
+    assert timed.rounds is not None
+    timed.rounds.ended, timed.rounds.ended_by = "time budget spent: 9 s left; 2 of the 6 rounds a verdict needs", "time"
+    u = recommend(timed, 10.0).best_under_budget
+    assert u is not None and u.headroom is not None
+    assert u.headroom.endswith(lifts) and "keeps the time budget's cap" not in u.headroom, u.headroom
     uncapped = _run(6.0)
     assert uncapped.rounds is not None and uncapped.rounds.budget is not None
     uncapped.rounds.budget.max_concurrency = None  # the search's own top, not the time budget's: nothing to lift
