@@ -93,7 +93,8 @@ def serve(server_opts: ServerOptions, print_cmd: bool = False, extra: tuple[str,
             log_path=str(srv.log_path),
         )
     except (KeyboardInterrupt, _Stop) as e:
-        click.echo(f"\nstopping tritonserver ({type(e).__name__ if isinstance(e, KeyboardInterrupt) else e})", err=True)
+        # "(Ctrl-C)" as every command names it (core.console.stop_name; trial 30, F16: "(KeyboardInterrupt)")
+        click.echo(f"\nstopping tritonserver ({'Ctrl-C' if isinstance(e, KeyboardInterrupt) else e})", err=True)
     finally:
         with held_stops(ending=True):  # it is stopping already: a second stop kills it at once, said by the line above
             srv.stop()

@@ -194,3 +194,31 @@ def test_print_cmd_refuses_what_only_a_start_reads(tmp_path: Path) -> None:
     assert "tritonserver" not in res.output
     plain = CliRunner().invoke(cli, base)  # nothing typed that only a start reads: the command
     assert plain.exit_code == 0 and "--model-repository=" in plain.output
+
+
+@pytest.mark.parametrize(("stop", "said"), [(KeyboardInterrupt, "Ctrl-C"), ("SIGTERM", "SIGTERM")])
+def test_the_launchers_stop_line_names_a_ctrl_c_as_every_command_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], stop: object, said: str
+) -> None:
+    """Trial 30, F16: a Ctrl-C of the launcher said "stopping tritonserver (KeyboardInterrupt)"; builds, sweeps and
+    every other command say "(Ctrl-C)"; a SIGTERM "(SIGTERM)"."""
+    from clients.cli import launch
+
+    stopped: list[bool] = []
+
+    class Fake:
+        command_line, runtime, runtime_reason = "tritonserver", "bundled", "test"
+
+        def __init__(self, _opts: object) -> None:
+            pass
+
+        def start(self) -> None:
+            raise KeyboardInterrupt if stop is KeyboardInterrupt else launch._Stop(stop)
+
+        def stop(self) -> None:
+            stopped.append(True)
+
+    monkeypatch.setattr(launch, "TritonServer", Fake)
+    launch.serve(ServerOptions(repository=tmp_path, runtime="bundled"))
+    err = capsys.readouterr().err
+    assert f"stopping tritonserver ({said})" in err and "KeyboardInterrupt" not in err and stopped
