@@ -103,26 +103,28 @@ def measured_words(repo: Path, ids: list[str], what: str = "it", results_dir: Pa
     return f"the {agree(len(ids), 'run', 'runs')} {', '.join(ids)} in {where} measured {what}"
 
 
-def removed_words(repo: Path, ids: list[str], results_dir: Path = RESULTS_DIR) -> str:
+def removed_words(repo: Path, ids: list[str], results_dir: Path = RESULTS_DIR, *, dry_run: bool = False) -> str:
     """:func:`measured_words` of a variant removed from ``repo`` (a build's stale variant, ``make clean``), with what
     its removal costs the runs ``ids``: ``"the run s1 in /p/results measured it: its export-deployment and --resume
     refuse it now"``; ``"no run in /p/results measured it"``. Every line that removes a variant says it (trial 24,
     T24-16). ``triton-perf compare`` is not named: it reads the runs' numbers and recorded file digests, not the
-    repository, and goes on comparing them (s22z, Z-9: the words said it refused)."""
-    lost = f": {agree(len(ids), 'its', 'their')} export-deployment and --resume refuse it now" if ids else ""
+    repository, and goes on comparing them (s22z, Z-9: the words said it refused). ``dry_run``: nothing is removed,
+    so they ``would refuse it`` (trial 30, F14: ``builders remove --dry-run`` said "refuse it now")."""
+    refuse = "would refuse it" if dry_run else "refuse it now"
+    lost = f": {agree(len(ids), 'its', 'their')} export-deployment and --resume {refuse}" if ids else ""
     return measured_words(repo, ids, results_dir=results_dir) + lost
 
 
-def removal_lines(repo: Path, names: list[str], done: str = "") -> list[tuple[str | None, str]]:
+def removal_lines(repo: Path, names: list[str], done: str = "", *, dry_run: bool = False) -> list[tuple[str | None, str]]:
     """What removing variants ``names`` of ``repo`` costs the runs that measured them: ``(name, removed_words)`` for each
     variant a run measured, in the order given, then ``(None, "no run in /p/results measured them")`` (or "the other 2
     variants``, then ``done``: ``" deleted"``) for the rest. The one source of the runs lines of every command that deletes or drops variants
     (``make clean``, ``builders prune``, ``builders remove``, a build dropping entries whose folder is gone); each
-    prefixes a line with the name as it says it."""
+    prefixes a line with the name as it says it. ``dry_run``: what removing them would cost (:func:`removed_words`)."""
     if not names:
         return []
     runs = measuring_runs(repo, names)
-    lines: list[tuple[str | None, str]] = [(n, removed_words(repo, runs[n])) for n in names if n in runs]
+    lines: list[tuple[str | None, str]] = [(n, removed_words(repo, runs[n], dry_run=dry_run)) for n in names if n in runs]
     rest = len(names) - len(lines)
     if rest:
         lone = agree(len(names), "it", "them")  # one variant is "it" (was "measured them")
@@ -246,5 +248,5 @@ def live_words(runs: list[str], what: str) -> str:
     return (
         f"the {agree(len(runs), 'run', 'runs')} {', '.join(runs)} {agree(len(runs), 'is', 'are')} still being written "
         f"by a sweep, colocate or coldstart --into measuring these variants: {what}, so {it} can still load what {it} "
-        "measure"
+        + agree(len(runs), "measures", "measure")  # trial 30, F19: "so it can still load what it measure"
     )

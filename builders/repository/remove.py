@@ -60,8 +60,9 @@ class Removal:
     runs: list[str] = dataclasses.field(default_factory=list)
 
 
-def plan_removal(repo: Path, model: str, flag: str = "NAME") -> Removal:
-    """What removing ``model`` from ``repo`` deletes, deleting nothing (``builders remove --dry-run``).
+def plan_removal(repo: Path, model: str, flag: str = "NAME", *, dry_run: bool = False) -> Removal:
+    """What removing ``model`` from ``repo`` deletes, deleting nothing (``builders remove --dry-run``: ``dry_run``, its
+    runs lines say what the removal would cost, :func:`builders.repository.measured_runs.removal_lines`).
 
     Raises:
         RepositoryError: ``repo`` is not there or has no index, the index cannot be read, ``model`` is none of its
@@ -92,7 +93,7 @@ def plan_removal(repo: Path, model: str, flag: str = "NAME") -> Removal:
             out.kept.append(f"{build}: {why}")
         else:
             out.builds.append(build)
-    out.runs = [f"{n}: {w}" if n else w for n, w in removal_lines(repo, out.entries)]
+    out.runs = [f"{n}: {w}" if n else w for n, w in removal_lines(repo, out.entries, dry_run=dry_run)]
     return out
 
 
@@ -106,7 +107,7 @@ def remove_model(repo: Path, model: str, *, dry_run: bool = False, flag: str = "
     if not Path(repo).is_dir():  # before the lock, which opens it (trial 29, T29-9: a traceback, not this error)
         raise repository_not_found(Path(repo))
     with repository_lock(Path(repo)):  # a build's index update waits: neither loses the other's change
-        out = plan_removal(repo, model, flag)
+        out = plan_removal(repo, model, flag, dry_run=dry_run)
         if dry_run:
             return out
         for folder in out.folders:

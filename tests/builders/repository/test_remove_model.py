@@ -89,6 +89,10 @@ def test_the_cli_removes_the_model_and_names_the_runs_that_measured_it(repo: Pat
     record = {"run_id": "sweepA", "settings": {"repository": str(repo)}, "variants": [{"name": measured, "levels": [level]}]}
     (run / "results.json").write_text(json.dumps(record))
     monkeypatch.chdir(repo.parent)
+    dry = CliRunner().invoke(cli, ["remove", "net", "--dry-run"], terminal_width=250)  # nothing deleted: "would"
+    said = " ".join(dry.output.split())
+    assert dry.exit_code == 0 and "export-deployment and --resume would refuse it" in said, said  # trial 30, F14
+    assert "refuse it now" not in said and len(_indexed(repo)) == 4
     res = CliRunner().invoke(cli, ["remove", "net"], terminal_width=250)
     assert res.exit_code == 0, res.output
     said = " ".join(res.output.split())
