@@ -41,11 +41,11 @@ def _node_change(nodes: int, nodes_after: int, before: dict[str, int], after: di
     count as it was"): fused or removed, added (the operator types that grew, most first), or unchanged."""
     delta = nodes - nodes_after
     if delta > 0:
-        return f"ORT fused or removed {delta} nodes"
+        return f"ORT fused or removed {count(delta, 'node')}"
     if delta == 0:
         return "ORT left the node count as it was"
     grew = {op: n - before.get(op, 0) for op, n in after.items() if n > before.get(op, 0)}
-    return f"ORT added {-delta} nodes (more of: {_ops(grew)}): each added node (a layout reorder, a cast) is one more pass over its tensor"
+    return f"ORT added {count(-delta, 'node')} (more of: {_ops(grew)}): each added node (a layout reorder, a cast) is one more pass over its tensor"
 
 
 def chain_text(c: BatchShapeChain) -> str:
@@ -111,7 +111,7 @@ def onnx_facts(h: OnnxHealth) -> list[Fact]:
         ),
         Fact(
             "operators (as exported)",
-            f"{h.node_count} nodes: {_ops(h.op_counts)}",
+            f"{count(h.node_count, 'node')}: {_ops(h.op_counts)}",
             "what the exporter wrote; ONNX Runtime rewrites the graph when a session starts",
         ),
     ]
@@ -119,7 +119,7 @@ def onnx_facts(h: OnnxHealth) -> list[Fact]:
         rows.append(
             Fact(
                 f"operators after ONNX Runtime ({opt.level}, {opt.provider})",
-                f"{opt.node_count} nodes: {_ops(opt.op_counts)} (onnxruntime {opt.onnxruntime})",
+                f"{count(opt.node_count, 'node')}: {_ops(opt.op_counts)} (onnxruntime {opt.onnxruntime})",
                 _node_change(h.node_count, opt.node_count, h.op_counts, opt.op_counts)
                 + ": this is what Triton's onnxruntime backend runs by default on a CPU instance "
                 "(all optimisations; ORT-specific fused operators counted as they are); the CUDA and "
@@ -192,7 +192,8 @@ def torchscript_facts(h: TorchScriptHealth) -> list[Fact]:
     return [
         Fact(
             "frozen",
-            ("yes" if h.frozen else "no") + f" ({h.parameters} parameters, {h.attribute_reads} attribute reads in forward)",
+            ("yes" if h.frozen else "no")
+            + f" ({count(h.parameters, 'parameter')}, {count(h.attribute_reads, 'attribute read')} in forward)",
             "weights are constants inside the graph: the module cannot be trained or have its weights swapped"
             if h.frozen
             else "weights stay module attributes read on every call; torch.jit.freeze inlines them as constants, "
@@ -210,11 +211,11 @@ def torchscript_facts(h: TorchScriptHealth) -> list[Fact]:
 def summary_line(health: OnnxHealth | TorchScriptHealth) -> str:
     """One line of the build summary for one export's graph health."""
     if isinstance(health, TorchScriptHealth):
-        return f"{'frozen' if health.frozen else 'not frozen'} ({health.parameters} parameters), {health.node_count} graph nodes"
+        return f"{'frozen' if health.frozen else 'not frozen'} ({count(health.parameters, 'parameter')}), {count(health.node_count, 'graph node')}"
     opt = health.optimized
     parts = [
         f"opset {health.opset}, IR {health.ir_version}",
-        f"{health.node_count} nodes"
+        f"{count(health.node_count, 'node')}"
         + (f" -> {opt.node_count} after ONNX Runtime ({opt.level})" if opt else " (ONNX Runtime optimisation not measured)"),
         f"Conv+BN unfused {len(health.conv_bn_unfused)}" + (f" -> {len(opt.conv_bn_unfused)}" if opt else ""),
         f"batch-size shape chains {len(health.batch_shape_chains)}" + (f" -> {len(opt.batch_shape_chains)}" if opt else ""),

@@ -19,6 +19,7 @@ from builders.model.spec import EXAMPLE_BATCH, ModelSpec
 from builders.model.tensor import TensorSpec
 from core import dtypes
 from core.errors import ModelSpecError
+from core.wording import count
 
 
 def key_text(key: Key) -> str:
@@ -54,7 +55,7 @@ def name_outputs(keys: list[Key], names: list[str]) -> list[str]:
     if not any(_is_dict_key(k) for k in keys):
         if len(names) != len(keys):
             raise ModelSpecError(
-                f"the spec names {len(names)} outputs ({names}), the model returns {len(keys)}",
+                f"the spec names {count(len(names), 'output')} ({names}), the model returns {len(keys)}",
                 hint="list one output name per returned tensor (tuple outputs are flattened in order)",
                 flag="--output",
             )

@@ -31,7 +31,7 @@ from perf.report.sections import coldstart as coldstart_report
 from perf.report.sections.knees import knee_text
 from perf.report.sections.recommendation import flagged_note
 from perf.report.sections.run import variant_table
-from perf.search.plan import describe_skipped
+from perf.search.plan import skipped_lines
 
 #: A part report.md moves for its length (its heading in the appendix) -> the section of the appendix that holds
 #: it whole. A moved part under the same heading as a full one (the level tables, the traces, the search, the
@@ -212,7 +212,7 @@ def appendix_lines(
             "Failed variants",
             [f"`{v.name}`: {(v.error or 'no error recorded').strip()}" for v in run.variants if v.name in failed],
         ),
-        ("Skipped levels", [f"`{v.name}`: {d}" for v in run.variants for d in describe_skipped(v.skipped)]),
+        ("Skipped levels", skipped_lines(run.variants)),
         ("Server starts", [f"[{s.log}]({up}{s.log}) at {s.started}: {s.reason}" for s in run.server_starts]),
     ):
         if items:

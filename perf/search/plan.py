@@ -43,7 +43,7 @@ from perf.analysis.stats.points import Point, aggregate
 from perf.markdown import fmt_given
 from perf.records.levels import LevelResult, SkippedLevel
 from perf.records.results import VariantResult, mixed_axes, parse_shape_text
-from perf.records.workloads import workload_text
+from perf.records.workloads import variant_name, workload_text
 
 #: (concurrency, batch_size, trial, request_rate or None, shape or None): the arguments of
 #: :meth:`perf.records.results.VariantResult.level`.
@@ -179,6 +179,17 @@ def describe_skipped(skipped: Sequence[SkippedLevel]) -> list[str]:
         where = " and ".join(p for p in (("c=" + ",".join(cs)) if cs else "", ", ".join(rates)) if p)
         out.append(f"batch {b} at {where}: {reason}")
     return out
+
+
+def skipped_lines(variants: Sequence[VariantResult]) -> list[str]:
+    """```v`: batch 4 at c=1,4: ...`` for each variant's skipped levels (:func:`describe_skipped`), named by the variant,
+    once, never by one of its series (:func:`perf.records.workloads.split_by_workload` copies a variant's skipped
+    levels into each series: trial 30, F19, "`tabnet_..._mbs0 [b=1]`: batch 4 at c=1,4", a b=4 level said of the b=1
+    series)."""
+    seen: dict[str, VariantResult] = {}
+    for v in variants:
+        seen.setdefault(variant_name(v), v)
+    return [f"`{name}`: {d}" for name, v in seen.items() for d in describe_skipped(v.skipped)]
 
 
 def input_elements(shape: str | None) -> int:

@@ -10,7 +10,7 @@ from perf.analysis.stats.points import aggregate
 from perf.markdown import APPENDIX_FILE, capped, fmt, table
 from perf.records.results import COMMANDS_FILE, RunResult
 from perf.records.rounds import NOT_IN_ROUNDS
-from perf.search.plan import describe_skipped
+from perf.search.plan import skipped_lines
 
 #: Runs with more variants list the grid's values instead of a table of every variant.
 VARIANT_TABLE_MAX = 12
@@ -95,7 +95,7 @@ def what_was_run(run: RunResult, run_dir: Path, up: str = "") -> list[str]:
         lines += ["", "**Failed variants:**", ""] + capped(
             [f"`{v.name}`: {(v.error or 'no error recorded').strip()}" for v in failed]
         )
-    skipped = [f"`{v.name}`: {d}" for v in run.variants for d in describe_skipped(v.skipped)]
+    skipped = skipped_lines(run.variants)
     if skipped:
         lines += ["", "**Skipped levels** (asked for, not measured):", "", *capped(skipped)]
     if len(run.server_starts) > 1:
