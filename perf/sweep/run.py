@@ -238,14 +238,17 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         if left is None or o.time_budget_s is None or rr is None or fit.rounds + fit.done >= min(MIN_ROUNDS, rr.rules.max_rounds):
             return ""
         if fit.done:
-            lack = scope.lacking(t, len(fit.variants), self.levels, self.adaptive, self.keys_per_level(), rr)
+            lack = scope.lacking(t, len(names), self.levels, self.adaptive, self.keys_per_level(), rr)  # cut ones too (F4)
             return (
                 f"; with the run's {fit.done}, {fit.done + fit.rounds} of the {MIN_ROUNDS} rounds a verdict needs unless the "
                 f"gap is large (the paired rule's minimum): {scope.lacking_words(lack, fit.done, self.run_id)}"
             )
         spent, first = o.time_budget_s - left, int(o.time_budget_s // 60) + 1
-        minutes = next((m for m in range(first, first + 60) if self._fit(names, m * 60 - spent, t).rounds >= MIN_ROUNDS), None)
-        hint = (f"--resume {self.run_id} " if o.resume else "") + f"--time-budget {minutes}m gives them" if minutes else ""
+        every = len(names)  # a budget whose plan cuts none of them: never fewer seconds than a cut line says they need
+        fits = ((m, self._fit(names, m * 60 - spent, t)) for m in range(first, first + 60))
+        minutes = next((m for m, f in fits if f.rounds >= MIN_ROUNDS and len(f.variants) >= every), None)
+        them = f"them to all {every} variants" if len(fit.variants) < every else "them"  # trial 30, F4
+        hint = (f"--resume {self.run_id} " if o.resume else "") + f"--time-budget {minutes}m gives {them}" if minutes else ""
         return (
             f"; fewer than the {MIN_ROUNDS} rounds a verdict needs unless the gap is large (the paired rule's minimum): "
             f"{hint or 'a longer --time-budget gives them'}"

@@ -122,3 +122,38 @@ def test_the_rounds_engine_knows_the_time_kept_for_the_baseline(monkeypatch: pyt
     assert "kept from the budget" in plan
     # its loads' price said as the assumption it is (T17-11: 0.5 s a key, never measured)
     assert "of in-process baseline for 2 variants (1 s of it for 2 key loads: 2 at an assumed 0.5 s each, none of" in plan
+
+
+def test_the_budget_a_cut_plan_names_gives_the_rounds_to_every_variant_it_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 30, F4: "3 variants need about 70 s for the 6 rounds a verdict needs, over the 37 s left ...: --time-budget
+    1m gives them": the minute named was that of a plan that cut variants again. The budget named keeps every variant
+    with the rounds, so it is never below the seconds a cut line says they need (here 4 variants of 3 levels, 37 s:
+    "4 variants need about 124 s", the old words "2m gives them")."""
+    import re
+
+    from perf.analysis.ranking.operating import MIN_ROUNDS
+
+    names = ["a", "b", "c", "d"]
+
+    def plan_line(budget_s: float) -> tuple[str, int, int]:
+        vrs = [
+            VariantResult(n, levels=levels([100.0 + i, 200.0 + i, 300.0 + i], [4.0, 5.0, 8.0]), status="pending")
+            for i, n in enumerate(names)
+        ]
+        run = RunResult("t30", "now", variants=vrs)
+        run.search = SearchRecord("brute", False, order=list(names))
+        run.rounds = RoundsRecord(seed=1, rules=RoundRules())
+        monkeypatch.setattr(sweep_run.time, "monotonic", lambda: 1e6 - budget_s)
+        sw = PlanOnlySweep(run, budget_s)
+        sw._rounds(0.0, 1e6)
+        assert sw.fit is not None
+        (plan,) = [e["text"] for e in sw.events if e["event"] == "plan"]
+        return plan, sw.fit.rounds, len(sw.fit.variants)
+
+    plan, rounds, kept = plan_line(37.0)
+    assert rounds < MIN_ROUNDS and kept < len(names)
+    need = max(float(x) for x in re.findall(r"variants need about ([\d.]+) s", plan))
+    minutes = int(plan.split("--time-budget ")[1].split("m gives them to all 4 variants")[0])
+    assert minutes * 60 >= need, plan  # the old code: 2m beside "4 variants need about 124 s"
+    _, rounds, kept = plan_line(minutes * 60.0)
+    assert rounds >= MIN_ROUNDS and kept == len(names)
