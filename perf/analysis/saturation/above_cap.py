@@ -71,7 +71,9 @@ def lift_words(was: int | None, old: BudgetRecord | None, top: int) -> str:
 def lifted(run: RunResult) -> str | None:
     """What the rounds found above a cap a resume lifted (:attr:`BudgetRecord.lifted_cap`), per variant measured
     above it: its levels there and the best median throughput of them against its best at or under the cap (the
-    Recommendation's notes, so the console's too); ``None`` where no cap was lifted."""
+    Recommendation's notes, so the console's too); ``None`` where no cap was lifted. A cap the plan fitted again to the
+    loads put back (:attr:`BudgetRecord.max_concurrency` at or under it) with nothing measured above is said so, not
+    "lifted" (trial 30, F13: "was lifted ...: no level was measured above it" after "concurrency above 4 not measured")."""
     b = run.rounds.budget if run.rounds is not None else None
     if b is None or b.lifted_cap is None:
         return None
@@ -86,6 +88,12 @@ def lifted(run: RunResult) -> str | None:
         than = f" (at or under it: {fmt(was)} infer/s)" if was is not None else ""
         levels = ", ".join(str(c) for c in sorted({p.concurrency for p in above}))
         said.append(f"`{name}` at {levels}, its highest median {fmt(top.get(THROUGHPUT))} infer/s at c={top.concurrency}{than}")
+    if not said and b.max_concurrency is not None and b.max_concurrency <= cap:  # lifted, then put back (trial 30, F13)
+        return (
+            f"the time budget's cap of concurrency {cap} (an earlier session's) was lifted by a resume's plan, then "
+            f"capped at concurrency {b.max_concurrency} again by the plan the rounds ran under (fitted to the time left): "
+            "no level was measured above it (a longer --time-budget measures above it)"
+        )
     found = "; ".join(said) if said else "no level was measured above it"
     return (
         f"the time budget's cap of concurrency {cap} (an earlier session's) was lifted on a resume given more time: "

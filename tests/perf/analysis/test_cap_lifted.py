@@ -69,3 +69,26 @@ def test_the_notes_say_what_was_measured_above_a_lifted_cap() -> None:
     assert "was lifted on a resume given more time" in out.getvalue()
     run.rounds.budget.lifted_cap = None  # type: ignore[union-attr]
     assert lifted(run) is None
+
+
+def test_a_cap_the_plan_fitted_again_put_back_is_not_said_lifted() -> None:
+    """Trial 30, F13: a resume's plan lifted the cap of concurrency 4 ("its ladders may grow up to 16"), the plan fitted
+    again to the loads put it back ("concurrency above 4 not measured"), and the notes said "the time budget's cap of
+    concurrency 4 ... was lifted on a resume given more time: measured above it: no level was measured above it"."""
+    levels = {"a": {1: 100.0, 2: 200.0, 4: 300.0}, "b": {1: 90.0, 4: 200.0}}
+    variants = [
+        variant_result(n, [level_result(c, t * (1 + 0.01 * r), 5.0, trial=r) for c, t in per.items() for r in range(3)])
+        for n, per in levels.items()
+    ]
+    run = run_result(variants, run_id="r7")
+    run.rounds = _rounds(4, 4)  # lifted by this session's first plan, its cap back at 4 after the loads
+    said = lifted(run)
+    assert said is not None and "was lifted on a resume given more time" not in said
+    assert said.startswith(
+        "the time budget's cap of concurrency 4 (an earlier session's) was lifted by a resume's plan, then capped at "
+        "concurrency 4 again by the plan the rounds ran under (fitted to the time left): no level was measured above it"
+    )
+    run.rounds.budget.max_concurrency = 2  # type: ignore[union-attr]  # put back lower still: its own number
+    assert "capped at concurrency 2 again" in (lifted(run) or "")
+    run.rounds.budget.max_concurrency = None  # type: ignore[union-attr]  # not put back: lifted, nothing above yet
+    assert "was lifted on a resume given more time: measured above it: no level was measured above it" in (lifted(run) or "")
