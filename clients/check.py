@@ -21,11 +21,11 @@ from typing import Any
 from builders.repository.view import Repository, RepositoryVariant
 from builders.verify.compare import compare_outputs
 from builders.verify.verdicts import kernel_precision
+from clients.check_load import load_variant
 from clients.check_stop import done_line, interrupted, stopping_line
 from clients.check_summary import check_summary as check_summary
 from clients.check_summary import checked_sizes as checked_sizes
 from clients.infer import infer
-from clients.runtimes.loading import load_by_name
 from clients.runtimes.models import UNLOAD_WAIT_S, unload_and_wait
 from clients.server import ServerOptions, TritonServer
 from clients.shapes import batch_sizes_of
@@ -302,7 +302,7 @@ def check_running(
         only: Variant names to check (default all).
         progress: Called with one line per step (a variant not ready is loaded); ``None``: silent.
         timeout_s: How long a load it asks for may wait (``--start-timeout``, default 120 s); a load the server says
-            failed (its repository index) ends the wait at once (:func:`clients.runtimes.loading.load_by_name`).
+            failed (its repository index) ends the wait at once (:func:`clients.check_load.load_variant`).
 
     Raises:
         ClientError: no server answers.
@@ -325,13 +325,12 @@ def check_running(
             try:
                 if not client.is_model_ready(name):
                     say(f"{name}: not ready, asking the server to load it")
-                    try:  # the one wait for a load (trial 30, F21): an unanswered request waited 120 s, gRPC's for ever
-                        load_by_name(lambda: make_client(url, proto), url, proto, name, timeout_s)
-                        loaded_here = True
-                    except Exception as e:  # noqa: BLE001 - any refusal is that variant's failure
-                        msg = e.message() if hasattr(e, "message") and callable(e.message) else str(e)
-                        results += [CheckResult(name, p, False, [], f"not ready and could not be loaded: {msg}") for p in urls]
+                    # the one wait for a load (trial 30, F21), not asked where the folder cannot load (trial 31, F13)
+                    why = load_variant(repository, name, url, proto, timeout_s, lambda: make_client(url, proto))
+                    if why is not None:
+                        results += [CheckResult(name, p, False, [], why) for p in urls]
                         continue
+                    loaded_here = True
                 done = _check_as_served(client, proto, repository, v, urls, say)
             except BaseException as e:
                 if isinstance(e, KeyboardInterrupt):  # said before the unload, which may wait (T17-16)
