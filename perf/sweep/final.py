@@ -28,8 +28,9 @@ import time
 
 from core.wording import count
 from perf.analysis.ranking.operating import MIN_ROUNDS
+from perf.analysis.recommendation import cuts as cut_advice
 from perf.records.results import VariantResult
-from perf.records.rounds import BudgetRecord, EndedBy, LateGroup
+from perf.records.rounds import BudgetRecord, Cut, EndedBy, LateGroup
 from perf.search import budget as budgets
 from perf.search import promise
 from perf.search.ending.ends import ended_before, ending_before, start_ladders
@@ -224,8 +225,10 @@ class ResumedRounds(RoundsSweep):
         cuts = self.final.cuts if self.final is not None else []
         self._save()
         missing = baseline_missing(self.run, self.opts)
-        more = self.more_time_words()  # its rounds ended for time: a resume given one measures them (s22z, Z-14)
-        end = f": nothing more is measured into it ({more or 'a new --run-id measures again'})"
+        more = self.more_time_words() or self.final_group_words(cuts)  # what a resume given the time measures (Z-14, T31 F4)
+        # a baseline it owes is measured now, said first: "nothing more" beside it read as a contradiction (T31 F7)
+        owed = ": its in-process baseline is measured now, and" if missing else ":"
+        end = f"{owed} nothing more is measured into it ({more or 'a new --run-id measures again'})"
         # a listener that printed the resume line (perf.sweep.opening), which says why and the cuts, says it short (T18-13)
         text, short = f"run {self.run_id} {done}{end}", f"run {self.run_id} {done.split(' (', 1)[0]}{end}"
         if cuts and kept:  # what it finished with is kept; this session's finding is said beside it
@@ -235,9 +238,20 @@ class ResumedRounds(RoundsSweep):
         elif cuts:
             text += f"; {cut_words(cuts)}"
             short += f"; {count(len(cuts), 'variant')} cut for time (the resume line above)"
-        baseline = "; its in-process baseline is measured now" if missing else ""
-        self.progress({"event": "plan", "text": text + baseline, "after_opening": short + baseline, "estimate_s": 0.0})
+        self.progress({"event": "plan", "text": text, "after_opening": short, "estimate_s": 0.0})
         return missing
+
+    def final_group_words(self, cuts: list[Cut]) -> str | None:
+        """The resume that measures the variants this session's time budget ``cuts`` from the final group, at their price
+        (the last cut's: the group of them all): ``"`--resume r2 --time-budget 2m` measures them (in a final group with
+        the tie set: about 79 s ...)"``; ``None`` for none (trial 31, F4: a no-budget resume of a run with 2 cut
+        variants said "nothing more is measured into it (a new --run-id measures again)", and the next command,
+        ``--resume r2 --time-budget 2m``, measured both into it)."""
+        need = max((c.need_s for c in cuts if c.need_s is not None), default=None)
+        if need is None:
+            return None
+        them = "them" if len(cuts) > 1 else "it"
+        return cut_advice.budget_words(need, them, self.run_id, cut_advice.failed_budget_s(self.run))
 
     def record_final_cuts(self) -> None:
         """The variants without numbers the final group leaves out, cut with the numbers they were judged on."""

@@ -8,6 +8,7 @@ plan, no server starts when the cut variants fit no final group, and those that 
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -427,3 +428,47 @@ def test_a_final_group_keeps_the_cap_an_earlier_resume_lifted(monkeypatch: pytes
     monkeypatch.setattr(Sweep, "_groups", lambda self, engine, names, why: [])
     sw.run_final(0.0, None)
     assert sw.run.rounds.budget.lifted_cap == 2 and sw.run.rounds.budget.sessions == 2
+
+
+# Trial 31, F4 and F7: what the line of a resume that measures no round says of what a later resume measures. F4: a resume
+# of a finished run whose time budget fit no final group of its 2 cut variants said "nothing more is measured into it (a
+# new --run-id measures again)", and the next command, ``--resume r2 --time-budget 2m``, measured both into it. F7: a
+# resume owing only its in-process baseline said "nothing more is measured into it ...; its in-process baseline is
+# measured now" in one line.
+
+
+def test_a_resume_whose_budget_fits_no_final_group_names_the_resume_that_measures_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    results_dir, _ = _interrupted(tmp_path)
+    run = results.load(results_dir / "t13")
+    assert run.rounds is not None
+    run.finished, run.rounds.ended, run.rounds.ended_by = "then", "ranking decided (after 10 rounds)", "decided"
+    for n in RANKED:
+        vr = run.variant(n)
+        assert vr is not None
+        vr.status = "ok"
+    results.save(run, results_dir / "t13")
+    monkeypatch.setattr(ServerPool, "start_all", lambda self: pytest.fail("a server was started for a finished run"))
+    res = _resume(results_dir, "30s")
+    assert res.exit_code == 0, res.output
+    said = " ".join(res.output.split())
+    assert "nothing more is measured into it (a new --run-id measures again)" not in said, said  # the rounds' own, kept
+    found = re.search(r"nothing more is measured into it \(`--resume t13 --time-budget (\d+)m` measures them \(in a final", said)
+    assert found is not None, said
+    # the resume it names measures both cut variants into the run, in one final group
+    opts = SweepOptions(ServerOptions(tmp_path / "repo", runtime="bundled"), results_dir=results_dir, run_id="t13")
+    budget_s = int(found.group(1)) * 60.0
+    sw = Sweep(dataclasses.replace(opts, resume=True, time_budget_s=budget_s, given=frozenset({"time_budget_s"})))
+    try:
+        assert sw.final is not None and sorted(sw.final.variants) == sorted(CUT) and not sw.final.cuts, sw.final
+    finally:
+        sw.close()
+
+
+def test_a_resume_that_measures_its_baseline_does_not_say_nothing_more_is_measured_beside_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _, said = _resumed_baseline(monkeypatch, tmp_path, "none")
+    assert "its in-process baseline is measured now, and nothing more is measured into it" in said, said
+    assert "; its in-process baseline is measured now" not in said, said
