@@ -30,7 +30,7 @@ from builders.build_variants import check_variants, write_repository
 from builders.config.variants import GridPlan
 from builders.config.warmup import WarmupCount, warmup_count
 from builders.export.artifacts import ExportResult
-from builders.model.lookups.range_ends import refuse_ranges_past_tables
+from builders.model.lookups.range_ends import refuse_ranges_past_tables, refuse_sample_past_tables
 from builders.model.lookups.shared_tables import merge_shared_positions
 from builders.model.models import LoadedModel, load_model
 from builders.model.outputs import infer_outputs, require_batch_first
@@ -156,6 +156,7 @@ def _build_held(
         ref_batch = min(4, max(1, max(opts.grid.max_batch_sizes)))  # reference data at batch min(4, max_batch_size)
         save_reference(staging.root, loaded.module, spec, spec.example_inputs(ref_batch, seed=1234))
         sample = load_sample(opts.sample_path, spec, max(opts.grid.max_batch_sizes)) if opts.sample_path else None
+        refuse_sample_past_tables(loaded.module, spec, sample, opts.sample_path)  # as clients refuse it (trial 31, F15)
         manifest["draws"] = describe_draws(spec, sample is not None)
         step = ExportStep(
             opts, say, loaded.module, spec, weights + loaded.fingerprint, versions, out, old, plan, sample, manifest, staging,

@@ -72,6 +72,34 @@ def refuse_ranges_past_tables(module: Any, spec: ModelSpec) -> None:
         raise found
 
 
+def refuse_sample_past_tables(module: Any, spec: ModelSpec, sample: dict[str, np.ndarray] | None, path: Any) -> None:
+    """Refuse a ``--sample`` whose integer values index a table of ``module`` past its rows, before any export: the
+    rule :func:`refuse_ranges_past_tables` applies to each range's ends, run on the user's own inputs (trial 31, F15:
+    ``country`` 99 for an ``nn.Embedding(50)`` passed ``load_sample``'s size and row checks, both formats exported,
+    and the build ended "every export failed"; clients refuse such a file before sending it).
+
+    Raises:
+        ModelSpecError: the table, the values the sample holds and what the table accepts
+            (:func:`builders.model.lookups.index_ranges.explain`).
+    """
+    import torch
+
+    if module is None or not sample:
+        return
+    ints = [t.name for t in spec.inputs if np.issubdtype(np.asarray(sample[t.name]).dtype, np.integer)]
+    if not ints:
+        return
+    tensors = {t.name: torch.from_numpy(np.ascontiguousarray(sample[t.name])) for t in spec.inputs}
+    seen = attributed(module, spec, [tensors], ints)
+    if seen is None:  # lookups not seen (a scripted model): torch's own index error on the sample
+        _refuse_scripted(module, spec, sample, tensors)
+        return
+    said = f"checked before any export, by running the model on --sample {path}; clients refuse such a file"
+    found = explain(spec, sample, seen[0], said, held=f"--sample {path} holds")
+    if found is not None:
+        raise found
+
+
 def _refuse_scripted(module: Any, spec: ModelSpec, inputs: dict[str, np.ndarray], tensors: dict[str, Any]) -> None:
     """For a model whose lookups are not seen: run it at these ends; torch's index error is refused
     (:func:`builders.model.lookups.index_ranges.diagnose`), any other failure left to the build's own runs."""

@@ -186,3 +186,45 @@ def test_an_exported_program_s_flattened_bag_is_traced_to_its_input():
     with pytest.raises(ModelSpecError) as e:  # an exported program's module takes no .eval()
         refuse_ranges_past_tables(exported, ModelSpec.from_flags(["ids:int64:6:0..50"]))
     assert "of 50 rows (num_embeddings=50)" in e.value.message and "--input ids:int64:6:0..49" in (e.value.hint or "")
+
+
+COUNTRY = """\
+import torch
+from torch import nn
+
+
+class Country(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cty = nn.Embedding(50, 8)
+        self.head = nn.Linear(8 + 6, 1)
+
+    def forward(self, country: torch.Tensor, numeric: torch.Tensor) -> torch.Tensor:
+        return self.head(torch.cat([self.cty(country).sum(1), numeric], dim=1))
+
+
+def country():
+    torch.manual_seed(0)
+    return Country().eval()
+"""
+
+
+def test_a_sample_holding_an_index_past_a_table_is_refused_before_any_export(tmp_path, monkeypatch):
+    """Trial 31, F15: ``country`` 99 in a --sample, for an ``nn.Embedding(50)`` whose declared range 0..49 fits, passed
+    the sample's size and row checks; both formats exported and the build ended "every export failed" with a
+    manifest.failed.json. The range rule's run on the sample refuses it before any export, as clients refuse it."""
+    (tmp_path / "country.py").write_text(COUNTRY)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "country", raising=False)
+    np.savez(tmp_path / "s.npz", country=np.array([[99], [3]], np.int64), numeric=np.zeros((2, 6), np.float32))
+    r = CliRunner().invoke(
+        cli,
+        ["build", "--model", "country.py:country", "--input", "country:int64:1:0..49", "--input", "numeric:float32:6"]
+        + ["--output", "score", "--build-dir", "b", "-r", "r", "--max-batch-sizes", "8", "--sample", "s.npz"],
+    )
+    assert isinstance(r.exception, ModelSpecError), r.output
+    text = f"{r.exception.message} -> {r.exception.hint}"
+    assert "input 'country' holds 3..99" in text and "Embedding 'cty' of 50 rows" in text and "accepts 0..49" in text
+    assert "before any export, by running the model on --sample s.npz" in text and "keep 'country' within 0..49" in text
+    assert "exporting" not in r.output and "every export failed" not in text
+    assert not (tmp_path / "b" / "country" / "manifest.failed.json").exists() and not (tmp_path / "r").exists()
