@@ -72,10 +72,12 @@ def refuse_replacing(
     if not parts:
         return
     only = "" if not baseline or len(parts) > 1 else "; `--profile-only --trace/--precision` keeps it and adds only those"
+    short = run.baseline.cut_short() if baseline and run.baseline is not None else {}
+    again = f" (times {', '.join(f'`{m}`' for m in short)} in all its rounds)" if short else ""
     raise PerfError(
         f"run {run.run_id} has {' and '.join(parts)}: measuring again would replace it, and nothing is measured "
         "over a run's results unasked",
-        hint="`--replace` measures again and keeps the earlier one in results.json (replaced_baselines, or the profile's "
+        hint=f"`--replace` measures again{again} and keeps the earlier one in results.json (replaced_baselines, or the profile's "
         f"replaced_traces/replaced_precision, their files in traces/replaced-N/){only}",
     )
 
@@ -206,7 +208,7 @@ def rest_words(run: RunResult, run_dir: Path | str) -> str | None:
         timed = ", ".join(f"`{m}` in {n} of {b.settings.rounds} rounds" for m, n in short.items())
         words.append(
             f"`triton-perf baseline {run_dir} --replace` measures every variant again, the models timed in fewer "
-            f"rounds too ({timed}; the earlier baseline kept beside it)"
+            f"rounds too ({timed}; the baseline it replaces kept beside it in results.json)"
         )
     return "; ".join(words) or None
 
@@ -226,9 +228,24 @@ def replaced_line(old: BaselineResult) -> str:
 
 
 def _measured(b: BaselineResult) -> str:
-    """``"measured 2026-12-03 14:30:12: 40 of 40 points"``: when a baseline was measured and what it measured."""
+    """``"measured 2026-12-03 14:30:12: 40 of 40 points"``: when a baseline was measured and what it measured, and the
+    models timed in fewer rounds (:func:`short_words`; trial 31, F11: a baseline cut short by Ctrl-C after 2 of its 8
+    rounds was refused as "14 of 14 points", the reason to pass --replace unsaid)."""
     ok = sum(1 for p in b.points if p.ok)
-    return f"measured {b.created[:19].replace('T', ' ')}: {ok} of {len(b.points)} points"
+    short = f"; {short_words(b)}" if b.cut_short() else ""
+    return f"measured {b.created[:19].replace('T', ' ')}: {ok} of {len(b.points)} points{short}"
+
+
+def short_words(b: BaselineResult) -> str:
+    """The models of ``b`` timed in fewer rounds than planned (:meth:`~perf.records.baseline.BaselineResult.cut_short`),
+    with what cut them where its note says (a Ctrl-C, the time budget): ```mlp` timed in only 2 of its 8 rounds (cut
+    short: interrupted (Ctrl-C))``; ``""`` when every model had them all."""
+    words = []
+    for model, n in b.cut_short().items():
+        note = next((x for x in b.notes if x.startswith(f"`{model}`: timed in ") and " rounds: " in x), "")
+        why = f"cut short: {note.split(' rounds: ', 1)[1]}" if note else "cut short"
+        words.append(f"`{model}` timed in only {n} of its {b.settings.rounds} rounds ({why})")
+    return "; ".join(words)
 
 
 def refuse_files(out_dir: Path, names: Sequence[str]) -> None:

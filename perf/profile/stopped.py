@@ -18,7 +18,7 @@ from typing import cast
 
 from core.console import interrupted_words, stop_name
 from core.wording import of
-from perf.profile.replacing import rest_words
+from perf.profile.replacing import rest_words, short_words
 from perf.records import results
 from perf.records.baseline import BaselineKey, BaselinePoint, BaselineResult
 from perf.records.profile import STOPPED, PrecisionRow, ProfileRecord, RunStatus, TraceRecord
@@ -91,15 +91,17 @@ def interrupted_text(stop: BaselineInterrupted) -> str:
     kept, what it did not measure, and the command that measures it."""
     r = stop.result
     models = list(dict.fromkeys(t.key.model for t in r.targets))
+    short = r.cut_short()  # timed in fewer rounds: not measured in full (trial 31, F11: "1 of 1 model measured")
     measured = [m for m in models if any(p.ok and p.key.model == m for p in r.points)]
+    whole = [m for m in measured if m not in short]
     cut = [n.split("`")[1] for n in r.notes if any(s in n for s in STOPPED) and n.startswith("`")]
-    line = f"{interrupted_words()}: in-process baseline of {of(len(measured), len(models), 'model')} measured"
-    if stop.stored is not None:
-        line += f" (the table above), kept in {stop.stored}"
-    else:
-        line += ", nothing kept"
-    if cut:
-        line += f"; not measured or cut short: {', '.join(cut)}"
+    unmeasured = [m for m in dict.fromkeys(cut) if m not in measured]
+    line = f"{interrupted_words()}: in-process baseline of {of(len(whole), len(models), 'model')} measured in full"
+    if short:
+        line += f"; {short_words(r)}"
+    if unmeasured:
+        line += f"; not measured: {', '.join(unmeasured)}"
+    line += f"; what it timed (the table above) is kept in {stop.stored}" if stop.stored is not None else "; nothing kept"
     if stop.stored is None:
         return f"{line}; the same command measures it"
     if stop.rest is not None:  # a run's: what `baseline RUN` would measure of it (s23s, s24b: --replace was advised)

@@ -15,8 +15,9 @@ import pytest
 from pydantic import TypeAdapter
 
 from core import console
+from perf.profile.baseline import BaselineOptions, baseline_settings
 from perf.profile.stopped import interrupted_text, stopped_notes, stopped_study, stopped_trace
-from perf.records.baseline import BaselineKey
+from perf.records.baseline import BaselineKey, BaselineResult, BaselineTarget
 from perf.records.profile import ProfileRecord
 from perf.sweep.preflight import interrupted_text as sweep_interrupted_text
 
@@ -52,10 +53,11 @@ def test_the_rows_and_notes_a_sigterm_left_name_it_and_load_again(sigterm: None)
 
 def test_a_baseline_note_saved_under_ctrl_c_is_still_read_as_a_stop(sigterm: None) -> None:
     """Notes saved by a Ctrl-C (or by the code before this) are read as a stop's whatever stops this command."""
-    target = SimpleNamespace(key=BaselineKey("a", "onnx"))
-    result = SimpleNamespace(targets=[target], points=[], notes=["`a`: not measured: interrupted (Ctrl-C)"])
+    target = BaselineTarget("a_onnx", BaselineKey("a", "onnx"))
+    settings = baseline_settings(BaselineOptions(Path(".")))
+    result = BaselineResult("now", settings, [target], [], ["`a`: not measured: interrupted (Ctrl-C)"])
     said = interrupted_text(cast(Any, SimpleNamespace(result=result, stored=None)))
-    assert said.startswith("interrupted (SIGTERM): in-process baseline of 0 of 1 model") and "cut short: a" in said
+    assert said.startswith("interrupted (SIGTERM): in-process baseline of 0 of 1 model") and "not measured: a" in said
 
 
 def _hand_named(tree: ast.AST) -> list[int]:

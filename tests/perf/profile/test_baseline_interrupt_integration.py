@@ -12,6 +12,8 @@ from pathlib import Path
 import interruptible
 import pytest
 
+from perf.profile.timing import ROUNDS
+
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -45,11 +47,11 @@ def test_ctrl_c_in_the_third_round_keeps_the_two_rounds_timed(tiny_repo: Path, t
     assert "aborted" not in err and "Traceback" not in err, err
     assert "In-process baseline" in stdout + err, stdout + err  # the table
     said = " ".join(err.split())
-    assert (
-        f"interrupted (Ctrl-C): in-process baseline of 1 of 1 model measured (the table above), kept in {out}/baseline.json"
-        in said
-    )
-    assert "not measured or cut short: tiny; the same command with --replace measures every variant again" in said
+    assert (  # trial 31, F11: "1 of 1 model measured ... not measured or cut short: tiny" of a model timed in 2 rounds
+        "interrupted (Ctrl-C): in-process baseline of 0 of 1 model measured in full; `tiny` timed in only 2 of its "
+        f"{ROUNDS} rounds (cut short: interrupted (Ctrl-C)); what it timed (the table above) is kept in {out}/baseline.json; "
+        "the same command with --replace measures every variant again"
+    ) in said, said
     kept = json.loads((out / "baseline.json").read_text())
     points = kept["points"]
     assert points and all(len(p["rounds_ms"]) == 2 for p in points), points  # the two rounds timed whole, not the third
@@ -62,8 +64,8 @@ def test_ctrl_c_before_the_first_round_ends_keeps_nothing_and_says_so(tiny_repo:
     assert rc == 130, stdout + err
     assert "aborted" not in err and "Traceback" not in err, err
     said = " ".join(err.split())
-    assert "interrupted (Ctrl-C): in-process baseline of 0 of 1 model measured, nothing kept" in said
-    assert "not measured or cut short: tiny; the same command measures it" in said
+    assert "interrupted (Ctrl-C): in-process baseline of 0 of 1 model measured in full; not measured: tiny; nothing kept" in said
+    assert "nothing kept; the same command measures it" in said
     assert not (out / "baseline.json").exists()
 
 

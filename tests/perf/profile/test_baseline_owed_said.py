@@ -68,7 +68,7 @@ def test_a_model_timed_in_fewer_rounds_is_measured_again_only_by_replace(tmp_pat
     assert said == (
         f"`triton-perf baseline {run_dir}` measures the baseline the run lacks (`{NEW}`), keeping the rest; "
         f"`triton-perf baseline {run_dir} --replace` measures every variant again, the models timed in fewer rounds too "
-        f"(`cnn` in {rounds - 1} of {rounds} rounds; the earlier baseline kept beside it)"
+        f"(`cnn` in {rounds - 1} of {rounds} rounds; the baseline it replaces kept beside it in results.json)"
     )
     run.baseline.points[0].rounds_ms = [1.0] * rounds
     run.baseline.targets.append(BaselineTarget(NEW, run.baseline.points[0].key))

@@ -234,7 +234,7 @@ def test_a_baseline_the_budget_cut_after_it_started_says_what_measures_it(
         "in-process baseline cut for time (`mobilenet`, `kws`): afterwards, without a time budget, `triton-perf baseline "
         "results/demo` measures the baseline the run lacks (`mobilenet_v`), keeping the rest; `triton-perf baseline "
         "results/demo --replace` measures every variant again, the models timed in fewer rounds too (`kws` in 3 of 8 "
-        "rounds; the earlier baseline kept beside it); --resume demo --time-budget 4m keeps it"
+        "rounds; the baseline it replaces kept beside it in results.json); --resume demo --time-budget 4m keeps it"
     )
     assert said in caplog.text
     # the demo says it as its own setting (perf.cli.demo_settings.advice; the re-check of trial 14)
