@@ -40,7 +40,7 @@ from clients.runtimes.identity import ArtifactIdentity, compare_files, found_art
 from core.errors import PerfError, ToolkitError
 from core.wording import agree
 from perf.records.colocation import ColocationRecord
-from perf.records.removed_variant import removed_by_build
+from perf.records.removed_variant import removed_by_build, restore_blocked
 from perf.records.results import RunResult, VariantResult
 from perf.records.unfinished import resume_hint
 
@@ -202,6 +202,8 @@ def refuse_changed(
     if changed:
         what = "; ".join(f"{c.variant}: {'; '.join(c.lines)}" for c in changed)
         restore = restore_words([_params(record, c.variant) for c in changed], agree(len(changed), "it", "them"))
+        if blocked := [w for c in changed if (w := restore_blocked(_params(record, c.variant), c.variant, repository))]:
+            restore = f"{'; '.join(blocked)}; put back the model files the run measured and run it with --replace"  # F12
         raise PerfError(
             f"the model files in {repository} are not the ones run {record.run_id} measured ({what}): a {doing} of them "
             "would not be what the run's numbers are filed under",

@@ -56,3 +56,44 @@ def test_without_a_recorded_command_the_advice_is_as_before(tmp_path: Path) -> N
         refuse_changed(run, [NAME], repo, "bundle", SHIPPED)
     assert (e.value.hint or "").startswith("a rebuild replaced them: measure the rebuilt variants in a new run")
     assert "rebuild the model the run measured" in (e.value.hint or "")
+
+
+def test_a_recorded_build_that_built_the_files_there_now_is_not_printed_as_the_restore(tmp_path: Path) -> None:
+    """Trial 31, F12: the weights file at the path the factory loads was retrained and the same command rebuilt with
+    --replace; the printed restore (that command) rebuilt the new weights, said nothing, and the refusal printed it
+    again. The index records that command as the build of the files there now: the refusal says the files it reads
+    are not the run's, names the hashes its build read, and restores only with them put back."""
+    from builders.config.variants import Variant
+    from builders.model.spec import ModelSpec
+    from builders.repository.records import MANIFEST_FILE, MANIFEST_KIND, BuildManifest, IndexEntry, ModelSpecRecord
+    from builders.repository.writer import update_index
+    from core.records import write_record
+
+    build = tmp_path / "builds" / "net"
+    params = {"model": "net", "serving": "python", "build": str(build), "build_command": COMMAND}
+    run, repo = _measured_then_replaced(tmp_path, params)
+    build.mkdir(parents=True)
+    spec = ModelSpecRecord.from_spec(ModelSpec.from_flags(["x:float32:4"]))
+    manifest = BuildManifest(
+        model="net", source="net.py:make", created="2026-12-05T14:40:00", spec=spec, max_batch_size=8,
+        weights_sha256_16="a624df7f21c5aaaa", source_sha256_16="5eed5eed5eed5eed",
+    )  # fmt: skip
+    write_record(build / MANIFEST_FILE, MANIFEST_KIND, manifest)
+    variant = Variant("net", "onnx", max_batch_size=8)
+    assert variant.name == NAME
+    update_index(repo, [IndexEntry.of(variant, "python", str(build), COMMAND + " --serving python --replace")])
+    with pytest.raises(PerfError) as e:
+        refuse_changed(run, [NAME], repo, "bundle", SHIPPED)
+    hint = " ".join((e.value.hint or "").split())
+    assert "restore it as the run measured it with" not in hint, hint
+    assert (
+        f"{NAME}'s files now were built by the command the run recorded, `{COMMAND}` (its build, 2026-12-05T14:40:00: "
+        f"weights_sha256_16 a624df7f21c5aaaa, model source_sha256_16 5eed5eed5eed5eed, in {build / MANIFEST_FILE}): the "
+        "model files it reads (the weights, the model source) are not the ones the run measured"
+    ) in hint, hint
+    assert "put back the model files the run measured and run it with --replace, then run this command again" in hint
+
+    update_index(repo, [IndexEntry.of(variant, "python", str(build), COMMAND + " --opset 18 --replace")])
+    with pytest.raises(PerfError) as e:  # another command built the files now: the recorded one restores
+        refuse_changed(run, [NAME], repo, "bundle", SHIPPED)
+    assert f"restore it as the run measured it with `{COMMAND} --serving python --replace`" in (e.value.hint or "")
