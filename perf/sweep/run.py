@@ -308,6 +308,7 @@ class Sweep(Sequential, ResumedRounds, BaselineStep):
         self.baseline_planned_s = fit.baseline_s or None  # the start the plan line says is the one checked
         self.baseline_reserved_s = fit.reserve_s if left is not None else 0.0  # "kept from the budget" (rounds_end)
         old, lifted = rounds.budget, lifted_cap(rounds, fit.cap)  # an earlier session's cap this plan lifts (T21-6)
+        rounds.cuts = [c for c in rounds.cuts if c.kind != "rounds"]  # an earlier session's: its rounds go on (T31 F14)
         before = old.spent_s if old is not None else None  # a resumed run's earlier sessions
         sessions = (old.sessions + 1) if old is not None and before is not None else 1
         b = BudgetRecord(

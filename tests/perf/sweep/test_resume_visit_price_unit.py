@@ -22,7 +22,7 @@ from python_models import write_measured_models
 from clients.runtimes.identity import found_artifact
 from clients.server import ServerOptions
 from perf.records import results
-from perf.records.rounds import BudgetRecord, LoadGroup, RoundRecord, Visit
+from perf.records.rounds import BudgetRecord, Cut, LoadGroup, RoundRecord, Visit
 from perf.sweep.opening import opening_lines
 from perf.sweep.options import SweepOptions
 from perf.sweep.run import Sweep
@@ -148,3 +148,18 @@ def test_a_cap_an_earlier_resume_lifted_stays_recorded_whatever_this_plan_caps(
     _, sw = _plan(monkeypatch, opts, budget_s)
     rr = sw.run.rounds
     assert rr is not None and rr.budget is not None and rr.budget.lifted_cap == 4, rr.budget
+
+
+def test_a_resume_whose_rounds_go_on_drops_the_earlier_sessions_rounds_cut(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """Trial 31, F14: after a resume given the time gave a time-ended run its rounds (2 -> 10), report.md still listed
+    the first session's "rounds after the first 2 of group 1 not measured ... 2 of the 6 rounds a verdict needs". The
+    rounds go on in this session (one that ends for time again records its own cut); the earlier one is dropped."""
+    opts = _finished(tmp_path)
+    run = results.load(opts.results_dir / "t29b")
+    assert run.rounds is not None
+    run.rounds.cut(Cut("rounds", f"rounds after the first 1 of group 1 not measured: {ENDED}"))
+    run.rounds.cut(Cut("variant", "not measured: about 90 s", "c_mbs8"))
+    results.save(run, opts.results_dir / "t29b")
+    _, sw = _plan(monkeypatch, opts, 600.0)
+    rr = sw.run.rounds
+    assert rr is not None and [c.kind for c in rr.cuts] == ["variant"], rr.cuts
