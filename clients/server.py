@@ -42,6 +42,11 @@ __all__ = ["ServerOptions", "TritonServer"]
 
 log = logging.getLogger(__name__)
 
+#: How long a stop waits for a server with a hung load (:attr:`TritonServer.hung_load`) before it kills it (s): its
+#: graceful stop waits for that load, which never ends (the bundled tritonserver's python backend never reaped a stub
+#: that failed to preinitialize; trial 31, F6).
+HUNG_LOAD_STOP_S = 3.0
+
 
 class TritonServer:
     """A running tritonserver; use as a context manager.
@@ -59,6 +64,10 @@ class TritonServer:
         command: The exact command line run (to print or re-run).
         log_path: The server's log file.
     """
+
+    #: A model whose load Triton said failed but never ended (:func:`clients.runtimes.loading.load_model`): a stop
+    #: kills it after :data:`HUNG_LOAD_STOP_S`.
+    hung_load: str | None = None
 
     def __init__(self, opts: ServerOptions, runtime: Runtime | None = None):
         """Resolve the runtime, check the repository and ports, and build the command.
@@ -331,14 +340,15 @@ class TritonServer:
         server is never killed early. Safe to call more than once. A stop that comes meanwhile kills it at once and
         is raised once all of this is done (:func:`core.processes.held_stops`; break-it F24's second case).
         """
-        if timeout_s is None:
-            timeout_s = self.runtime_impl.stop_wait_s()
+        hung = f"its load of {self.hung_load!r}, which Triton said failed, never ends, and its stop waits for it"
+        if timeout_s is None:  # a hung load: no graceful stop can end (trial 31, F6: 20 s, then a kill)
+            timeout_s = HUNG_LOAD_STOP_S if self.hung_load else self.runtime_impl.stop_wait_s()
         with held_stops():
             if not self.runtime_impl.launches and self.tenancy is not None:  # left with the models it was found with
                 tenancy, self.tenancy = self.tenancy, None
                 self.left_differently = tenancy.leave(self.http_url)
             if self._proc is not None:
-                interrupt_then_kill(self._proc, timeout_s, "tritonserver")
+                interrupt_then_kill(self._proc, timeout_s, "tritonserver", hung if self.hung_load else None)
                 started_here((self.http_url, self.grpc_url), None)
             group, self._group = self._group, None
             if group is not None:  # what the server started and left behind: python-backend stubs

@@ -84,7 +84,7 @@ def die_with_parent(parent_pid: int) -> Callable[[], None]:
     return preexec
 
 
-def interrupt_then_kill(proc: subprocess.Popen, timeout_s: float, name: str) -> None:
+def interrupt_then_kill(proc: subprocess.Popen, timeout_s: float, name: str, expected: str | None = None) -> None:
     """Stop ``proc`` gracefully if it still runs: SIGINT, wait up to ``timeout_s`` (s), then SIGKILL.
 
     A Ctrl-C (or SIGTERM, SIGHUP) during the wait kills ``proc`` at once (:func:`held_stops`): the
@@ -97,6 +97,8 @@ def interrupt_then_kill(proc: subprocess.Popen, timeout_s: float, name: str) -> 
         proc: The child.
         timeout_s: How long it may take to exit after SIGINT.
         name: What it is, for the log (``"tritonserver"``).
+        expected: Why it is known not to stop by itself (said with the kill, an info, not a warning); ``None``:
+            a kill is a surprise, warned of.
     """
     if proc.poll() is not None:
         return
@@ -112,7 +114,10 @@ def interrupt_then_kill(proc: subprocess.Popen, timeout_s: float, name: str) -> 
         try:
             proc.wait(timeout_s)
         except subprocess.TimeoutExpired:
-            log.warning("%s did not stop within %.0f s; killing it", name, timeout_s)
+            if expected:
+                log.info("%s did not stop within %.0f s, as expected: %s; killing it", name, timeout_s, expected)
+            else:
+                log.warning("%s did not stop within %.0f s; killing it", name, timeout_s)
             proc.kill()
             proc.wait()
         except KeyboardInterrupt:  # not held (raised by other means than a signal's handler): it goes on, proc ended

@@ -208,6 +208,8 @@ def load_model(srv: Any, model: str, timeout_s: float | None = None) -> Loaded:
         if not impl.launches:  # not started here: no log of it on this host (s16's left open), Triton's words
             raise load_failed(srv.http_url, model, e) from e
         since = _since(srv, offset)
+        if isinstance(e, LoadFailed):  # said failed, its request unanswered: Triton never ends it, nor its own stop
+            srv.hung_load = model
         if isinstance(e, (InferenceServerException, LoadFailed)):
             why = first_line(e.message())  # a python stub's frames are in the log, not in the error (T25-21)
             raise ServerError(

@@ -8,6 +8,7 @@ waits no longer than the time budget."""
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -101,3 +102,24 @@ def test_a_load_that_never_ends_waits_no_longer_than_the_time_budget(tmp_path: P
     assert vr is not None and vr.status == "failed" and vr.error is not None
     assert "model 'stuck' was not ready within" in vr.error
     assert "s (what was left of the 15 s --time-budget) (server log: server.log)" in vr.error
+
+
+def test_the_server_stops_at_once_after_a_failed_load_without_a_warning(tmp_path: Path, caplog) -> None:
+    # trial 31, F6: a stop after a load Triton said failed but never ended waited 20 s (--exit-timeout-secs 15 and 5 s),
+    # then warned "tritonserver did not stop within 20 s; killing it": Triton's own stop waits for that load, which its
+    # python backend never ends (it never reaps the stub that failed), so no graceful stop can end
+    _folder(tmp_path / "repo", "handmade")
+    opts = ServerOptions(tmp_path / "repo", runtime="bundled", start_timeout_s=120, log_file=tmp_path / "server.log")
+    assert opts.exit_timeout_s == 15
+    srv = TritonServer(opts).start()
+    try:
+        with pytest.raises(ServerError, match="Python model file not found"):
+            srv.load("handmade")
+    finally:
+        t0 = time.monotonic()
+        with caplog.at_level(logging.INFO, logger="core.processes"):
+            srv.stop()
+        took = time.monotonic() - t0
+    assert took < 10, took
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+    assert "its load of 'handmade', which Triton said failed, never ends" in caplog.text
