@@ -78,6 +78,7 @@ def export_each_format(
         reused = reusable_export(step.old, key, pdir / formats.get(fmt).file) if not step.opts.force else None
         if reused is not None and reused.status is not None:  # an export verified before verdicts is verified again
             result, record = _reuse(step, fmt, precision, pdir, reused)
+            step.replaced += _still_other(step, fmt, precision, record) if step.opts.replace else []
         else:
             _say_at_risk(step, fmt, precision)
             verdicts: list[dict[str, Any]] = []
@@ -204,9 +205,12 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
         None,
     )
     if old is not None and old.same_content(record.get("sha256"), record.get("content_sha256")):  # --force, same files
-        step.replaced.append(  # trial 24, T24-11: "made now" alone, nothing said the files equal the ones runs measured
-            f"{fmt} {precision}: made again with the same content as the earlier export ({old.file} sha256 "
-            f"{old.sha256[:12]}): its variants serve the same model, and runs that measured them still match them"
+        step.replaced += (
+            _still_other(step, fmt, precision, record)
+            or [  # trial 24, T24-11: "made now" alone
+                f"{fmt} {precision}: made again with the same content as the earlier export ({old.file} sha256 "
+                f"{old.sha256[:12]}): its variants serve the same model, and runs that measured them still match them"
+            ]
         )
     elif old is not None:
         new = str(record.get("sha256"))
@@ -236,6 +240,25 @@ def _say_replaced(step: ExportStep, fmt: str, precision: str, record: dict[str, 
             "one (their export-deployment and --resume refuse it and print the build that restores it)"
             for name, ids in replaced.items()
         ]
+
+
+def _still_other(step: ExportStep, fmt: str, precision: str, record: dict[str, Any]) -> list[str]:
+    """The line for an export of the same content as the earlier build's (taken back, or made again) when runs
+    measured other content in its variants: the build (the restore command a refusal printed, say) gave them
+    nothing of what they measured, because the model files it read are the same as the earlier build's (trial 31,
+    F12: it said nothing, and the refusal printed the same command again); ``[]`` when no run did."""
+    sha = str(record.get("sha256"))
+    differ = runs_of_content(step.opts.repository, step.out, fmt, precision, sha, record.get("content_sha256")).differ
+    if not differ:
+        return []
+    m = step.manifest
+    return [
+        f"{fmt} {precision}: the same content as the earlier export ({record.get('file')} sha256 {sha[:12]}), built "
+        f"from the same model files (weights_sha256_16 {m.get('weights_sha256_16')}, source_sha256_16 "
+        f"{m.get('source_sha256_16')}): still not what the {agree(len(differ), 'run', 'runs')} {', '.join(differ)} in "
+        f"{where_runs(step.opts.repository)} measured; put back the weights (model source) "
+        f"{agree(len(differ), 'it', 'they')} measured and build again to restore {agree(len(differ), 'it', 'them')}"
+    ]
 
 
 def _export(

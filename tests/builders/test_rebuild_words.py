@@ -257,3 +257,37 @@ def _stamped(results: Path, run_id: str, repo: Path) -> None:
     (results / run_id / "results.json").write_text(
         json.dumps({"run_id": run_id, "settings": {"repository": str(repo)}, "variants": variants})
     )
+
+
+@pytest.mark.slow  # two real TorchScript exports, then one taken back and one made again
+def test_a_replace_build_of_the_same_weights_says_it_is_still_not_what_the_runs_measured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Trial 31, F12: the weights retrained in place and rebuilt with --replace; the restore command a refusal printed
+    (the same command) then rebuilt the new weights again, said nothing, and the refusal printed it again. The build
+    now says its export is still not what the runs measured, and what restores it."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    grid = VariantGrid(counts=(1,), queue_delays_us=(None,), max_batch_sizes=(4,))
+    repo = tmp_path / "repo"
+    opts = BuildOptions(
+        "w_pkg:make", repository=repo, build_dir=tmp_path / "builds", grid=grid, formats=("torchscript",),
+        spec=ModelSpec.from_flags(["x:float32:4"], ["y"]),
+    )  # fmt: skip
+    said: list[list[str]] = []
+    for seed, force in ((0, False), (1, False), (1, False), (1, True)):
+        (tmp_path / "w_pkg.py").write_text(WEIGHTS_MODEL.replace("SEED", str(seed)))
+        sys.modules.pop("w_pkg", None)
+        lines: list[str] = []
+        build(dataclasses.replace(opts, replace=seed == 1, force=force), lines.append)
+        said.append([x for x in lines if "still not what" in x or "same content" in x])
+        if len(said) == 1:
+            _measured(tmp_path / "results", "r1", repo)
+    sys.modules.pop("w_pkg", None)
+    assert said[0] == [] and said[1] == [], said
+    for lines in said[2:]:  # taken back (its reuse key), then made again (--force): the same words
+        assert len(lines) == 1 and "still not what the run r1 in " in lines[0], lines
+        assert lines[0].startswith("torchscript fp32: the same content as the earlier export (")
+        assert "built from the same model files (weights_sha256_16 " in lines[0]
+        assert lines[0].endswith("put back the weights (model source) it measured and build again to restore it")
+        assert "still match them" not in lines[0]
