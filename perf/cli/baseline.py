@@ -28,6 +28,7 @@ from perf.cli.baseline_time import duration, estimate_options, estimate_words, p
 from perf.cli.report import say_outdated
 from perf.cli.runs import RunFolder
 from perf.markdown import UNSTABLE_MARK, flag_mark, fmt
+from perf.profile.replacing import short_words
 from perf.profile.stopped import BaselineInterrupted, ProfileInterrupted, interrupted_profile_text, interrupted_text
 from perf.profile.timing import COMMAND_BUDGET, TimingSettings
 from perf.records.baseline import BaselineResult
@@ -371,7 +372,8 @@ def baseline_table(result: BaselineResult) -> Table:
             f"{fmt(result.settings.host_busy_threshold_pct, 0)} % of one core) during the point's rounds"
             if any(flag_mark(p.flag) for p in result.points if p.ok)
             else ""
-        ),
+        )
+        + (f"; {short_words(result)}: fewer rounds, a wider spread" if result.cut_short() else ""),  # trial 31, F11
     )
     for col in ("model", "format", "precision", "device", "threads", "batch", "status"):
         view.add_column(col, no_wrap=True)

@@ -58,6 +58,7 @@ def test_a_ctrl_c_after_two_rounds_says_the_model_was_cut_short_and_the_next_bas
         f"in-process baseline of 0 of 1 model measured in full; `cnn` timed in only 2 of its {rounds} rounds (cut short: "
         f"interrupted (Ctrl-C)); what it timed (the table above) is kept in {run_dir}/results.json"
     ) in said, said
+    assert f"min_run_time 0.2 s per point; `cnn` timed in only 2 of its {rounds} rounds" in said  # the table's caption
     assert "1 of 1 model measured" not in said and "not measured or cut short" not in said
     assert "earlier baseline" not in said and "the baseline it replaces kept beside it in results.json" in said
     assert load(run_dir).replaced_baselines == []  # there was none to keep
