@@ -47,7 +47,7 @@ CUT_WORDS = {
 CUT_NOUNS = {
     "variant": ("variant", None),
     "levels": ("level cap", None),
-    "rounds": ("rounds cut", "rounds cuts"),
+    "rounds": ("cut of the rounds", "cuts of the rounds"),  # "(1 rounds cut)" (trial 31, F14's nit)
     "ladder": ("ladder stop", None),
     "baseline": ("in-process baseline skip", None),
 }

@@ -82,3 +82,8 @@ def test_the_cut_count_says_what_it_counts() -> None:
     run.rounds = RoundsRecord(seed=1, cuts=cuts, budget=BudgetRecord(240.0, 1.3, 11.9, 55.0, 6))
     text = "\n".join(budget_lines(run))
     assert "- **Cut for time** (7: 4 variants, 1 level cap, 1 ladder stop, 1 in-process baseline skip) (" in text, text
+    # trial 31, F14's nit: "(1 rounds cut)"
+    run.rounds.cuts = [Cut("rounds", "rounds after the first 2 of group 1 not measured: time budget spent")]
+    assert "- **Cut for time** (1 cut of the rounds):" in "\n".join(budget_lines(run))
+    run.rounds.cuts *= 2
+    assert "- **Cut for time** (2 cuts of the rounds):" in "\n".join(budget_lines(run))
