@@ -239,6 +239,7 @@ def load_sample(path: Path, spec: ModelSpec, max_batch_size: int | None = None) 
             f"({most}{', its max_batch_size 0 takes one sample per request' if not max_batch_size else ''}): clients "
             "refuse a file of this many rows, so the build does not verify one",
             hint=f"save at most {most} rows per input, or add a larger --max-batch-sizes value (e.g. --max-batch-sizes {rows})",
+            flag="--sample",
         )
     return out
 
@@ -259,10 +260,12 @@ def _require_verified_sizes(path: Path, spec: ModelSpec, arrays: dict[str, np.nd
                     f"--sample {path}: input {t.name!r}{wrong[0]}: clients refuse a file of this size, so the build "
                     "does not verify one",
                     hint=f"{wrong[1]}; or save the sample at a size the build verifies",
+                    flag="--sample",
                 )
             first = bound.setdefault(axis, (int(size), t.name))
             if first[0] != int(size):
                 raise ModelSpecError(
                     f"--sample {path}: inputs {first[1]!r} and {t.name!r} give axis {axis} two sizes ({first[0]} and {size})",
                     hint=f"inputs that share axis {axis} take one size: save them with the same",
+                    flag="--sample",
                 )
