@@ -148,6 +148,7 @@ def test_flags_make_the_objective_the_requirements_and_each_variants_instances(
 
     monkeypatch.setattr(run_module.Colocate, "__init__", stop)
     args = ["colocate", "-r", str(repo), "--model", "a=a*", "--model", "b=b*", "--objective", "fewest-instances"]
+    args += ["--results-dir", str(tmp_path / "results")]  # its run folder in the test's own folder, not the checkout's
     pa = idle_perf_analyzer(tmp_path)
     r = CliRunner().invoke(cli, [*args, "--required-throughput", "a=500,b=200.5", "--perf-analyzer", str(pa)])
     assert r.exit_code == 0, r.output
